@@ -1,0 +1,10 @@
+/** Unit and integration tests (run by `npm test`). The real-n8n suite has its own config: jest.e2e.config.js. */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+	transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+	testTimeout: 60000,
+	maxWorkers: 2,
+};
