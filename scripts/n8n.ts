@@ -1,0 +1,311 @@
+/**
+ * A real n8n for `npm run dev` and the e2e suite: install (once), our package as a community package,
+ * https with a self-signed certificate, owner + API key, CLI commands. Everything lives under `.dev/`.
+ * Idempotent: each function can be called again on the same folders.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureCert, type DevCert } from './cert';
+import { JsonClient } from './http';
+import { ensureN8nInstalled, node24Env, SetupError } from './install';
+import { DEV_DIR, N8N_BIN, N8N_INSTALL_DIR, N8N_VERSION, NODE24, ROOT } from './paths';
+import { freePort, pollUntil, spawnGroup, type Managed } from './proc';
+
+export { ensureN8nInstalled, SetupError, N8N_VERSION };
+
+export const PACKAGE_NAME = 'n8n-nodes-appointments';
+
+function runSync(cmd: string, args: string[], cwd: string, what: string, env = node24Env()): string {
+	const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+	if (r.error) throw new SetupError(`${what} failed to start: ${r.error.message}`);
+	if (r.status !== 0) {
+		throw new SetupError(`${what} failed (exit code ${r.status}):\n${(r.stderr || r.stdout).slice(-4000)}`);
+	}
+	return r.stdout;
+}
+
+/** `npm run build` then `npm pack` into .dev/pack/; returns the tarball path. */
+export function buildAndPack(log: (m: string) => void = console.log): string {
+	log('Building the package (npm run build)...');
+	runSync('npm', ['run', 'build', '--silent'], ROOT, 'npm run build');
+	const packDir = path.join(DEV_DIR, 'pack');
+	fs.mkdirSync(packDir, { recursive: true });
+	const out = runSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], ROOT, 'npm pack');
+	const info = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string }>;
+	const tarball = path.join(packDir, info[0].filename);
+	if (!fs.existsSync(tarball)) throw new SetupError(`npm pack did not produce ${tarball}`);
+	return tarball;
+}
+
+/**
+ * Installs the tarball where n8n loads community packages: $N8N_USER_FOLDER/.n8n/nodes/node_modules/.
+ * Skipped when the same tarball (by hash) is already installed there.
+ */
+export function installPackage(userFolder: string, tarball: string): void {
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	fs.mkdirSync(nodesDir, { recursive: true });
+	const pkgJson = path.join(nodesDir, 'package.json');
+	if (!fs.existsSync(pkgJson)) {
+		fs.writeFileSync(pkgJson, JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
+	}
+	const hash = crypto.createHash('sha256').update(fs.readFileSync(tarball)).digest('hex');
+	const marker = path.join(nodesDir, `.${PACKAGE_NAME}.sha256`);
+	const installedDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	if (fs.existsSync(installedDir) && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === hash) return;
+	// Like n8n's own installer: no scripts, no peers (n8n-workflow comes from n8n), no lock file.
+	runSync(
+		'npm',
+		[
+			'install',
+			'--ignore-scripts',
+			'--legacy-peer-deps',
+			'--omit=dev',
+			'--no-audit',
+			'--no-fund',
+			'--package-lock=false',
+			'--loglevel=error',
+			tarball,
+		],
+		nodesDir,
+		`npm install ${path.basename(tarball)} into ${nodesDir}`,
+	);
+	if (!fs.existsSync(path.join(installedDir, 'package.json'))) {
+		throw new SetupError(`${PACKAGE_NAME} is not in ${installedDir} after npm install`);
+	}
+	fs.writeFileSync(marker, hash);
+}
+
+export interface StartOptions {
+	userFolder: string;
+	port?: number;
+	cert?: DevCert;
+	/** Where n8n's stdout/stderr go (default <userFolder>/n8n.log). */
+	logFile?: string;
+	env?: Record<string, string>;
+	readinessTimeoutMs?: number;
+}
+
+export interface N8n {
+	url: string; // https://localhost:PORT (no trailing slash)
+	port: number;
+	userFolder: string;
+	cert: DevCert;
+	logFile: string;
+	env: NodeJS.ProcessEnv;
+	proc: Managed;
+	/** Client without authentication (trusts the certificate). */
+	http: JsonClient;
+	stop(): Promise<void>;
+}
+
+/** The environment n8n (server and CLI) runs with. */
+export function n8nEnv(userFolder: string, port: number, cert: DevCert, brokerPort: number, extra: Record<string, string> = {}) {
+	return node24Env({
+		N8N_USER_FOLDER: userFolder,
+		N8N_PORT: String(port),
+		N8N_HOST: 'localhost',
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_PROTOCOL: 'https',
+		N8N_SSL_KEY: cert.keyPath,
+		N8N_SSL_CERT: cert.certPath,
+		WEBHOOK_URL: `https://localhost:${port}/`,
+		N8N_EDITOR_BASE_URL: `https://localhost:${port}/`,
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_DYNAMIC_BANNERS_ENABLED: 'false',
+		N8N_LOG_FORMAT: 'json',
+		N8N_LOG_LEVEL: 'info',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_PUBLIC_API_DISABLED: 'false',
+		N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
+		N8N_SECURE_COOKIE: 'true',
+		DB_TYPE: 'sqlite',
+		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
+		// No other n8n on this machine may share our files; keep npm quiet and offline-friendly.
+		NODE_OPTIONS: '',
+		...extra,
+	});
+}
+
+function tail(file: string, bytes = 6000): string {
+	try {
+		const buf = fs.readFileSync(file);
+		return buf.subarray(Math.max(0, buf.length - bytes)).toString('utf8');
+	} catch {
+		return '(no log)';
+	}
+}
+
+/** Starts n8n (already installed) on Node 24 serving https on localhost; resolves once /healthz/readiness is 200. */
+export async function startN8n(opts: StartOptions): Promise<N8n> {
+	const cert = opts.cert ?? ensureCert();
+	const port = opts.port ?? (await freePort());
+	const brokerPort = await freePort();
+	fs.mkdirSync(opts.userFolder, { recursive: true });
+	const logFile = opts.logFile ?? path.join(opts.userFolder, 'n8n.log');
+	const env = n8nEnv(opts.userFolder, port, cert, brokerPort, opts.env);
+	const out = fs.openSync(logFile, 'a');
+	const proc = spawnGroup('n8n', NODE24, [N8N_BIN, 'start'], {
+		cwd: opts.userFolder,
+		env,
+		stdio: ['ignore', out, out],
+	});
+	fs.closeSync(out);
+	const url = `https://localhost:${port}`;
+	const http = new JsonClient(url, cert.cert);
+	let exitCode: number | null | undefined;
+	void proc.exited.then((c) => (exitCode = c));
+	try {
+		await pollUntil(
+			`n8n readiness on ${url}/healthz/readiness`,
+			async () => {
+				if (exitCode !== undefined) {
+					throw new SetupError(`n8n exited with code ${exitCode} while starting. Log ${logFile}:\n${tail(logFile)}`);
+				}
+				const r = await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 });
+				return r.status === 200 ? true : undefined;
+			},
+			{ timeoutMs: opts.readinessTimeoutMs ?? 120000, intervalMs: 300 },
+		);
+	} catch (e) {
+		await proc.stop();
+		await http.close();
+		if (e instanceof SetupError) throw e;
+		throw new SetupError(`${(e as Error).message}\nLog ${logFile}:\n${tail(logFile)}`);
+	}
+	return {
+		url,
+		port,
+		userFolder: opts.userFolder,
+		cert,
+		logFile,
+		env,
+		proc,
+		http,
+		async stop() {
+			await proc.stop();
+			await http.close();
+		},
+	};
+}
+
+export interface Owner {
+	email: string;
+	password: string;
+	firstName: string;
+	lastName: string;
+}
+
+/** A REST client logged in as the owner (cookie + browser-id, as n8n's UI does). */
+export async function loginRest(n8n: N8n, owner: Owner): Promise<JsonClient> {
+	const browserId = crypto.randomUUID();
+	const setup = await n8n.http.call('GET', '/rest/settings');
+	const needsSetup = setup.body?.data?.userManagement?.showSetupOnFirstLoad === true;
+	const headers = { 'browser-id': browserId };
+	const r = needsSetup
+		? await n8n.http.call('POST', '/rest/owner/setup', { headers, body: owner })
+		: await n8n.http.call('POST', '/rest/login', {
+				headers,
+				body: { emailOrLdapLoginId: owner.email, password: owner.password },
+			});
+	if (r.status !== 200) {
+		throw new SetupError(`${needsSetup ? 'owner setup' : 'login'} answered ${r.status}: ${r.text.slice(0, 300)}`);
+	}
+	const setCookie = ([] as string[]).concat(r.headers['set-cookie'] ?? []);
+	const auth = setCookie.map((c) => c.split(';')[0]).find((c) => c.startsWith('n8n-auth='));
+	if (!auth) throw new SetupError('n8n did not set the n8n-auth cookie');
+	return n8n.http.withHeaders({ cookie: auth, 'browser-id': browserId });
+}
+
+/** Creates an API key with every scope the owner may have; returns the raw key (never print it). */
+export async function createApiKey(rest: JsonClient, label: string): Promise<{ id: string; key: string }> {
+	const scopes = (await rest.ok('GET', '/rest/api-keys/scopes')).data as string[];
+	const created = (await rest.ok('POST', '/rest/api-keys', { body: { label, scopes, expiresAt: null } })).data;
+	return { id: created.id, key: created.rawApiKey };
+}
+
+export async function deleteApiKey(rest: JsonClient, id: string): Promise<void> {
+	await rest.call('DELETE', `/rest/api-keys/${id}`);
+}
+
+export function publicApi(n8n: N8n, apiKey: string): JsonClient {
+	return n8n.http.withHeaders({ 'X-N8N-API-KEY': apiKey });
+}
+
+export interface CliResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+	log: string;
+}
+
+/**
+ * Runs an n8n CLI command against the same user folder (same database). While a server runs, the CLI gets
+ * a task-runner broker port of its own; its logs go to a file so stdout holds only the command's output.
+ */
+export async function n8nCli(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, args: string[], timeoutMs = 180000): Promise<CliResult> {
+	const brokerPort = await freePort();
+	const logFile = path.join(n8n.userFolder, `cli-${Date.now()}-${process.pid}.log`);
+	const env = n8nEnv(n8n.userFolder, n8n.port, n8n.cert, brokerPort, {
+		N8N_LOG_OUTPUT: 'file',
+		N8N_LOG_FILE_LOCATION: logFile,
+	});
+	return new Promise((resolve, reject) => {
+		const child = spawn(NODE24, [N8N_BIN, ...args], { cwd: n8n.userFolder, env, detached: true });
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (d) => (stdout += d));
+		child.stderr.on('data', (d) => (stderr += d));
+		const timer = setTimeout(() => {
+			try {
+				process.kill(-child.pid!, 'SIGKILL');
+			} catch {
+				/* gone */
+			}
+			reject(new Error(`n8n ${args.join(' ')} timed out after ${timeoutMs} ms`));
+		}, timeoutMs);
+		child.once('error', (e) => {
+			clearTimeout(timer);
+			reject(e);
+		});
+		child.once('close', (code) => {
+			clearTimeout(timer);
+			try {
+				process.kill(-child.pid!, 'SIGKILL'); // task runners of the CLI, if any survived
+			} catch {
+				/* gone */
+			}
+			const log = tail(logFile, 200000);
+			fs.rmSync(logFile, { force: true });
+			resolve({ code, stdout, stderr, log });
+		});
+	});
+}
+
+export async function n8nCliOk(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, args: string[]): Promise<CliResult> {
+	const r = await n8nCli(n8n, args);
+	if (r.code !== 0) {
+		throw new Error(`n8n ${args.join(' ')} failed (exit ${r.code}):\n${(r.stderr + r.stdout + r.log).slice(-4000)}`);
+	}
+	return r;
+}
+
+/** Everything before n8n starts: install (once), certificate, build + pack + install our package. */
+export function prepare(userFolder: string, log: (m: string) => void = console.log): { cert: DevCert; tarball: string } {
+	ensureN8nInstalled(log);
+	const cert = ensureCert();
+	const tarball = buildAndPack(log);
+	installPackage(userFolder, tarball);
+	return { cert, tarball };
+}
+
+export const paths = { DEV_DIR, N8N_INSTALL_DIR };

@@ -1,0 +1,106 @@
+/**
+ * Child processes in process groups of their own, so that stopping one stops everything it spawned
+ * (n8n starts task runners), and a registry that stops them all on exit and on signals.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import net from 'node:net';
+
+export interface Managed {
+	name: string;
+	child: ChildProcess;
+	exited: Promise<number | null>;
+	stop(timeoutMs?: number): Promise<void>;
+}
+
+const running = new Set<Managed>();
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
+	if (!pid) return;
+	try {
+		process.kill(-pid, signal);
+	} catch {
+		/* group already gone */
+	}
+}
+
+export function spawnGroup(name: string, cmd: string, args: string[], opts: SpawnOptions): Managed {
+	const child = spawn(cmd, args, { ...opts, detached: true });
+	let alive = true;
+	const exited = new Promise<number | null>((resolve) => {
+		child.once('exit', (code) => {
+			alive = false;
+			resolve(code);
+		});
+		child.once('error', () => {
+			alive = false;
+			resolve(null);
+		});
+	});
+	const m: Managed = {
+		name,
+		child,
+		exited,
+		async stop(timeoutMs = 15000) {
+			running.delete(m);
+			if (alive) killGroup(child.pid, 'SIGTERM');
+			const timer = new Promise<'timeout'>((r) => {
+				const t = setTimeout(() => r('timeout'), timeoutMs);
+				t.unref();
+			});
+			if ((await Promise.race([exited, timer])) === 'timeout') killGroup(child.pid, 'SIGKILL');
+			await exited;
+			// Leftovers of the group (task runners) get no second chance.
+			killGroup(child.pid, 'SIGKILL');
+		},
+	};
+	running.add(m);
+	return m;
+}
+
+/** Synchronous last resort for process 'exit': SIGKILL every group still registered. */
+function killAllSync() {
+	for (const m of running) killGroup(m.child.pid, 'SIGKILL');
+	running.clear();
+}
+process.once('exit', killAllSync);
+
+export async function stopAll(): Promise<void> {
+	await Promise.all([...running].map((m) => m.stop()));
+}
+
+export async function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const srv = net.createServer();
+		srv.unref();
+		srv.once('error', reject);
+		srv.listen(0, '127.0.0.1', () => {
+			const { port } = srv.address() as net.AddressInfo;
+			srv.close(() => resolve(port));
+		});
+	});
+}
+
+/** Polls `check` until it returns a value other than undefined, or throws after the deadline. */
+export async function pollUntil<T>(
+	what: string,
+	check: () => Promise<T | undefined>,
+	{ timeoutMs = 30000, intervalMs = 250 } = {},
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	let lastError: unknown;
+	for (;;) {
+		try {
+			const v = await check();
+			if (v !== undefined) return v;
+		} catch (e) {
+			lastError = e;
+		}
+		if (Date.now() > deadline) {
+			throw new Error(
+				`Timed out after ${timeoutMs} ms waiting for ${what}` +
+					(lastError ? ` (last error: ${(lastError as Error).message})` : ''),
+			);
+		}
+		await new Promise((r) => setTimeout(r, intervalMs));
+	}
+}
