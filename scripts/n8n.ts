@@ -127,10 +127,11 @@ export function n8nEnv(userFolder: string, port: number, cert: DevCert, brokerPo
 		N8N_PUBLIC_API_DISABLED: 'false',
 		N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
 		N8N_SECURE_COOKIE: 'true',
+		// The sandbox's account time zone, so "today"/"yesterday" mean the same day on both sides.
+		GENERIC_TIMEZONE: 'America/Santiago',
 		DB_TYPE: 'sqlite',
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
-		// No other n8n on this machine may share our files; keep npm quiet and offline-friendly.
 		NODE_OPTIONS: '',
 		...extra,
 	});
@@ -309,3 +310,39 @@ export function prepare(userFolder: string, log: (m: string) => void = console.l
 }
 
 export const paths = { DEV_DIR, N8N_INSTALL_DIR };
+
+export interface CliRun {
+	code: number | null;
+	/** The run data n8n's `execute` command logs on success (undefined when the workflow failed). */
+	run?: any;
+	log: string;
+}
+
+/** `n8n execute --id`: runs a workflow once from the CLI; parses the run data out of the JSON log. */
+export async function executeWorkflow(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, workflowId: string): Promise<CliRun> {
+	const r = await n8nCli(n8n, ['execute', `--id=${workflowId}`, '--rawOutput']);
+	let run: any;
+	for (const line of r.log.split('\n')) {
+		if (!line.startsWith('{')) continue;
+		try {
+			const entry = JSON.parse(line);
+			if (typeof entry.message === 'string' && entry.message.startsWith('{') && entry.message.includes('"resultData"')) {
+				run = JSON.parse(entry.message);
+			}
+		} catch {
+			/* not a JSON line */
+		}
+	}
+	return { code: r.code, run: r.code === 0 ? run : undefined, log: r.log + r.stdout + r.stderr };
+}
+
+/** The JSON of every item a node output (all runs, all outputs) in run data of n8n's execute/public API. */
+export function nodeOutput(run: any, nodeName: string, output?: number): any[] {
+	const runs = run?.data?.resultData?.runData?.[nodeName];
+	if (!runs) return [];
+	return runs.flatMap((r: any) =>
+		(r.data?.main ?? [])
+			.filter((_: unknown, i: number) => output === undefined || i === output)
+			.flatMap((items: any[] | null) => (items ?? []).map((i) => i.json)),
+	);
+}
