@@ -1,0 +1,113 @@
+/**
+ * `npm run dev`: the sandbox with demo data + a real n8n 2.41.1 (https, self-signed) with our package,
+ * an owner, the "Appointments API" credential, the examples imported and the trigger workflow published.
+ * Stays up until Ctrl-C, then deactivates the trigger workflow (removing its sandbox subscription) and
+ * stops everything it started. All state lives under .dev/ and is reused by the next run.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SetupError } from './install';
+import { DEV_DIR } from './paths';
+import { stopAll } from './proc';
+import { activate, deactivate, startStack, type Stack } from './stack';
+
+const USER_FOLDER = path.join(DEV_DIR, 'dev');
+const LOGIN_FILE = path.join(USER_FOLDER, 'login.json');
+/** The example whose trigger is published in dev (a branch per event). */
+const DEV_TRIGGER_WORKFLOW = 'apptReactToEvents';
+
+function loadOrCreateLogin() {
+	fs.mkdirSync(USER_FOLDER, { recursive: true });
+	if (fs.existsSync(LOGIN_FILE)) return JSON.parse(fs.readFileSync(LOGIN_FILE, 'utf8'));
+	const login = {
+		email: 'owner@example.com',
+		// n8n wants 8+ characters with a digit and an upper-case letter.
+		password: `Dev-${crypto.randomBytes(9).toString('base64url')}1A`,
+		firstName: 'Dev',
+		lastName: 'Owner',
+		sandboxApiToken: crypto.randomBytes(18).toString('base64url'),
+		sandboxAdminToken: crypto.randomBytes(18).toString('base64url'),
+	};
+	fs.writeFileSync(LOGIN_FILE, JSON.stringify(login, null, 2), { mode: 0o600 });
+	return login;
+}
+
+async function main() {
+	const t0 = Date.now();
+	const login = loadOrCreateLogin();
+	let stack: Stack | undefined;
+	let active: string | undefined;
+	let stopping: Promise<void> | undefined;
+	const shutdown = (why: string) => {
+		stopping ??= (async () => {
+			console.log(`\n${why}: stopping...`);
+			if (stack && active) {
+				try {
+					await deactivate(stack.api, active);
+					console.log('Trigger workflow deactivated; its sandbox subscription is removed.');
+				} catch (e) {
+					console.error(`Could not deactivate the trigger workflow: ${(e as Error).message}`);
+				}
+			}
+			await stack?.stop();
+			await stopAll();
+			console.log('Stopped n8n and the sandbox.');
+		})();
+		return stopping;
+	};
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.on(sig, () => void shutdown(sig).then(() => process.exit(0)));
+	}
+
+	stack = await startStack({
+		userFolder: USER_FOLDER,
+		owner: { email: login.email, password: login.password, firstName: login.firstName, lastName: login.lastName },
+		apiToken: login.sandboxApiToken,
+		adminToken: login.sandboxAdminToken,
+		reimport: 'changed',
+		log: (m) => console.log(m),
+	});
+	if (stopping) return;
+	await activate(stack.api, DEV_TRIGGER_WORKFLOW);
+	active = DEV_TRIGGER_WORKFLOW;
+	const n8nUrl = stack.n8n.url;
+	const certPath = path.relative(process.cwd(), stack.n8n.cert.certPath);
+	console.log(
+		[
+			'',
+			`Ready in ${Math.round((Date.now() - t0) / 1000)} s.`,
+			'',
+			`  n8n:       ${n8nUrl}/   (self-signed certificate: ${certPath}; accept it in the browser)`,
+			`  e-mail:    ${login.email}`,
+			`  password:  ${login.password}`,
+			'',
+			`  Sandbox:   ${stack.sandboxUrl}   (seeded with demo appointments)`,
+			`  Admin token for /__sandbox/: ${login.sandboxAdminToken}`,
+			'',
+			`  Workflows: ${stack.examples.map((e) => e.name).join('; ')}`,
+			`  Published: "${stack.examples.find((e) => e.id === DEV_TRIGGER_WORKFLOW)?.name}" (Appointments Trigger)`,
+			'',
+			'  Create an appointment; the published workflow runs within a second (see Executions in n8n):',
+			`    curl -s -X POST ${stack.sandboxUrl}/__sandbox/appointments/ \\`,
+			`      -H 'Authorization: Bearer ${login.sandboxAdminToken}' -H 'Content-Type: application/json' \\`,
+			`      -d '{"status":"CONFIRMED"}'`,
+			'',
+			`  Logs: ${path.relative(process.cwd(), stack.n8n.logFile)}. Press Ctrl-C to stop everything.`,
+			'',
+		].join('\n'),
+	);
+	// Exit (with cleanup) if n8n dies on its own.
+	const code = await stack.n8n.proc.exited;
+	if (!stopping) {
+		console.error(`n8n exited unexpectedly (code ${code}); see ${stack.n8n.logFile}`);
+		await shutdown('n8n exited');
+		process.exit(1);
+	}
+}
+
+main().catch(async (e) => {
+	console.error(`\nERROR: ${e instanceof SetupError ? e.message : (e as Error).stack ?? e}`);
+	await stopAll();
+	process.exit(1);
+});

@@ -1,0 +1,333 @@
+/**
+ * End-to-end: a real n8n 2.41.1 (https on localhost, our package installed as a community package) against
+ * the sandbox on loopback. n8n is driven only from outside: its CLI, its REST login and its public API.
+ * If n8n cannot be installed or started, beforeAll fails with the reason and every test fails (no skip).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { executeWorkflow, n8nCliOk, nodeOutput, type CliRun } from '../../scripts/n8n';
+import { DEV_DIR } from '../../scripts/paths';
+import { pollUntil, stopAll } from '../../scripts/proc';
+import {
+	activate,
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
+	CREDENTIAL_TYPE,
+	deactivate,
+	startStack,
+	type Stack,
+} from '../../scripts/stack';
+
+const TZ = 'America/Santiago'; // the sandbox's account time zone, also n8n's GENERIC_TIMEZONE here
+const NODE_TYPE = 'n8n-nodes-appointments.appointments';
+const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
+const wall = (d: DateTime) => d.toFormat("yyyy-MM-dd'T'HH:mm:ss");
+
+let stack: Stack;
+
+beforeAll(async () => {
+	const root = path.join(DEV_DIR, 'e2e');
+	// Keep only the previous run's folder for debugging; every run starts with a fresh database.
+	if (fs.existsSync(root)) {
+		for (const d of fs.readdirSync(root).sort().slice(0, -1)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
+	}
+	const userFolder = path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
+	stack = await startStack({
+		userFolder,
+		owner: { email: 'e2e@example.com', password: 'E2e-Passw0rd', firstName: 'E2E', lastName: 'Owner' },
+		reimport: 'always',
+		log: (m) => process.stderr.write(`[e2e] ${m}\n`),
+	});
+}, 20 * 60_000);
+
+afterAll(async () => {
+	await stack?.stop();
+	await stopAll();
+});
+
+// ---------- helpers ----------
+
+async function listAppointments(query: Record<string, string>): Promise<any[]> {
+	const qs = new URLSearchParams({ ...query, page_size: '500' }).toString();
+	const out: any[] = [];
+	let next: string | null = `/api/v3/appointments/?${qs}`;
+	while (next) {
+		const page: any = await stack.sandboxApi.ok('GET', next);
+		const results = Array.isArray(page) ? page : page.results;
+		out.push(...results);
+		next = !Array.isArray(page) && page.next ? new URL(page.next, stack.sandboxUrl).pathname + new URL(page.next, stack.sandboxUrl).search : null;
+	}
+	return out;
+}
+
+const dayRange = (d: DateTime) => ({ start_date: wall(d.startOf('day')), end_date: wall(d.endOf('day').set({ millisecond: 0 })) });
+
+async function record(key: string): Promise<any> {
+	return stack.admin.ok('GET', `/__sandbox/appointments/${key}/`);
+}
+
+async function createAppointment(body: Record<string, unknown>): Promise<any> {
+	return stack.admin.ok('POST', '/__sandbox/appointments/', { body });
+}
+
+async function subscriptions(): Promise<any[]> {
+	const b: any = await stack.admin.ok('GET', '/__sandbox/webhooks/');
+	return Array.isArray(b) ? b : (b.webhooks ?? b.results ?? []);
+}
+
+function ours(subs: any[]) {
+	return subs.filter((s) => String(s.url).startsWith(`${stack.n8n.url}/`));
+}
+
+async function runOk(workflowId: string): Promise<CliRun> {
+	const r = await executeWorkflow(stack.n8n, workflowId);
+	if (r.code !== 0 || !r.run) throw new Error(`workflow ${workflowId} failed (exit ${r.code}):\n${r.log.slice(-4000)}`);
+	expect(r.run.status).toBe('success');
+	return r;
+}
+
+const keys = (items: any[]) => items.map((i) => i.appointment_key).sort();
+
+// ---------- tests ----------
+
+describe('package in a real n8n', () => {
+	test('n8n lists our node types and the credential type', async () => {
+		const nodes: any[] = await stack.rest.ok('GET', '/types/nodes.json');
+		const names = nodes.map((n) => n.name);
+		expect(names).toEqual(expect.arrayContaining([NODE_TYPE, TRIGGER_TYPE]));
+		const creds: any[] = await stack.rest.ok('GET', '/types/credentials.json');
+		const cred = creds.find((c) => c.name === CREDENTIAL_TYPE);
+		expect(cred?.displayName).toBe('Appointments API');
+	});
+
+	test('credential test passes with the right token and fails with a wrong one', async () => {
+		const testWith = async (accessToken: string) =>
+			(
+				await stack.rest.ok('POST', '/rest/credentials/test', {
+					body: {
+						credentials: {
+							id: CREDENTIAL_ID,
+							name: CREDENTIAL_NAME,
+							type: CREDENTIAL_TYPE,
+							data: { baseUrl: stack.sandboxUrl, accessToken },
+						},
+					},
+				})
+			).data;
+		await stack.admin.ok('DELETE', '/__sandbox/requests/');
+		const good = await testWith(stack.apiToken);
+		expect(good.status).toBe('OK');
+		const bad = await testWith('not-the-right-token');
+		expect(bad.status).toBe('Error');
+		expect(String(bad.message)).not.toHaveLength(0);
+		// Both tests really reached the sandbox: one authorized request, then one refused.
+		const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
+		expect(requests.map((r: any) => r.authorized)).toEqual([true, false]);
+	});
+});
+
+describe('example workflows run on demand', () => {
+	test('1 daily report: summary matches today\'s CONFIRMED appointments of the calendar', async () => {
+		expect(stack.calendarKey).toBeTruthy();
+		const now = DateTime.now().setZone(TZ);
+		const sample = await record((await listAppointments({ calendar_key: stack.calendarKey! }))[0].appointment_key);
+		// Make sure there is at least one to report (later today, same calendar).
+		await createAppointment({
+			status: 'CONFIRMED',
+			calendar: sample.calendar,
+			start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 })).set({ millisecond: 0 }).toISO(),
+		});
+		const expected = await listAppointments({ calendar_key: stack.calendarKey!, status: 'CONFIRMED', ...dayRange(now) });
+		expect(expected.length).toBeGreaterThan(0);
+		const r = await runOk('apptDailyReport');
+		const [summary] = nodeOutput(r.run, 'Summary');
+		expect(summary.count).toBe(expected.length);
+		expect([...summary.appointmentKeys].sort()).toEqual(keys(expected));
+		expect(summary.calendarKey).toBe(stack.calendarKey);
+	});
+
+	test('2 mark no-shows: every CONFIRMED appointment of yesterday becomes NO_SHOW', async () => {
+		const yesterday = DateTime.now().setZone(TZ).minus({ days: 1 });
+		await createAppointment({ status: 'CONFIRMED', start_date: yesterday.set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toISO() });
+		const query = { status: 'CONFIRMED', ...dayRange(yesterday) };
+		const before = await listAppointments(query);
+		expect(before.length).toBeGreaterThan(0);
+		const r = await runOk('apptMarkNoShows');
+		const out = nodeOutput(r.run, 'Mark as No-Show');
+		expect(keys(out)).toEqual(keys(before));
+		for (const item of out) expect(item.status).toBe('NO_SHOW');
+		for (const a of before) expect((await record(a.appointment_key)).status).toBe('NO_SHOW');
+		expect(await listAppointments(query)).toHaveLength(0);
+	});
+
+	test('3 reschedule and cancel: start moved one day, the other cancelled with the e-mail sent', async () => {
+		const now = DateTime.now().setZone(TZ);
+		await createAppointment({ status: 'CONFIRMED', start_date: now.plus({ days: 1 }).set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).toISO() });
+		await createAppointment({ status: 'PENDING', start_date: now.plus({ days: 2 }).set({ hour: 15, minute: 0, second: 0, millisecond: 0 }).toISO() });
+		await stack.admin.ok('DELETE', '/__sandbox/requests/');
+		const r = await runOk('apptReschedCancel');
+
+		const [picked] = nodeOutput(r.run, 'Next Confirmed Tomorrow');
+		const [moved] = nodeOutput(r.run, 'Move One Day Later');
+		expect(moved.appointment_key).toBe(picked.appointment_key);
+		const want = DateTime.fromISO(picked.start_date, { setZone: true }).plus({ days: 1 }).toMillis();
+		expect(DateTime.fromISO(moved.start_date).toMillis()).toBe(want);
+		expect(DateTime.fromISO((await record(picked.appointment_key)).start_date).toMillis()).toBe(want);
+
+		const [pending] = nodeOutput(r.run, 'Next Pending This Week');
+		expect(pending.status).toBe('PENDING');
+		const cancelled = nodeOutput(r.run, 'Cancel and E-mail Client');
+		expect(cancelled).toHaveLength(1);
+		const rec = await record(pending.appointment_key);
+		expect(rec.is_cancelled === true || String(rec.status).startsWith('CANCELED')).toBe(true);
+		const { emails } = await stack.admin.ok('GET', '/__sandbox/emails/');
+		expect(emails.filter((e: any) => e.appointment_key === pending.appointment_key)).toHaveLength(1);
+		const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
+		const del = requests.filter((q: any) => q.method === 'DELETE');
+		expect(del).toHaveLength(1);
+		expect(del[0].path).toContain(pending.appointment_key);
+		expect(String(del[0].query?.send_email ?? new URLSearchParams(del[0].query).get('send_email'))).toBe('true');
+	});
+
+	test('5 webhook housekeeping: create, list, update, delete are all reflected in the sandbox', async () => {
+		const r = await runOk('apptWebhookHousekeep');
+		const [created] = nodeOutput(r.run, 'Create Demo Subscription');
+		expect(created.webhook_key).toBeTruthy();
+		expect(nodeOutput(r.run, 'List Subscriptions').map((w) => w.webhook_key)).toContain(created.webhook_key);
+		const updated = nodeOutput(r.run, 'Also Listen to Cancellations');
+		expect(updated).toHaveLength(1);
+		expect([...updated[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created']);
+		const deleted = nodeOutput(r.run, 'Delete Demo Subscription');
+		expect(deleted).toHaveLength(1);
+		expect(deleted[0].deleted).toBe(true);
+		expect((await subscriptions()).map((s) => s.webhook_key)).not.toContain(created.webhook_key);
+	});
+
+	test('a malformed appointment key fails before any request, with our message in the execution', async () => {
+		const id = 'e2eMalformedKey';
+		const badKey = 'not a key/../../webhooks';
+		const wf = {
+			id,
+			name: 'E2E: malformed key',
+			nodes: [
+				{ id: 'b1e6c1d0-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'b1e6c1d0-0000-4000-8000-000000000002',
+					name: 'Get Appointment',
+					type: NODE_TYPE,
+					typeVersion: 1,
+					position: [220, 0],
+					parameters: { resource: 'appointment', operation: 'get', appointmentKey: badKey, options: {} },
+					credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+				},
+			],
+			connections: { Start: { main: [[{ node: 'Get Appointment', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		};
+		const file = path.join(stack.n8n.userFolder, 'malformed.json');
+		fs.writeFileSync(file, JSON.stringify([wf]));
+		await n8nCliOk(stack.n8n, ['import:workflow', `--input=${file}`]);
+		await stack.admin.ok('DELETE', '/__sandbox/requests/');
+
+		const r = await executeWorkflow(stack.n8n, id);
+		expect(r.code).not.toBe(0);
+		const list: any = await stack.api.ok('GET', `/api/v1/executions?workflowId=${id}&status=error&includeData=true`);
+		expect(list.data).toHaveLength(1);
+		const error = list.data[0].data.resultData.error;
+		const message = `${error.message} ${error.description ?? ''}`;
+		expect(message).toMatch(/appointment ?key/i);
+		expect(r.log).toContain(error.message);
+		const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
+		expect(requests).toHaveLength(0);
+	});
+});
+
+describe('trigger in a real n8n', () => {
+	async function executions(workflowId: string): Promise<any[]> {
+		const b: any = await stack.api.ok('GET', `/api/v1/executions?workflowId=${workflowId}&limit=250`);
+		return b.data;
+	}
+
+	/** Runs `act`, waits until the sandbox delivered the event (twice, duplicateDelivery), then expects exactly one execution. */
+	async function expectOneExecution(workflowId: string, nodeName: string, event: string, act: () => Promise<string>) {
+		const seen = new Set((await executions(workflowId)).map((e) => e.id));
+		const key = await act();
+		await pollUntil(
+			`two delivered copies of ${event} for ${key}`,
+			async () => {
+				const d: any = await stack.admin.ok('GET', '/__sandbox/deliveries/');
+				const mine = d.deliveries.filter((x: any) => x.event === event && x.appointment_key === key);
+				if (mine.some((x: any) => x.gave_up)) throw new Error(`delivery gave up: ${JSON.stringify(mine)}`);
+				return d.pending === 0 && mine.filter((x: any) => x.ok).length >= 2 ? mine : undefined;
+			},
+			{ timeoutMs: 60000 },
+		);
+		const fresh = await pollUntil(
+			`the execution for ${event}`,
+			async () => {
+				const l = (await executions(workflowId)).filter((e) => !seen.has(e.id));
+				return l.length > 0 && l.every((e) => e.finished || e.status === 'success' || e.status === 'error') ? l : undefined;
+			},
+			{ timeoutMs: 60000 },
+		);
+		expect(fresh).toHaveLength(1);
+		expect(fresh[0].status).toBe('success');
+		const ex: any = await stack.api.ok('GET', `/api/v1/executions/${fresh[0].id}?includeData=true`);
+		const items = nodeOutput(ex, nodeName);
+		expect(items).toHaveLength(1);
+		expect(items[0].event).toBe(event);
+		expect(items[0].data.appointment_key).toBe(key);
+		return items[0];
+	}
+
+	test('4 react to events: activation registers one https subscription, deactivation removes it', async () => {
+		await activate(stack.api, 'apptReactToEvents');
+		const subs = await pollUntil('one subscription', async () => {
+			const s = ours(await subscriptions());
+			return s.length === 1 ? s : undefined;
+		});
+		expect(subs[0].url).toMatch(/^https:\/\/localhost:\d+\/webhook\//);
+		expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created']);
+		await deactivate(stack.api, 'apptReactToEvents');
+		await pollUntil('no subscription', async () => ((await subscriptions()).length === 0 ? true : undefined));
+	});
+
+	test('6 created, cancelled and updated each give exactly one execution, with duplicate delivery on', async () => {
+		const wf = 'apptTriggerDedupe';
+		const node = 'On Any Appointment Event';
+		await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: true } });
+		try {
+			await activate(stack.api, wf);
+			const subs = await pollUntil('exactly one subscription', async () => {
+				const s = await subscriptions();
+				return s.length === 1 ? s : undefined;
+			});
+			expect(subs[0].url).toMatch(new RegExp(`^https://localhost:${stack.n8n.port}/webhook/`));
+			expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created', 'appointment.updated']);
+
+			let created: any;
+			const c = await expectOneExecution(wf, node, 'appointment.created', async () => {
+				created = await createAppointment({ status: 'CONFIRMED' });
+				return created.appointment_key;
+			});
+			expect(c.data.status).toBe('CONFIRMED');
+
+			await expectOneExecution(wf, node, 'appointment.canceled', async () => {
+				await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${created.appointment_key}/?send_email=false`);
+				return created.appointment_key;
+			});
+
+			const [victim] = await listAppointments({ status: 'CONFIRMED' });
+			const u = await expectOneExecution(wf, node, 'appointment.updated', async () => {
+				await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${victim.appointment_key}/`, { body: { status: 'ATTENDED' } });
+				return victim.appointment_key;
+			});
+			expect(u.data.status).toBe('ATTENDED');
+		} finally {
+			await deactivate(stack.api, wf).catch(() => undefined);
+			await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: false } });
+		}
+		await pollUntil('subscription removed', async () => ((await subscriptions()).length === 0 ? true : undefined));
+	});
+});
