@@ -104,3 +104,16 @@ export async function pollUntil<T>(
 		await new Promise((r) => setTimeout(r, intervalMs));
 	}
 }
+
+/**
+ * For runners without their own shutdown logic (the e2e suite): on SIGINT/SIGTERM/SIGHUP kill every process
+ * group we started, then exit. Our children live in groups of their own, so a terminal's Ctrl-C never reaches them.
+ */
+export function killAllOnSignals(): void {
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.once(sig, () => {
+			killAllSync();
+			process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+		});
+	}
+}

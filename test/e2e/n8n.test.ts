@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import { executeWorkflow, n8nCliOk, nodeOutput, type CliRun } from '../../scripts/n8n';
 import { DEV_DIR } from '../../scripts/paths';
-import { pollUntil, stopAll } from '../../scripts/proc';
+import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import {
 	activate,
 	CREDENTIAL_ID,
@@ -27,6 +27,7 @@ const wall = (d: DateTime) => d.toFormat("yyyy-MM-dd'T'HH:mm:ss");
 let stack: Stack;
 
 beforeAll(async () => {
+	killAllOnSignals();
 	const root = path.join(DEV_DIR, 'e2e');
 	// Keep only the previous run's folder for debugging; every run starts with a fresh database.
 	if (fs.existsSync(root)) {
