@@ -110,7 +110,8 @@ export function n8nEnv(userFolder: string, port: number, cert: DevCert, brokerPo
 		N8N_PROTOCOL: 'https',
 		N8N_SSL_KEY: cert.keyPath,
 		N8N_SSL_CERT: cert.certPath,
-		WEBHOOK_URL: `https://localhost:${port}/`,
+		// N8N_WEBHOOK_URL replaces the deprecated WEBHOOK_URL in 2.41 (same meaning: the base of webhook URLs).
+		N8N_WEBHOOK_URL: `https://localhost:${port}/`,
 		N8N_EDITOR_BASE_URL: `https://localhost:${port}/`,
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
@@ -124,6 +125,7 @@ export function n8nEnv(userFolder: string, port: number, cert: DevCert, brokerPo
 		N8N_LOG_LEVEL: 'info',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
 		N8N_PUBLIC_API_DISABLED: 'false',
 		N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
 		N8N_SECURE_COOKIE: 'true',
