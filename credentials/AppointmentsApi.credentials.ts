@@ -1,0 +1,93 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/**
+ * Credentials of the scheduling service: base URL and a bearer access token.
+ *
+ * The base URL may be given with or without a trailing slash and with or without the `/api/v3` suffix;
+ * the test request and the node's transport both normalise it the same way (strip trailing slashes, then a
+ * trailing `/api/v3`), so no request ever contains a double slash.
+ */
+export class AppointmentsApi implements ICredentialType {
+	name = 'appointmentsApi';
+
+	displayName = 'Appointments API';
+
+	documentationUrl = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments#credentials';
+
+	icon: Icon = {
+		light: 'file:../nodes/Appointments/appointments.svg',
+		dark: 'file:../nodes/Appointments/appointments.dark.svg',
+	};
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com',
+			description:
+				'Address of the scheduling service, with or without the /api/v3 suffix, for example https://api.example.com',
+		},
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Sent as "Authorization: Bearer <token>" with every request',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	// The webhook list is cheap and needs webhook permission, so a token that passes can also run the trigger.
+	// An unreachable host fails on its own (connection error), before any rule is consulted.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL:
+				'={{String($credentials.baseUrl).trim().replace(/\\/+$/, "").replace(/\\/api\\/v3$/i, "").replace(/\\/+$/, "")}}',
+			url: '/api/v3/webhooks/',
+			method: 'GET',
+		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'Authorization failed - the access token is invalid or expired',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message:
+						'The access token is valid but lacks permission for webhooks (needed by the credential test and the Appointments Trigger)',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'No scheduling API found at this base URL (GET /api/v3/webhooks/ answered 404)',
+				},
+			},
+		],
+	};
+}
