@@ -1,0 +1,302 @@
+/**
+ * Runs our nodes inside n8n-core's real WorkflowExecute (no mocks of n8n's execution path): a two-node workflow
+ * "Input" -> node under test, a hand-written INodeTypes, a credentials helper that returns the given credential
+ * data and applies the credential type's `authenticate` the way n8n does (generic: every header/qs value resolved
+ * as an expression with `$credentials`), and a capturing logger behind n8n's LoggerProxy.
+ *
+ *   runNode({ parameters, credentials: {baseUrl, accessToken}, input?, continueOnFail?, timezone?, nodeType?,
+ *             nodeTypeVersion? }) -> Promise<{ items: INodeExecutionData[][]; error?: Error; logs: string[]; run: IRun }>
+ *   capturedLogs(): string[]    every line n8n's LoggerProxy received since the process started (all runs)
+ *
+ * `N8N_USER_FOLDER` is pointed at a temp dir before n8n-core is loaded (n8n-core reads it at import time).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+if (!process.env.N8N_USER_FOLDER) {
+	process.env.N8N_USER_FOLDER = mkdtempSync(join(tmpdir(), 'n8n-appointments-test-'));
+}
+
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IWorkflowExecuteAdditionalData,
+	Workflow as WorkflowType,
+} from 'n8n-workflow';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const workflowLib = require('n8n-workflow') as typeof import('n8n-workflow');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const core = require('n8n-core') as typeof import('n8n-core');
+
+import { AppointmentsApi } from '../../credentials/AppointmentsApi.credentials';
+
+const logs: string[] = [];
+
+function captureLine(level: string, message: string, metadata?: unknown): void {
+	let meta = '';
+	if (metadata !== undefined) {
+		try {
+			meta = ' ' + JSON.stringify(metadata, (_k, v) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v));
+		} catch {
+			meta = ' ' + String(metadata);
+		}
+	}
+	logs.push(`[${level}] ${message}${meta}`);
+}
+
+workflowLib.LoggerProxy.init({
+	error: (m, meta) => captureLine('error', m, meta),
+	warn: (m, meta) => captureLine('warn', m, meta),
+	info: (m, meta) => captureLine('info', m, meta),
+	debug: (m, meta) => captureLine('debug', m, meta),
+} as never);
+
+// n8n-core's execution contexts log through the DI container's Logger (ctx.logger), not LoggerProxy: capture it too.
+{
+	const fromCore = (id: string) => require(require.resolve(id, { paths: [require.resolve('n8n-core')] }));
+	const { Container } = fromCore('@n8n/di') as { Container: { set: (token: unknown, value: unknown) => void } };
+	const { Logger } = fromCore('@n8n/backend-common') as { Logger: unknown };
+	const capturing: Record<string, unknown> = {
+		error: (m: string, meta?: unknown) => captureLine('error', m, meta),
+		warn: (m: string, meta?: unknown) => captureLine('warn', m, meta),
+		info: (m: string, meta?: unknown) => captureLine('info', m, meta),
+		debug: (m: string, meta?: unknown) => captureLine('debug', m, meta),
+	};
+	capturing.scoped = () => capturing;
+	Container.set(Logger, capturing);
+}
+
+export function capturedLogs(): string[] {
+	return [...logs];
+}
+
+const credentialTypes: Record<string, ICredentialType> = { appointmentsApi: new AppointmentsApi() };
+
+/** Applies a credential type's `authenticate` as n8n's CredentialsHelper does. */
+async function applyAuthentication(
+	credentials: ICredentialDataDecryptedObject,
+	typeName: string,
+	requestOptions: IHttpRequestOptions,
+	workflow?: WorkflowType,
+	node?: INode,
+): Promise<IHttpRequestOptions> {
+	const type = credentialTypes[typeName];
+	if (!type) throw new Error(`Unknown credential type ${typeName}`);
+	const authenticate = type.authenticate;
+	if (!authenticate) return requestOptions;
+	if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
+	if (authenticate.type !== 'generic') throw new Error(`Unsupported authenticate type ${String(authenticate.type)}`);
+	const resolve = (value: unknown): unknown => {
+		if (typeof value !== 'string' || !value.startsWith('=')) return value;
+		if (!workflow || !node) throw new Error('Cannot resolve credential expression without workflow and node');
+		return workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials } as never, undefined, '');
+	};
+	const props = authenticate.properties as Record<string, IDataObject | undefined>;
+	for (const target of ['headers', 'qs', 'body'] as const) {
+		const values = props[target];
+		if (!values) continue;
+		const existing = ((requestOptions as unknown as Record<string, IDataObject | undefined>)[target] ??= {}) as IDataObject;
+		for (const [key, value] of Object.entries(values)) existing[key] = resolve(value) as never;
+	}
+	if (props.auth) {
+		const auth = props.auth as IDataObject;
+		requestOptions.auth = { username: String(resolve(auth.username)), password: String(resolve(auth.password)) };
+	}
+	return requestOptions;
+}
+
+class TestCredentialsHelper extends workflowLib.ICredentialsHelper {
+	constructor(private readonly data: ICredentialDataDecryptedObject) {
+		super();
+	}
+	getParentTypes(): string[] {
+		return [];
+	}
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+		workflow?: WorkflowType,
+		node?: INode,
+	): Promise<IHttpRequestOptions> {
+		return await applyAuthentication(credentials, typeName, requestOptions, workflow, node);
+	}
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+	async getCredentials(): Promise<never> {
+		throw new Error('getCredentials is not used by these tests');
+	}
+	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
+		return { ...this.data };
+	}
+	async updateCredentials(): Promise<void> {}
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+	getCredentialsProperties(type: string) {
+		return credentialTypes[type]?.properties ?? [];
+	}
+}
+
+/** Emits the given items (or one empty item): the start of every test workflow. */
+class InputNode implements INodeType {
+	description = {
+		displayName: 'Input',
+		name: 'testInput',
+		group: ['input'],
+		version: 1,
+		description: 'Test input',
+		defaults: { name: 'Input' },
+		inputs: [],
+		outputs: ['main'],
+		properties: [],
+	} as unknown as INodeType['description'];
+
+	static items: IDataObject[] = [{}];
+
+	async execute(): Promise<INodeExecutionData[][]> {
+		return [InputNode.items.map((json, index) => ({ json, pairedItem: { item: index } }))];
+	}
+}
+
+class TestNodeTypes implements INodeTypes {
+	constructor(private readonly types: Record<string, INodeType>) {}
+	getByName(name: string): INodeType {
+		const type = this.types[name];
+		if (!type) throw new Error(`Unknown node type ${name}`);
+		return type;
+	}
+	getByNameAndVersion(name: string, version?: number): INodeType {
+		return workflowLib.NodeHelpers.getVersionedNodeType(this.getByName(name), version);
+	}
+	getKnownTypes(): IDataObject {
+		return {};
+	}
+}
+
+export interface RunNodeOptions {
+	parameters: IDataObject;
+	credentials: { baseUrl: string; accessToken: string };
+	input?: IDataObject[];
+	continueOnFail?: boolean;
+	timezone?: string;
+	nodeType?: INodeType;
+	nodeTypeVersion?: number;
+}
+
+export interface RunNodeResult {
+	items: INodeExecutionData[][];
+	error?: Error;
+	logs: string[];
+	run: IRun;
+}
+
+function defaultNodeType(): INodeType {
+	// Loaded lazily so the harness works before the action node exists.
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const mod = require('../../nodes/Appointments/Appointments.node') as { Appointments: new () => INodeType };
+	return new mod.Appointments();
+}
+
+let executionCounter = 0;
+
+export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
+	const nodeType = options.nodeType ?? defaultNodeType();
+	const typeName = `test.${nodeType.description.name}`;
+	const version =
+		options.nodeTypeVersion ??
+		(Array.isArray(nodeType.description.version)
+			? Math.max(...nodeType.description.version)
+			: nodeType.description.version);
+	InputNode.items = options.input ?? [{}];
+
+	const nodes: INode[] = [
+		{ id: 'input', name: 'Input', type: 'test.testInput', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'under-test',
+			name: 'Node',
+			type: typeName,
+			typeVersion: version,
+			position: [200, 0],
+			parameters: options.parameters as INode['parameters'],
+			credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
+			continueOnFail: options.continueOnFail ?? false,
+			...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		},
+	];
+	const nodeTypes = new TestNodeTypes({ 'test.testInput': new InputNode(), [typeName]: nodeType });
+	const workflow = new workflowLib.Workflow({
+		id: 'wf-test',
+		name: 'Test workflow',
+		nodes,
+		connections: { Input: { main: [[{ node: 'Node', type: 'main' as never, index: 0 }]] } },
+		active: false,
+		nodeTypes,
+		staticData: {},
+		settings: { timezone: options.timezone ?? 'America/Santiago', executionOrder: 'v1' },
+	});
+
+	const executionId = String(++executionCounter);
+	const hooks = new core.ExecutionLifecycleHooks('manual', executionId, {
+		id: 'wf-test',
+		name: 'Test workflow',
+		active: false,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		nodes,
+		connections: {},
+		activeVersionId: null,
+	} as never);
+
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper({ ...options.credentials }),
+		hooks,
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not supported in tests');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formBaseUrl: 'http://127.0.0.1:5678/form',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
+		variables: {},
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('task runners are not available in tests');
+		},
+		executionId,
+		userId: 'user-1',
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const logStart = logs.length;
+	const workflowExecute = new core.WorkflowExecute(additionalData, 'manual');
+	const run = await workflowExecute.run({ workflow, startNode: workflow.getNode('Input')! });
+
+	const taskData = run.data.resultData.runData.Node?.[0];
+	const items = (taskData?.data?.main ?? []).map((output) => output ?? []);
+	const error = (taskData?.error ?? run.data.resultData.error) as Error | undefined;
+	return { items, error, logs: logs.slice(logStart), run };
+}

@@ -1,0 +1,111 @@
+/**
+ * Proves the n8n-core harness: a workflow runs through WorkflowExecute, the credential's generic auth puts the
+ * bearer header on the wire, errors surface as the node's execution error, and LoggerProxy output is captured.
+ * Uses a plain local HTTP server that records what it receives (independent of the sandbox).
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { runNode } from '../helpers/n8n';
+import { TransportTestNode } from './transportTestNode';
+
+interface Received {
+	method: string;
+	url: string;
+	headers: IncomingHttpHeaders;
+	body: string;
+}
+
+let server: Server;
+let url: string;
+const received: Received[] = [];
+let responder: (req: Received) => { status: number; body?: unknown; headers?: Record<string, string> } = () => ({
+	status: 200,
+	body: [],
+});
+
+beforeAll(async () => {
+	server = createServer((req, res) => {
+		let body = '';
+		req.on('data', (c) => (body += c));
+		req.on('end', () => {
+			const r = { method: req.method!, url: req.url!, headers: req.headers, body };
+			received.push(r);
+			const answer = responder(r);
+			res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+			res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+	received.length = 0;
+});
+
+const TOKEN = 'harness-secret-token-123';
+
+it('runs a node through WorkflowExecute with the bearer header and a normalised base URL', async () => {
+	responder = () => ({ status: 200, body: [{ webhook_key: 'w1', url: 'https://x.test/h', events: ['a'] }] });
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'listWebhooks' },
+		credentials: { baseUrl: `${url}/api/v3/`, accessToken: TOKEN },
+		input: [{ a: 1 }],
+	});
+	expect(result.error).toBeUndefined();
+	expect(result.items[0].map((i) => i.json)).toEqual([{ webhook_key: 'w1', url: 'https://x.test/h', events: ['a'] }]);
+	expect(received).toHaveLength(1);
+	expect(received[0].url).toBe('/api/v3/webhooks/');
+	expect(received[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
+});
+
+it('reports a 401 as the node error with the human message and no token anywhere', async () => {
+	responder = () => ({ status: 401, body: { detail: 'Invalid token.' } });
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'apiRequest', path: 'appointments/' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error?.message).toBe('Authorization failed - check the access token');
+	expect((result.error as unknown as { description: string }).description).toContain('Invalid token.');
+	expect(received).toHaveLength(1); // 401 is not retried
+	const everything = JSON.stringify({ run: result.run, logs: result.logs, msg: result.error?.message });
+	expect(everything).not.toContain(TOKEN);
+});
+
+it('retries a 503 and honours Retry-After (seconds) inside the node', async () => {
+	let calls = 0;
+	responder = () =>
+		++calls === 1 ? { status: 503, body: { detail: 'busy' }, headers: { 'retry-after': '1' } } : { status: 200, body: { results: [] } };
+	const started = Date.now();
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'apiRequest', path: 'appointments/' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error).toBeUndefined();
+	expect(result.items[0][0].json).toMatchObject({ statusCode: 200, attempts: 2 });
+	expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+	expect(received).toHaveLength(2);
+	// the transport's retry line reached n8n's LoggerProxy and was captured
+	expect(result.logs.some((l) => l.includes('attempt 1 failed (status 503); retrying in 1000 ms'))).toBe(true);
+});
+
+it('continue-on-fail turns the failure into an item', async () => {
+	responder = () => ({ status: 404, body: { detail: 'Not found.' } });
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'getAppointment', key: 'abc' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+		continueOnFail: true,
+		input: [{}, {}],
+	});
+	expect(result.error).toBeUndefined();
+	expect(result.items[0].map((i) => i.json.error)).toEqual(['Appointment abc not found', 'Appointment abc not found']);
+});
