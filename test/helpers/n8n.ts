@@ -54,10 +54,10 @@ function captureLine(level: string, message: string, metadata?: unknown): void {
 }
 
 workflowLib.LoggerProxy.init({
-	error: (m, meta) => captureLine('error', m, meta),
-	warn: (m, meta) => captureLine('warn', m, meta),
-	info: (m, meta) => captureLine('info', m, meta),
-	debug: (m, meta) => captureLine('debug', m, meta),
+	error: (m: string, meta?: unknown) => captureLine('error', m, meta),
+	warn: (m: string, meta?: unknown) => captureLine('warn', m, meta),
+	info: (m: string, meta?: unknown) => captureLine('info', m, meta),
+	debug: (m: string, meta?: unknown) => captureLine('debug', m, meta),
 } as never);
 
 // n8n-core's execution contexts log through the DI container's Logger (ctx.logger), not LoggerProxy: capture it too.

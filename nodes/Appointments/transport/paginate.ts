@@ -94,7 +94,9 @@ export async function* paginate<T = IDataObject>(
 			let shown = next;
 			try {
 				shown = new URL(next, response.url).origin;
-			} catch {}
+			} catch {
+				// unparsable: show the link as given
+			}
 			throw new NodeOperationError(
 				ctx.getNode(),
 				`Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`,

@@ -10,7 +10,7 @@
  *     idempotent?: boolean;     // default: true for GET/PUT/PATCH/DELETE, false for POST
  *     allowStatus?: number[];   // statuses returned to the caller instead of thrown (e.g. [404] for deletes)
  *   }
- *   interface ApiResponse<T = any> { statusCode: number; body: T | undefined; attempts: number; url: string }
+ *   interface ApiResponse<T = IDataObject> { statusCode: number; body: T | undefined; attempts: number; url: string }
  *   apiRequest<T>(ctx, method, path, opts?): Promise<ApiResponse<T>>        path relative to /api/v3/, ends with '/'
  *   apiRequestUrl<T>(ctx, method, absoluteUrl, opts?): Promise<ApiResponse<T>>  same-origin check first (next links)
  *   getBaseUrl(ctx): Promise<string>                // normalised credential base URL, cached per ctx
@@ -86,7 +86,7 @@ export interface ApiRequestOptions {
 	allowStatus?: number[];
 }
 
-export interface ApiResponse<T = any> {
+export interface ApiResponse<T = IDataObject> {
 	statusCode: number;
 	body: T | undefined;
 	attempts: number;
@@ -185,7 +185,9 @@ function classifyThrown(error: unknown): Outcome & { kind: 'network' } {
 		for (const key of ['cause', 'errorResponse', 'reason', 'error']) {
 			try {
 				if (e[key] && typeof e[key] === 'object') queue.push(e[key]);
-			} catch {}
+			} catch {
+				// a getter that throws: skip it
+			}
 		}
 	}
 	const text = messages.join(' | ');
@@ -245,7 +247,9 @@ async function sendOnce(
 			else if (text.startsWith('{') || text.startsWith('[')) {
 				try {
 					parsed = JSON.parse(text);
-				} catch {}
+				} catch {
+					// not JSON after all: keep the text
+				}
 			}
 		}
 		if (parsed === null || parsed === '') parsed = undefined;
@@ -452,7 +456,7 @@ async function requestWithRetries<T>(
 // Public entry points
 
 /** A request to `/api/v3/<path>` at the credential's base URL. */
-export async function apiRequest<T = any>(
+export async function apiRequest<T = IDataObject>(
 	ctx: TransportContext,
 	method: IHttpRequestMethods,
 	path: string,
@@ -470,7 +474,7 @@ export async function apiRequest<T = any>(
 }
 
 /** A request to an absolute URL (a `next` link), refused without sending unless it has the base URL's origin. */
-export async function apiRequestUrl<T = any>(
+export async function apiRequestUrl<T = IDataObject>(
 	ctx: TransportContext,
 	method: IHttpRequestMethods,
 	absoluteUrl: string,

@@ -40,7 +40,9 @@ export function validateWebhookInput(
 	let parsed: URL | undefined;
 	try {
 		parsed = new URL(url);
-	} catch {}
+	} catch {
+		// reported below
+	}
 	if (!parsed) {
 		throw new NodeOperationError(
 			node,
