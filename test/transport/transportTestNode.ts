@@ -11,6 +11,7 @@ import {
 	deleteWebhook,
 	getAppointment,
 	listWebhooks,
+	mutateAppointment,
 	paginate,
 	updateWebhook,
 	type RequestPolicy,
@@ -69,6 +70,9 @@ export class TransportTestNode implements INodeType {
 					records = [{ statusCode: res.statusCode, attempts: res.attempts, body: res.body as IDataObject }];
 				} else if (call === 'getAppointment') {
 					records = [await getAppointment(this, key, { itemIndex: i, policy })];
+				} else if (call === 'mutateAppointment') {
+					const method = this.getNodeParameter('method', i) as 'PATCH';
+					records = [await mutateAppointment(this, method, path, key, { qs: json('qs'), body, itemIndex: i, policy })];
 				} else if (call === 'listWebhooks') {
 					records = await listWebhooks(this, { itemIndex: i, policy });
 				} else if (call === 'createWebhook') {
