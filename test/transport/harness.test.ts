@@ -19,7 +19,7 @@ interface Received {
 let server: Server;
 let url: string;
 const received: Received[] = [];
-let responder: (req: Received) => { status: number; body?: unknown; headers?: Record<string, string> } = () => ({
+let responder: (req: Received) => { status: number; body?: unknown; headers?: Record<string, string>; destroy?: boolean; delayMs?: number } = () => ({
 	status: 200,
 	body: [],
 });
@@ -32,6 +32,17 @@ beforeAll(async () => {
 			const r = { method: req.method!, url: req.url!, headers: req.headers, body };
 			received.push(r);
 			const answer = responder(r);
+			if (answer.destroy) {
+				req.socket.destroy();
+				return;
+			}
+			if (answer.delayMs) {
+				const timer = setTimeout(() => {
+					if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body ?? {}));
+				}, answer.delayMs);
+				res.on('close', () => clearTimeout(timer));
+				return;
+			}
 			res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
 			res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
 		});
@@ -108,4 +119,60 @@ it('continue-on-fail turns the failure into an item', async () => {
 	});
 	expect(result.error).toBeUndefined();
 	expect(result.items[0].map((i) => i.json.error)).toEqual(['Appointment abc not found', 'Appointment abc not found']);
+});
+
+it('the credential test request resolves the base URL forms and maps 401/403 to their rules', async () => {
+	const { testCredential } = await import('../helpers/n8n');
+	responder = (r) =>
+		r.headers.authorization === `Bearer ${TOKEN}` ? { status: 200, body: [] } : r.headers.authorization === 'Bearer limited' ? { status: 403, body: { detail: 'no' } } : { status: 401, body: { detail: 'bad' } };
+	for (const base of [url, `${url}/`, `${url}/api/v3`, `${url}/api/v3/`]) {
+		expect(await testCredential({ baseUrl: base, accessToken: TOKEN })).toMatchObject({ status: 'OK' });
+	}
+	expect(received.map((r) => r.url)).toEqual(Array(4).fill('/api/v3/webhooks/'));
+	expect((await testCredential({ baseUrl: url, accessToken: 'nope' })).message).toMatch(/invalid or expired/);
+	expect((await testCredential({ baseUrl: url, accessToken: 'limited' })).message).toMatch(/lacks permission for webhooks/);
+});
+
+it('classifies resets and time-outs: retried for GET, and the final error says which', async () => {
+	let calls = 0;
+	responder = () => (++calls === 1 ? { status: 200, destroy: true } : { status: 200, body: [] });
+	let result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'apiRequest', path: 'webhooks/', policy: '{"baseDelayMs":10}' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error).toBeUndefined();
+	expect(result.items[0][0].json).toMatchObject({ statusCode: 200, attempts: 2 });
+
+	responder = () => ({ status: 200, destroy: true });
+	result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'apiRequest', path: 'webhooks/', policy: '{"baseDelayMs":10,"maxAttempts":3}' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error?.message).toMatch(/^Could not reach the service: the connection was reset after 3 attempts/);
+
+	received.length = 0;
+	responder = () => ({ status: 200, body: [], delayMs: 2000 });
+	result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'apiRequest', path: 'webhooks/', policy: '{"baseDelayMs":10,"maxAttempts":2,"timeoutMs":200}' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error?.message).toMatch(/^Could not reach the service: the request timed out after 2 attempts/);
+	expect(received).toHaveLength(2);
+	expect(JSON.stringify(result.run) + result.logs.join('\n') + String(result.error?.stack)).not.toContain(TOKEN);
+});
+
+it('a POST is not repeated after a reset (it may have been processed)', async () => {
+	received.length = 0;
+	responder = () => ({ status: 200, destroy: true });
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'apiRequest', method: 'POST', path: 'webhooks/', body: '{"url":"https://a.test/","events":["x"]}' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error?.message).toBe('Could not reach the service: the connection was reset');
+	expect(received).toHaveLength(1);
+	expect(received[0].headers['content-type']).toBe('application/json');
 });

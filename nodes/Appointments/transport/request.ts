@@ -328,7 +328,7 @@ function apiError(
 		const message = redactAll(info, `Could not reach the service: ${outcome.detail}${triedText}`)!;
 		const error = new NodeApiError(
 			node,
-			{ code: outcome.code, request: where } as JsonObject,
+			{ networkError: outcome.code, request: where } as JsonObject,
 			{
 				message,
 				description: redactAll(info, `${where} - ${outcome.code}`),
