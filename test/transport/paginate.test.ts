@@ -1,0 +1,120 @@
+/**
+ * Pagination edge cases the sandbox does not produce on its own (loops, repeated records, odd shapes), served by a
+ * scripted local HTTP server, run through n8n-core's WorkflowExecute.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { runNode } from '../helpers/n8n';
+import { TransportTestNode } from './transportTestNode';
+
+let api: Server;
+let foreign: Server;
+let apiUrl: string;
+let foreignUrl: string;
+const hits: string[] = [];
+let foreignHits = 0;
+let pages: Record<string, unknown> = {};
+
+function listen(server: Server): Promise<string> {
+	return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+beforeAll(async () => {
+	api = createServer((req, res) => {
+		hits.push(req.url!);
+		const body = pages[req.url!];
+		res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+		res.end(JSON.stringify(body ?? { detail: 'Not found.' }));
+	});
+	foreign = createServer((_req, res) => {
+		foreignHits++;
+		res.end('[]');
+	});
+	apiUrl = await listen(api);
+	foreignUrl = await listen(foreign);
+});
+
+afterAll(async () => {
+	await new Promise<void>((r) => api.close(() => r()));
+	await new Promise<void>((r) => foreign.close(() => r()));
+});
+
+beforeEach(() => {
+	hits.length = 0;
+	foreignHits = 0;
+});
+
+const rec = (k: string) => ({ appointment_key: k });
+
+async function list(extra: Record<string, unknown> = {}) {
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'paginate', path: 'appointments/', policy: '{"baseDelayMs":10}', ...extra } as never,
+		credentials: { baseUrl: apiUrl, accessToken: 'paginate-token-abcdef' },
+	});
+	return { keys: (result.items[0] ?? []).map((i) => i.json.appointment_key), error: result.error };
+}
+
+it('follows absolute and relative next links, skips repeated records, stops at a next already fetched', async () => {
+	pages = {
+		'/api/v3/appointments/': { results: [rec('a'), rec('b')], next: `${apiUrl}/api/v3/appointments/?page=2` },
+		'/api/v3/appointments/?page=2': { results: [rec('b'), rec('c')], next: '?page=3' },
+		'/api/v3/appointments/?page=3': { results: [rec('d')], next: '/api/v3/appointments/?page=2' },
+	};
+	const { keys, error } = await list();
+	expect(error).toBeUndefined();
+	expect(keys).toEqual(['a', 'b', 'c', 'd']);
+	expect(hits).toEqual(['/api/v3/appointments/', '/api/v3/appointments/?page=2', '/api/v3/appointments/?page=3']);
+});
+
+it('stops on an empty page even when it names a next, and accepts {results} without next and bare arrays', async () => {
+	pages = {
+		'/api/v3/appointments/': { results: [rec('a')], next: '?page=2' },
+		'/api/v3/appointments/?page=2': { results: [], next: '?page=3' },
+	};
+	expect((await list()).keys).toEqual(['a']);
+	expect(hits).toHaveLength(2);
+	pages = { '/api/v3/appointments/': { count: 999, results: [rec('x'), rec('y')] } };
+	expect((await list()).keys).toEqual(['x', 'y']); // a larger count without next is not guessed at
+	pages = { '/api/v3/appointments/': [rec('p'), rec('q'), rec('p')] };
+	expect((await list()).keys).toEqual(['p', 'q']);
+});
+
+it('never requests a page it does not need for the limit', async () => {
+	pages = {
+		'/api/v3/appointments/': { results: [rec('a'), rec('b')], next: '?page=2' },
+		'/api/v3/appointments/?page=2': { results: [rec('c'), rec('d')], next: '?page=3' },
+		'/api/v3/appointments/?page=3': { results: [rec('e')] },
+	};
+	expect((await list({ limit: 2 })).keys).toEqual(['a', 'b']);
+	expect(hits).toHaveLength(1);
+	hits.length = 0;
+	expect((await list({ limit: 3 })).keys).toEqual(['a', 'b', 'c']);
+	expect(hits).toHaveLength(2);
+});
+
+it('refuses next links to another origin (port, scheme, protocol-relative) without sending anything there', async () => {
+	for (const next of [`${foreignUrl}/api/v3/appointments/?page=2`, `//127.0.0.1:${new URL(foreignUrl).port}/x/`, `https://127.0.0.1:${new URL(apiUrl).port}/api/v3/appointments/?page=2`]) {
+		pages = { '/api/v3/appointments/': { results: [rec('a')], next } };
+		const { error } = await list();
+		expect(error?.message).toMatch(/^Refusing to follow a pagination link to another origin/);
+	}
+	expect(foreignHits).toBe(0);
+});
+
+it('caps the number of pages with an error when more remain', async () => {
+	pages = {};
+	for (let p = 1; p <= 10; p++) {
+		pages[p === 1 ? '/api/v3/appointments/' : `/api/v3/appointments/?page=${p}`] = { results: [rec(`k${p}`)], next: `?page=${p + 1}` };
+	}
+	const { error } = await list({ maxPages: 4 });
+	expect(error?.message).toMatch(/^Stopped after 4 pages while the service still offered more/);
+	expect(hits).toHaveLength(4);
+});
+
+it('rejects a list response of an unexpected shape with a clear error', async () => {
+	pages = { '/api/v3/appointments/': { items: [rec('a')] } };
+	const { error } = await list();
+	expect(error?.message).toMatch(/expected a JSON array or an object with a "results" array/);
+});
