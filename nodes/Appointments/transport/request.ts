@@ -15,6 +15,8 @@
  *   apiRequestUrl<T>(ctx, method, absoluteUrl, opts?): Promise<ApiResponse<T>>  same-origin check first (next links)
  *   getBaseUrl(ctx): Promise<string>                // normalised credential base URL, cached per ctx
  *   resolvePolicy(partial?): RequestPolicy
+ *   policyFromOptions(options?: IDataObject): Partial<RequestPolicy>
+ *     maps the node's "Options" collection (maxAttempts, maxRetryWaitSeconds, timeoutSeconds) to a policy
  *
  * Query arrays are encoded as repeated parameters (`tag_keys=a&tag_keys=b`), built here, not by the HTTP library.
  *
@@ -104,6 +106,20 @@ export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
 		timeoutMs: pick(partial?.timeoutMs, DEFAULT_POLICY.timeoutMs, 1),
 		baseDelayMs: pick(partial?.baseDelayMs, DEFAULT_POLICY.baseDelayMs, 0),
 	};
+}
+
+/** The node's "Options" collection (`maxAttempts`, `maxRetryWaitSeconds`, `timeoutSeconds`) as a policy. */
+export function policyFromOptions(options?: IDataObject): Partial<RequestPolicy> {
+	const policy: Partial<RequestPolicy> = {};
+	const num = (value: unknown) =>
+		typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+	const attempts = num(options?.maxAttempts);
+	if (Number.isFinite(attempts) && attempts >= 1) policy.maxAttempts = Math.floor(attempts);
+	const wait = num(options?.maxRetryWaitSeconds);
+	if (Number.isFinite(wait) && wait >= 0) policy.maxWaitMs = wait * 1000;
+	const timeout = num(options?.timeoutSeconds);
+	if (Number.isFinite(timeout) && timeout > 0) policy.timeoutMs = timeout * 1000;
+	return policy;
 }
 
 interface CredentialInfo {
