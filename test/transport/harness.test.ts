@@ -176,3 +176,22 @@ it('a POST is not repeated after a reset (it may have been processed)', async ()
 	expect(received).toHaveLength(1);
 	expect(received[0].headers['content-type']).toBe('application/json');
 });
+
+it('a delete answered 404 after an ambiguous failure counts as done, after a 429 it does not', async () => {
+	let calls = 0;
+	responder = () => (++calls === 1 ? { status: 502, body: {} } : { status: 404, body: { detail: 'Not found.' } });
+	let result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'deleteWebhook', key: 'w9', policy: '{"baseDelayMs":10}' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.items[0]?.[0]?.json).toEqual({ deleted: true, webhook_key: 'w9', alreadyGone: true });
+	calls = 0;
+	responder = () => (++calls === 1 ? { status: 429, body: {}, headers: { 'retry-after': '0' } } : { status: 404, body: { detail: 'Not found.' } });
+	result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'deleteWebhook', key: 'w9', policy: '{"baseDelayMs":10}' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error?.message).toBe('Webhook w9 not found');
+});

@@ -93,6 +93,8 @@ export interface ApiResponse<T = IDataObject> {
 	body: T | undefined;
 	attempts: number;
 	url: string;
+	/** True when an earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
+	afterAmbiguousFailure?: boolean;
 }
 
 export const CREDENTIAL_NAME = 'appointmentsApi';
@@ -413,13 +415,20 @@ async function requestWithRetries<T>(
 	const retryable = hooks.retryable ?? defaultRetryable(idempotent);
 	let waitedMs = 0;
 	let attempt = 0;
+	let ambiguousBefore = false;
 	for (;;) {
 		attempt++;
 		const outcome = await sendOnce(ctx, method, url, opts.body, policy.timeoutMs);
 		if (outcome.kind === 'response') {
 			const { statusCode } = outcome;
 			if ((statusCode >= 200 && statusCode < 300) || opts.allowStatus?.includes(statusCode)) {
-				return { statusCode, body: outcome.body as T | undefined, attempts: attempt, url };
+				return {
+					statusCode,
+					body: outcome.body as T | undefined,
+					attempts: attempt,
+					url,
+					...(ambiguousBefore ? { afterAmbiguousFailure: true } : {}),
+				};
 			}
 		}
 		if (!retryable(outcome)) {
@@ -461,6 +470,7 @@ async function requestWithRetries<T>(
 		);
 		if (delay > 0) await sleep(delay);
 		waitedMs += delay;
+		if (isAmbiguous(outcome)) ambiguousBefore = true;
 		if (hooks.beforeRetry && isAmbiguous(outcome)) {
 			const adopted = await hooks.beforeRetry(outcome);
 			if (adopted) return { ...adopted, attempts: attempt } as ApiResponse<T>;

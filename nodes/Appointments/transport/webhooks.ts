@@ -150,7 +150,7 @@ export async function deleteWebhook(
 	});
 	if (response.statusCode === 404) {
 		// A 404 after a failed first attempt means that attempt deleted it.
-		if (opts.notFoundIsSuccess || response.attempts > 1) {
+		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure) {
 			return { deleted: true, webhook_key: key, alreadyGone: true };
 		}
 		throw await responseError(ctx, response, 'DELETE', { itemIndex: opts.itemIndex, resource: `Webhook ${key}` });
