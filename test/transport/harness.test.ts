@@ -195,3 +195,44 @@ it('a delete answered 404 after an ambiguous failure counts as done, after a 429
 	});
 	expect(result.error?.message).toBe('Webhook w9 not found');
 });
+
+it('a create that timed out after the service stored it is adopted from the list, never sent twice', async () => {
+	const stored: Array<Record<string, unknown>> = [];
+	received.length = 0;
+	responder = (r) => {
+		if (r.method === 'POST') {
+			const body = JSON.parse(r.body) as Record<string, unknown>;
+			const record = { webhook_key: `w${stored.length + 1}`, ...body };
+			stored.push(record);
+			return { status: 201, body: record, delayMs: 2000 }; // stored, but the answer comes too late
+		}
+		return { status: 200, body: { count: stored.length, next: null, results: stored } };
+	};
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: {
+			call: 'createWebhook',
+			body: JSON.stringify({ url: 'https://hooks.test/n8n', events: ['appointment.created', 'appointment.canceled'] }),
+			policy: '{"baseDelayMs":10,"timeoutMs":300}',
+		},
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error).toBeUndefined();
+	expect(result.items[0][0].json).toMatchObject({ webhook_key: 'w1', url: 'https://hooks.test/n8n' });
+	expect(stored).toHaveLength(1);
+	expect(received.map((r) => r.method)).toEqual(['POST', 'GET']);
+});
+
+it('honours Retry-After as an HTTP-date', async () => {
+	let calls = 0;
+	const at = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000);
+	responder = () =>
+		++calls === 1 ? { status: 429, body: {}, headers: { 'retry-after': at.toUTCString() } } : { status: 200, body: [] };
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: { call: 'apiRequest', path: 'webhooks/' },
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.items[0][0].json).toMatchObject({ statusCode: 200, attempts: 2 });
+	expect(Date.now()).toBeGreaterThanOrEqual(at.getTime() - 20);
+});
