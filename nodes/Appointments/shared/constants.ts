@@ -1,0 +1,57 @@
+/**
+ * Constants shared by the action node and the trigger.
+ *
+ *   STATUSES: { name, value, description }[]   the 11 appointment status values of the service
+ *   STATUS_VALUES: readonly string[]
+ *   EVENTS: { name, value, description }[]     the 3 event names the spec names (the list is not complete)
+ *   EVENT_VALUES: readonly string[]
+ */
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+export const STATUSES = [
+	{ name: 'Attended', value: 'ATTENDED', description: 'The client attended' },
+	{ name: 'Canceled', value: 'CANCELED', description: 'Cancelled' },
+	{ name: 'Canceled by Client', value: 'CANCELED_CLIENT', description: 'Cancelled by the client' },
+	{
+		name: 'Canceled via External Calendar',
+		value: 'CANCELED_GOOGLE',
+		description: 'Cancelled via an external calendar',
+	},
+	{ name: 'Confirmed', value: 'CONFIRMED', description: 'Confirmed' },
+	{ name: 'In Progress', value: 'IN_PROGRESS', description: 'In progress' },
+	{ name: 'No Show', value: 'NO_SHOW', description: 'The client did not come' },
+	{ name: 'Pending', value: 'PENDING', description: 'Pending confirmation' },
+	{
+		name: 'Pending Companions',
+		value: 'PENDING_COMPANIONS',
+		description: 'Awaiting companion details',
+	},
+	{ name: 'Pending Form', value: 'PENDING_FORM', description: 'Awaiting form submission' },
+	{ name: 'Pending Payment', value: 'PENDING_PAYMENT', description: 'Awaiting payment' },
+] as const satisfies readonly INodePropertyOptions[];
+
+export type AppointmentStatus = (typeof STATUSES)[number]['value'];
+
+export const STATUS_VALUES: readonly string[] = STATUSES.map((s) => s.value);
+
+export const EVENTS = [
+	{
+		name: 'Appointment Canceled',
+		value: 'appointment.canceled',
+		description: 'An appointment was cancelled',
+	},
+	{
+		name: 'Appointment Created',
+		value: 'appointment.created',
+		description: 'A new appointment was made',
+	},
+	{
+		name: 'Appointment Updated',
+		value: 'appointment.updated',
+		description: 'An appointment was changed (status or start)',
+	},
+] as const satisfies readonly INodePropertyOptions[];
+
+export type AppointmentEvent = (typeof EVENTS)[number]['value'];
+
+export const EVENT_VALUES: readonly string[] = EVENTS.map((e) => e.value);

@@ -1,0 +1,4 @@
+export * from './constants';
+export * from './dates';
+export * from './simplify';
+export * from './validation';

@@ -1,0 +1,226 @@
+/**
+ * Input validation: every check runs before any request and fails with a NodeOperationError that names the
+ * field, the item and what was expected.
+ *
+ *   inputError(node, field, itemIndex, expected, got?): NodeOperationError   ("(got …)" only when got is passed)
+ *   isUuid(value: unknown): boolean
+ *   requireUuid(node, value, field, itemIndex): string
+ *   uuidList(node, value, field, itemIndex): string[]         array, or a string separated by commas/whitespace
+ *   requireStatus(node, value, field, itemIndex): string       one of STATUS_VALUES
+ *   requireEmail(node, value, field, itemIndex): string
+ *   requireText(node, value, field, itemIndex): string         non-empty, trimmed
+ *   toBoolean(node, value, field, itemIndex): boolean          true/false, also "true"/"false" from expressions
+ *   resolveZone(node, option, workflowZone, itemIndex): string  IANA zone of the Options, else the workflow's
+ *   wallClockValue(node, value, field, itemIndex, zone, bound?): string
+ *   offsetIsoValue(node, value, field, itemIndex, zone): string
+ *   eventList(node, events, otherEvents, itemIndex): string[]  the picked events plus typed ones, at least one
+ *   concurrencyValue(node, value): number                      integer 1..20
+ */
+import { NodeOperationError, type INode } from 'n8n-workflow';
+
+import { STATUS_VALUES } from './constants';
+import { DateInputError, isValidTimeZone, toOffsetIso, toWallClock } from './dates';
+
+export const MAX_CONCURRENCY = 20;
+
+function shown(value: unknown): string {
+	if (typeof value === 'string') return `"${value}"`;
+	if (value === undefined) return 'nothing';
+	try {
+		const text = JSON.stringify(value);
+		return text === undefined ? String(value) : text.length > 200 ? text.slice(0, 200) + '…' : text;
+	} catch {
+		return String(value);
+	}
+}
+
+export function inputError(
+	node: INode,
+	field: string,
+	itemIndex: number,
+	expected: string,
+	...got: unknown[]
+): NodeOperationError {
+	const gotText = got.length > 0 ? ` (got ${shown(got[0])})` : '';
+	return new NodeOperationError(
+		node,
+		`The field "${field}" (item ${itemIndex}) must be ${expected}${gotText}`,
+		{ itemIndex },
+	);
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): boolean {
+	return typeof value === 'string' && UUID.test(value.trim());
+}
+
+const UUID_EXPECTED = 'a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e';
+
+export function requireUuid(node: INode, value: unknown, field: string, itemIndex: number): string {
+	if (!isUuid(value)) throw inputError(node, field, itemIndex, UUID_EXPECTED, value);
+	return (value as string).trim();
+}
+
+export function uuidList(node: INode, value: unknown, field: string, itemIndex: number): string[] {
+	let parts: unknown[];
+	if (Array.isArray(value)) parts = value;
+	else if (typeof value === 'string') parts = value.split(/[\s,;]+/);
+	else if (value === undefined || value === null) parts = [];
+	else throw inputError(node, field, itemIndex, `a list of UUIDs (an array or comma-separated text)`, value);
+	const keys: string[] = [];
+	for (const part of parts) {
+		if (typeof part === 'string' && part.trim() === '') continue;
+		if (!isUuid(part)) {
+			throw inputError(
+				node,
+				field,
+				itemIndex,
+				`a list of UUIDs (an array or comma-separated text); ${shown(part)} is not a UUID`,
+			);
+		}
+		const key = (part as string).trim();
+		if (!keys.includes(key)) keys.push(key);
+	}
+	return keys;
+}
+
+export function requireStatus(node: INode, value: unknown, field: string, itemIndex: number): string {
+	const text = typeof value === 'string' ? value.trim() : value;
+	if (typeof text !== 'string' || !STATUS_VALUES.includes(text)) {
+		throw inputError(node, field, itemIndex, `one of ${STATUS_VALUES.join(', ')}`, value);
+	}
+	return text;
+}
+
+export function requireEmail(node: INode, value: unknown, field: string, itemIndex: number): string {
+	const text = typeof value === 'string' ? value.trim() : '';
+	if (!/^[^\s@]+@[^\s@]+$/.test(text)) {
+		throw inputError(node, field, itemIndex, 'an e-mail address such as ana@example.com', value);
+	}
+	return text;
+}
+
+export function requireText(node: INode, value: unknown, field: string, itemIndex: number): string {
+	const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+	if (text === '') throw inputError(node, field, itemIndex, 'a non-empty text', value);
+	return text;
+}
+
+export function toBoolean(node: INode, value: unknown, field: string, itemIndex: number): boolean {
+	if (typeof value === 'boolean') return value;
+	if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) {
+		return value.trim().toLowerCase() === 'true';
+	}
+	throw inputError(node, field, itemIndex, 'true or false', value);
+}
+
+export function resolveZone(
+	node: INode,
+	option: unknown,
+	workflowZone: string,
+	itemIndex: number,
+): string {
+	if (option === undefined || option === null || (typeof option === 'string' && option.trim() === '')) {
+		return workflowZone;
+	}
+	if (!isValidTimeZone(option)) {
+		throw inputError(
+			node,
+			'Time Zone',
+			itemIndex,
+			'an IANA time zone such as America/Santiago or Europe/Berlin',
+			option,
+		);
+	}
+	return (option as string).trim();
+}
+
+function dateError(node: INode, error: unknown, field: string, itemIndex: number): never {
+	if (error instanceof DateInputError) {
+		throw new NodeOperationError(node, `The field "${field}" (item ${itemIndex}): ${error.message}`, {
+			itemIndex,
+		});
+	}
+	throw error;
+}
+
+export function wallClockValue(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+	zone: string,
+	bound: 'start' | 'end' = 'start',
+): string {
+	try {
+		return toWallClock(value, zone, bound);
+	} catch (error) {
+		return dateError(node, error, field, itemIndex);
+	}
+}
+
+export function offsetIsoValue(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+	zone: string,
+): string {
+	try {
+		return toOffsetIso(value, zone);
+	} catch (error) {
+		return dateError(node, error, field, itemIndex);
+	}
+}
+
+const EVENT_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+$/;
+
+export function eventList(node: INode, events: unknown, otherEvents: unknown, itemIndex: number): string[] {
+	const picked: unknown[] = Array.isArray(events)
+		? events
+		: typeof events === 'string' && events.trim() !== ''
+			? events.split(',')
+			: [];
+	const typed: unknown[] = Array.isArray(otherEvents)
+		? otherEvents
+		: typeof otherEvents === 'string'
+			? otherEvents.split(/[\s,;]+/)
+			: [];
+	const out: string[] = [];
+	for (const [field, list] of [
+		['Events', picked],
+		['Other Events', typed],
+	] as const) {
+		for (const raw of list) {
+			const name = typeof raw === 'string' ? raw.trim() : raw;
+			if (name === '') continue;
+			if (typeof name !== 'string' || !EVENT_NAME.test(name)) {
+				throw inputError(
+					node,
+					field,
+					itemIndex,
+					`event names such as appointment.created (dot-separated words)`,
+					raw,
+				);
+			}
+			if (!out.includes(name)) out.push(name);
+		}
+	}
+	if (out.length === 0) {
+		throw inputError(node, 'Events', itemIndex, 'at least one event (pick one or type it in Other Events)');
+	}
+	return out;
+}
+
+export function concurrencyValue(node: INode, value: unknown): number {
+	if (value === undefined || value === null || value === '') return 1;
+	const n = typeof value === 'string' ? Number(value) : value;
+	if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
+		throw new NodeOperationError(
+			node,
+			`The option "Concurrency" must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${shown(value)})`,
+		);
+	}
+	return n;
+}
