@@ -1,0 +1,148 @@
+import {
+	NodeConnectionTypes,
+	type IHookFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
+
+import { EVENTS } from './shared';
+import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe';
+import { checkExists, create, remove } from './trigger/lifecycle';
+import { receive } from './trigger/receive';
+
+/**
+ * Appointments Trigger: starts a workflow when the scheduling service reports an appointment event.
+ * Activation subscribes n8n's webhook URL in the service (webhookMethods in trigger/lifecycle.ts); each
+ * notification is validated, filtered, de-duplicated and optionally re-read (trigger/receive.ts).
+ */
+export class AppointmentsTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Appointments Trigger',
+		name: 'appointmentsTrigger',
+		icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when an appointment is created, updated or cancelled',
+		defaults: { name: 'Appointments Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'appointmentsApi', required: true }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'The service sends events only to https addresses. "Listen for test event" subscribes the Test URL and removes that subscription when listening stops; publishing the workflow subscribes the Production URL, which testing never changes. n8n must be reachable over https at its WEBHOOK_URL (e.g. behind a reverse proxy or a tunnel).',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				options: [...EVENTS],
+				default: [],
+				description: 'The events that start the workflow. Pick at least one here or in Other Events.',
+			},
+			{
+				displayName: 'Other Events',
+				name: 'otherEvents',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. appointment.rescheduled',
+				description:
+					'Further event names, separated by commas, for events the list above does not offer yet',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Dedupe Key',
+						name: 'dedupeKey',
+						type: 'options',
+						options: [
+							{
+								name: 'Event + Appointment Key + Timestamp',
+								value: 'eventKeyTimestamp',
+								description:
+									'A redelivery of the same notification is dropped; a later event for the same appointment still runs',
+							},
+							{
+								name: 'Appointment Key',
+								value: 'appointmentKey',
+								description:
+									'Only the first event of each appointment runs, as long as it is remembered (the spec\'s literal rule)',
+							},
+							{
+								name: 'Off',
+								value: 'off',
+								description: 'Every delivery starts the workflow, redeliveries included',
+							},
+						],
+						default: 'eventKeyTimestamp',
+						description:
+							'How a notification that was already received is recognised and dropped. Kept in memory: see Dedupe Window.',
+					},
+					{
+						displayName: 'Dedupe Window',
+						name: 'dedupeWindow',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: MAX_WINDOW },
+						default: DEFAULT_WINDOW,
+						description:
+							'How many recent keys are remembered, in the memory of this n8n process (lost on restart). Add a Remove Duplicates node after the trigger for dedupe across restarts.',
+					},
+					{
+						displayName: 'Simplify',
+						name: 'simplify',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to return the key fields of the appointment with the event and timestamp instead of the whole notification',
+					},
+					{
+						displayName: 'Verify With API',
+						name: 'verifyWithApi',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to read the appointment from the service and output its current record; notifications for unknown appointments are dropped',
+					},
+				],
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await checkExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await create.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await remove.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receive.call(this);
+	}
+}

@@ -1,0 +1,144 @@
+/**
+ * webhookMethods.default of the trigger: the subscription's life in the service.
+ *
+ *   checkExists(this: IHookFunctions): Promise<boolean>
+ *   create(this: IHookFunctions): Promise<boolean>
+ *   remove(this: IHookFunctions): Promise<boolean>     (n8n's `delete`)
+ *   httpsProblem(url): string | undefined               why a webhook URL cannot be registered
+ *
+ * n8n calls checkExists on activation (and when "Listen for test event" starts), then create if it answered
+ * false, and delete on deactivation (or when listening ends). `this.getNodeWebhookUrl('default')` is the
+ * production URL on activation and the test URL in test mode, so a test subscription never touches the
+ * production one: every decision below is made by URL.
+ *
+ * Static data of the node: { webhookKey, webhookUrl } of the subscription this node made or adopted. It is
+ * keyed by the node's name in n8n, so a renamed node starts without it; checkExists then finds the
+ * subscription by URL (the URL contains the node's webhookId, which a rename keeps) instead of adding a second.
+ *
+ * Rules: never modify or delete a subscription whose URL is not this node's URL; never leave two
+ * subscriptions for our URL (extras are deleted, the stored one or the first is kept); events that differ are
+ * fixed with PUT, not with a second subscription; a URL that is not https is refused before any request.
+ */
+import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
+
+import { createWebhook, deleteWebhook, listWebhooks, sameEvents, updateWebhook } from '../transport';
+import { readEvents } from './config';
+
+interface StoredSubscription {
+	webhookKey?: string;
+	webhookUrl?: string;
+}
+
+export function httpsProblem(url: string | undefined): string | undefined {
+	let parsed: URL | undefined;
+	try {
+		parsed = new URL(String(url ?? ''));
+	} catch {
+		// reported below
+	}
+	if (parsed?.protocol === 'https:') return undefined;
+	return (
+		`The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is ` +
+		`"${String(url ?? '')}". Make n8n reachable over https: set WEBHOOK_URL (N8N_WEBHOOK_URL) to a public ` +
+		`https address, for example behind a reverse proxy with a certificate (nginx, Caddy, Traefik) or a ` +
+		`tunnel (Cloudflare Tunnel, ngrok), then restart n8n and activate the workflow again.`
+	);
+}
+
+function webhookUrl(ctx: IHookFunctions): string {
+	const url = ctx.getNodeWebhookUrl('default');
+	if (!url) throw new NodeOperationError(ctx.getNode(), 'n8n did not provide a webhook URL for this trigger');
+	return url;
+}
+
+function stored(ctx: IHookFunctions): IDataObject & StoredSubscription {
+	return ctx.getWorkflowStaticData('node') as IDataObject & StoredSubscription;
+}
+
+function remember(data: IDataObject & StoredSubscription, key: string, url: string): void {
+	if (data.webhookKey !== key) data.webhookKey = key;
+	if (data.webhookUrl !== url) data.webhookUrl = url;
+}
+
+function forget(data: IDataObject & StoredSubscription): void {
+	if (data.webhookKey !== undefined) delete data.webhookKey;
+	if (data.webhookUrl !== undefined) delete data.webhookUrl;
+}
+
+function keyOf(subscription: IDataObject): string {
+	return String(subscription.webhook_key ?? '');
+}
+
+export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	const url = webhookUrl(this);
+	const data = stored(this);
+	// No subscription can exist for a URL the service refuses; create() explains why, without a request.
+	if (httpsProblem(url) !== undefined) return false;
+	const events = readEvents(this);
+
+	const ours = (await listWebhooks(this)).filter((w) => w.url === url && keyOf(w) !== '');
+	if (ours.length === 0) {
+		if (data.webhookUrl === url || data.webhookUrl === undefined) forget(data);
+		return false;
+	}
+	// Keep the stored one if it is still there, else one that already has the right events, else the first.
+	const keep =
+		ours.find((w) => keyOf(w) === data.webhookKey) ??
+		ours.find((w) => sameEvents(w.events, events)) ??
+		ours[0];
+	for (const extra of ours) {
+		if (extra === keep) continue;
+		this.logger.debug(`Appointments Trigger: deleting a second subscription for this node's URL`, {
+			webhookKey: keyOf(extra),
+		});
+		await deleteWebhook(this, keyOf(extra), { notFoundIsSuccess: true });
+	}
+	if (!sameEvents(keep.events, events)) {
+		this.logger.debug('Appointments Trigger: updating the events of the subscription', {
+			webhookKey: keyOf(keep),
+			events,
+		});
+		await updateWebhook(this, keyOf(keep), { url, events });
+	}
+	remember(data, keyOf(keep), url);
+	return true;
+}
+
+export async function create(this: IHookFunctions): Promise<boolean> {
+	const url = webhookUrl(this);
+	const problem = httpsProblem(url);
+	if (problem !== undefined) throw new NodeOperationError(this.getNode(), problem);
+	const events = readEvents(this);
+	const subscription = await createWebhook(this, { url, events });
+	const key = keyOf(subscription);
+	if (key === '') {
+		throw new NodeOperationError(
+			this.getNode(),
+			'The service accepted the subscription but returned no webhook_key, so it could not be tracked',
+			{ description: `Response fields: ${Object.keys(subscription).join(', ') || 'none'}` },
+		);
+	}
+	remember(stored(this), key, url);
+	return true;
+}
+
+export async function remove(this: IHookFunctions): Promise<boolean> {
+	const url = webhookUrl(this);
+	const data = stored(this);
+	let keys: string[];
+	if (data.webhookKey && (data.webhookUrl === undefined || data.webhookUrl === url)) {
+		keys = [data.webhookKey];
+	} else if (httpsProblem(url) !== undefined) {
+		// The service holds no subscription for a URL it refuses.
+		keys = [];
+	} else {
+		// Nothing stored for this URL (a renamed node, or static data lost): find ours by URL.
+		keys = (await listWebhooks(this)).filter((w) => w.url === url).map(keyOf).filter((k) => k !== '');
+	}
+	for (const key of keys) {
+		// A 404 means it is already gone (deleted in the dashboard, say): that is the state we want.
+		await deleteWebhook(this, key, { notFoundIsSuccess: true });
+	}
+	forget(data);
+	return true;
+}
