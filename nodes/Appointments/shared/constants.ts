@@ -10,15 +10,31 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 
 export const STATUSES = [
 	{ name: 'Attended', value: 'ATTENDED', description: 'The client attended' },
-	{ name: 'Canceled', value: 'CANCELED', description: 'Cancelled' },
-	{ name: 'Canceled by Client', value: 'CANCELED_CLIENT', description: 'Cancelled by the client' },
+	{
+		name: 'Canceled',
+		value: 'CANCELED',
+		description: 'Cancelled by the business',
+	},
+	{
+		name: 'Canceled by Client',
+		value: 'CANCELED_CLIENT',
+		description: 'Cancelled by the client',
+	},
 	{
 		name: 'Canceled via External Calendar',
 		value: 'CANCELED_GOOGLE',
 		description: 'Cancelled via an external calendar',
 	},
-	{ name: 'Confirmed', value: 'CONFIRMED', description: 'Confirmed' },
-	{ name: 'In Progress', value: 'IN_PROGRESS', description: 'In progress' },
+	{
+		name: 'Confirmed',
+		value: 'CONFIRMED',
+		description: 'Confirmed and expected to take place',
+	},
+	{
+		name: 'In Progress',
+		value: 'IN_PROGRESS',
+		description: 'Taking place now',
+	},
 	{ name: 'No Show', value: 'NO_SHOW', description: 'The client did not come' },
 	{ name: 'Pending', value: 'PENDING', description: 'Pending confirmation' },
 	{
@@ -26,8 +42,16 @@ export const STATUSES = [
 		value: 'PENDING_COMPANIONS',
 		description: 'Awaiting companion details',
 	},
-	{ name: 'Pending Form', value: 'PENDING_FORM', description: 'Awaiting form submission' },
-	{ name: 'Pending Payment', value: 'PENDING_PAYMENT', description: 'Awaiting payment' },
+	{
+		name: 'Pending Form',
+		value: 'PENDING_FORM',
+		description: 'Awaiting form submission',
+	},
+	{
+		name: 'Pending Payment',
+		value: 'PENDING_PAYMENT',
+		description: 'Awaiting payment',
+	},
 ] as const satisfies readonly INodePropertyOptions[];
 
 export type AppointmentStatus = (typeof STATUSES)[number]['value'];

@@ -144,7 +144,7 @@ const EXPECTED =
 export function toDateTime(value: unknown, zone: string): DateTime {
 	if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
 	let dt: DateTime | undefined;
-	if (DateTime.isDateTime(value)) {
+	if (value instanceof DateTime) {
 		dt = value;
 	} else if (isLuxonLike(value)) {
 		// A DateTime from another copy of luxon (an expression's): go through its ISO text, offset included.
@@ -175,15 +175,21 @@ export function toDateTime(value: unknown, zone: string): DateTime {
 			}
 		}
 	}
-	if (!dt || !dt.isValid) throw new DateInputError(`${describe(value)} is not a date: expected ${EXPECTED}`);
+	if (!dt || !dt.isValid)
+		throw new DateInputError(`${describe(value)} is not a date: expected ${EXPECTED}`);
 	return dt;
 }
 
 /** Local wall clock `YYYY-MM-DDTHH:mm:ss` in `zone`; a date-only string gives the start or end of that day. */
-export function toWallClock(value: unknown, zone: string, bound: 'start' | 'end' = 'start'): string {
+export function toWallClock(
+	value: unknown,
+	zone: string,
+	bound: 'start' | 'end' = 'start',
+): string {
 	if (typeof value === 'string' && DATE_ONLY.test(value.trim())) {
 		const date = DateTime.fromISO(value.trim(), { zone: 'UTC' });
-		if (!date.isValid) throw new DateInputError(`${describe(value)} is not a date: expected ${EXPECTED}`);
+		if (!date.isValid)
+			throw new DateInputError(`${describe(value)} is not a date: expected ${EXPECTED}`);
 		return bound === 'end' ? dayEnd(date) : dayStart(date);
 	}
 	return toDateTime(value, zone).setZone(zone).toFormat(WALL_CLOCK_FORMAT);

@@ -67,7 +67,14 @@ export function uuidList(node: INode, value: unknown, field: string, itemIndex: 
 	if (Array.isArray(value)) parts = value;
 	else if (typeof value === 'string') parts = value.split(/[\s,;]+/);
 	else if (value === undefined || value === null) parts = [];
-	else throw inputError(node, field, itemIndex, `a list of UUIDs (an array or comma-separated text)`, value);
+	else
+		throw inputError(
+			node,
+			field,
+			itemIndex,
+			`a list of UUIDs (an array or comma-separated text)`,
+			value,
+		);
 	const keys: string[] = [];
 	for (const part of parts) {
 		if (typeof part === 'string' && part.trim() === '') continue;
@@ -85,7 +92,12 @@ export function uuidList(node: INode, value: unknown, field: string, itemIndex: 
 	return keys;
 }
 
-export function requireStatus(node: INode, value: unknown, field: string, itemIndex: number): string {
+export function requireStatus(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
 	const text = typeof value === 'string' ? value.trim() : value;
 	if (typeof text !== 'string' || !STATUS_VALUES.includes(text)) {
 		throw inputError(node, field, itemIndex, `one of ${STATUS_VALUES.join(', ')}`, value);
@@ -93,7 +105,12 @@ export function requireStatus(node: INode, value: unknown, field: string, itemIn
 	return text;
 }
 
-export function requireEmail(node: INode, value: unknown, field: string, itemIndex: number): string {
+export function requireEmail(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (!/^[^\s@]+@[^\s@]+$/.test(text)) {
 		throw inputError(node, field, itemIndex, 'an e-mail address such as ana@example.com', value);
@@ -102,7 +119,8 @@ export function requireEmail(node: INode, value: unknown, field: string, itemInd
 }
 
 export function requireText(node: INode, value: unknown, field: string, itemIndex: number): string {
-	const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+	const text =
+		typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
 	if (text === '') throw inputError(node, field, itemIndex, 'a non-empty text', value);
 	return text;
 }
@@ -121,7 +139,11 @@ export function resolveZone(
 	workflowZone: string,
 	itemIndex: number,
 ): string {
-	if (option === undefined || option === null || (typeof option === 'string' && option.trim() === '')) {
+	if (
+		option === undefined ||
+		option === null ||
+		(typeof option === 'string' && option.trim() === '')
+	) {
 		return workflowZone;
 	}
 	if (!isValidTimeZone(option)) {
@@ -138,9 +160,13 @@ export function resolveZone(
 
 function dateError(node: INode, error: unknown, field: string, itemIndex: number): never {
 	if (error instanceof DateInputError) {
-		throw new NodeOperationError(node, `The field "${field}" (item ${itemIndex}): ${error.message}`, {
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			node,
+			`The field "${field}" (item ${itemIndex}): ${error.message}`,
+			{
+				itemIndex,
+			},
+		);
 	}
 	throw error;
 }
@@ -176,7 +202,12 @@ export function offsetIsoValue(
 
 const EVENT_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+$/;
 
-export function eventList(node: INode, events: unknown, otherEvents: unknown, itemIndex: number): string[] {
+export function eventList(
+	node: INode,
+	events: unknown,
+	otherEvents: unknown,
+	itemIndex: number,
+): string[] {
 	const picked: unknown[] = Array.isArray(events)
 		? events
 		: typeof events === 'string' && events.trim() !== ''
@@ -208,7 +239,12 @@ export function eventList(node: INode, events: unknown, otherEvents: unknown, it
 		}
 	}
 	if (out.length === 0) {
-		throw inputError(node, 'Events', itemIndex, 'at least one event (pick one or type it in Other Events)');
+		throw inputError(
+			node,
+			'Events',
+			itemIndex,
+			'at least one event (pick one or type it in Other Events)',
+		);
 	}
 	return out;
 }

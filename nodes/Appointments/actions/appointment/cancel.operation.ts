@@ -1,0 +1,46 @@
+/**
+ * Appointment > Cancel: DELETE /api/v3/appointments/{key}/?send_email=true|false. `send_email` is always sent,
+ * so the service's undocumented default never decides whether the client gets an e-mail.
+ */
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+
+import { requireUuid, toBoolean } from '../../shared';
+import { appointmentPath, mutateAppointment } from '../../transport';
+import { appointmentKeyField, optionsCollection } from '../common.descriptions';
+import type { PrepareOperation } from '../types';
+
+const properties: INodeProperties[] = [
+	appointmentKeyField,
+	{
+		displayName: 'Send Email to Client',
+		name: 'sendEmail',
+		type: 'boolean',
+		default: false,
+		description: 'Whether the service sends the client a cancellation e-mail',
+	},
+	optionsCollection(false),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['appointment'], operation: ['cancel'] } },
+	properties,
+);
+
+export const prepare: PrepareOperation = function (item) {
+	const i = item.itemIndex;
+	const node = this.getNode();
+	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i), 'Appointment Key', i);
+	const sendEmail = toBoolean(
+		node,
+		this.getNodeParameter('sendEmail', i, false),
+		'Send Email to Client',
+		i,
+	);
+	return async () =>
+		await mutateAppointment(this, 'DELETE', appointmentPath(key), key, {
+			qs: { send_email: sendEmail ? 'true' : 'false' },
+			itemIndex: i,
+			policy: item.policy,
+			readBackMissing: { appointment_key: key, canceled: true },
+		});
+};

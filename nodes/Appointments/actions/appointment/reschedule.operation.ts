@@ -1,0 +1,49 @@
+/**
+ * Appointment > Reschedule: PATCH /api/v3/appointments/{key}/reschedule/ {start_date} with ISO 8601 and the
+ * offset of the chosen time zone; returns the updated appointment.
+ */
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+
+import { offsetIsoValue, requireUuid } from '../../shared';
+import { appointmentPath, mutateAppointment } from '../../transport';
+import { appointmentKeyField, optionsCollection } from '../common.descriptions';
+import type { PrepareOperation } from '../types';
+
+const properties: INodeProperties[] = [
+	appointmentKeyField,
+	{
+		displayName: 'New Start',
+		name: 'startDate',
+		type: 'dateTime',
+		required: true,
+		default: '',
+		description:
+			"The new start. A value without offset is wall clock in the chosen time zone (default: the workflow's); an ISO string with offset or a Luxon DateTime keeps its instant.",
+		hint: 'The service does not check that the new time is free: check availability first',
+	},
+	optionsCollection(true),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['appointment'], operation: ['reschedule'] } },
+	properties,
+);
+
+export const prepare: PrepareOperation = function (item) {
+	const i = item.itemIndex;
+	const node = this.getNode();
+	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i), 'Appointment Key', i);
+	const startDate = offsetIsoValue(
+		node,
+		this.getNodeParameter('startDate', i),
+		'New Start',
+		i,
+		item.zone(),
+	);
+	return async () =>
+		await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, {
+			body: { start_date: startDate },
+			itemIndex: i,
+			policy: item.policy,
+		});
+};

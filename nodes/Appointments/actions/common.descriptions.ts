@@ -1,0 +1,140 @@
+/**
+ * Field descriptions used by several operations. Field names are the user's words; each operation maps them
+ * to the API's snake_case names.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+
+import { EVENTS, MAX_CONCURRENCY } from '../shared';
+
+export const appointmentKeyField: INodeProperties = {
+	displayName: 'Appointment Key',
+	name: 'appointmentKey',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e',
+	description: 'The appointment_key (a UUID) of the appointment',
+};
+
+export const webhookKeyField: INodeProperties = {
+	displayName: 'Webhook Key',
+	name: 'webhookKey',
+	type: 'string',
+	required: true,
+	default: '',
+	description: 'The webhook_key of the subscription',
+};
+
+export function returnAllOrLimit(noun: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+			hint: `Only the pages needed for this many ${noun} are requested`,
+		},
+	];
+}
+
+export const webhookFields: INodeProperties[] = [
+	{
+		displayName: 'URL',
+		name: 'url',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'https://example.com/hooks/appointments',
+		description: 'Callback address the service posts notifications to',
+		hint: 'The service only accepts HTTPS callback URLs',
+	},
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		options: [...EVENTS],
+		default: [],
+		description: 'Events the subscription receives',
+	},
+	{
+		displayName: 'Other Events',
+		name: 'otherEvents',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. appointment.rescheduled',
+		description:
+			'Further event names, comma-separated, for events the list above does not offer (the service documents only three)',
+	},
+];
+
+const timeZoneOption: INodeProperties = {
+	displayName: 'Time Zone',
+	name: 'timeZone',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. America/Santiago',
+	description:
+		"IANA time zone for dates without an offset and for date ranges. Empty: the workflow's time zone.",
+};
+
+const requestOptions: INodeProperties[] = [
+	{
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+		default: 1,
+		description:
+			'How many input items to process at the same time. Output order and pairing stay as in the input.',
+	},
+	{
+		displayName: 'Max Attempts',
+		name: 'maxAttempts',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 20 },
+		default: 5,
+		description:
+			'Attempts per request, the first included, when the service answers 429 or 5xx or the connection fails',
+	},
+	{
+		displayName: 'Max Retry Wait (Seconds)',
+		name: 'maxRetryWaitSeconds',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 60,
+		description: 'Total time a request may spend waiting between attempts',
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 30,
+		description: 'Time-out of a single attempt',
+	},
+];
+
+/** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates. */
+export function optionsCollection(withTimeZone: boolean): INodeProperties {
+	const options = [...requestOptions, ...(withTimeZone ? [timeZoneOption] : [])].sort((a, b) =>
+		a.displayName.localeCompare(b.displayName),
+	);
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options,
+	};
+}

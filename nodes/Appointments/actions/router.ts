@@ -1,0 +1,161 @@
+/**
+ * The item loop of the Appointments node.
+ *
+ * 1. Every item's parameters are read and validated before any request (so a bad item never leaves the batch
+ *    half-done): with "Continue On Fail" a bad item becomes `{ error }` and the others go on; without it the node
+ *    fails at once, nothing sent.
+ * 2. The prepared items run in input order through a small pool of `concurrency` workers (no timers).
+ *    Without "Continue On Fail", no new item starts after a failure; the first failing item's error is thrown
+ *    once the items in flight have settled.
+ * 3. Output keeps input order; every output item is paired with the input item it came from.
+ */
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
+
+import { concurrencyValue, inputError, resolveZone } from '../shared';
+import { policyFromOptions } from '../transport';
+import * as appointment from './appointment';
+import type { ItemContext, PreparedRun, PrepareOperation } from './types';
+import * as webhook from './webhook';
+
+const operations: Record<string, PrepareOperation> = {
+	'appointment:getAll': appointment.getAll.prepare,
+	'appointment:get': appointment.get.prepare,
+	'appointment:updateStatus': appointment.updateStatus.prepare,
+	'appointment:reschedule': appointment.reschedule.prepare,
+	'appointment:cancel': appointment.cancel.prepare,
+	'webhook:getAll': webhook.getAll.prepare,
+	'webhook:create': webhook.create.prepare,
+	'webhook:update': webhook.update.prepare,
+	'webhook:delete': webhook.delete.prepare,
+};
+
+type Outcome = { data: IDataObject | IDataObject[] } | { error: Error };
+
+function checkNumberOption(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	name: string,
+	label: string,
+	min: number,
+	itemIndex: number,
+): void {
+	const value = options[name];
+	if (value === undefined || value === null || value === '') return;
+	const n = typeof value === 'string' ? Number(value) : value;
+	if (typeof n !== 'number' || !Number.isFinite(n) || n < min) {
+		throw inputError(ctx.getNode(), label, itemIndex, `a number of at least ${min}`, value);
+	}
+}
+
+function itemContext(ctx: IExecuteFunctions, itemIndex: number, nodeVersion: number): ItemContext {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	checkNumberOption(ctx, options, 'maxAttempts', 'Max Attempts', 1, itemIndex);
+	checkNumberOption(ctx, options, 'maxRetryWaitSeconds', 'Max Retry Wait (Seconds)', 0, itemIndex);
+	checkNumberOption(ctx, options, 'timeoutSeconds', 'Timeout (Seconds)', 0.001, itemIndex);
+	return {
+		itemIndex,
+		nodeVersion,
+		options,
+		policy: policyFromOptions(options),
+		zone: () => resolveZone(ctx.getNode(), options.timeZone, ctx.getTimezone(), itemIndex),
+	};
+}
+
+function toError(error: unknown): Error {
+	return error instanceof Error ? error : new Error(String(error));
+}
+
+async function runPool(
+	count: number,
+	concurrency: number,
+	task: (index: number) => Promise<void>,
+	stop: () => boolean,
+): Promise<void> {
+	let next = 0;
+	const worker = async (): Promise<void> => {
+		while (next < count && !stop()) {
+			const index = next++;
+			await task(index);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const nodeVersion = this.getNode().typeVersion;
+	const prepare = operations[`${resource}:${operation}`];
+	if (!prepare) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
+	}
+	const continueOnFail = this.continueOnFail();
+	const concurrency = concurrencyValue(
+		this.getNode(),
+		(this.getNodeParameter('options', 0, {}) as IDataObject).concurrency,
+	);
+
+	// 1. Validate every item before anything is sent.
+	const outcomes: Array<Outcome | undefined> = new Array(items.length);
+	const runs: Array<PreparedRun | undefined> = new Array(items.length);
+	for (let i = 0; i < items.length; i++) {
+		try {
+			runs[i] = prepare.call(this, itemContext(this, i, nodeVersion));
+		} catch (error) {
+			const failure = toError(error);
+			if (!continueOnFail) {
+				if (failure instanceof NodeOperationError) throw failure;
+				throw new NodeOperationError(this.getNode(), failure, { itemIndex: i });
+			}
+			outcomes[i] = { error: failure };
+		}
+	}
+
+	// 2. Send, `concurrency` items at a time.
+	const pending = runs.map((run, index) => ({ run, index })).filter((p) => p.run !== undefined);
+	let failed = false;
+	await runPool(
+		pending.length,
+		concurrency,
+		async (n) => {
+			const { run, index } = pending[n];
+			try {
+				outcomes[index] = { data: await run!() };
+			} catch (error) {
+				outcomes[index] = { error: toError(error) };
+				if (!continueOnFail) failed = true;
+			}
+		},
+		() => failed,
+	);
+	if (failed) {
+		const index = outcomes.findIndex((o) => o !== undefined && 'error' in o);
+		const error = (outcomes[index] as { error: Error }).error;
+		if (error instanceof NodeApiError || error instanceof NodeOperationError) throw error;
+		throw new NodeOperationError(this.getNode(), error, { itemIndex: index });
+	}
+
+	// 3. Output in input order, paired.
+	const returnData: INodeExecutionData[] = [];
+	for (let i = 0; i < items.length; i++) {
+		const outcome = outcomes[i];
+		if (!outcome) continue;
+		const json = 'error' in outcome ? { error: outcome.error.message } : outcome.data;
+		returnData.push(
+			...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(json), {
+				itemData: { item: i },
+			}),
+		);
+	}
+	return [returnData];
+}

@@ -1,0 +1,33 @@
+/**
+ * Webhook > Create: POST /api/v3/webhooks/ {url, events}. An http:// URL or no event is refused before any
+ * request. A create whose answer was lost adopts the stored subscription instead of doubling it (transport).
+ */
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+
+import { eventList } from '../../shared';
+import { createWebhook, validateWebhookInput } from '../../transport';
+import { optionsCollection, webhookFields } from '../common.descriptions';
+import type { PrepareOperation } from '../types';
+
+const properties: INodeProperties[] = [...webhookFields, optionsCollection(false)];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhook'], operation: ['create'] } },
+	properties,
+);
+
+export const prepare: PrepareOperation = function (item) {
+	const i = item.itemIndex;
+	const events = eventList(
+		this.getNode(),
+		this.getNodeParameter('events', i, []),
+		this.getNodeParameter('otherEvents', i, ''),
+		i,
+	);
+	const input = validateWebhookInput(
+		this,
+		{ url: this.getNodeParameter('url', i, '') as string, events },
+		i,
+	);
+	return async () => await createWebhook(this, input, { itemIndex: i, policy: item.policy });
+};

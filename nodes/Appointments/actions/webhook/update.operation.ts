@@ -1,0 +1,47 @@
+/** Webhook > Update: PUT /api/v3/webhooks/{key}/ {url, events}, a full replacement of the subscription. */
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+
+import { eventList, requireText } from '../../shared';
+import { updateWebhook, validateWebhookInput } from '../../transport';
+import { optionsCollection, webhookFields, webhookKeyField } from '../common.descriptions';
+import type { PrepareOperation } from '../types';
+
+const properties: INodeProperties[] = [
+	webhookKeyField,
+	...webhookFields.map((field) =>
+		field.name === 'url'
+			? {
+					...field,
+					hint: 'Replaces the URL and the events of the subscription. Only HTTPS is accepted.',
+				}
+			: field,
+	),
+	optionsCollection(false),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhook'], operation: ['update'] } },
+	properties,
+);
+
+export const prepare: PrepareOperation = function (item) {
+	const i = item.itemIndex;
+	const node = this.getNode();
+	const key = requireText(node, this.getNodeParameter('webhookKey', i, ''), 'Webhook Key', i);
+	const events = eventList(
+		node,
+		this.getNodeParameter('events', i, []),
+		this.getNodeParameter('otherEvents', i, ''),
+		i,
+	);
+	const input = validateWebhookInput(
+		this,
+		{ url: this.getNodeParameter('url', i, '') as string, events },
+		i,
+	);
+	return async () =>
+		await updateWebhook(this, key, input, {
+			itemIndex: i,
+			policy: item.policy,
+		});
+};
