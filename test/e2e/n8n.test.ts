@@ -279,19 +279,62 @@ describe('trigger in a real n8n', () => {
 		expect(items).toHaveLength(1);
 		expect(items[0].event).toBe(event);
 		expect(items[0].data.appointment_key).toBe(key);
-		return items[0];
+		return { item: items[0], execution: ex };
 	}
 
-	test('4 react to events: activation registers one https subscription, deactivation removes it', async () => {
-		await activate(stack.api, 'apptReactToEvents');
-		const subs = await pollUntil('one subscription', async () => {
-			const s = ours(await subscriptions());
-			return s.length === 1 ? s : undefined;
-		});
-		expect(subs[0].url).toMatch(/^https:\/\/localhost:\d+\/webhook\//);
-		expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created']);
-		await deactivate(stack.api, 'apptReactToEvents');
-		await pollUntil('no subscription', async () => ((await subscriptions()).length === 0 ? true : undefined));
+	/** The trigger's output of every execution of the workflow, oldest first: [event, appointment_key]. */
+	async function triggeredEvents(workflowId: string, nodeName: string): Promise<string[][]> {
+		const list = (await executions(workflowId)).sort((a, b) => Number(a.id) - Number(b.id));
+		const out: string[][] = [];
+		for (const e of list) {
+			const ex: any = await stack.api.ok('GET', `/api/v1/executions/${e.id}?includeData=true`);
+			for (const i of nodeOutput(ex, nodeName)) out.push([i.event, i.data?.appointment_key]);
+		}
+		return out;
+	}
+
+	test('4 react to events: activation registers one https subscription; each event takes its branch; deactivation removes it', async () => {
+		const wf = 'apptReactToEvents';
+		const node = 'On Created or Canceled';
+		const before = (await subscriptions()).length; // 0 unless example 5 failed to clean up after itself
+		await activate(stack.api, wf);
+		try {
+			const subs = await pollUntil('one new subscription', async () => {
+				const s = ours(await subscriptions());
+				return s.length > 0 ? s : undefined;
+			});
+			expect(subs).toHaveLength(1);
+			expect(await subscriptions()).toHaveLength(before + 1);
+			expect(subs[0].url).toMatch(new RegExp(`^https://localhost:${stack.n8n.port}/webhook/`));
+			expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created']);
+
+			let created: any;
+			const c = await expectOneExecution(wf, node, 'appointment.created', async () => {
+				created = await createAppointment({ status: 'CONFIRMED' });
+				return created.appointment_key;
+			});
+			expect(nodeOutput(c.execution, 'Which Event?', 0)).toHaveLength(1);
+			expect(nodeOutput(c.execution, 'Which Event?', 1)).toHaveLength(0);
+			const [hello] = nodeOutput(c.execution, 'New Appointment');
+			expect(hello.message).toBe(
+				`New appointment ${created.search_code} for ${created.person.full_name} at ${c.item.data.start_date}`,
+			);
+
+			const x = await expectOneExecution(wf, node, 'appointment.canceled', async () => {
+				await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${created.appointment_key}/?send_email=false`);
+				return created.appointment_key;
+			});
+			expect(nodeOutput(x.execution, 'Which Event?', 0)).toHaveLength(0);
+			const [bye] = nodeOutput(x.execution, 'Canceled Appointment');
+			expect(bye.message).toBe(`Appointment ${created.search_code} of ${created.person.full_name} was canceled`);
+			// send_email=false: the service sent no cancellation e-mail.
+			const { emails } = await stack.admin.ok('GET', '/__sandbox/emails/');
+			expect(emails.filter((e: any) => e.appointment_key === created.appointment_key)).toHaveLength(0);
+		} finally {
+			await deactivate(stack.api, wf);
+		}
+		await pollUntil('its subscription removed', async () => (ours(await subscriptions()).length === 0 ? true : undefined));
+		expect(await subscriptions()).toHaveLength(before);
 	});
 
 	test('6 created, cancelled and updated each give exactly one execution, with duplicate delivery on', async () => {
@@ -300,10 +343,11 @@ describe('trigger in a real n8n', () => {
 		await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: true } });
 		try {
 			await activate(stack.api, wf);
-			const subs = await pollUntil('exactly one subscription', async () => {
-				const s = await subscriptions();
-				return s.length === 1 ? s : undefined;
+			const subs = await pollUntil('its subscription', async () => {
+				const s = ours(await subscriptions());
+				return s.length > 0 ? s : undefined;
 			});
+			expect(subs).toHaveLength(1);
 			expect(subs[0].url).toMatch(new RegExp(`^https://localhost:${stack.n8n.port}/webhook/`));
 			expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created', 'appointment.updated']);
 
@@ -312,7 +356,9 @@ describe('trigger in a real n8n', () => {
 				created = await createAppointment({ status: 'CONFIRMED' });
 				return created.appointment_key;
 			});
-			expect(c.data.status).toBe('CONFIRMED');
+			expect(c.item.data.status).toBe('CONFIRMED');
+			// Remove Duplicates lets a first delivery through.
+			expect(nodeOutput(c.execution, 'Handle Event')).toHaveLength(1);
 
 			await expectOneExecution(wf, node, 'appointment.canceled', async () => {
 				await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${created.appointment_key}/?send_email=false`);
@@ -324,11 +370,21 @@ describe('trigger in a real n8n', () => {
 				await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${victim.appointment_key}/`, { body: { status: 'ATTENDED' } });
 				return victim.appointment_key;
 			});
-			expect(u.data.status).toBe('ATTENDED');
+			expect(u.item.data.status).toBe('ATTENDED');
+
+			// Six deliveries (every event twice), three executions in all: no late duplicate ran afterwards.
+			const d: any = await stack.admin.ok('GET', '/__sandbox/deliveries/');
+			const keysOf = [created.appointment_key, victim.appointment_key];
+			expect(d.deliveries.filter((x: any) => x.ok && keysOf.includes(x.appointment_key) && x.url === subs[0].url)).toHaveLength(6);
+			expect(await triggeredEvents(wf, node)).toEqual([
+				['appointment.created', created.appointment_key],
+				['appointment.canceled', created.appointment_key],
+				['appointment.updated', victim.appointment_key],
+			]);
 		} finally {
 			await deactivate(stack.api, wf).catch(() => undefined);
 			await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: false } });
 		}
-		await pollUntil('subscription removed', async () => ((await subscriptions()).length === 0 ? true : undefined));
+		await pollUntil('its subscription removed', async () => (ours(await subscriptions()).length === 0 ? true : undefined));
 	});
 });
