@@ -1,0 +1,23 @@
+/*
+ * Run by bench/parts/load.ts in a fresh `node` process (no tsx, no loader hooks), once per sample:
+ *   node load-probe.cjs <json>   where json = { preload: string[], files: string[] }
+ * Requires the `preload` modules first (what n8n has already loaded when it loads community nodes), then times
+ * `require` of each of `files` and `new` of each exported class, together, and prints {"ms": <elapsed>, "classes": <count>} on stdout.
+ */
+'use strict';
+const { preload, files } = JSON.parse(process.argv[2]);
+for (const m of preload) require(m);
+const start = process.hrtime.bigint();
+let classes = 0;
+for (const f of files) {
+	const mod = require(f);
+	for (const value of Object.values(mod)) {
+		// n8n instantiates every node and credential class it loads (to read its description): so do we.
+		if (typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value))) {
+			new value();
+			classes++;
+		}
+	}
+}
+const ms = Number(process.hrtime.bigint() - start) / 1e6;
+process.stdout.write(JSON.stringify({ ms, classes }) + '\n');

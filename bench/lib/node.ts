@@ -1,0 +1,59 @@
+/**
+ * The action node through the project's n8n-core harness, the sandbox's page size, and an explicit GC.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { runInNewContext } from 'node:vm';
+import v8 from 'node:v8';
+import { API_TOKEN, Client, ROOT, requireProjectFile } from './common';
+
+type RunNode = typeof import('../../test/helpers/n8n').runNode;
+
+export function loadRunNode(): { runNode: RunNode } {
+	if (!fs.existsSync(path.join(ROOT, 'nodes/Appointments/Appointments.node.ts'))) {
+		throw new Error('The action node is not available: nodes/Appointments/Appointments.node.ts does not exist (yet)');
+	}
+	return requireProjectFile<{ runNode: RunNode }>('test/helpers/n8n', 'The n8n-core harness');
+}
+
+let gcFn: (() => void) | undefined;
+
+/** A full garbage collection (exposed at run time when node was not started with --expose-gc). */
+export function gc(): void {
+	if (!gcFn) {
+		const global = (globalThis as { gc?: () => void }).gc;
+		if (global) gcFn = global;
+		else {
+			v8.setFlagsFromString('--expose-gc');
+			gcFn = runInNewContext('gc') as () => void;
+		}
+	}
+	gcFn();
+}
+
+/**
+ * Sets the sandbox's default page size (the node never sends page_size) through POST /__sandbox/config/, and
+ * checks that an unparameterised list request now answers pages of that size.
+ */
+export async function configurePageSize(admin: Client, baseUrl: string, pageSize: number): Promise<void> {
+	const config = (await admin.ok('GET', '/__sandbox/config/')) as Record<string, unknown>;
+	const key =
+		Object.keys(config).find((k) => /^(default_?)?page_?size$/i.test(k)) ??
+		(config.pagination && typeof config.pagination === 'object' ? undefined : 'pageSize');
+	let body: Record<string, unknown>;
+	if (key) body = { [key]: pageSize };
+	else body = { pagination: { ...(config.pagination as object), pageSize } };
+	await admin.ok('POST', '/__sandbox/config/', body);
+	const api = new Client(baseUrl, API_TOKEN);
+	try {
+		const page = await api.ok('GET', '/api/v3/appointments/');
+		const got = Array.isArray(page) ? page.length : page.results?.length;
+		if (got !== pageSize) {
+			throw new Error(
+				`the sandbox does not offer a configurable default page size: after POST /__sandbox/config/ ${JSON.stringify(body)} a list page has ${got} records, expected ${pageSize}`,
+			);
+		}
+	} finally {
+		await api.close();
+	}
+}

@@ -1,0 +1,180 @@
+/**
+ * Part 2: Bulk Update Status of 1,000 items with the sandbox adding 20 ms to every API response (a real network
+ * round trip). The node runs through the n8n-core harness with Options > Concurrency 1 and 10; the baseline is the
+ * ideal N x 20 ms / concurrency. The output must keep the input's order and pairing: item i of the output is the
+ * appointment of input item i, paired to item i.
+ *
+ * Context row: a bare undici loop of the same PATCH requests at concurrency 1 shows the floor the sandbox and
+ * the timer resolution give (how far above 20 ms one request is before any node code runs).
+ */
+import { Agent, request } from 'undici';
+import type { INodeExecutionData } from 'n8n-workflow';
+import {
+	ADMIN_TOKEN,
+	API_TOKEN,
+	Client,
+	median,
+	round,
+	startBenchSandbox,
+	type PartContext,
+	type Row,
+} from '../lib/common';
+import { gc, loadRunNode } from '../lib/node';
+
+const LATENCY_MS = 20;
+const STATUSES = ['ATTENDED', 'NO_SHOW'];
+
+export async function runBulkPart(ctx: PartContext): Promise<Row[]> {
+	const n = ctx.smoke ? 40 : 1000;
+	const bareN = ctx.smoke ? 20 : 200;
+	const { runNode } = loadRunNode();
+	const rows: Row[] = [];
+
+	const sb = await startBenchSandbox({ seed: Math.max(300, n + 100), latencyMs: 0 });
+	const admin = new Client(sb.url, ADMIN_TOKEN);
+	const api = new Client(sb.url, API_TOKEN);
+	const agent = new Agent({ keepAliveTimeout: 30000 });
+	try {
+		const keys = await updatableKeys(api, n);
+		const credentials = { baseUrl: sb.url, accessToken: API_TOKEN };
+		const params = (status: string, concurrency: number) => ({
+			resource: 'appointment',
+			operation: 'updateStatus',
+			appointmentKey: '={{ $json.appointment_key }}',
+			status,
+			options: { concurrency },
+		});
+		const input = keys.map((appointment_key, position) => ({ appointment_key, position }));
+
+		// Warm-up without latency: the code paths, the expression engine, the connections.
+		for (const concurrency of [1, 10]) {
+			const r = await runNode({ parameters: params(STATUSES[1], concurrency), credentials, input: input.slice(0, 50) });
+			if (r.error) throw new Error(`Update Status failed in the warm-up: ${r.error.message}`);
+		}
+
+		await setLatency(admin, LATENCY_MS);
+
+		let round_ = 0;
+		for (const [concurrency, target] of [
+			[1, 1.1],
+			[10, 1.3],
+		] as const) {
+			const status = STATUSES[round_++ % 2];
+			gc();
+			const t0 = performance.now();
+			const r = await runNode({ parameters: params(status, concurrency), credentials, input });
+			const ms = performance.now() - t0;
+			if (r.error) throw new Error(`Update Status (concurrency ${concurrency}) failed: ${r.error.message}`);
+			const ideal = (n * LATENCY_MS) / concurrency;
+			const ratio = ms / ideal;
+			const check = orderAndPairing(r.items[0] ?? [], keys, status);
+			ctx.log(`part 2: concurrency ${concurrency}: ${ms.toFixed(0)} ms, ideal ${ideal} ms, ratio ${ratio.toFixed(3)}; ${check.summary}`);
+			rows.push({
+				part: 2,
+				name: `Update Status, ${n} items, ${LATENCY_MS} ms latency, concurrency ${concurrency}: node / ideal`,
+				value: round(ms, 0),
+				baseline: ideal,
+				unit: 'ms',
+				ratio: round(ratio, 3),
+				target: `<= ${target}`,
+				met: ratio <= target,
+				details: { msPerItemAboveLatency: round((ms * concurrency) / n - LATENCY_MS, 3) },
+			});
+			rows.push({
+				part: 2,
+				name: `Update Status, concurrency ${concurrency}: output items in input order, paired, with the new status`,
+				value: check.good,
+				baseline: n,
+				unit: 'items',
+				target: `all ${n}`,
+				met: check.good === n && check.total === n,
+				details: { firstProblem: check.firstProblem, outputItems: check.total },
+			});
+		}
+
+		// Context: a bare undici loop of the same PATCH requests, one at a time.
+		const samples: number[] = [];
+		const t0 = performance.now();
+		for (let i = 0; i < bareN; i++) {
+			const s = performance.now();
+			const res = await request(`${sb.url}/api/v3/appointments/${encodeURIComponent(keys[i])}/`, {
+				method: 'PATCH',
+				dispatcher: agent,
+				headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json', accept: 'application/json' },
+				body: JSON.stringify({ status: STATUSES[0] }),
+			});
+			await res.body.text();
+			if (res.statusCode >= 300) throw new Error(`bare PATCH answered ${res.statusCode}`);
+			samples.push(performance.now() - s);
+		}
+		const bareMs = performance.now() - t0;
+		const bareIdeal = bareN * LATENCY_MS;
+		rows.push({
+			part: 2,
+			name: `Context: bare undici PATCH loop, ${bareN} requests, concurrency 1 / ideal`,
+			value: round(bareMs, 0),
+			baseline: bareIdeal,
+			unit: 'ms',
+			ratio: round(bareMs / bareIdeal, 3),
+			details: { medianRequestMs: round(median(samples), 3) },
+		});
+	} finally {
+		await setLatency(admin, 0).catch(() => undefined);
+		await agent.close();
+		await api.close();
+		await admin.close();
+		await sb.close();
+	}
+	return rows;
+}
+
+async function setLatency(admin: Client, latencyMs: number): Promise<void> {
+	await admin.ok('POST', '/__sandbox/faults/', { latencyMs });
+}
+
+/** Keys of appointments whose status can be changed (not cancelled), `n` of them. */
+async function updatableKeys(api: Client, n: number): Promise<string[]> {
+	const keys: string[] = [];
+	let next: string | undefined = '/api/v3/appointments/?page_size=500';
+	while (next && keys.length < n) {
+		const page = await api.ok('GET', next);
+		const results = (Array.isArray(page) ? page : page.results) as Array<{ appointment_key: string; status: string }>;
+		for (const r of results) if (!r.status.startsWith('CANCELED')) keys.push(r.appointment_key);
+		next = !Array.isArray(page) && page.next ? page.next : undefined;
+	}
+	if (keys.length < n) throw new Error(`the sandbox has only ${keys.length} appointments that are not cancelled, need ${n}`);
+	return keys.slice(0, n);
+}
+
+function pairedIndex(item: INodeExecutionData): number | undefined {
+	const p = item.pairedItem as unknown;
+	if (typeof p === 'number') return p;
+	if (Array.isArray(p)) return p.length === 1 ? pairedIndexOf(p[0]) : undefined;
+	return pairedIndexOf(p);
+}
+
+function pairedIndexOf(p: unknown): number | undefined {
+	if (typeof p === 'number') return p;
+	if (p && typeof p === 'object' && typeof (p as { item?: unknown }).item === 'number') return (p as { item: number }).item;
+	return undefined;
+}
+
+function orderAndPairing(items: INodeExecutionData[], keys: string[], status: string) {
+	let good = 0;
+	let firstProblem: string | undefined;
+	items.forEach((item, i) => {
+		const json = item.json as { appointment_key?: string; status?: string };
+		const problems: string[] = [];
+		if (json.appointment_key !== keys[i]) problems.push(`appointment_key ${json.appointment_key} instead of ${keys[i]}`);
+		if (pairedIndex(item) !== i) problems.push(`pairedItem ${JSON.stringify(item.pairedItem)}`);
+		if (json.status !== status) problems.push(`status ${json.status} instead of ${status}`);
+		if (problems.length === 0) good++;
+		else firstProblem ??= `output item ${i}: ${problems.join(', ')}`;
+	});
+	return {
+		good,
+		total: items.length,
+		firstProblem,
+		summary: `${good}/${keys.length} output items in order and paired${firstProblem ? ` (first problem: ${firstProblem})` : ''}`,
+	};
+}

@@ -1,0 +1,146 @@
+/**
+ * Part 6 (--n8n): a real n8n 2.41.1 (scripts/stack.ts: https on localhost, our package installed from its
+ * tarball, sandbox on loopback). Two workflows with the same shape, both active:
+ *   A: Appointments Trigger (all three events, default options) -> No Operation
+ *   B: n8n's Webhook node (POST, respond immediately)            -> No Operation
+ * autocannon (child process, 10 connections) POSTs a distinct realistic envelope per request (fresh
+ * appointment_key and timestamp, so the trigger's dedupe never drops one) to each webhook URL, alternating
+ * A, B, A, B after a warm-up; the median requests/s of A / that of B is the figure (target >= 0.9). Executions
+ * are saved for both as the stack configures n8n. Only 2xx answers count.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { median, pollUntil, round, type PartContext, type Row } from '../lib/common';
+import { cannon } from '../lib/cannon';
+import { DEV_DIR } from '../../scripts/paths';
+
+const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
+
+export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
+	const stackMod = (await import('../../scripts/stack')) as typeof import('../../scripts/stack');
+	const proc = (await import('../../scripts/proc')) as typeof import('../../scripts/proc');
+	proc.killAllOnSignals();
+	const root = path.join(DEV_DIR, 'bench');
+	if (fs.existsSync(root)) fs.rmSync(root, { recursive: true, force: true });
+	const userFolder = path.join(root, `run-${Date.now()}`);
+	ctx.log('part 6: starting the stack (build, pack, install into n8n, sandbox, n8n)...');
+	const stack = await stackMod.startStack({
+		userFolder,
+		owner: { email: 'bench@example.com', password: 'Bench-Passw0rd', firstName: 'Bench', lastName: 'Owner' },
+		reimport: 'always',
+		log: (m) => ctx.log(`part 6: ${m}`),
+	});
+	try {
+		const noop = (x: number) => ({
+			parameters: {},
+			id: crypto.randomUUID(),
+			name: 'Handle Event',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [x, 0],
+		});
+		const triggerHookId = crypto.randomUUID();
+		const ours = await stack.api.ok('POST', '/api/v1/workflows', {
+			body: {
+				name: 'Bench: Appointments Trigger',
+				nodes: [
+					{
+						parameters: { events: ['appointment.created', 'appointment.updated', 'appointment.canceled'], options: {} },
+						id: crypto.randomUUID(),
+						name: 'On Appointment Event',
+						type: TRIGGER_TYPE,
+						typeVersion: 1,
+						position: [0, 0],
+						webhookId: triggerHookId,
+						credentials: { appointmentsApi: { id: stackMod.CREDENTIAL_ID, name: stackMod.CREDENTIAL_NAME } },
+					},
+					noop(220),
+				],
+				connections: { 'On Appointment Event': { main: [[{ node: 'Handle Event', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			},
+		});
+		const webhookPath = `bench-${crypto.randomBytes(4).toString('hex')}`;
+		const theirs = await stack.api.ok('POST', '/api/v1/workflows', {
+			body: {
+				name: 'Bench: n8n Webhook node',
+				nodes: [
+					{
+						parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
+						id: crypto.randomUUID(),
+						name: 'Webhook',
+						type: 'n8n-nodes-base.webhook',
+						typeVersion: 2,
+						position: [0, 0],
+						webhookId: crypto.randomUUID(),
+					},
+					noop(220),
+				],
+				connections: { Webhook: { main: [[{ node: 'Handle Event', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			},
+		});
+		await stackMod.activate(stack.api, ours.id);
+		await stackMod.activate(stack.api, theirs.id);
+
+		// The trigger's callback URL is the one it registered at the sandbox on activation.
+		const ourUrl = await pollUntil(
+			'the trigger subscription at the sandbox',
+			async () => {
+				const b = await stack.admin.ok('GET', '/__sandbox/webhooks/');
+				const subs = (Array.isArray(b) ? b : (b.webhooks ?? b.results ?? [])) as Array<{ url: string }>;
+				return subs.find((s) => s.url.includes(triggerHookId))?.url;
+			},
+			30000,
+			200,
+		);
+		const theirUrl = `${stack.n8n.url}/webhook/${webhookPath}`;
+		ctx.log(`part 6: ours ${ourUrl}, theirs ${theirUrl}`);
+
+		const duration = ctx.smoke ? 2 : 10;
+		const rounds = ctx.smoke ? 1 : 3;
+		const shoot = (url: string, seconds: number) =>
+			cannon({ url, connections: 10, durationSec: seconds, envelopes: true });
+		// Warm-up of both (JIT, sqlite, connection pools).
+		for (const url of [ourUrl, theirUrl]) {
+			const w = await shoot(url, ctx.smoke ? 1 : 3);
+			if (w.requestsTotal === 0 || w.non2xx > w.requestsTotal / 2) {
+				throw new Error(`warm-up of ${url}: ${w.non2xx} non-2xx of ${w.requestsTotal} (${JSON.stringify(w.statusCodes)})`);
+			}
+		}
+		const a: number[] = [];
+		const b: number[] = [];
+		const raw: unknown[] = [];
+		for (let r = 0; r < rounds; r++) {
+			for (const which of r % 2 === 0 ? ['ours', 'theirs'] : ['theirs', 'ours']) {
+				const res = await shoot(which === 'ours' ? ourUrl : theirUrl, duration);
+				if (res.non2xx || res.errors) {
+					throw new Error(`${which}: ${res.non2xx} non-2xx, ${res.errors} errors of ${res.requestsTotal} (${JSON.stringify(res.statusCodes)})`);
+				}
+				(which === 'ours' ? a : b).push(res.requestsPerSec);
+				raw.push({ which, ...res });
+				ctx.log(`part 6: ${which} ${res.requestsPerSec.toFixed(0)} req/s (p50 ${res.latencyMedianMs} ms)`);
+			}
+		}
+		const ourRate = median(a);
+		const theirRate = median(b);
+		const ratio = ourRate / theirRate;
+		return [
+			{
+				part: 6,
+				name: 'Real n8n: webhook requests/s, Appointments Trigger workflow / Webhook node workflow (autocannon, 10 conn.)',
+				value: round(ourRate, 0),
+				baseline: round(theirRate, 0),
+				unit: 'req/s',
+				ratio: round(ratio, 3),
+				target: '>= 0.9',
+				met: ratio >= 0.9,
+				details: { durationSec: duration, rounds, ours: a.map((v) => round(v, 0)), theirs: b.map((v) => round(v, 0)), raw },
+			},
+		];
+	} finally {
+		await stack.stop();
+		await proc.stopAll();
+	}
+}

@@ -1,0 +1,166 @@
+/**
+ * Part 5: the sandbox's own speed, so that parts 1-3 are known to measure the node and not the sandbox.
+ *
+ * - List requests per second: autocannon (child process) against GET /api/v3/appointments/ over the same 10,000
+ *   appointments as part 1, default page size, with 1 connection (sequential, like the node's paging) and 10.
+ *   The per-request time at 1 connection is compared with the node's per-page time of part 1 when known.
+ * - Webhook deliveries per second: an https receiver on loopback (self-signed certificate the sandbox is told
+ *   to trust), one subscription to appointment.updated, N status updates sent 10 at a time; time from the first
+ *   update to the N-th delivery received.
+ */
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import selfsigned from 'selfsigned';
+import { Agent, request } from 'undici';
+import {
+	ADMIN_TOKEN,
+	API_TOKEN,
+	Client,
+	pollUntil,
+	round,
+	startBenchSandbox,
+	type PartContext,
+	type Row,
+} from '../lib/common';
+import { cannon } from '../lib/cannon';
+
+export async function runSandboxPart(ctx: PartContext, nodeMsPerPage?: number): Promise<Row[]> {
+	const rows: Row[] = [];
+	const total = ctx.smoke ? 600 : 10000;
+	const duration = ctx.smoke ? 1 : 5;
+
+	// ---- list requests per second
+	{
+		const sb = await startBenchSandbox({ seed: total });
+		try {
+			for (const connections of [1, 10]) {
+				const r = await cannon({
+					url: `${sb.url}/api/v3/appointments/`,
+					connections,
+					durationSec: duration,
+					headers: { authorization: `Bearer ${API_TOKEN}`, accept: 'application/json' },
+				});
+				if (r.non2xx || r.errors) throw new Error(`list under load: ${r.non2xx} non-2xx, ${r.errors} errors`);
+				ctx.log(`part 5: list ${connections} connection(s): ${r.requestsPerSec.toFixed(0)} req/s, median ${r.latencyMedianMs} ms`);
+				const perRequestMs = 1000 / r.requestsPerSec;
+				const row: Row = {
+					part: 5,
+					name: `Sandbox list, ${total} appointments, default page, ${connections} connection${connections > 1 ? 's' : ''} (autocannon ${duration} s)`,
+					value: round(r.requestsPerSec, 0),
+					unit: 'req/s',
+					details: { ...r, perRequestMs: round(perRequestMs, 3) },
+				};
+				if (connections === 1 && nodeMsPerPage) {
+					// How much of the node's time per page of part 1 is the sandbox answering.
+					row.baseline = round(1000 / nodeMsPerPage, 0);
+					row.ratio = round(r.requestsPerSec / (1000 / nodeMsPerPage), 2);
+					row.details!.note = 'baseline = pages per second the node fetched in part 1 (default page size); ratio = sandbox capacity / node page rate';
+				}
+				rows.push(row);
+			}
+		} finally {
+			await sb.close();
+		}
+	}
+
+	// ---- webhook deliveries per second to a local https receiver
+	{
+		const n = ctx.smoke ? 50 : 1000;
+		const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+			days: 2,
+			keySize: 2048,
+			algorithm: 'sha256',
+			extensions: [
+				{ name: 'basicConstraints', cA: true },
+				{ name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true },
+				{ name: 'extKeyUsage', serverAuth: true },
+				{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+			],
+		});
+		const received = new Set<string>();
+		let receivedCount = 0;
+		let lastAt = 0;
+		const receiver = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+			let body = '';
+			req.setEncoding('utf8');
+			req.on('data', (d) => (body += d));
+			req.on('end', () => {
+				try {
+					const e = JSON.parse(body);
+					received.add(`${e.event}|${e.data?.appointment_key}|${e.timestamp}`);
+				} catch {
+					/* counted below anyway */
+				}
+				receivedCount++;
+				lastAt = performance.now();
+				res.writeHead(200, { 'content-type': 'application/json' });
+				res.end('{"ok":true}');
+			});
+		});
+		await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+		const port = (receiver.address() as AddressInfo).port;
+		const sb = await startBenchSandbox({ seed: n + 200, ca: pems.cert, retrySchedule: [100, 200], deliveryTimeoutMs: 5000 });
+		const api = new Client(sb.url, API_TOKEN);
+		const admin = new Client(sb.url, ADMIN_TOKEN);
+		const agent = new Agent({ keepAliveTimeout: 30000, connections: 10 });
+		try {
+			await api.ok('POST', '/api/v3/webhooks/', { url: `https://localhost:${port}/hook`, events: ['appointment.updated'] });
+			const keys: string[] = [];
+			let next: string | undefined = '/api/v3/appointments/?page_size=500';
+			while (next && keys.length < n) {
+				const page = await api.ok('GET', next);
+				for (const r of page.results as Array<{ appointment_key: string; status: string }>) {
+					if (!r.status.startsWith('CANCELED')) keys.push(r.appointment_key);
+				}
+				next = page.next ?? undefined;
+			}
+			if (keys.length < n) throw new Error(`only ${keys.length} updatable appointments`);
+			const t0 = performance.now();
+			let i = 0;
+			let patchedAt = 0;
+			await Promise.all(
+				Array.from({ length: 10 }, async () => {
+					while (i < n) {
+						const key = keys[i++];
+						const res = await request(`${sb.url}/api/v3/appointments/${key}/`, {
+							method: 'PATCH',
+							dispatcher: agent,
+							headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
+							body: JSON.stringify({ status: 'ATTENDED' }),
+						});
+						await res.body.text();
+						if (res.statusCode >= 300) throw new Error(`PATCH answered ${res.statusCode}`);
+					}
+					patchedAt = performance.now();
+				}),
+			);
+			await pollUntil(`${n} deliveries at the receiver (got ${receivedCount})`, () => (receivedCount >= n ? true : undefined), ctx.smoke ? 20000 : 60000, 5);
+			const ms = lastAt - t0;
+			const deliveries = await admin.ok('GET', '/__sandbox/deliveries/');
+			const failed = (deliveries.deliveries as Array<{ ok: boolean }>).filter((d) => !d.ok).length;
+			ctx.log(`part 5: ${n} deliveries in ${ms.toFixed(0)} ms (${((n / ms) * 1000).toFixed(0)}/s), ${failed} failed attempts`);
+			rows.push({
+				part: 5,
+				name: `Sandbox webhook deliveries to a local https receiver (${n} status updates, 10 at a time)`,
+				value: round((n / ms) * 1000, 0),
+				unit: 'deliveries/s',
+				details: {
+					events: n,
+					distinctReceived: received.size,
+					receivedRequests: receivedCount,
+					failedAttempts: failed,
+					updatesSentPerSec: round((n / (patchedAt - t0)) * 1000, 0),
+					msFirstUpdateToLastDelivery: round(ms, 1),
+				},
+			});
+		} finally {
+			await agent.close();
+			await api.close();
+			await admin.close();
+			await sb.close();
+			receiver.closeAllConnections();
+			await new Promise((resolve) => receiver.close(resolve));
+		}
+	}
+	return rows;
+}
