@@ -1,0 +1,170 @@
+/**
+ * `npm run sandbox -- --port 8787 [options]`: runs the sandbox until SIGINT/SIGTERM.
+ * Prints `SANDBOX_URL=<url>` on a line of its own, then the tokens (SANDBOX_TOKEN=, SANDBOX_RESTRICTED_TOKEN=,
+ * SANDBOX_ADMIN_TOKEN=). `--help` lists every flag.
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { startSandbox, type SandboxOptions } from './index';
+
+const HELP = `Usage: npm run sandbox -- [options]
+
+  --port N                   port (default 8787; 0 picks a free one)
+  --host H                   address to listen on (default 127.0.0.1)
+  --tls-cert FILE            serve https with this certificate (PEM) ...
+  --tls-key FILE             ... and this key (PEM)
+  --ca FILE                  extra CA (PEM) trusted for https callbacks, besides the system CAs (repeatable)
+  --token T                  full-access API token (repeatable; default: one random token)
+  --restricted-token T       appointments-only token: /webhooks/ answers 403 (repeatable)
+  --admin-token T            token for /__sandbox/ (default: random)
+  --seed N                   number of seed appointments (default 300)
+  --seed-value N             seed of the deterministic generator (default 1)
+  --now ISO                  fix "now" for the seed data (default: current time)
+  --time-zone TZ             account time zone (default America/Santiago)
+  --pagination page|cursor|none              (default page)
+  --mutation-response body|empty             (default body: 200 + record; empty: 204)
+  --next-links absolute|relative             (default absolute)
+  --next-origin ORIGIN       origin written into absolute next links
+  --webhook-list paginated|array             (default paginated)
+  --retry-schedule MS,MS,... delays between delivery attempts (default 500,1000,2000,4000,8000)
+  --delivery-timeout-ms N    per-attempt time-out (default 10000)
+  --delivery-concurrency N   attempts in flight at once (default 64)
+  --duplicate-delivery       deliver every event twice
+  --shuffle-delivery         shuffle the order of queued deliveries
+  --shuffle-window-ms N      events queued within this window are shuffled together (default 100)
+  --allow-insecure-callbacks accept http:// callback URLs (sandbox only; the spec demands https)
+  --latency-ms N             added to every API response
+  --help                     this text
+`;
+
+function fail(message: string): never {
+	process.stderr.write(`sandbox: ${message}\n\n${HELP}`);
+	process.exit(2);
+}
+
+function int(name: string, v: string | undefined, min = 0): number | undefined {
+	if (v === undefined) return undefined;
+	if (!/^\d+$/.test(v) || Number(v) < min) fail(`--${name} expects an integer >= ${min}, got "${v}"`);
+	return Number(v);
+}
+
+function oneOf<T extends string>(name: string, v: string | undefined, allowed: readonly T[]): T | undefined {
+	if (v === undefined) return undefined;
+	if (!(allowed as readonly string[]).includes(v)) fail(`--${name} expects one of ${allowed.join(', ')}, got "${v}"`);
+	return v as T;
+}
+
+function read(name: string, file: string): string {
+	try {
+		return fs.readFileSync(file, 'utf8');
+	} catch (e) {
+		fail(`--${name}: cannot read ${file}: ${(e as Error).message}`);
+	}
+}
+
+async function main() {
+	let values: Record<string, string | string[] | boolean | undefined>;
+	try {
+		({ values } = parseArgs({
+			options: {
+				port: { type: 'string' },
+				host: { type: 'string' },
+				'tls-cert': { type: 'string' },
+				'tls-key': { type: 'string' },
+				ca: { type: 'string', multiple: true },
+				token: { type: 'string', multiple: true },
+				'restricted-token': { type: 'string', multiple: true },
+				'admin-token': { type: 'string' },
+				seed: { type: 'string' },
+				'seed-value': { type: 'string' },
+				now: { type: 'string' },
+				'time-zone': { type: 'string' },
+				pagination: { type: 'string' },
+				'mutation-response': { type: 'string' },
+				'next-links': { type: 'string' },
+				'next-origin': { type: 'string' },
+				'webhook-list': { type: 'string' },
+				'retry-schedule': { type: 'string' },
+				'delivery-timeout-ms': { type: 'string' },
+				'delivery-concurrency': { type: 'string' },
+				'duplicate-delivery': { type: 'boolean' },
+				'shuffle-delivery': { type: 'boolean' },
+				'shuffle-window-ms': { type: 'string' },
+				'allow-insecure-callbacks': { type: 'boolean' },
+				'latency-ms': { type: 'string' },
+				help: { type: 'boolean' },
+			},
+			strict: true,
+			allowPositionals: false,
+		}));
+	} catch (e) {
+		fail((e as Error).message);
+	}
+	if (values.help) {
+		process.stdout.write(HELP);
+		return;
+	}
+	const s = (k: string) => values[k] as string | undefined;
+	const list = (k: string) => values[k] as string[] | undefined;
+	if (!!s('tls-cert') !== !!s('tls-key')) fail('--tls-cert and --tls-key go together');
+	let retrySchedule: number[] | undefined;
+	if (s('retry-schedule') !== undefined) {
+		const parts = s('retry-schedule')!.split(',').map((x) => x.trim()).filter((x) => x !== '');
+		retrySchedule = parts.map((p) => int('retry-schedule', p)!);
+	}
+	const options: SandboxOptions = {
+		port: int('port', s('port')) ?? 8787,
+		host: s('host') ?? '127.0.0.1',
+		tls: s('tls-cert') ? { cert: read('tls-cert', s('tls-cert')!), key: read('tls-key', s('tls-key')!) } : undefined,
+		ca: list('ca')?.map((f) => read('ca', f)),
+		tokens: list('token'),
+		restrictedTokens: list('restricted-token'),
+		adminToken: s('admin-token'),
+		seed: int('seed', s('seed')),
+		seedValue: int('seed-value', s('seed-value')),
+		now: s('now'),
+		timeZone: s('time-zone'),
+		pagination: oneOf('pagination', s('pagination'), ['page', 'cursor', 'none'] as const),
+		mutationResponse: oneOf('mutation-response', s('mutation-response'), ['body', 'empty'] as const),
+		nextLinks: oneOf('next-links', s('next-links'), ['absolute', 'relative'] as const),
+		nextOrigin: s('next-origin'),
+		webhookList: oneOf('webhook-list', s('webhook-list'), ['paginated', 'array'] as const),
+		retrySchedule,
+		deliveryTimeoutMs: int('delivery-timeout-ms', s('delivery-timeout-ms'), 1),
+		deliveryConcurrency: int('delivery-concurrency', s('delivery-concurrency'), 1),
+		duplicateDelivery: values['duplicate-delivery'] as boolean | undefined,
+		shuffleDelivery: values['shuffle-delivery'] as boolean | undefined,
+		shuffleWindowMs: int('shuffle-window-ms', s('shuffle-window-ms')),
+		allowInsecureCallbacks: values['allow-insecure-callbacks'] as boolean | undefined,
+		latencyMs: int('latency-ms', s('latency-ms')),
+	};
+	let sb;
+	try {
+		sb = await startSandbox(options);
+	} catch (e) {
+		fail((e as Error).message);
+	}
+	const lines = [`SANDBOX_URL=${sb.url}`, ...sb.tokens.map((t) => `SANDBOX_TOKEN=${t}`), ...sb.restrictedTokens.map((t) => `SANDBOX_RESTRICTED_TOKEN=${t}`), `SANDBOX_ADMIN_TOKEN=${sb.adminToken}`];
+	process.stdout.write(`${lines.join('\n')}\n`);
+	let stopping = false;
+	const stop = (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		process.stderr.write(`sandbox: ${signal} received, finishing in-flight deliveries...\n`);
+		sb.close().then(
+			() => {
+				process.stderr.write('sandbox: stopped\n');
+				process.exit(0);
+			},
+			(e) => {
+				process.stderr.write(`sandbox: error while stopping: ${(e as Error).message}\n`);
+				process.exit(1);
+			},
+		);
+	};
+	process.on('SIGINT', () => stop('SIGINT'));
+	process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();

@@ -1,0 +1,286 @@
+/**
+ * Webhook delivery: one job per (event, webhook[, copy]); attempts over one reusable undici Agent, retried on the
+ * configured schedule, every attempt logged. The API never waits for it.
+ */
+import crypto from 'node:crypto';
+import tls from 'node:tls';
+import { Agent, request } from 'undici';
+
+import type { RuntimeConfig } from './options';
+
+export interface DeliveryLogEntry {
+	event_id: string;
+	/** 1, or 2 for the second copy when duplicateDelivery is on */
+	copy: number;
+	webhook_key: string;
+	url: string;
+	event: string;
+	appointment_key: string;
+	attempt: number;
+	/** HTTP status of the callback's answer, null when there was none (time-out, connection error) */
+	status: number | null;
+	error: string | null;
+	ok: boolean;
+	/** true on the last failed attempt: no further attempt will be made */
+	gave_up: boolean;
+	at: string;
+	duration_ms: number;
+}
+
+interface Job {
+	event_id: string;
+	copy: number;
+	webhook_key: string;
+	url: string;
+	event: string;
+	appointment_key: string;
+	body: string;
+	attempts: number;
+	timer?: NodeJS.Timeout;
+	generation: number;
+}
+
+export interface DeliveryCounters {
+	pending: number;
+	total_events: number;
+	attempts: number;
+	succeeded: number;
+	failed_attempts: number;
+	gave_up: number;
+}
+
+class Queue<T> {
+	private items: T[] = [];
+	private head = 0;
+	get length() {
+		return this.items.length - this.head;
+	}
+	push(x: T) {
+		this.items.push(x);
+	}
+	shift(): T | undefined {
+		if (this.head >= this.items.length) return undefined;
+		const x = this.items[this.head];
+		this.items[this.head++] = undefined as unknown as T;
+		if (this.head > 1024 && this.head * 2 > this.items.length) {
+			this.items = this.items.slice(this.head);
+			this.head = 0;
+		}
+		return x;
+	}
+	drain(): T[] {
+		const out = this.items.slice(this.head);
+		this.items = [];
+		this.head = 0;
+		return out;
+	}
+}
+
+function shuffle<T>(list: T[]): T[] {
+	for (let i = list.length - 1; i > 0; i--) {
+		const j = crypto.randomInt(i + 1);
+		[list[i], list[j]] = [list[j], list[i]];
+	}
+	return list;
+}
+
+export class DeliveryEngine {
+	log: DeliveryLogEntry[] = [];
+	private ready = new Queue<Job>();
+	private held: Job[] = [];
+	private heldTimer?: NodeJS.Timeout;
+	private waiting = new Set<Job>();
+	private inFlight = new Set<Promise<void>>();
+	private generation = 0;
+	private agent: Agent;
+	private agentCa: string;
+	private closing = false;
+	private counters: Omit<DeliveryCounters, 'pending'> = { total_events: 0, attempts: 0, succeeded: 0, failed_attempts: 0, gave_up: 0 };
+	pending = 0;
+
+	constructor(
+		private readonly cfg: () => RuntimeConfig,
+		private readonly maxLog = 200_000,
+		private readonly userAgent = 'appointments-sandbox/1.0',
+	) {
+		this.agentCa = JSON.stringify(cfg().ca);
+		this.agent = this.makeAgent();
+	}
+
+	private makeAgent(): Agent {
+		const ca = this.cfg().ca;
+		return new Agent({
+			connect: ca.length ? { ca: [...tls.rootCertificates, ...ca] } : {},
+			keepAliveTimeout: 10_000,
+			keepAliveMaxTimeout: 60_000,
+		});
+	}
+
+	/** Call after the configuration changed: a new trust store gets a new Agent. */
+	configChanged() {
+		const ca = JSON.stringify(this.cfg().ca);
+		if (ca !== this.agentCa) {
+			const old = this.agent;
+			this.agentCa = ca;
+			this.agent = this.makeAgent();
+			void old.close().catch(() => undefined);
+		}
+		this.pump();
+	}
+
+	stats(): DeliveryCounters {
+		return { pending: this.pending, ...this.counters };
+	}
+
+	/** Queues one event for each webhook. `body` is the serialised envelope, identical for every attempt. */
+	enqueue(event: string, appointmentKey: string, body: string, targets: Array<{ webhook_key: string; url: string }>) {
+		if (this.closing || !targets.length) return;
+		const cfg = this.cfg();
+		const event_id = crypto.randomUUID();
+		const copies = cfg.duplicateDelivery ? 2 : 1;
+		for (const t of targets) {
+			for (let copy = 1; copy <= copies; copy++) {
+				const job: Job = { event_id, copy, webhook_key: t.webhook_key, url: t.url, event, appointment_key: appointmentKey, body, attempts: 0, generation: this.generation };
+				this.pending++;
+				this.counters.total_events++;
+				if (cfg.shuffleDelivery) this.held.push(job);
+				else this.ready.push(job);
+			}
+		}
+		if (cfg.shuffleDelivery) {
+			this.heldTimer ??= setTimeout(() => {
+				this.heldTimer = undefined;
+				for (const j of shuffle(this.held.splice(0))) this.ready.push(j);
+				this.pump();
+			}, cfg.shuffleWindowMs);
+		}
+		this.pump();
+	}
+
+	private pump() {
+		const limit = this.cfg().deliveryConcurrency;
+		while (!this.closing && this.inFlight.size < limit && this.ready.length) {
+			const job = this.ready.shift()!;
+			if (job.generation !== this.generation) continue;
+			const p: Promise<void> = this.attempt(job).finally(() => {
+				this.inFlight.delete(p);
+				this.pump();
+			});
+			this.inFlight.add(p);
+		}
+	}
+
+	private async attempt(job: Job): Promise<void> {
+		const cfg = this.cfg();
+		job.attempts++;
+		const started = Date.now();
+		let status: number | null = null;
+		let error: string | null = null;
+		const timeout = cfg.deliveryTimeoutMs;
+		try {
+			const res = await request(job.url, {
+				method: 'POST',
+				body: job.body,
+				headers: { 'content-type': 'application/json', 'user-agent': this.userAgent },
+				dispatcher: this.agent,
+				headersTimeout: timeout,
+				bodyTimeout: timeout,
+				signal: AbortSignal.timeout(timeout),
+			});
+			status = res.statusCode;
+			await res.body.dump({ limit: 65536 }).catch(() => undefined);
+			if (status < 200 || status > 299) error = `HTTP ${status}`;
+		} catch (e) {
+			const err = e as Error & { code?: string; cause?: Error & { code?: string } };
+			if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') {
+				error = `timed out after ${timeout} ms`;
+			} else {
+				const code = err.code ?? err.cause?.code;
+				const message = err.cause?.message ?? err.message;
+				error = code ? `${code}: ${message}` : message;
+			}
+			status = null;
+		}
+		if (job.generation !== this.generation) return; // reset while in flight: not part of the new log
+		const ok = error === null;
+		const retries = cfg.retrySchedule;
+		const gaveUp = !ok && (job.attempts > retries.length || this.closing);
+		this.counters.attempts++;
+		if (ok) this.counters.succeeded++;
+		else this.counters.failed_attempts++;
+		if (gaveUp) this.counters.gave_up++;
+		this.record(job, status, ok ? null : this.closing && job.attempts <= retries.length ? `${error}; sandbox shut down, no further attempt` : error, ok, gaveUp, started);
+		if (ok || gaveUp) {
+			this.pending--;
+			return;
+		}
+		const wait = retries[job.attempts - 1];
+		job.timer = setTimeout(() => {
+			this.waiting.delete(job);
+			job.timer = undefined;
+			if (job.generation !== this.generation) return;
+			this.ready.push(job);
+			this.pump();
+		}, wait);
+		this.waiting.add(job);
+	}
+
+	private record(job: Job, status: number | null, error: string | null, ok: boolean, gaveUp: boolean, started: number) {
+		if (this.log.length >= this.maxLog) this.log.splice(0, Math.ceil(this.maxLog / 10));
+		this.log.push({
+			event_id: job.event_id,
+			copy: job.copy,
+			webhook_key: job.webhook_key,
+			url: job.url,
+			event: job.event,
+			appointment_key: job.appointment_key,
+			attempt: job.attempts,
+			status,
+			error,
+			ok,
+			gave_up: gaveUp,
+			at: new Date(started).toISOString(),
+			duration_ms: Date.now() - started,
+		});
+	}
+
+	/** Drops every queued and scheduled delivery and the log (sandbox reset). In-flight attempts are not logged. */
+	reset() {
+		this.generation++;
+		for (const j of this.waiting) clearTimeout(j.timer);
+		this.waiting.clear();
+		this.ready.drain();
+		this.held = [];
+		if (this.heldTimer) clearTimeout(this.heldTimer);
+		this.heldTimer = undefined;
+		this.pending = 0;
+		this.log = [];
+		this.counters = { total_events: 0, attempts: 0, succeeded: 0, failed_attempts: 0, gave_up: 0 };
+	}
+
+	clearLog() {
+		this.log = [];
+	}
+
+	/**
+	 * Shutdown: attempts in flight finish (bounded by the delivery time-out) and are logged; queued and scheduled
+	 * deliveries are logged as given up without another attempt.
+	 */
+	async close(): Promise<void> {
+		this.closing = true;
+		if (this.heldTimer) clearTimeout(this.heldTimer);
+		const notSent = [...this.ready.drain(), ...this.held.splice(0)].filter((j) => j.generation === this.generation);
+		for (const j of this.waiting) {
+			clearTimeout(j.timer);
+			if (j.generation === this.generation) notSent.push(j);
+		}
+		this.waiting.clear();
+		for (const j of notSent) {
+			this.counters.gave_up++;
+			this.pending--;
+			this.record({ ...j, attempts: j.attempts }, null, 'sandbox shut down before this delivery was attempted again', false, true, Date.now());
+		}
+		await Promise.allSettled([...this.inFlight]);
+		await this.agent.close().catch(() => undefined);
+	}
+}

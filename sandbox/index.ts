@@ -1,0 +1,56 @@
+/**
+ * The sandbox: a local stand-in of the scheduling service (API, webhook delivery, fault injection).
+ * Not part of the published package; the nodes never import it. See sandbox/README.md.
+ *
+ *   const sb = await startSandbox({ port: 0, tokens: ['t'], adminToken: 'a' });
+ *   sb.url // 'http://127.0.0.1:PORT' (no trailing slash)
+ *   await sb.close();
+ */
+import type { AddressInfo } from 'node:net';
+
+import type { SandboxOptions } from './options';
+import { buildServer } from './server';
+
+export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList } from './options';
+export { STATUSES, CANCELLED_STATUSES, LIST_FILTERS } from './store';
+export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './server';
+
+export interface Sandbox {
+	/** Base URL without trailing slash, e.g. http://127.0.0.1:8787 (the credential's base URL). */
+	url: string;
+	port: number;
+	/** Full-access API tokens (generated when not given). */
+	tokens: string[];
+	restrictedTokens: string[];
+	adminToken: string;
+	/**
+	 * Stops accepting requests, lets delivery attempts in flight finish (bounded by the delivery time-out) and
+	 * records queued or scheduled deliveries as given up. Safe to call twice.
+	 */
+	close(): Promise<void>;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+	const { app, state, tokens, restrictedTokens, adminToken } = await buildServer(options);
+	const host = options.host ?? '127.0.0.1';
+	await app.listen({ port: options.port ?? 0, host });
+	const port = (app.server.address() as AddressInfo).port;
+	const shownHost = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+	const url = `${options.tls ? 'https' : 'http'}://${shownHost}:${port}`;
+	let closing: Promise<void> | undefined;
+	return {
+		url,
+		port,
+		tokens,
+		restrictedTokens,
+		adminToken,
+		close() {
+			closing ??= (async () => {
+				const stopped = app.close();
+				await state.deliveries.close();
+				await stopped;
+			})();
+			return closing;
+		},
+	};
+}

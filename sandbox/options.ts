@@ -1,0 +1,159 @@
+/** Options of the sandbox (start-up and run-time), their defaults and their validation. */
+import { z } from 'zod/v4';
+
+import { isValidTimeZone } from './dates';
+
+export type Pagination = 'page' | 'cursor' | 'none';
+export type MutationResponse = 'body' | 'empty';
+export type NextLinks = 'absolute' | 'relative';
+export type WebhookList = 'paginated' | 'array';
+
+export interface SandboxOptions {
+	port?: number;
+	host?: string;
+	/** Full-access API tokens. Default: one random token (see the returned `tokens`). */
+	tokens?: string[];
+	/** Appointments only: every /webhooks/ endpoint answers 403. */
+	restrictedTokens?: string[];
+	/** Token for /__sandbox/. Default: a random token (see the returned `adminToken`). */
+	adminToken?: string;
+	/** Number of seed appointments (default 300). */
+	seed?: number;
+	/** Seed of the deterministic generator (default 1). */
+	seedValue?: number;
+	/** ISO datetime used as "now" for the seed (default: the current time at start/reset). */
+	now?: string;
+	timeZone?: string;
+	pagination?: Pagination;
+	mutationResponse?: MutationResponse;
+	nextLinks?: NextLinks;
+	nextOrigin?: string;
+	webhookList?: WebhookList;
+	retrySchedule?: number[];
+	deliveryTimeoutMs?: number;
+	duplicateDelivery?: boolean;
+	shuffleDelivery?: boolean;
+	/** Events queued within this window are shuffled together (shuffleDelivery only). Default 100 ms. */
+	shuffleWindowMs?: number;
+	/** Attempts in flight at once, over all webhooks. Default 64. */
+	deliveryConcurrency?: number;
+	/** Sandbox-only escape hatch: accept http:// callback URLs (default false, as the spec demands https). */
+	allowInsecureCallbacks?: boolean;
+	tls?: { cert: string; key: string };
+	ca?: string | string[];
+	latencyMs?: number;
+	/** Upper bound of the request log (oldest entries dropped). Default 100000. */
+	maxLoggedRequests?: number;
+}
+
+/** The options that can be read and changed at run time through /__sandbox/config/. */
+export interface RuntimeConfig {
+	timeZone: string;
+	pagination: Pagination;
+	mutationResponse: MutationResponse;
+	nextLinks: NextLinks;
+	nextOrigin: string | null;
+	webhookList: WebhookList;
+	retrySchedule: number[];
+	deliveryTimeoutMs: number;
+	duplicateDelivery: boolean;
+	shuffleDelivery: boolean;
+	shuffleWindowMs: number;
+	deliveryConcurrency: number;
+	allowInsecureCallbacks: boolean;
+	latencyMs: number;
+	ca: string[];
+}
+
+const zone = z.string().refine(isValidTimeZone, { message: 'Not a valid IANA time zone (e.g. "America/Santiago").' });
+const origin = z
+	.string()
+	.refine(
+		(s) => {
+			try {
+				const u = new URL(s);
+				return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s.replace(/\/$/, '');
+			} catch {
+				return false;
+			}
+		},
+		{ message: 'Expected an origin such as "http://127.0.0.1:8787".' },
+	);
+const ms = z.number().int().min(0).max(3_600_000);
+
+export const runtimeConfigPatch = z
+	.object({
+		timeZone: zone,
+		pagination: z.enum(['page', 'cursor', 'none']),
+		mutationResponse: z.enum(['body', 'empty']),
+		nextLinks: z.enum(['absolute', 'relative']),
+		nextOrigin: origin.nullable(),
+		webhookList: z.enum(['paginated', 'array']),
+		retrySchedule: z.array(ms).max(50),
+		deliveryTimeoutMs: z.number().int().min(1).max(600_000),
+		duplicateDelivery: z.boolean(),
+		shuffleDelivery: z.boolean(),
+		shuffleWindowMs: z.number().int().min(0).max(60_000),
+		deliveryConcurrency: z.number().int().min(1).max(1024),
+		allowInsecureCallbacks: z.boolean(),
+		latencyMs: ms,
+		ca: z.union([z.string(), z.array(z.string())]),
+		tokens: z.array(z.string().min(1)).min(1),
+		restrictedTokens: z.array(z.string().min(1)),
+	})
+	.partial()
+	.strict();
+
+export type RuntimeConfigPatch = z.infer<typeof runtimeConfigPatch>;
+
+export function caList(ca: string | string[] | undefined): string[] {
+	if (ca === undefined) return [];
+	return (Array.isArray(ca) ? ca : [ca]).filter((c) => c.trim() !== '');
+}
+
+export function initialConfig(o: SandboxOptions): RuntimeConfig {
+	const cfg: RuntimeConfig = {
+		timeZone: o.timeZone ?? 'America/Santiago',
+		pagination: o.pagination ?? 'page',
+		mutationResponse: o.mutationResponse ?? 'body',
+		nextLinks: o.nextLinks ?? 'absolute',
+		nextOrigin: o.nextOrigin ?? null,
+		webhookList: o.webhookList ?? 'paginated',
+		retrySchedule: o.retrySchedule ?? [500, 1000, 2000, 4000, 8000],
+		deliveryTimeoutMs: o.deliveryTimeoutMs ?? 10000,
+		duplicateDelivery: o.duplicateDelivery ?? false,
+		shuffleDelivery: o.shuffleDelivery ?? false,
+		shuffleWindowMs: o.shuffleWindowMs ?? 100,
+		deliveryConcurrency: o.deliveryConcurrency ?? 64,
+		allowInsecureCallbacks: o.allowInsecureCallbacks ?? false,
+		latencyMs: o.latencyMs ?? 0,
+		ca: caList(o.ca),
+	};
+	const { ca, ...rest } = cfg;
+	const parsed = runtimeConfigPatch.safeParse({ ...rest, ca });
+	if (!parsed.success) {
+		throw new Error(`Invalid sandbox options: ${formatZodIssues(parsed.error.issues)}`);
+	}
+	return cfg;
+}
+
+/** DRF-style field map from zod issues: `{"a.b": ["message"]}`. */
+export function zodFieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }>): Record<string, string[]> {
+	const out: Record<string, string[]> = {};
+	for (const issue of issues) {
+		if (issue.code === 'unrecognized_keys' && issue.keys) {
+			const prefix = issue.path.map(String).join('.');
+			for (const k of issue.keys) (out[prefix ? `${prefix}.${k}` : k] ??= []).push('Unknown field.');
+			continue;
+		}
+		const key = issue.path.length ? issue.path.map(String).join('.') : 'non_field_errors';
+		(out[key] ??= []).push(issue.message);
+	}
+	return out;
+}
+
+export function formatZodIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+	return Object.entries(zodFieldErrors(issues))
+		.map(([k, v]) => `${k}: ${v.join(' ')}`)
+		.join('; ');
+}

@@ -1,0 +1,424 @@
+/**
+ * The appointment store: records kept sorted by (start, appointment_key) once, a key index, a cached JSON string of
+ * each public record, the 17 list filters and a small cache of filtered lists (cleared on every change).
+ */
+import { dayBounds, formatInstant, parseDateTime } from './dates';
+
+export const STATUSES = [
+	'CONFIRMED',
+	'PENDING',
+	'ATTENDED',
+	'IN_PROGRESS',
+	'NO_SHOW',
+	'CANCELED',
+	'CANCELED_CLIENT',
+	'CANCELED_GOOGLE',
+	'PENDING_PAYMENT',
+	'PENDING_FORM',
+	'PENDING_COMPANIONS',
+] as const;
+export type Status = (typeof STATUSES)[number];
+export const CANCELLED_STATUSES: ReadonlySet<string> = new Set(['CANCELED', 'CANCELED_CLIENT', 'CANCELED_GOOGLE']);
+export const isStatus = (s: unknown): s is Status => typeof s === 'string' && (STATUSES as readonly string[]).includes(s);
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface Appointment {
+	appointment_key: string;
+	search_code: string;
+	status: Status;
+	/** start_date as epoch ms */
+	start: number;
+	calendar: { calendar_key: string; name: string };
+	person: { full_name: string; email: string };
+	// filter-only attributes
+	client_key: string;
+	person_key: string;
+	phone: string;
+	identification_code: string;
+	external_id: string | null;
+	service_keys: string[];
+	tag_keys: string[];
+	owner_user: string;
+	/** created_at as epoch ms */
+	created: number;
+	is_cancelled: boolean;
+}
+
+interface Entry {
+	a: Appointment;
+	json: string | undefined;
+	jsonZone: string | undefined;
+	// normalised values for matching
+	email: string;
+	name: string;
+	phone: string;
+	ident: string;
+	code: string;
+	owner: string;
+}
+
+export const normPhone = (s: string) => s.replace(/[^\d+]/g, '');
+export const normIdent = (s: string) => s.replace(/[.\-\s]/g, '').toLowerCase();
+
+function cmp(a: Appointment, b: Appointment): number {
+	return a.start - b.start || (a.appointment_key < b.appointment_key ? -1 : a.appointment_key > b.appointment_key ? 1 : 0);
+}
+
+export function publicRecord(a: Appointment, zone: string) {
+	return {
+		appointment_key: a.appointment_key,
+		search_code: a.search_code,
+		status: a.status,
+		start_date: formatInstant(a.start, zone),
+		calendar: { calendar_key: a.calendar.calendar_key, name: a.calendar.name },
+		person: { full_name: a.person.full_name, email: a.person.email },
+	};
+}
+
+export function internalRecord(a: Appointment, zone: string) {
+	return {
+		...publicRecord(a, zone),
+		client_key: a.client_key,
+		person_key: a.person_key,
+		phone: a.phone,
+		identification_code: a.identification_code,
+		external_id: a.external_id,
+		service_keys: [...a.service_keys],
+		tag_keys: [...a.tag_keys],
+		owner_user: a.owner_user,
+		created_at: formatInstant(a.created, zone),
+		is_cancelled: a.is_cancelled,
+	};
+}
+
+export type FieldErrors = Record<string, string[]>;
+
+/** A parsed list query: a start range (binary searched) and predicates. */
+export interface ListFilter {
+	from: number;
+	to: number;
+	preds: Array<(e: Entry) => boolean>;
+	/** canonical text of the filters, for the list cache */
+	key: string;
+}
+
+export const LIST_FILTERS = [
+	'calendar_key',
+	'client_key',
+	'person_key',
+	'status',
+	'start_date',
+	'end_date',
+	'email',
+	'phone',
+	'name',
+	'identification_code',
+	'external_id',
+	'search_code',
+	'is_cancelled',
+	'service_keys',
+	'tag_keys',
+	'owner_user',
+	'created_at',
+] as const;
+
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+export function parseBoolean(v: string): boolean | undefined {
+	const s = v.trim().toLowerCase();
+	if (TRUE.has(s)) return true;
+	if (FALSE.has(s)) return false;
+	return undefined;
+}
+
+/**
+ * Parses the 17 filters from the query. Scalar filters: the last value wins when repeated (as Django's QueryDict);
+ * an empty value means "no filter". Array filters (service_keys, tag_keys): repeated parameters and/or
+ * comma-separated values; a record matches when it has ANY of the given keys.
+ */
+export function parseListFilter(q: URLSearchParams, zone: string): { filter?: ListFilter; errors?: FieldErrors } {
+	const errors: FieldErrors = {};
+	const err = (f: string, m: string) => (errors[f] ??= []).push(m);
+	const last = (name: string): string | undefined => {
+		const all = q.getAll(name);
+		const v = all.length ? all[all.length - 1].trim() : undefined;
+		return v === '' ? undefined : v;
+	};
+	const preds: ListFilter['preds'] = [];
+	const keyParts: string[] = [];
+	let from = -Infinity;
+	let to = Infinity;
+
+	for (const f of ['calendar_key', 'client_key', 'person_key'] as const) {
+		const v = last(f);
+		if (v === undefined) continue;
+		if (!UUID_RE.test(v)) {
+			err(f, `"${v}" is not a valid UUID.`);
+			continue;
+		}
+		const want = v.toLowerCase();
+		keyParts.push(`${f}=${want}`);
+		if (f === 'calendar_key') preds.push((e) => e.a.calendar.calendar_key === want);
+		else if (f === 'client_key') preds.push((e) => e.a.client_key === want);
+		else preds.push((e) => e.a.person_key === want);
+	}
+	const status = last('status');
+	if (status !== undefined) {
+		if (!isStatus(status)) err('status', `Select a valid choice. "${status}" is not one of the available choices: ${STATUSES.join(', ')}.`);
+		else {
+			keyParts.push(`status=${status}`);
+			preds.push((e) => e.a.status === status);
+		}
+	}
+	for (const f of ['start_date', 'end_date'] as const) {
+		const v = last(f);
+		if (v === undefined) continue;
+		const p = parseDateTime(v, zone, f === 'end_date');
+		if (!p) {
+			err(f, `"${v}" is not a valid datetime: expected YYYY-MM-DDTHH:mm:ss (account time zone ${zone}), optionally with a UTC offset.`);
+			continue;
+		}
+		if (f === 'start_date') from = Math.max(from, p.ms);
+		else to = Math.min(to, p.ms);
+	}
+	if (from !== -Infinity || to !== Infinity) keyParts.push(`range=${from},${to}`);
+	const text = (f: string, norm: (s: string) => string, get: (e: Entry) => string, partial = false) => {
+		const v = last(f);
+		if (v === undefined) return;
+		const want = norm(v);
+		keyParts.push(`${f}=${want}`);
+		preds.push(partial ? (e) => get(e).includes(want) : (e) => get(e) === want);
+	};
+	const lower = (s: string) => s.toLowerCase();
+	text('email', lower, (e) => e.email);
+	text('phone', normPhone, (e) => e.phone);
+	text('name', lower, (e) => e.name, true);
+	text('identification_code', normIdent, (e) => e.ident);
+	text('external_id', (s) => s, (e) => e.a.external_id ?? '');
+	text('search_code', lower, (e) => e.code);
+	text('owner_user', lower, (e) => e.owner);
+	const cancelled = last('is_cancelled');
+	if (cancelled !== undefined) {
+		const b = parseBoolean(cancelled);
+		if (b === undefined) err('is_cancelled', `"${cancelled}" is not a valid boolean: expected true or false.`);
+		else {
+			keyParts.push(`is_cancelled=${b}`);
+			preds.push((e) => e.a.is_cancelled === b);
+		}
+	}
+	for (const f of ['service_keys', 'tag_keys'] as const) {
+		const values = q
+			.getAll(f)
+			.flatMap((v) => v.split(','))
+			.map((v) => v.trim())
+			.filter((v) => v !== '');
+		if (!values.length) continue;
+		const bad = values.filter((v) => !UUID_RE.test(v));
+		if (bad.length) {
+			for (const b of bad) err(f, `"${b}" is not a valid UUID.`);
+			continue;
+		}
+		const want = new Set(values.map((v) => v.toLowerCase()));
+		keyParts.push(`${f}=${[...want].sort().join(',')}`);
+		preds.push((e) => e.a[f].some((k) => want.has(k)));
+	}
+	const created = last('created_at');
+	if (created !== undefined) {
+		const p = parseDateTime(created, zone);
+		if (!p) err('created_at', `"${created}" is not a valid date: expected YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss (account time zone ${zone}).`);
+		else {
+			const [lo, hi] = dayBounds(p.ms, zone);
+			keyParts.push(`created_at=${lo}`);
+			preds.push((e) => e.a.created >= lo && e.a.created <= hi);
+		}
+	}
+	if (Object.keys(errors).length) return { errors };
+	return { filter: { from, to, preds, key: keyParts.join('&') } };
+}
+
+export class AppointmentStore {
+	private sorted: Entry[] = [];
+	private byKey = new Map<string, Entry>();
+	private cache = new Map<string, Entry[]>();
+	version = 0;
+
+	constructor(private zone: string) {}
+
+	setZone(zone: string) {
+		if (zone === this.zone) return;
+		this.zone = zone;
+		this.cache.clear();
+	}
+
+	get size() {
+		return this.sorted.length;
+	}
+
+	clear() {
+		this.sorted = [];
+		this.byKey.clear();
+		this.changed();
+	}
+
+	/** Bulk load (seed): sorts once. */
+	load(list: Appointment[]) {
+		this.sorted = list.map((a) => this.entry(a));
+		this.sorted.sort((x, y) => cmp(x.a, y.a));
+		this.byKey = new Map(this.sorted.map((e) => [e.a.appointment_key, e]));
+		this.changed();
+	}
+
+	get(key: string): Appointment | undefined {
+		return this.byKey.get(key.toLowerCase())?.a;
+	}
+
+	has(key: string) {
+		return this.byKey.has(key.toLowerCase());
+	}
+
+	hasSearchCode(code: string) {
+		const c = code.toLowerCase();
+		for (const e of this.sorted) if (e.code === c) return true;
+		return false;
+	}
+
+	insert(a: Appointment) {
+		const e = this.entry(a);
+		this.sorted.splice(this.lowerIndex(a), 0, e);
+		this.byKey.set(a.appointment_key, e);
+		this.changed();
+	}
+
+	/** Applies `change` to the record; re-sorts it when the start moved. */
+	update(key: string, change: (a: Appointment) => void): Appointment | undefined {
+		const e = this.byKey.get(key.toLowerCase());
+		if (!e) return undefined;
+		const idx = this.indexOf(e.a);
+		change(e.a);
+		if (idx >= 0 && (this.sorted[idx - 1] && cmp(this.sorted[idx - 1].a, e.a) > 0 || this.sorted[idx + 1] && cmp(e.a, this.sorted[idx + 1].a) > 0)) {
+			this.sorted.splice(idx, 1);
+			this.sorted.splice(this.lowerIndex(e.a), 0, e);
+		}
+		this.refresh(e);
+		this.changed();
+		return e.a;
+	}
+
+	/** Public JSON of a record (cached). */
+	json(a: Appointment): string {
+		const e = this.byKey.get(a.appointment_key);
+		if (!e) return JSON.stringify(publicRecord(a, this.zone));
+		if (e.json === undefined || e.jsonZone !== this.zone) {
+			e.json = JSON.stringify(publicRecord(e.a, this.zone));
+			e.jsonZone = this.zone;
+		}
+		return e.json;
+	}
+
+	/** Filtered list, sorted by start then key. */
+	list(filter: ListFilter): Appointment[] {
+		return this.entries(filter).map((e) => e.a);
+	}
+
+	/** JSON strings of a slice of the filtered list, and the total count. */
+	page(filter: ListFilter, offset: number, limit: number): { count: number; items: string[]; first?: Appointment; last?: Appointment } {
+		const list = this.entries(filter);
+		const slice = list.slice(offset, offset + limit);
+		return { count: list.length, items: slice.map((e) => this.json(e.a)), first: slice[0]?.a, last: slice[slice.length - 1]?.a };
+	}
+
+	/** Position in the filtered list of the first record after (start, key), or at/after it when `strict` is false. */
+	positionAfter(filter: ListFilter, start: number, key: string, strict: boolean): number {
+		const list = this.entries(filter);
+		let lo = 0;
+		let hi = list.length;
+		const probe = { start, appointment_key: key } as Appointment;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			const c = cmp(list[mid].a, probe);
+			if (strict ? c <= 0 : c < 0) lo = mid + 1;
+			else hi = mid;
+		}
+		return lo;
+	}
+
+	all(): Appointment[] {
+		return this.sorted.map((e) => e.a);
+	}
+
+	private entries(filter: ListFilter): Entry[] {
+		const cached = this.cache.get(filter.key);
+		if (cached) return cached;
+		let lo = 0;
+		let hi = this.sorted.length;
+		if (filter.from !== -Infinity) lo = this.boundary(filter.from, false);
+		if (filter.to !== Infinity) hi = this.boundary(filter.to, true);
+		let out: Entry[];
+		if (lo >= hi) out = [];
+		else if (!filter.preds.length) out = this.sorted.slice(lo, hi);
+		else {
+			out = [];
+			const preds = filter.preds;
+			outer: for (let i = lo; i < hi; i++) {
+				const e = this.sorted[i];
+				for (const p of preds) if (!p(e)) continue outer;
+				out.push(e);
+			}
+		}
+		if (this.cache.size >= 16) this.cache.delete(this.cache.keys().next().value as string);
+		this.cache.set(filter.key, out);
+		return out;
+	}
+
+	/** First index with start >= t (or > t when `after`). */
+	private boundary(t: number, after: boolean): number {
+		let lo = 0;
+		let hi = this.sorted.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			const s = this.sorted[mid].a.start;
+			if (after ? s <= t : s < t) lo = mid + 1;
+			else hi = mid;
+		}
+		return lo;
+	}
+
+	private lowerIndex(a: Appointment): number {
+		let lo = 0;
+		let hi = this.sorted.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (cmp(this.sorted[mid].a, a) < 0) lo = mid + 1;
+			else hi = mid;
+		}
+		return lo;
+	}
+
+	private indexOf(a: Appointment): number {
+		const i = this.lowerIndex(a);
+		return this.sorted[i]?.a === a ? i : this.sorted.findIndex((e) => e.a === a);
+	}
+
+	private entry(a: Appointment): Entry {
+		const e = { a } as Entry;
+		this.refresh(e);
+		return e;
+	}
+
+	private refresh(e: Entry) {
+		e.json = undefined;
+		e.email = e.a.person.email.toLowerCase();
+		e.name = e.a.person.full_name.toLowerCase();
+		e.phone = normPhone(e.a.phone);
+		e.ident = normIdent(e.a.identification_code);
+		e.code = e.a.search_code.toLowerCase();
+		e.owner = e.a.owner_user.toLowerCase();
+	}
+
+	private changed() {
+		this.version++;
+		this.cache.clear();
+	}
+}
