@@ -1,0 +1,435 @@
+/**
+ * What every user expects of the node: bad input refused before any request (naming field, item and what was
+ * expected), retries on 429/503 inside the Options' budget, Continue On Fail, and concurrency keeping order and
+ * pairing.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { adminClient, apiRequests, pairing, run, start, type Admin, type Sandbox } from './helpers';
+
+let sb: Sandbox;
+let admin: Admin;
+let keys: string[];
+
+beforeAll(async () => {
+	sb = await start({ seed: 30, seedValue: 9 });
+	admin = adminClient(sb);
+});
+
+afterAll(async () => {
+	await sb?.close();
+});
+
+beforeEach(async () => {
+	await admin.reset();
+	// Appointments that are not cancelled: the sandbox refuses status changes of cancelled ones.
+	keys = (await admin.appointments())
+		.filter((a) => a.is_cancelled !== true)
+		.map((a) => String(a.appointment_key));
+	expect(keys.length).toBeGreaterThanOrEqual(8);
+});
+
+const FAST = { maxAttempts: 3, maxRetryWaitSeconds: 2 };
+
+describe('bad input: the item fails with a NodeOperationError before any request', () => {
+	const cases: Array<[string, IDataObject, RegExp]> = [
+		[
+			'malformed appointment key',
+			{ resource: 'appointment', operation: 'get', appointmentKey: 'abc/../x' },
+			/^The field "Appointment Key" \(item 0\) must be a UUID such as .* \(got "abc\/\.\.\/x"\)$/,
+		],
+		[
+			'empty appointment key',
+			{ resource: 'appointment', operation: 'cancel', appointmentKey: '={{ "" }}' },
+			/"Appointment Key" \(item 0\) must be a UUID/,
+		],
+		[
+			'unknown status from an expression',
+			{
+				resource: 'appointment',
+				operation: 'updateStatus',
+				appointmentKey: '={{ $json.key }}',
+				status: '={{ "DONE" }}',
+			},
+			/"Status" \(item 0\) must be one of ATTENDED, CANCELED, .*, PENDING_PAYMENT \(got "DONE"\)/,
+		],
+		[
+			'unparsable reschedule date',
+			{
+				resource: 'appointment',
+				operation: 'reschedule',
+				appointmentKey: '={{ $json.key }}',
+				startDate: 'next tuesday',
+			},
+			/"New Start" \(item 0\): "next tuesday" is not a date: expected a date such as 2026-03-10/,
+		],
+		[
+			'a wall-clock time skipped by the clock change',
+			{
+				resource: 'appointment',
+				operation: 'reschedule',
+				appointmentKey: '={{ $json.key }}',
+				startDate: '2026-09-06T00:30:00',
+			},
+			/"New Start" \(item 0\): "2026-09-06T00:30:00" does not exist in America\/Santiago/,
+		],
+		[
+			'unknown time zone',
+			{
+				resource: 'appointment',
+				operation: 'reschedule',
+				appointmentKey: '={{ $json.key }}',
+				startDate: '2026-10-01T10:00:00',
+				options: { timeZone: 'Mars/Base' },
+			},
+			/"Time Zone" \(item 0\) must be an IANA time zone/,
+		],
+		[
+			'bad UUID in Calendar Key',
+			{ resource: 'appointment', operation: 'getAll', filters: { calendarKey: 'calendar-1' } },
+			/"Calendar Key" \(item 0\) must be a UUID/,
+		],
+		[
+			'bad UUID in Client Key',
+			{ resource: 'appointment', operation: 'getAll', filters: { clientKey: '123' } },
+			/"Client Key" \(item 0\) must be a UUID/,
+		],
+		[
+			'bad UUID in Person Key',
+			{ resource: 'appointment', operation: 'getAll', filters: { personKey: 'x' } },
+			/"Person Key" \(item 0\) must be a UUID/,
+		],
+		[
+			'bad UUID among Service Keys',
+			{
+				resource: 'appointment',
+				operation: 'getAll',
+				filters: { serviceKeys: '={{ $json.key }}, nope' },
+			},
+			/"Service Keys" \(item 0\) must be a list of UUIDs .*"nope" is not a UUID/,
+		],
+		[
+			'bad UUID among Tag Keys (array)',
+			{
+				resource: 'appointment',
+				operation: 'getAll',
+				filters: { tagKeys: '={{ [$json.key, 42] }}' },
+			},
+			/"Tag Keys" \(item 0\) must be a list of UUIDs .*42 is not a UUID/,
+		],
+		[
+			'bad e-mail',
+			{ resource: 'appointment', operation: 'getAll', filters: { email: 'not an email' } },
+			/"Email" \(item 0\) must be an e-mail address/,
+		],
+		[
+			'unknown status filter',
+			{ resource: 'appointment', operation: 'getAll', filters: { status: '={{ "confirmed" }}' } },
+			/"Status" \(item 0\) must be one of/,
+		],
+		[
+			'unparsable Created At',
+			{ resource: 'appointment', operation: 'getAll', filters: { createdAt: 'last week' } },
+			/"Created At" \(item 0\): "last week" is not a date/,
+		],
+		[
+			'custom range without dates',
+			{ resource: 'appointment', operation: 'getAll', dateRange: 'custom' },
+			/"Start Date" \(item 0\) must be a date \(or an End Date\) when Date Range is Custom/,
+		],
+		[
+			'custom range ending before it starts',
+			{
+				resource: 'appointment',
+				operation: 'getAll',
+				dateRange: 'custom',
+				startDate: '2026-05-02',
+				endDate: '2026-05-01',
+			},
+			/"End Date" \(item 0\) must be on or after the Start Date 2026-05-02T00:00:00/,
+		],
+		[
+			'unparsable custom start',
+			{
+				resource: 'appointment',
+				operation: 'getAll',
+				dateRange: 'custom',
+				startDate: '31/12/2026',
+			},
+			/"Start Date" \(item 0\): "31\/12\/2026" is not a date/,
+		],
+		[
+			'is cancelled not a boolean',
+			{ resource: 'appointment', operation: 'getAll', filters: { isCancelled: '={{ "maybe" }}' } },
+			/"Is Cancelled" \(item 0\) must be true or false/,
+		],
+		[
+			'limit 0',
+			{ resource: 'appointment', operation: 'getAll', limit: 0 },
+			/"Limit" \(item 0\) must be a whole number of at least 1/,
+		],
+		[
+			'concurrency out of range',
+			{
+				resource: 'appointment',
+				operation: 'get',
+				appointmentKey: '={{ $json.key }}',
+				options: { concurrency: 50 },
+			},
+			/"Concurrency" must be a whole number from 1 to 20 \(got 50\)/,
+		],
+		[
+			'max attempts below 1',
+			{
+				resource: 'appointment',
+				operation: 'get',
+				appointmentKey: '={{ $json.key }}',
+				options: { maxAttempts: 0 },
+			},
+			/"Max Attempts" \(item 0\) must be a number of at least 1/,
+		],
+		[
+			'send email not a boolean',
+			{
+				resource: 'appointment',
+				operation: 'cancel',
+				appointmentKey: '={{ $json.key }}',
+				sendEmail: '={{ "yes please" }}',
+			},
+			/"Send Email to Client" \(item 0\) must be true or false/,
+		],
+		[
+			'empty webhook key',
+			{ resource: 'webhook', operation: 'delete', webhookKey: ' ' },
+			/"Webhook Key" \(item 0\) must be a non-empty text/,
+		],
+	];
+
+	test.each(cases)('%s', async (_name, parameters, message) => {
+		const result = await run(sb, parameters, { input: [{ key: keys[0] }] });
+		expect(result.error?.message).toMatch(message);
+		expect(result.error?.name).toBe('NodeOperationError');
+		expect(
+			(result.error as unknown as { context?: { itemIndex?: number } }).context?.itemIndex ?? 0,
+		).toBe(0);
+		expect(await apiRequests(admin)).toHaveLength(0);
+	});
+
+	test('the item index is the failing item; with concurrency > 1 nothing is sent for the valid ones', async () => {
+		for (const concurrency of [1, 4]) {
+			const result = await run(
+				sb,
+				{
+					resource: 'appointment',
+					operation: 'updateStatus',
+					appointmentKey: '={{ $json.key }}',
+					status: 'ATTENDED',
+					options: { concurrency },
+				},
+				{ input: [{ key: keys[0] }, { key: keys[1] }, { key: 'bad-key' }, { key: keys[3] }] },
+			);
+			expect(result.error?.message).toMatch(
+				/^The field "Appointment Key" \(item 2\) must be a UUID/,
+			);
+			expect(await apiRequests(admin)).toHaveLength(0);
+		}
+		const stored = await admin.appointments();
+		expect(
+			stored.filter((a) => a.status === 'ATTENDED').map((a) => a.appointment_key),
+		).not.toContain(keys[0]);
+	});
+});
+
+describe('retries', () => {
+	test.each([429, 503])(
+		'an injected %s is retried (Retry-After honoured) and the item succeeds',
+		async (status) => {
+			await admin.fault({ status, count: 2, retryAfter: '0', match: { method: 'GET' } });
+			const result = await run(sb, {
+				resource: 'appointment',
+				operation: 'get',
+				appointmentKey: keys[2],
+				options: FAST,
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items[0][0].json.appointment_key).toBe(keys[2]);
+			expect((await apiRequests(admin)).map((r) => r.status)).toEqual([status, status, 200]);
+		},
+	);
+
+	test('a PATCH is retried on 503 and applied once', async () => {
+		await admin.fault({ status: 503, count: 1, match: { method: 'PATCH' } });
+		const result = await run(sb, {
+			resource: 'appointment',
+			operation: 'updateStatus',
+			appointmentKey: keys[2],
+			status: 'NO_SHOW',
+			options: FAST,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0][0].json.status).toBe('NO_SHOW');
+		expect((await apiRequests(admin, 'PATCH')).map((r) => r.status)).toEqual([503, 200]);
+	});
+
+	test('when the attempts run out the error says what was tried', async () => {
+		await admin.fault({ status: 503, count: 10, retryAfter: '0' });
+		const result = await run(sb, {
+			resource: 'appointment',
+			operation: 'getAll',
+			options: { maxAttempts: 2, maxRetryWaitSeconds: 1 },
+		});
+		expect(result.error?.message).toMatch(
+			/The service failed \(503 Service Unavailable\).* after 2 attempts \(waited .* in total; no attempts left\)/,
+		);
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(await apiRequests(admin)).toHaveLength(2);
+	});
+
+	test('a Retry-After longer than the budget fails at once, saying so', async () => {
+		await admin.fault({ status: 429, count: 1, retryAfter: '120' });
+		const result = await run(sb, {
+			resource: 'appointment',
+			operation: 'get',
+			appointmentKey: keys[0],
+			options: { maxRetryWaitSeconds: 1 },
+		});
+		expect(result.error?.message).toMatch(
+			/rate limiting.*retry after 120 s, more than the 1\.0 s left/,
+		);
+		expect(await apiRequests(admin)).toHaveLength(1);
+	});
+});
+
+describe('continue on fail', () => {
+	test('a failing item becomes { error } paired with it; the others go on', async () => {
+		const result = await run(
+			sb,
+			{ resource: 'appointment', operation: 'get', appointmentKey: '={{ $json.key }}' },
+			{
+				continueOnFail: true,
+				input: [
+					{ key: keys[0] },
+					{ key: 'not-a-key' },
+					{ key: '00000000-0000-4000-8000-000000000000' },
+					{ key: keys[3] },
+				],
+			},
+		);
+		expect(result.error).toBeUndefined();
+		const items = result.items[0];
+		expect(items.map((i) => i.json)).toEqual([
+			expect.objectContaining({ appointment_key: keys[0] }),
+			{ error: expect.stringMatching(/^The field "Appointment Key" \(item 1\) must be a UUID/) },
+			{ error: 'Appointment 00000000-0000-4000-8000-000000000000 not found' },
+			expect.objectContaining({ appointment_key: keys[3] }),
+		]);
+		expect(pairing(items)).toEqual([0, 1, 2, 3]);
+		// The malformed item sent nothing.
+		expect((await apiRequests(admin)).map((r) => r.path)).toEqual([
+			`/api/v3/appointments/${keys[0]}/`,
+			'/api/v3/appointments/00000000-0000-4000-8000-000000000000/',
+			`/api/v3/appointments/${keys[3]}/`,
+		]);
+	});
+
+	test('without it, the first failing item stops the node with its error', async () => {
+		const result = await run(
+			sb,
+			{ resource: 'appointment', operation: 'get', appointmentKey: '={{ $json.key }}' },
+			{
+				input: [
+					{ key: keys[0] },
+					{ key: '00000000-0000-4000-8000-000000000000' },
+					{ key: keys[2] },
+				],
+			},
+		);
+		expect(result.error?.message).toBe(
+			'Appointment 00000000-0000-4000-8000-000000000000 not found',
+		);
+		expect(await apiRequests(admin)).toHaveLength(2);
+	});
+});
+
+describe('concurrency', () => {
+	test('items run at the same time, output keeps input order and pairing', async () => {
+		const input = keys.slice(0, 8).map((key) => ({ key }));
+		// The first item's request is held 1.5 s: with 4 workers the next items are sent meanwhile.
+		await admin.fault({
+			delayMs: 1500,
+			count: 1,
+			match: { method: 'PATCH', path: `/api/v3/appointments/${keys[0]}/` },
+		});
+		const result = await run(
+			sb,
+			{
+				resource: 'appointment',
+				operation: 'updateStatus',
+				appointmentKey: '={{ $json.key }}',
+				status: 'ATTENDED',
+				options: { concurrency: 4 },
+			},
+			{ input },
+		);
+		expect(result.error).toBeUndefined();
+		const items = result.items[0];
+		expect(items.map((i) => i.json.appointment_key)).toEqual(keys.slice(0, 8));
+		expect(items.every((i) => i.json.status === 'ATTENDED')).toBe(true);
+		expect(pairing(items)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+		const patches = await apiRequests(admin, 'PATCH');
+		expect(patches).toHaveLength(8);
+		const first = Date.parse(patches.find((p) => p.path.includes(keys[0]))!.at);
+		const others = patches.filter((p) => !p.path.includes(keys[0])).map((p) => Date.parse(p.at));
+		// All the other items were sent while the first one was still held.
+		expect(Math.max(...others) - first).toBeLessThan(1500);
+	});
+
+	test('concurrency 1 sends one item after the other', async () => {
+		await admin.fault({
+			delayMs: 400,
+			count: 1,
+			match: { method: 'PATCH', path: `/api/v3/appointments/${keys[0]}/` },
+		});
+		const result = await run(
+			sb,
+			{
+				resource: 'appointment',
+				operation: 'updateStatus',
+				appointmentKey: '={{ $json.key }}',
+				status: 'PENDING',
+			},
+			{ input: keys.slice(0, 3).map((key) => ({ key })) },
+		);
+		expect(result.error).toBeUndefined();
+		const patches = await apiRequests(admin, 'PATCH');
+		expect(patches.map((p) => p.path)).toEqual(
+			keys.slice(0, 3).map((k) => `/api/v3/appointments/${k}/`),
+		);
+		expect(Date.parse(patches[1].at) - Date.parse(patches[0].at)).toBeGreaterThanOrEqual(400);
+	});
+
+	test('with continue on fail, failures keep their place', async () => {
+		const input = [keys[0], '00000000-0000-4000-8000-000000000000', keys[2], keys[3], 'bad'].map(
+			(key) => ({ key }),
+		);
+		const result = await run(
+			sb,
+			{
+				resource: 'appointment',
+				operation: 'cancel',
+				appointmentKey: '={{ $json.key }}',
+				options: { concurrency: 3 },
+			},
+			{ input, continueOnFail: true },
+		);
+		const items = result.items[0];
+		expect(items.map((i) => i.json.appointment_key ?? i.json.error)).toEqual([
+			keys[0],
+			'Appointment 00000000-0000-4000-8000-000000000000 not found',
+			keys[2],
+			keys[3],
+			expect.stringMatching(/\(item 4\)/),
+		]);
+		expect(pairing(items)).toEqual([0, 1, 2, 3, 4]);
+	});
+});

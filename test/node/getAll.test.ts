@@ -1,0 +1,291 @@
+/**
+ * Appointment > Get Many through the node's real execute against the sandbox: every filter (request log and
+ * results), simplify, date ranges (with luxon's clock fixed across a DST change), custom ranges, pagination
+ * variants and limits.
+ */
+import { DateTime, Settings } from 'luxon';
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	adminClient,
+	apiRequests,
+	runOk,
+	sortKeys,
+	start,
+	ZONE,
+	type Admin,
+	type Sandbox,
+} from './helpers';
+
+let sb: Sandbox;
+let admin: Admin;
+let all: IDataObject[];
+
+const base = { resource: 'appointment', operation: 'getAll', returnAll: true, simplify: false };
+
+beforeAll(async () => {
+	sb = await start({ seed: 60, seedValue: 11 });
+	admin = adminClient(sb);
+	all = await admin.appointments();
+});
+
+afterAll(async () => {
+	await sb?.close();
+});
+
+beforeEach(async () => {
+	await admin.clearRequests();
+});
+
+async function lastListQuery(): Promise<Record<string, string | string[]>> {
+	const gets = (await apiRequests(admin, 'GET')).filter((r) => r.path === '/api/v3/appointments/');
+	expect(gets.length).toBeGreaterThan(0);
+	return gets[0].query;
+}
+
+const keysWhere = (pred: (a: IDataObject) => boolean) => sortKeys(all.filter(pred));
+
+describe('filters', () => {
+	const sample = () => all[7];
+
+	const exact: Array<[string, string, (a: IDataObject) => unknown]> = [
+		['calendarKey', 'calendar_key', (a) => (a.calendar as IDataObject).calendar_key],
+		['clientKey', 'client_key', (a) => a.client_key],
+		['personKey', 'person_key', (a) => a.person_key],
+		['status', 'status', (a) => a.status],
+		['phone', 'phone', (a) => a.phone],
+		['identificationCode', 'identification_code', (a) => a.identification_code],
+		['searchCode', 'search_code', (a) => a.search_code],
+		['ownerUser', 'owner_user', (a) => a.owner_user],
+	];
+
+	test.each(exact)(
+		'%s is sent as %s and selects exactly the matching appointments',
+		async (field, param, get) => {
+			const value = String(get(sample()));
+			const out = await runOk(sb, { ...base, filters: { [field]: value } });
+			expect((await lastListQuery())[param]).toBe(value);
+			const expected = keysWhere((a) => String(get(a)) === value);
+			expect(expected).toContain(sample().appointment_key);
+			expect(sortKeys(out)).toEqual(expected);
+		},
+	);
+
+	test('externalId', async () => {
+		const withId = all.find((a) => typeof a.external_id === 'string' && a.external_id !== '')!;
+		expect(withId).toBeDefined();
+		const out = await runOk(sb, { ...base, filters: { externalId: withId.external_id } });
+		expect((await lastListQuery()).external_id).toBe(withId.external_id);
+		expect(sortKeys(out)).toEqual(keysWhere((a) => a.external_id === withId.external_id));
+	});
+
+	test('email (trimmed) selects that person', async () => {
+		const email = String((sample().person as IDataObject).email);
+		const out = await runOk(sb, { ...base, filters: { email: `  ${email} ` } });
+		expect((await lastListQuery()).email).toBe(email);
+		expect(sortKeys(out)).toEqual(
+			keysWhere(
+				(a) => String((a.person as IDataObject).email).toLowerCase() === email.toLowerCase(),
+			),
+		);
+	});
+
+	test('name', async () => {
+		const name = String((sample().person as IDataObject).full_name);
+		const out = await runOk(sb, { ...base, filters: { name } });
+		expect((await lastListQuery()).name).toBe(name);
+		expect(out.map((a) => a.appointment_key)).toContain(sample().appointment_key);
+		expect(sortKeys(out)).toEqual(
+			keysWhere((a) =>
+				String((a.person as IDataObject).full_name)
+					.toLowerCase()
+					.includes(name.toLowerCase()),
+			),
+		);
+	});
+
+	test.each([true, false])('isCancelled %s is sent explicitly', async (value) => {
+		const out = await runOk(sb, { ...base, filters: { isCancelled: value } });
+		expect((await lastListQuery()).is_cancelled).toBe(String(value));
+		expect(sortKeys(out)).toEqual(keysWhere((a) => a.is_cancelled === value));
+	});
+
+	test('serviceKeys as comma-separated text go out as repeated parameters', async () => {
+		const keys = [...new Set(all.flatMap((a) => a.service_keys as string[]))].slice(0, 2);
+		expect(keys).toHaveLength(2);
+		const out = await runOk(sb, { ...base, filters: { serviceKeys: `${keys[0]}, ${keys[1]}` } });
+		expect((await lastListQuery()).service_keys).toEqual(keys);
+		const expected = keysWhere((a) => (a.service_keys as string[]).some((k) => keys.includes(k)));
+		expect(expected.length).toBeGreaterThan(0);
+		expect(sortKeys(out)).toEqual(expected);
+	});
+
+	test('tagKeys as an array from an expression', async () => {
+		const keys = [...new Set(all.flatMap((a) => a.tag_keys as string[]))].slice(0, 2);
+		expect(keys).toHaveLength(2);
+		const out = await runOk(sb, {
+			...base,
+			filters: { tagKeys: `={{ ${JSON.stringify(keys)} }}` },
+		});
+		expect((await lastListQuery()).tag_keys).toEqual(keys);
+		expect(sortKeys(out)).toEqual(
+			keysWhere((a) => (a.tag_keys as string[]).some((k) => keys.includes(k))),
+		);
+	});
+
+	test('createdAt is sent as local wall clock and selects that creation day', async () => {
+		const created = DateTime.fromISO(String(sample().created_at), { setZone: true }).setZone(ZONE);
+		const out = await runOk(sb, { ...base, filters: { createdAt: created.toUTC().toISO() } });
+		expect((await lastListQuery()).created_at).toBe(created.toFormat("yyyy-MM-dd'T'HH:mm:ss"));
+		const day = created.toFormat('yyyy-MM-dd');
+		expect(sortKeys(out)).toEqual(
+			keysWhere(
+				(a) =>
+					DateTime.fromISO(String(a.created_at), { setZone: true })
+						.setZone(ZONE)
+						.toFormat('yyyy-MM-dd') === day,
+			),
+		);
+	});
+
+	test('status + custom range + calendar together (the spec rule for status with start and end)', async () => {
+		const a = sample();
+		const start = DateTime.fromISO(String(a.start_date), { setZone: true }).setZone(ZONE);
+		const from = start.minus({ days: 2 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+		const to = start.plus({ days: 2 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+		const out = await runOk(sb, {
+			...base,
+			dateRange: 'custom',
+			startDate: from,
+			endDate: to,
+			filters: { status: a.status, calendarKey: (a.calendar as IDataObject).calendar_key },
+		});
+		const q = await lastListQuery();
+		expect(q).toMatchObject({ start_date: from, end_date: to, status: a.status });
+		const lo = start.minus({ days: 2 }).toMillis();
+		const hi = start.plus({ days: 2 }).toMillis();
+		const expected = keysWhere((r) => {
+			const t = DateTime.fromISO(String(r.start_date)).toMillis();
+			return (
+				r.status === a.status &&
+				(r.calendar as IDataObject).calendar_key === (a.calendar as IDataObject).calendar_key &&
+				t >= lo &&
+				t <= hi
+			);
+		});
+		expect(expected).toContain(a.appointment_key);
+		expect(sortKeys(out)).toEqual(expected);
+	});
+
+	test('custom range with dates only covers whole days; values with an offset are converted to the zone', async () => {
+		await runOk(sb, {
+			...base,
+			dateRange: 'custom',
+			startDate: '2026-11-20',
+			endDate: '2026-11-21',
+		});
+		expect(await lastListQuery()).toMatchObject({
+			start_date: '2026-11-20T00:00:00',
+			end_date: '2026-11-21T23:59:59',
+		});
+		await admin.clearRequests();
+		await runOk(sb, { ...base, dateRange: 'custom', startDate: '2026-11-20T12:00:00Z' });
+		const q = await lastListQuery();
+		expect(q.start_date).toBe('2026-11-20T09:00:00');
+		expect(q.end_date).toBeUndefined();
+	});
+
+	test('no filters: no query parameters at all', async () => {
+		const out = await runOk(sb, { ...base });
+		expect(await lastListQuery()).toEqual({});
+		expect(sortKeys(out)).toEqual(sortKeys(all));
+	});
+});
+
+describe('simplify', () => {
+	test('on by default: key, code, status, start, calendar name, person name and e-mail', async () => {
+		const out = await runOk(sb, { resource: 'appointment', operation: 'getAll', limit: 3 });
+		expect(out).toHaveLength(3);
+		for (const a of out) {
+			const full = all.find((r) => r.appointment_key === a.appointment_key)!;
+			expect(a).toEqual({
+				appointment_key: full.appointment_key,
+				search_code: full.search_code,
+				status: full.status,
+				start_date: full.start_date,
+				calendar: { name: (full.calendar as IDataObject).name },
+				person: {
+					full_name: (full.person as IDataObject).full_name,
+					email: (full.person as IDataObject).email,
+				},
+			});
+		}
+	});
+
+	test('off: the full record the API returns', async () => {
+		const out = await runOk(sb, { ...base, returnAll: false, limit: 1 });
+		expect(out[0]).toHaveProperty('calendar.calendar_key');
+	});
+});
+
+describe('date range presets', () => {
+	afterEach(() => {
+		Settings.now = () => Date.now();
+	});
+
+	test('today (real clock) selects the appointments of the current day in the workflow zone', async () => {
+		const today = DateTime.now().setZone(ZONE).toFormat('yyyy-MM-dd');
+		const out = await runOk(sb, { ...base, dateRange: 'today' });
+		expect(await lastListQuery()).toEqual({
+			start_date: `${today}T00:00:00`,
+			end_date: `${today}T23:59:59`,
+		});
+		const expected = keysWhere(
+			(a) => DateTime.fromISO(String(a.start_date)).setZone(ZONE).toFormat('yyyy-MM-dd') === today,
+		);
+		expect(expected.length).toBeGreaterThan(0);
+		expect(sortKeys(out)).toEqual(expected);
+	});
+
+	test('today on the day Santiago skips midnight (clock fixed): 00:00:00..23:59:59, results of that day only', async () => {
+		const inside = [
+			await admin.create({ start_date: '2026-09-06T01:30:00-03:00' }),
+			await admin.create({ start_date: '2026-09-06T23:45:00-03:00' }),
+		];
+		await admin.create({ start_date: '2026-09-05T23:30:00-04:00' });
+		await admin.create({ start_date: '2026-09-07T00:15:00-03:00' });
+		await admin.clearRequests();
+		Settings.now = () => Date.parse('2026-09-06T15:00:00-03:00');
+		const out = await runOk(sb, { ...base, dateRange: 'today' });
+		expect(await lastListQuery()).toEqual({
+			start_date: '2026-09-06T00:00:00',
+			end_date: '2026-09-06T23:59:59',
+		});
+		expect(sortKeys(out)).toEqual(sortKeys(inside));
+	});
+
+	test('yesterday/tomorrow/this week/next 7 days in Europe/Berlin across its spring change (options.timeZone)', async () => {
+		Settings.now = () => Date.parse('2026-03-29T12:00:00+02:00'); // Sunday, the change day
+		const cases: Array<[string, string, string]> = [
+			['yesterday', '2026-03-28T00:00:00', '2026-03-28T23:59:59'],
+			['tomorrow', '2026-03-30T00:00:00', '2026-03-30T23:59:59'],
+			['thisWeek', '2026-03-23T00:00:00', '2026-03-29T23:59:59'],
+			['next7Days', '2026-03-29T00:00:00', '2026-04-04T23:59:59'],
+			['today', '2026-03-29T00:00:00', '2026-03-29T23:59:59'],
+		];
+		for (const [dateRange, startDate, endDate] of cases) {
+			await admin.clearRequests();
+			await runOk(sb, { ...base, dateRange, options: { timeZone: 'Europe/Berlin' } });
+			expect(await lastListQuery()).toEqual({ start_date: startDate, end_date: endDate });
+		}
+	});
+
+	test('the workflow time zone is the default', async () => {
+		Settings.now = () => Date.parse('2026-03-10T02:00:00Z'); // 9 March in Santiago, 10 March in Berlin
+		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: 'Europe/Berlin' });
+		expect((await lastListQuery()).start_date).toBe('2026-03-10T00:00:00');
+		await admin.clearRequests();
+		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: 'America/Santiago' });
+		expect((await lastListQuery()).start_date).toBe('2026-03-09T00:00:00');
+	});
+});

@@ -1,0 +1,144 @@
+/**
+ * Shared set-up of the node's integration tests: a sandbox on loopback, its admin API, and runNode with the
+ * sandbox's credential. Each test file starts its own sandbox (port 0) and closes it.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { startSandbox } from '../../sandbox';
+import { runNode, type RunNodeResult } from '../helpers/n8n';
+
+export const TOKEN = 'node-test-token';
+export const LIMITED = 'node-limited-token';
+export const ADMIN = 'node-admin-token';
+export const ZONE = 'America/Santiago';
+
+export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+
+export interface LoggedRequest {
+	method: string;
+	path: string;
+	query: Record<string, string | string[]>;
+	status: number | null;
+	at: string;
+	authorized: boolean;
+}
+
+export async function start(options: Record<string, unknown> = {}): Promise<Sandbox> {
+	return await startSandbox({
+		port: 0,
+		host: '127.0.0.1',
+		tokens: [TOKEN],
+		restrictedTokens: [LIMITED],
+		adminToken: ADMIN,
+		seed: 40,
+		seedValue: 7,
+		timeZone: ZONE,
+		...options,
+	} as Parameters<typeof startSandbox>[0]);
+}
+
+export function adminClient(sb: Sandbox) {
+	const call = async <T = IDataObject>(
+		method: string,
+		path: string,
+		body?: unknown,
+	): Promise<T> => {
+		const response = await fetch(sb.url + path, {
+			method,
+			headers: {
+				Authorization: `Bearer ${ADMIN}`,
+				...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		if (response.status >= 400) throw new Error(`${method} ${path} -> ${response.status}: ${text}`);
+		return (text ? JSON.parse(text) : undefined) as T;
+	};
+	return {
+		call,
+		reset: async (body: IDataObject = {}) => await call('POST', '/__sandbox/reset/', body),
+		config: async (patch: IDataObject) => await call('POST', '/__sandbox/config/', patch),
+		fault: async (spec: IDataObject) => await call('POST', '/__sandbox/faults/', spec),
+		clearFaults: async () => await call('DELETE', '/__sandbox/faults/'),
+		requests: async () =>
+			(await call<{ requests: LoggedRequest[] }>('GET', '/__sandbox/requests/')).requests,
+		clearRequests: async () => await call('DELETE', '/__sandbox/requests/'),
+		emails: async () =>
+			(
+				await call<{ emails: Array<{ appointment_key: string; to: string; type: string }> }>(
+					'GET',
+					'/__sandbox/emails/',
+				)
+			).emails,
+		appointments: async () =>
+			(await call<{ appointments: IDataObject[] }>('GET', '/__sandbox/appointments/')).appointments,
+		appointment: async (key: string) => await call('GET', `/__sandbox/appointments/${key}/`),
+		create: async (record: IDataObject) => await call('POST', '/__sandbox/appointments/', record),
+		webhooks: async () =>
+			(await call<{ webhooks: IDataObject[] }>('GET', '/__sandbox/webhooks/')).webhooks,
+	};
+}
+
+export type Admin = ReturnType<typeof adminClient>;
+
+export interface RunOptions {
+	input?: IDataObject[];
+	continueOnFail?: boolean;
+	timezone?: string;
+	token?: string;
+}
+
+export async function run(
+	sb: Sandbox,
+	parameters: IDataObject,
+	opts: RunOptions = {},
+): Promise<RunNodeResult> {
+	return await runNode({
+		parameters,
+		credentials: { baseUrl: sb.url, accessToken: opts.token ?? TOKEN },
+		input: opts.input,
+		continueOnFail: opts.continueOnFail,
+		timezone: opts.timezone ?? ZONE,
+	});
+}
+
+/** Runs and expects success: the JSON of the first output. */
+export async function runOk(
+	sb: Sandbox,
+	parameters: IDataObject,
+	opts: RunOptions = {},
+): Promise<IDataObject[]> {
+	const result = await run(sb, parameters, opts);
+	if (result.error) throw result.error;
+	return (result.items[0] ?? []).map((item) => item.json);
+}
+
+/** Runs and expects the node to fail: its error. */
+export async function runFail(
+	sb: Sandbox,
+	parameters: IDataObject,
+	opts: RunOptions = {},
+): Promise<Error & IDataObject> {
+	const result = await run(sb, parameters, opts);
+	if (!result.error)
+		throw new Error(`expected the node to fail, got ${JSON.stringify(result.items)}`);
+	return result.error as Error & IDataObject;
+}
+
+export function pairing(items: INodeExecutionData[]): number[] {
+	return items.map((item) => {
+		const paired = item.pairedItem;
+		if (Array.isArray(paired)) return paired[0].item;
+		if (typeof paired === 'number') return paired;
+		return paired?.item ?? -1;
+	});
+}
+
+export const sortKeys = (list: IDataObject[]) => list.map((a) => String(a.appointment_key)).sort();
+
+/** API requests in the log (admin requests are never logged). */
+export async function apiRequests(admin: Admin, method?: string): Promise<LoggedRequest[]> {
+	const all = await admin.requests();
+	return method ? all.filter((r) => r.method === method) : all;
+}
