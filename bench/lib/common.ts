@@ -81,12 +81,12 @@ export async function pollUntil<T>(
 /** Requires a project file another helper builds, with a clear error when it is not there yet. */
 export function requireProjectFile<T>(relative: string, what: string): T {
 	const base = path.join(ROOT, relative);
-	const candidates = [base, `${base}.ts`, path.join(base, 'index.ts'), `${base}.js`];
-	if (!candidates.some((c) => fs.existsSync(c))) {
-		throw new Error(`${what} is not available: ${relative} does not exist (yet)`);
-	}
+	// Explicit extensions: `X.node` would otherwise resolve to the codex file `X.node.json` before `X.node.ts`.
+	const candidates = [`${base}.ts`, path.join(base, 'index.ts'), `${base}.js`, base];
+	const found = candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile());
+	if (!found) throw new Error(`${what} is not available: ${relative} does not exist (yet)`);
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	return require(base) as T;
+	return require(found) as T;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,19 +1,23 @@
 /**
  * The action node through the project's n8n-core harness, the sandbox's page size, and an explicit GC.
  */
-import fs from 'node:fs';
-import path from 'node:path';
+import type { INodeType } from 'n8n-workflow';
 import { runInNewContext } from 'node:vm';
 import v8 from 'node:v8';
-import { API_TOKEN, Client, ROOT, requireProjectFile } from './common';
+import { API_TOKEN, Client, requireProjectFile } from './common';
 
 type RunNode = typeof import('../../test/helpers/n8n').runNode;
 
+/**
+ * runNode from the harness, bound to the action node loaded from its .ts file (the harness's own default
+ * `require('.../Appointments.node')` resolves to the codex file Appointments.node.json under tsx).
+ */
 export function loadRunNode(): { runNode: RunNode } {
-	if (!fs.existsSync(path.join(ROOT, 'nodes/Appointments/Appointments.node.ts'))) {
-		throw new Error('The action node is not available: nodes/Appointments/Appointments.node.ts does not exist (yet)');
-	}
-	return requireProjectFile<{ runNode: RunNode }>('test/helpers/n8n', 'The n8n-core harness');
+	const mod = requireProjectFile<{ Appointments?: new () => INodeType }>('nodes/Appointments/Appointments.node', 'The action node');
+	if (typeof mod.Appointments !== 'function') throw new Error('nodes/Appointments/Appointments.node.ts exports no Appointments class');
+	const nodeType = new mod.Appointments();
+	const harness = requireProjectFile<{ runNode: RunNode }>('test/helpers/n8n', 'The n8n-core harness');
+	return { runNode: (options) => harness.runNode({ nodeType, ...options }) };
 }
 
 let gcFn: (() => void) | undefined;

@@ -36,7 +36,7 @@ const STATUSES = ['CONFIRMED', 'PENDING', 'ATTENDED', 'NO_SHOW', 'CANCELED'];
 type Core = typeof import('n8n-core');
 type WorkflowLib = typeof import('n8n-workflow');
 
-function quietN8n(workflowLib: WorkflowLib): void {
+export function quietN8n(workflowLib: WorkflowLib): void {
 	const noop = () => undefined;
 	const logger: Record<string, unknown> = { error: noop, warn: noop, info: noop, debug: noop };
 	logger.scoped = () => logger;
@@ -48,7 +48,7 @@ function quietN8n(workflowLib: WorkflowLib): void {
 }
 
 /** A distinct, realistic envelope for sequence number `i` (keys and timestamps differ for every i). */
-function envelope(i: number, salt: string): Record<string, unknown> {
+export function envelope(i: number, salt: string): Record<string, unknown> {
 	const hex = (i + 0x10000000).toString(16);
 	const start = new Date(Date.UTC(2026, 10, 24, 8 + (i % 10), (i * 7) % 60)).toISOString().replace('.000Z', '-03:00');
 	return {
@@ -72,7 +72,7 @@ interface Harness {
 	nodeId: string;
 }
 
-function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType, workflowId: string): Harness {
+export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType, workflowId: string): Harness {
 	const nodeId = `trigger-${workflowId}`;
 	const node: INode = {
 		id: nodeId,
