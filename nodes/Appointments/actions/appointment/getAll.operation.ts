@@ -232,9 +232,10 @@ export const prepare: PrepareOperation = function (item) {
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
 	let limit: number | undefined;
 	if (!returnAll) {
-		const raw = this.getNodeParameter('limit', i, 50) as unknown;
+		const given = this.getNodeParameter('limit', i, 50) as unknown;
+		const raw = typeof given === 'string' && given.trim() !== '' ? Number(given) : given;
 		if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) {
-			throw inputError(node, 'Limit', i, 'a whole number of at least 1', raw);
+			throw inputError(node, 'Limit', i, 'a whole number of at least 1', given);
 		}
 		limit = raw;
 	}

@@ -1,0 +1,120 @@
+/**
+ * The Appointments nodes of examples/*.json, with their saved parameters, run through the node against the
+ * sandbox, each fed what the node before it would give: the examples keep working as the node changes.
+ * (The real-n8n run of whole workflows is the e2e suite.)
+ */
+import { DateTime } from 'luxon';
+import type { IDataObject } from 'n8n-workflow';
+
+import example1 from '../../examples/1-daily-report.json';
+import example2 from '../../examples/2-mark-no-shows.json';
+import example3 from '../../examples/3-reschedule-and-cancel.json';
+import example5 from '../../examples/5-webhook-housekeeping.json';
+import { adminClient, runOk, start, ZONE, type Admin, type Sandbox } from './helpers';
+
+interface ExampleNode {
+	name: string;
+	type: string;
+	parameters: IDataObject;
+}
+
+const examples: Record<string, { nodes: ExampleNode[] }> = {
+	'1-': example1,
+	'2-': example2,
+	'3-': example3,
+	'5-': example5,
+};
+
+function nodesOf(prefix: string): ExampleNode[] {
+	return examples[prefix].nodes.filter((n) => n.type === 'n8n-nodes-appointments.appointments');
+}
+
+let sb: Sandbox;
+let admin: Admin;
+
+beforeAll(async () => {
+	sb = await start({ seed: 120, seedValue: 21 });
+	admin = adminClient(sb);
+});
+
+afterAll(async () => {
+	await sb?.close();
+});
+
+beforeEach(async () => {
+	await admin.reset();
+});
+
+const localDay = (iso: unknown) =>
+	DateTime.fromISO(String(iso), { setZone: true }).setZone(ZONE).toFormat('yyyy-MM-dd');
+
+test('1 daily report: today, CONFIRMED, one calendar', async () => {
+	const [getMany] = nodesOf('1-');
+	const all = await admin.appointments();
+	const today = DateTime.now().setZone(ZONE).toFormat('yyyy-MM-dd');
+	const calendarKey = String(
+		(
+			all.find((a) => a.status === 'CONFIRMED' && localDay(a.start_date) === today)!
+				.calendar as IDataObject
+		).calendar_key,
+	);
+	const out = await runOk(sb, getMany.parameters, { input: [{ calendarKey }] });
+	const expected = all.filter(
+		(a) =>
+			a.status === 'CONFIRMED' &&
+			localDay(a.start_date) === today &&
+			(a.calendar as IDataObject).calendar_key === calendarKey,
+	);
+	expect(out.map((a) => a.appointment_key).sort()).toEqual(
+		expected.map((a) => a.appointment_key).sort(),
+	);
+	// The example's Code node reads these fields.
+	for (const a of out) expect(a).toHaveProperty('person.full_name');
+});
+
+test('2 mark no-shows: yesterday CONFIRMED, then NO_SHOW with concurrency 5', async () => {
+	const [getMany, update] = nodesOf('2-');
+	const found = await runOk(sb, getMany.parameters);
+	expect(found.length).toBeGreaterThan(0);
+	const updated = await runOk(sb, update.parameters, { input: found });
+	expect(updated.map((a) => a.appointment_key)).toEqual(found.map((a) => a.appointment_key));
+	expect(updated.every((a) => a.status === 'NO_SHOW')).toBe(true);
+	for (const a of found)
+		expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
+});
+
+test('3 reschedule one day later and cancel with e-mail', async () => {
+	const [tomorrow, reschedule, next7, cancel] = nodesOf('3-');
+	expect([tomorrow, reschedule, next7, cancel].map((n) => n.parameters.operation)).toEqual([
+		'getAll',
+		'reschedule',
+		'getAll',
+		'cancel',
+	]);
+	const [first] = await runOk(sb, tomorrow.parameters);
+	const [moved] = await runOk(sb, reschedule.parameters, { input: [first] });
+	expect(DateTime.fromISO(String(moved.start_date)).toMillis()).toBe(
+		DateTime.fromISO(String(first.start_date), { setZone: true }).plus({ days: 1 }).toMillis(),
+	);
+	const [pending] = await runOk(sb, next7.parameters);
+	expect(pending.status).toBe('PENDING');
+	const [cancelled] = await runOk(sb, cancel.parameters, { input: [pending] });
+	expect(cancelled.appointment_key).toBe(pending.appointment_key);
+	expect((await admin.emails()).map((e) => e.appointment_key)).toEqual([pending.appointment_key]);
+});
+
+test('5 webhook housekeeping: create, list, update, delete', async () => {
+	const [create, list, update, del] = nodesOf('5-');
+	const [created] = await runOk(sb, create.parameters);
+	expect(created).toMatchObject({ events: ['appointment.created'] });
+	const listed = await runOk(sb, list.parameters);
+	expect(listed.map((w) => w.webhook_key)).toContain(created.webhook_key);
+	// The saved expression reads the key from the "Create Demo Subscription" node; here it comes as input.
+	expect(String(update.parameters.webhookKey)).toContain('webhook_key');
+	const byInput = (p: IDataObject) => ({ ...p, webhookKey: '={{ $json.webhook_key }}' });
+	const [updated] = await runOk(sb, byInput(update.parameters), { input: [created] });
+	expect(updated.events).toEqual(['appointment.created', 'appointment.canceled']);
+	const [deleted] = await runOk(sb, byInput(del.parameters), { input: [created] });
+	expect(deleted).toEqual({ deleted: true, webhook_key: created.webhook_key });
+	expect(await admin.webhooks()).toHaveLength(0);
+});
