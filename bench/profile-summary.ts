@@ -35,3 +35,29 @@ console.log('\n-- self time by function');
 for (const [k, t] of [...fnTime].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k);
 console.log('\n-- self time by file');
 for (const [k, t] of [...fileTime].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k);
+
+// Optional 4th argument: a function name; prints which of our frames (nodes/, credentials/, sandbox/, bench/)
+// its self time is reached from.
+const who = process.argv[5];
+if (who) {
+	const parent = new Map<number, number>();
+	for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+	const callers = new Map<string, number>();
+	for (const [id, t] of self) {
+		const n = byId.get(id)!;
+		if (n.callFrame.functionName !== who) continue;
+		let p = parent.get(id);
+		const chain: string[] = [];
+		while (p !== undefined && chain.length < 4) {
+			const f = byId.get(p)!.callFrame;
+			if (/\/(nodes|credentials|sandbox|bench)\//.test(f.url) && !f.url.includes('node_modules')) {
+				chain.push(`${f.functionName || '(anonymous)'} ${f.url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '')}:${f.lineNumber + 1}`);
+			}
+			p = parent.get(p);
+		}
+		const key = chain.join(' <- ') || '(no project frame)';
+		callers.set(key, (callers.get(key) ?? 0) + t);
+	}
+	console.log(`\n-- ${who} reached from`);
+	for (const [k, t] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k);
+}

@@ -159,13 +159,14 @@ function table(outcomes: PartOutcome[]): string {
 				r.baseline === undefined ? '' : fmt(r.baseline, r.unit),
 				r.ratio === undefined ? '' : typeof r.ratio === 'number' ? r.ratio.toFixed(3) : r.ratio,
 				r.target ?? '(context)',
-				r.met === undefined ? '' : r.met ? 'met' : 'MISSED',
+				r.met === undefined ? (r.note ? 'NOT MEASURED' : '') : r.met ? 'met' : 'MISSED',
 			]);
 		}
 	}
 	const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
 	const row = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-	return [row(header), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...lines.map(row)].join('\n');
+	const notes = outcomes.flatMap((o) => o.rows.filter((r) => r.note).map((r) => `Part ${r.part}, ${r.name}: ${r.note}`));
+	return [row(header), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...lines.map(row), ...(notes.length ? ['', ...notes] : [])].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
 	process.stdout.write(`\n${text}\n\nTotal ${totalSec.toFixed(0)} s (${mode}).\n`);
 
 	const crashed = outcomes.filter((o) => o.error);
-	const missed = outcomes.flatMap((o) => o.rows).filter((r) => r.met === false);
+	const missed = outcomes.flatMap((o) => o.rows).filter((r) => r.met === false || (r.met === undefined && r.target && r.note));
 	fs.mkdirSync(RESULTS_DIR, { recursive: true });
 	const result = {
 		mode,

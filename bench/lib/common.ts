@@ -24,6 +24,8 @@ export interface Row {
 	target?: string;
 	/** true/false when the row has a target; undefined for context rows. */
 	met?: boolean;
+	/** Why a row has no result (e.g. a figure that could not be measured). Printed under the table. */
+	note?: string;
 	/** How it was measured and the raw samples. */
 	details?: Record<string, unknown>;
 }
@@ -200,6 +202,8 @@ export function fmt(value: number | string | undefined, unit = ''): string {
 	if (typeof value === 'string') return value;
 	if (!Number.isFinite(value)) return String(value);
 	const abs = Math.abs(value);
-	const text = abs >= 1000 ? Math.round(value).toLocaleString('en-US') : abs >= 100 ? value.toFixed(0) : abs >= 10 ? value.toFixed(1) : value.toFixed(2);
+	const text = Number.isInteger(value)
+		? value.toLocaleString('en-US')
+		: abs >= 1000 ? Math.round(value).toLocaleString('en-US') : abs >= 100 ? value.toFixed(0) : abs >= 10 ? value.toFixed(1) : value.toFixed(2);
 	return unit ? `${text} ${unit}` : text;
 }

@@ -40,6 +40,8 @@ export function gc(): void {
  * checks that an unparameterised list request now answers pages of that size.
  */
 export async function configurePageSize(admin: Client, baseUrl: string, pageSize: number): Promise<void> {
+	const current = await pageLength(baseUrl);
+	if (current === pageSize) return;
 	const config = (await admin.ok('GET', '/__sandbox/config/')) as Record<string, unknown>;
 	const key =
 		Object.keys(config).find((k) => /^(default_?)?page_?size$/i.test(k)) ??
@@ -47,16 +49,26 @@ export async function configurePageSize(admin: Client, baseUrl: string, pageSize
 	let body: Record<string, unknown>;
 	if (key) body = { [key]: pageSize };
 	else body = { pagination: { ...(config.pagination as object), pageSize } };
-	await admin.ok('POST', '/__sandbox/config/', body);
+	const r = await admin.call('POST', '/__sandbox/config/', body);
+	if (r.status >= 300) {
+		throw new Error(
+			`the sandbox offers no configurable default page size (POST /__sandbox/config/ ${JSON.stringify(body)} answered ${r.status} ${JSON.stringify(r.body)}); its pages have ${current} records`,
+		);
+	}
+	const got = await pageLength(baseUrl);
+	if (got !== pageSize) {
+		throw new Error(
+			`the sandbox does not apply the default page size: after POST /__sandbox/config/ ${JSON.stringify(body)} a list page has ${got} records, expected ${pageSize}`,
+		);
+	}
+}
+
+/** Records in the first page of an unparameterised list request (what the node gets). */
+async function pageLength(baseUrl: string): Promise<number | undefined> {
 	const api = new Client(baseUrl, API_TOKEN);
 	try {
 		const page = await api.ok('GET', '/api/v3/appointments/');
-		const got = Array.isArray(page) ? page.length : page.results?.length;
-		if (got !== pageSize) {
-			throw new Error(
-				`the sandbox does not offer a configurable default page size: after POST /__sandbox/config/ ${JSON.stringify(body)} a list page has ${got} records, expected ${pageSize}`,
-			);
-		}
+		return Array.isArray(page) ? page.length : page.results?.length;
 	} finally {
 		await api.close();
 	}
