@@ -135,6 +135,8 @@ export function n8nEnv(userFolder: string, port: number, cert: DevCert, brokerPo
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		NODE_OPTIONS: '',
+		// jest sets NODE_ENV=test, and n8n then exits at start without a word (and the CLI writes no database).
+		NODE_ENV: 'production',
 		...extra,
 	});
 }
@@ -171,13 +173,17 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 		await pollUntil(
 			`n8n readiness on ${url}/healthz/readiness`,
 			async () => {
-				if (exitCode !== undefined) {
-					throw new SetupError(`n8n exited with code ${exitCode} while starting. Log ${logFile}:\n${tail(logFile)}`);
-				}
 				const r = await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 });
 				return r.status === 200 ? true : undefined;
 			},
-			{ timeoutMs: opts.readinessTimeoutMs ?? 120000, intervalMs: 300 },
+			{
+				timeoutMs: opts.readinessTimeoutMs ?? 120000,
+				intervalMs: 300,
+				abort: () =>
+					exitCode === undefined
+						? undefined
+						: new SetupError(`n8n exited with code ${exitCode} while starting. Log ${logFile}:\n${tail(logFile)}`),
+			},
 		);
 	} catch (e) {
 		await proc.stop();

@@ -80,15 +80,20 @@ export async function freePort(): Promise<number> {
 	});
 }
 
-/** Polls `check` until it returns a value other than undefined, or throws after the deadline. */
+/**
+ * Polls `check` until it returns a value other than undefined, or throws after the deadline.
+ * `abort` is asked before every attempt: an error it returns is thrown at once (e.g. the process we wait for died).
+ */
 export async function pollUntil<T>(
 	what: string,
 	check: () => Promise<T | undefined>,
-	{ timeoutMs = 30000, intervalMs = 250 } = {},
+	{ timeoutMs = 30000, intervalMs = 250, abort }: { timeoutMs?: number; intervalMs?: number; abort?: () => Error | undefined } = {},
 ): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	let lastError: unknown;
 	for (;;) {
+		const stop = abort?.();
+		if (stop) throw stop;
 		try {
 			const v = await check();
 			if (v !== undefined) return v;
