@@ -142,7 +142,8 @@ export class AppointmentsTrigger implements INodeType {
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receive.call(this);
+	// Not async itself: one promise per notification, not two (webhook() is on the hot path).
+	webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return receive.call(this);
 	}
 }

@@ -2,12 +2,13 @@
 import {
 	clampWindow,
 	DEFAULT_WINDOW,
-	dedupeKey,
+	forgetEvent,
 	forgetScope,
 	MAX_SCOPES,
 	MAX_WINDOW,
 	RecentKeys,
 	recentKeysFor,
+	rememberEvent,
 	scopeCount,
 } from '../../nodes/Appointments/trigger/dedupe';
 
@@ -80,16 +81,103 @@ describe('module-level stores', () => {
 	});
 });
 
-describe('dedupeKey', () => {
-	it('event + key + timestamp by default: a redelivery matches, a later event of the same appointment does not', () => {
-		const created = dedupeKey('eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:00Z');
-		expect(dedupeKey('eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(created);
-		expect(dedupeKey('eventKeyTimestamp', 'appointment.canceled', 'k1', '2026-01-01T00:00:00Z')).not.toBe(created);
-		expect(dedupeKey('eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:01Z')).not.toBe(created);
+describe('RecentKeys with event and timestamp', () => {
+	it('tells events of one appointment apart and forgets them oldest first', () => {
+		const keys = new RecentKeys(3);
+		expect(keys.remember('k1', 'appointment.created', 't1')).toBe(true);
+		expect(keys.remember('k1', 'appointment.updated', 't2')).toBe(true);
+		expect(keys.remember('k1', 'appointment.created', 't1')).toBe(false);
+		expect(keys.remember('k2', 'appointment.created', 't1')).toBe(true);
+		expect(keys.size).toBe(3);
+		expect(keys.remember('k1', 'appointment.canceled', 't3')).toBe(true); // evicts (k1, created, t1)
+		expect(keys.size).toBe(3);
+		expect(keys.has('k1', 'appointment.created', 't1')).toBe(false);
+		expect(keys.has('k1', 'appointment.updated', 't2')).toBe(true);
+		expect(keys.has('k1', 'appointment.canceled', 't3')).toBe(true);
+		expect(keys.has('k2', 'appointment.created', 't1')).toBe(true);
 	});
 
-	it('appointment key alone: every event of an appointment matches; off: no key', () => {
-		expect(dedupeKey('appointmentKey', 'appointment.created', 'k1', 't1')).toBe(dedupeKey('appointmentKey', 'appointment.canceled', 'k1', 't2'));
-		expect(dedupeKey('off', 'appointment.created', 'k1', 't1')).toBeUndefined();
+	it('a deleted entry can be remembered again and is not evicted twice', () => {
+		const keys = new RecentKeys(2);
+		keys.remember('a');
+		keys.remember('b');
+		keys.delete('a');
+		expect(keys.size).toBe(1);
+		expect(keys.remember('a')).toBe(true); // evicts the dead slot of the first 'a', not the new one
+		expect(keys.has('a')).toBe(true);
+		expect(keys.has('b')).toBe(true);
+		expect(keys.size).toBe(2);
+		keys.remember('c'); // evicts 'b' (oldest live)
+		expect(keys.has('b')).toBe(false);
+		expect(keys.has('a')).toBe(true);
+		expect(keys.size).toBe(2);
+	});
+
+	it.each([
+		[17, 25, 20000],
+		[300, 2000, 60000],
+	])('random operations (window %i, %i keys) keep the exact FIFO semantics of a reference list', (start, keyCount, steps) => {
+		let seed = 7;
+		const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+		let limit = start;
+		const keys = new RecentKeys(limit);
+		// The reference: ring slots oldest first, a deleted entry's slot stays until it is reused.
+		let ring: Array<{ id: string; live: boolean }> = [];
+		for (let i = 0; i < steps; i++) {
+			const id = `k${rnd(keyCount)}|appointment.e${rnd(3)}`;
+			const [key, event] = id.split('|');
+			const op = rnd(100);
+			if (op < 8) {
+				keys.delete(key, event, '2026-01-01T00:00:00Z');
+				const slot = ring.find((s) => s.id === id && s.live);
+				if (slot) slot.live = false;
+			} else if (op === 99) {
+				limit = 1 + rnd(start * 2);
+				keys.resize(limit);
+				ring = ring.filter((s) => s.live).slice(-limit);
+			} else {
+				const fresh = keys.remember(key, event, '2026-01-01T00:00:00Z');
+				const held = ring.some((s) => s.id === id && s.live);
+				if (fresh !== !held) throw new Error(`step ${i}: remember(${id}) said ${fresh}, reference holds it: ${held}`);
+				if (!held) {
+					ring.push({ id, live: true });
+					if (ring.length > limit) ring = ring.slice(ring.length - limit);
+				}
+			}
+			const live = ring.filter((s) => s.live);
+			if (keys.size !== live.length) throw new Error(`step ${i}: size ${keys.size}, reference ${live.length}`);
+		}
+		for (const s of ring) {
+			const held = ring.some((o) => o.id === s.id && o.live);
+			expect(keys.has(s.id.split('|')[0], s.id.split('|')[1], '2026-01-01T00:00:00Z')).toBe(held);
+		}
+	});
+});
+
+describe('rememberEvent', () => {
+	const s = () => new RecentKeys(100);
+	it('event + key + timestamp (default): a redelivery is a duplicate, a later event of the appointment is not', () => {
+		const store = s();
+		expect(rememberEvent(store, 'eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(true);
+		expect(rememberEvent(store, 'eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(false);
+		expect(rememberEvent(store, 'eventKeyTimestamp', 'appointment.canceled', 'k1', '2026-01-01T00:00:00Z')).toBe(true);
+		expect(rememberEvent(store, 'eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:01Z')).toBe(true);
+		forgetEvent(store, 'eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:00Z');
+		expect(rememberEvent(store, 'eventKeyTimestamp', 'appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(true);
+	});
+
+	it('appointment key alone: any second event of the appointment is a duplicate', () => {
+		const store = s();
+		expect(rememberEvent(store, 'appointmentKey', 'appointment.created', 'k1', 't1')).toBe(true);
+		expect(rememberEvent(store, 'appointmentKey', 'appointment.canceled', 'k1', 't2')).toBe(false);
+		forgetEvent(store, 'appointmentKey', 'appointment.created', 'k1', 't1');
+		expect(rememberEvent(store, 'appointmentKey', 'appointment.canceled', 'k1', 't2')).toBe(true);
+	});
+
+	it('off: everything is new', () => {
+		const store = s();
+		expect(rememberEvent(store, 'off', 'e', 'k1', 't1')).toBe(true);
+		expect(rememberEvent(store, 'off', 'e', 'k1', 't1')).toBe(true);
+		expect(store.size).toBe(0);
 	});
 });

@@ -50,6 +50,41 @@ describe('timestamps', () => {
 		'1700000000',
 		'',
 	])('refuses %s', (value) => expect(isIsoDateTimeWithOffset(value)).toBe(false));
+
+	// The hand-written parser against a plain regex + calendar reference, on strings built around the format.
+	const REFERENCE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))$/;
+	function reference(value: string): boolean {
+		if (value.length > 40) return false;
+		const m = REFERENCE.exec(value);
+		if (!m) return false;
+		const [y, mo, d, h, mi] = [1, 2, 3, 4, 5].map((i) => Number(m[i]));
+		const days = [31, (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+		if (mo < 1 || mo > 12 || d < 1 || d > days[mo - 1] || h > 23 || mi > 59) return false;
+		if (m[6] !== undefined && Number(m[6]) > 59) return false;
+		if (m[7] !== undefined && (Number(m[7]) > 23 || Number(m[8]) > 59)) return false;
+		return true;
+	}
+
+	it('agrees with a regex reference on 20,000 generated strings', () => {
+		const d = (n: number) => fc.integer({ min: 0, max: 10 ** n - 1 }).map((v) => String(v).padStart(n, '0'));
+		const piece = fc.oneof(d(1), d(2), d(3), fc.constantFrom('-', ':', 'T', 't', 'Z', 'z', '+', '.', ',', ' ', 'x', ''));
+		// Mostly near-valid values, so that each rule is exercised at its edges.
+		const n2 = (max: number) => fc.oneof(fc.integer({ min: 0, max }).map((v) => String(v).padStart(2, '0')), d(2));
+		const shaped = fc
+			.tuple(
+				fc.oneof(fc.constantFrom('2024', '2026', '1900', '2000', '2100'), d(4)), fc.constantFrom('-', '-', '/'), n2(13), fc.constantFrom('-'), n2(32),
+				fc.constantFrom('T', 't', ' '), n2(25), fc.constantFrom(':'), n2(61),
+				fc.oneof(fc.constant(''), n2(61).map((v) => ':' + v)),
+				fc.oneof(fc.constant(''), fc.integer({ min: 0, max: 11 }).chain((n) => (n === 0 ? fc.constant('.') : d(n).map((v) => fc.sample(fc.constantFrom('.', ','), 1)[0] + v)))),
+				fc.oneof(fc.constantFrom('Z', 'z', '', '+', '-0'), fc.tuple(fc.constantFrom('+', '-'), n2(25), fc.constantFrom(':', ''), n2(61)).map((p) => p.join(''))),
+				fc.oneof(fc.constant(''), fc.array(piece, { maxLength: 2 }).map((p) => p.join(''))),
+			)
+			.map((p) => p.join(''));
+		fc.assert(
+			fc.property(fc.oneof(shaped, fc.string({ maxLength: 45 })), (value) => isIsoDateTimeWithOffset(value) === reference(value)),
+			{ numRuns: 20000 },
+		);
+	});
 });
 
 describe('checkEnvelope', () => {

@@ -8,8 +8,9 @@
  * webhook() is on the hot path: resolving three parameters through n8n costs several times a JSON.parse of an
  * envelope, so receiverConfig() keeps the result in a WeakMap keyed by the node's static-data object, which n8n
  * creates once per Workflow instance and node (a Workflow's parameters never change during its life; n8n builds
- * a new instance when a workflow is saved or re-activated). Where n8n builds a Workflow per request, the entry
- * is simply rebuilt and garbage-collected with it.
+ * a new instance when a workflow is saved or re-activated), and in a second WeakMap keyed by the context object
+ * itself (one node, one mode). Where n8n builds a Workflow per request, the entry is simply rebuilt and
+ * garbage-collected with it.
  */
 import {
 	NodeOperationError,
@@ -40,6 +41,8 @@ export interface ReceiverConfig {
 	store?: RecentKeys;
 	nodeName: string;
 	workflowId: string;
+	/** Log metadata naming the workflow and node. */
+	where: { workflowId: string; node: string };
 }
 
 const DEDUPE_MODES: readonly DedupeMode[] = ['eventKeyTimestamp', 'appointmentKey', 'off'];
@@ -77,8 +80,18 @@ function scopeOf(workflowId: string, nodeId: string, mode: string): string {
 }
 
 const cache = new WeakMap<object, Map<string, ReceiverConfig>>();
+// A context object serves one node in one mode: the cheapest lookup when the caller reuses it.
+const byContext = new WeakMap<object, ReceiverConfig>();
 
 export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
+	const known = byContext.get(ctx);
+	if (known !== undefined) return known;
+	const config = configFor(ctx);
+	byContext.set(ctx, config);
+	return config;
+}
+
+function configFor(ctx: IWebhookFunctions): ReceiverConfig {
 	const anchor = ctx.getWorkflowStaticData('node');
 	const mode = ctx.getMode();
 	let perMode = cache.get(anchor);
@@ -110,6 +123,7 @@ export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 				: recentKeysFor(scopeOf(workflowId, node.id || node.name, mode), options.dedupeWindow),
 		nodeName: node.name,
 		workflowId,
+		where: { workflowId, node: node.name },
 	};
 	if (perMode === undefined) {
 		perMode = new Map();

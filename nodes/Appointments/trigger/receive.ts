@@ -24,7 +24,7 @@ import { getAppointment } from '../transport';
 import { simplifyAppointment } from '../shared';
 import { receiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
-import { dedupeKey } from './dedupe';
+import { forgetEvent, rememberEvent } from './dedupe';
 
 /** A re-read must not keep the service's callback waiting for long. */
 const VERIFY_POLICY = { maxAttempts: 3, maxWaitMs: 5000, timeoutMs: 10000 };
@@ -47,7 +47,7 @@ function ignored(reason: string): IWebhookResponseData {
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const body = this.getBodyData() as unknown;
 	const config = receiverConfig(this);
-	const where = { workflowId: config.workflowId, node: config.nodeName };
+	const where = config.where;
 
 	const problem = checkEnvelope(body);
 	if (problem !== undefined) {
@@ -74,16 +74,14 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	}
 
 	const store = config.store;
-	const key = store && dedupeKey(config.options.dedupeKey, event, appointmentKey, envelope.timestamp);
-	if (store !== undefined && key !== undefined) {
-		if (store.has(key)) {
-			this.logger.debug(
-				`Appointments Trigger: ignored a duplicate of "${event}" (dedupe key: ${config.options.dedupeKey})`,
-				{ ...where, event, appointmentKey },
-			);
-			return ignored('duplicate');
-		}
-		store.add(key);
+	const mode = config.options.dedupeKey;
+	const timestamp = envelope.timestamp;
+	if (!rememberEvent(store, mode, event, appointmentKey, timestamp)) {
+		this.logger.debug(
+			`Appointments Trigger: ignored a duplicate of "${event}" (dedupe key: ${config.options.dedupeKey})`,
+			{ ...where, event, appointmentKey },
+		);
+		return ignored('duplicate');
 	}
 
 	let data: IDataObject = envelope.data;
@@ -103,7 +101,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 				});
 				return ignored('appointment not found');
 			}
-			if (store !== undefined && key !== undefined) store.delete(key);
+			forgetEvent(store, mode, event, appointmentKey, timestamp);
 			// n8n answers 500, so the service sends the notification again later.
 			throw new NodeOperationError(
 				this.getNode(),
@@ -114,7 +112,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	}
 
 	const json: IDataObject = config.options.simplify
-		? { ...simplifyAppointment(data), event, timestamp: envelope.timestamp }
+		? { ...simplifyAppointment(data), event, timestamp }
 		: data === envelope.data
 			? envelope
 			: { ...envelope, data };
