@@ -116,6 +116,46 @@ export async function startBenchSandbox(options: SandboxOptions = {}): Promise<S
 	});
 }
 
+/**
+ * The sandbox in a child process of its own (Node 24 + tsx), so that on this 2-core machine the service and the
+ * client under test do not share one event loop, as they would not in production.
+ */
+export async function startSandboxProcess(options: SandboxOptions = {}): Promise<Sandbox> {
+	const { spawn } = await import('node:child_process');
+	const all = { port: 0, host: '127.0.0.1', tokens: [API_TOKEN], adminToken: ADMIN_TOKEN, seedValue: 1, ...options };
+	const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'lib', 'sandbox-process.ts'), JSON.stringify(all)], {
+		cwd: ROOT,
+		env: { ...process.env, NODE_OPTIONS: '' },
+		stdio: ['pipe', 'pipe', 'inherit'],
+	});
+	const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+	const url = await new Promise<string>((resolve, reject) => {
+		let out = '';
+		const timer = setTimeout(() => reject(new Error('the sandbox process printed no SANDBOX_URL within 60 s')), 60000);
+		child.stdout!.on('data', (d) => {
+			out += d;
+			const m = /SANDBOX_URL=(\S+)/.exec(out);
+			if (m) {
+				clearTimeout(timer);
+				resolve(m[1]);
+			}
+		});
+		void exited.then((code) => {
+			clearTimeout(timer);
+			reject(new Error(`the sandbox process exited with code ${code} before it was ready`));
+		});
+	});
+	return {
+		url,
+		async close() {
+			child.kill('SIGTERM');
+			const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+			await exited;
+			clearTimeout(t);
+		},
+	};
+}
+
 /** A small JSON client over undici (keep-alive) for the sandbox's API and admin endpoints. */
 export class Client {
 	readonly dispatcher: Dispatcher;
