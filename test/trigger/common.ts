@@ -1,0 +1,136 @@
+/**
+ * Shared set-up of the trigger's integration tests: one sandbox per test file (trusting the harness receiver's
+ * certificate, quick delivery retries), admin helpers, and harness creation with the sandbox's credential.
+ */
+import { request as httpsRequest } from 'node:https';
+
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { receiverCa, startTriggerHarness, type TriggerHarness, type TriggerHarnessOptions } from '../helpers/trigger';
+
+export const TOKEN = 'trigger-test-token-5d2c';
+export const LIMITED = 'trigger-limited-token-8e1f';
+export const ADMIN = 'trigger-admin-token-3a9b';
+export const ALL_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
+
+export interface Ctx {
+	sb: Sandbox;
+	harnesses: TriggerHarness[];
+}
+
+export function useSandbox(extra: Record<string, unknown> = {}): Ctx {
+	const ctx = { harnesses: [] } as unknown as Ctx;
+	beforeAll(async () => {
+		ctx.sb = await startSandbox({
+			port: 0,
+			host: '127.0.0.1',
+			tokens: [TOKEN],
+			restrictedTokens: [LIMITED],
+			adminToken: ADMIN,
+			seed: 40,
+			seedValue: 3,
+			ca: receiverCa(),
+			retrySchedule: [50, 100, 200, 400],
+			deliveryTimeoutMs: 5000,
+			...extra,
+		});
+	});
+	afterEach(async () => {
+		await Promise.allSettled(ctx.harnesses.splice(0).map((h) => h.close()));
+	});
+	afterAll(async () => {
+		await ctx.sb?.close();
+	});
+	return ctx;
+}
+
+export async function admin<T = any>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<T> {
+	const res = await fetch(`${ctx.sb.url}${path}`, {
+		method,
+		headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	if (res.status >= 400) throw new Error(`admin ${method} ${path} -> ${res.status} ${text}`);
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** The service's API as a client other than the node (the dashboard, another integration). */
+export async function api<T = any>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+	const res = await fetch(`${ctx.sb.url}/api/v3/${path}`, {
+		method,
+		headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+export interface Subscription {
+	webhook_key: string;
+	url: string;
+	events: string[];
+}
+
+export async function subscriptions(ctx: Ctx): Promise<Subscription[]> {
+	const b: any = await admin(ctx, 'GET', '/__sandbox/webhooks/');
+	return Array.isArray(b) ? b : (b.webhooks ?? b.results ?? []);
+}
+
+export async function apiRequests(ctx: Ctx): Promise<Array<{ method: string; path: string; status: number }>> {
+	return (await admin(ctx, 'GET', '/__sandbox/requests/')).requests;
+}
+
+export async function reset(ctx: Ctx): Promise<void> {
+	await admin(ctx, 'POST', '/__sandbox/reset/', { seed: 40, seedValue: 3 });
+	await admin(ctx, 'DELETE', '/__sandbox/requests/');
+}
+
+export async function harness(ctx: Ctx, options: Partial<TriggerHarnessOptions> = {}): Promise<TriggerHarness> {
+	const h = await startTriggerHarness({
+		credentials: { baseUrl: ctx.sb.url, accessToken: TOKEN },
+		parameters: { events: ALL_EVENTS, otherEvents: '', options: {} },
+		...options,
+	});
+	ctx.harnesses.push(h);
+	return h;
+}
+
+export const sorted = (list: string[]) => [...list].sort();
+
+/** A real HTTPS POST to the receiver (as the service would send it), trusting the harness certificate. */
+export function post(url: string, body: string | Buffer, contentType = 'application/json'): Promise<{ status: number; body: any }> {
+	return new Promise((resolve, reject) => {
+		const req = httpsRequest(url, { method: 'POST', ca: receiverCa(), headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
+			const chunks: Buffer[] = [];
+			res.on('data', (c: Buffer) => chunks.push(c));
+			res.on('end', () => {
+				const text = Buffer.concat(chunks).toString('utf8');
+				let parsed: unknown = text;
+				try {
+					parsed = text ? JSON.parse(text) : undefined;
+				} catch {
+					// not JSON
+				}
+				resolve({ status: res.statusCode ?? 0, body: parsed });
+			});
+		});
+		req.on('error', reject);
+		req.end(body);
+	});
+}
+
+export interface Delivery {
+	event_id: string;
+	webhook_key: string;
+	url: string;
+	event: string;
+	appointment_key: string;
+	attempt: number;
+	status: number | null;
+	ok: boolean;
+	gave_up: boolean;
+}
+
+export async function deliveries(ctx: Ctx): Promise<{ pending: number; deliveries: Delivery[] }> {
+	return await admin(ctx, 'GET', '/__sandbox/deliveries/');
+}
