@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SetupError } from './install';
 import { DEV_DIR } from './paths';
-import { stopAll } from './proc';
+import { pollUntil, preferredPort, stopAll } from './proc';
 import { activate, deactivate, startStack, type Stack } from './stack';
 
 const USER_FOLDER = path.join(DEV_DIR, 'dev');
@@ -45,7 +45,16 @@ async function main() {
 			if (stack && active) {
 				try {
 					await deactivate(stack.api, active);
-					console.log('Trigger workflow deactivated; its sandbox subscription is removed.');
+					const n8nUrl = stack.n8n.url;
+					await pollUntil(
+						'the sandbox subscription to be removed',
+						async () => {
+							const { webhooks } = await stack!.admin.ok('GET', '/__sandbox/webhooks/');
+							return webhooks.some((w: any) => String(w.url).startsWith(`${n8nUrl}/`)) ? undefined : true;
+						},
+						{ timeoutMs: 10000 },
+					);
+					console.log('Trigger workflow unpublished; the sandbox holds no subscription of this n8n any more.');
 				} catch (e) {
 					console.error(`Could not deactivate the trigger workflow: ${(e as Error).message}`);
 				}
@@ -66,6 +75,9 @@ async function main() {
 		apiToken: login.sandboxApiToken,
 		adminToken: login.sandboxAdminToken,
 		reimport: 'changed',
+		// n8n's and the sandbox's usual ports when free, so the URLs stay the same from one run to the next.
+		n8nPort: await preferredPort(5678),
+		sandbox: { port: await preferredPort(8787) },
 		log: (m) => console.log(m),
 	});
 	if (stopping) return;
@@ -85,8 +97,11 @@ async function main() {
 			`  Sandbox:   ${stack.sandboxUrl}   (seeded with demo appointments)`,
 			`  Admin token for /__sandbox/: ${login.sandboxAdminToken}`,
 			'',
-			`  Workflows: ${stack.examples.map((e) => e.name).join('; ')}`,
-			`  Published: "${stack.examples.find((e) => e.id === DEV_TRIGGER_WORKFLOW)?.name}" (Appointments Trigger)`,
+			'  Workflows (imported from examples/; open one and press "Execute workflow"):',
+			...stack.examples.map(
+				(e) => `    - ${e.name}${e.id === DEV_TRIGGER_WORKFLOW ? '   [published: its Appointments Trigger is subscribed]' : ''}`,
+			),
+			`  Credential "Appointments API" points at the sandbox.`,
 			'',
 			'  Create an appointment; the published workflow runs within a second (see Executions in n8n):',
 			`    curl -s -X POST ${stack.sandboxUrl}/__sandbox/appointments/ \\`,

@@ -3,7 +3,7 @@
  * https with a self-signed certificate, owner + API key, CLI commands. Everything lives under `.dev/`.
  * Idempotent: each function can be called again on the same folders.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -268,36 +268,26 @@ export async function n8nCli(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, arg
 		N8N_LOG_OUTPUT: 'file',
 		N8N_LOG_FILE_LOCATION: logFile,
 	});
-	return new Promise((resolve, reject) => {
-		const child = spawn(NODE24, [N8N_BIN, ...args], { cwd: n8n.userFolder, env, detached: true });
-		let stdout = '';
-		let stderr = '';
-		child.stdout.on('data', (d) => (stdout += d));
-		child.stderr.on('data', (d) => (stderr += d));
-		const timer = setTimeout(() => {
-			try {
-				process.kill(-child.pid!, 'SIGKILL');
-			} catch {
-				/* gone */
-			}
-			reject(new Error(`n8n ${args.join(' ')} timed out after ${timeoutMs} ms`));
-		}, timeoutMs);
-		child.once('error', (e) => {
-			clearTimeout(timer);
-			reject(e);
-		});
-		child.once('close', (code) => {
-			clearTimeout(timer);
-			try {
-				process.kill(-child.pid!, 'SIGKILL'); // task runners of the CLI, if any survived
-			} catch {
-				/* gone */
-			}
-			const log = tail(logFile, 200000);
-			fs.rmSync(logFile, { force: true });
-			resolve({ code, stdout, stderr, log });
-		});
-	});
+	// A process group of its own, registered like the server, so Ctrl-C or the end of the suite stops it too.
+	const m = spawnGroup(`n8n ${args[0]}`, NODE24, [N8N_BIN, ...args], { cwd: n8n.userFolder, env });
+	let stdout = '';
+	let stderr = '';
+	m.child.stdout!.on('data', (d) => (stdout += d));
+	m.child.stderr!.on('data', (d) => (stderr += d));
+	const closed = new Promise((resolve) => m.child.once('close', resolve));
+	let timedOut = false;
+	const timer = setTimeout(() => {
+		timedOut = true;
+		void m.stop(0);
+	}, timeoutMs);
+	const code = await m.exited;
+	clearTimeout(timer);
+	await m.stop(0); // task runners of the CLI, if any survived
+	await closed; // all of stdout/stderr read (nothing holds the pipes any more)
+	const log = tail(logFile, 200000);
+	fs.rmSync(logFile, { force: true });
+	if (timedOut) throw new Error(`n8n ${args.join(' ')} timed out after ${timeoutMs} ms:\n${(stderr + log).slice(-4000)}`);
+	return { code, stdout, stderr, log };
 }
 
 export async function n8nCliOk(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, args: string[]): Promise<CliResult> {

@@ -80,6 +80,17 @@ export async function freePort(): Promise<number> {
 	});
 }
 
+/** `port` when it is free on 127.0.0.1 (stable URLs from one run to the next), else any free port. */
+export async function preferredPort(port: number): Promise<number> {
+	const free = await new Promise<boolean>((resolve) => {
+		const srv = net.createServer();
+		srv.unref();
+		srv.once('error', () => resolve(false));
+		srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+	});
+	return free ? port : freePort();
+}
+
 /**
  * Polls `check` until it returns a value other than undefined, or throws after the deadline.
  * `abort` is asked before every attempt: an error it returns is thrown at once (e.g. the process we wait for died).
