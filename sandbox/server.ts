@@ -180,7 +180,7 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 	const emit = (event: (typeof EVENTS)[number], a: Appointment) => {
 		const targets = [...webhooks.values()].filter((w) => w.events.includes(event));
 		if (!targets.length) return;
-		const body = JSON.stringify({ event, timestamp: formatInstantMs(Date.now(), cfg.timeZone), data: publicRecord(a, cfg.timeZone) });
+		const body = `{"event":${JSON.stringify(event)},"timestamp":${JSON.stringify(formatInstantMs(Date.now(), cfg.timeZone))},"data":${store.json(a)}}`;
 		deliveries.enqueue(event, a.appointment_key, body, targets);
 	};
 
@@ -238,7 +238,7 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 	const logKey = Symbol('log');
 	type Logged = FastifyRequest & { [logKey]?: RequestLogEntry };
 	app.addHook('onRequest', async (req) => {
-		if (req.url.startsWith('/__sandbox/')) return;
+		if (!req.url.startsWith('/api/')) return;
 		const { path, search } = splitUrl(req.url);
 		const a = access(req);
 		const entry: RequestLogEntry = {

@@ -1,0 +1,138 @@
+/** Shared helpers for the sandbox tests: an HTTP client over fetch, an https receiver with a self-signed CA, polling. */
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import selfsigned from 'selfsigned';
+
+import { startSandbox, type SandboxOptions } from '../../sandbox';
+
+export const TOKEN = 'sbx-test-token-5d1c';
+export const LIMITED = 'sbx-test-limited-8e2a';
+export const ADMIN = 'sbx-test-admin-3f9b';
+
+export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+
+export interface Res<T = any> {
+	status: number;
+	headers: Headers;
+	body: T;
+	text: string;
+}
+
+export function start(opts: SandboxOptions = {}): Promise<Sandbox> {
+	return startSandbox({ port: 0, host: '127.0.0.1', tokens: [TOKEN], restrictedTokens: [LIMITED], adminToken: ADMIN, seed: 150, seedValue: 3, ...opts });
+}
+
+export function client(base: () => string, token: string | undefined) {
+	const call = async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> => {
+		const h: Record<string, string> = { ...headers };
+		if (token !== undefined) h.authorization = `Bearer ${token}`;
+		let payload: string | undefined;
+		if (body !== undefined) {
+			payload = typeof body === 'string' ? body : JSON.stringify(body);
+			if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
+		}
+		const res = await fetch(`${base()}${path}`, { method, headers: h, body: payload });
+		const text = await res.text();
+		let parsed: any;
+		try {
+			parsed = text ? JSON.parse(text) : undefined;
+		} catch {
+			parsed = text;
+		}
+		return { status: res.status, headers: res.headers, body: parsed as T, text };
+	};
+	return Object.assign(call, {
+		ok: async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
+			const r = await call<T>(method, path, body);
+			if (r.status >= 300) throw new Error(`${method} ${path} -> ${r.status} ${r.text}`);
+			return r.body;
+		},
+	});
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10000, everyMs = 20): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	let last: unknown;
+	for (;;) {
+		try {
+			const v = await check();
+			if (v !== undefined) return v;
+		} catch (e) {
+			last = e;
+		}
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+		await new Promise((r) => setTimeout(r, everyMs));
+	}
+}
+
+export interface Pems {
+	cert: string;
+	key: string;
+}
+let cachedPems: Pems | undefined;
+/** A self-signed certificate for localhost and 127.0.0.1 (it is its own CA). */
+export function selfSigned(): Pems {
+	if (cachedPems) return cachedPems;
+	const p = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+		days: 2,
+		keySize: 2048,
+		algorithm: 'sha256',
+		extensions: [
+			{ name: 'basicConstraints', cA: true },
+			{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+		],
+	});
+	cachedPems = { cert: p.cert, key: p.private };
+	return cachedPems;
+}
+
+export interface Received {
+	path: string;
+	body: any;
+	raw: string;
+	headers: Record<string, string | string[] | undefined>;
+	at: number;
+}
+
+/** An https receiver. `answer` decides the status of each request (default 200); it may return a promise. */
+export async function receiver(answer: (r: Received, n: number) => number | Promise<number> = () => 200, pems: Pems = selfSigned()) {
+	const got: Received[] = [];
+	const server = https.createServer({ cert: pems.cert, key: pems.key }, (req, res) => {
+		let raw = '';
+		req.setEncoding('utf8');
+		req.on('data', (c) => (raw += c));
+		req.on('end', async () => {
+			let body: any;
+			try {
+				body = JSON.parse(raw);
+			} catch {
+				body = undefined;
+			}
+			const r: Received = { path: req.url ?? '', body, raw, headers: req.headers, at: Date.now() };
+			got.push(r);
+			let status = 200;
+			try {
+				status = await answer(r, got.length);
+			} catch {
+				status = 500;
+			}
+			if (!res.destroyed) {
+				res.statusCode = status;
+				res.end('{}');
+			}
+		});
+	});
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+	const port = (server.address() as AddressInfo).port;
+	return {
+		got,
+		port,
+		url: (path = '/hook') => `https://localhost:${port}${path}`,
+		close: () =>
+			new Promise<void>((r) => {
+				server.closeAllConnections();
+				server.close(() => r());
+			}),
+	};
+}
