@@ -99,7 +99,7 @@ export async function runSandboxPart(ctx: PartContext, nodeMsPerPage?: number): 
 		});
 		await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 		const port = (receiver.address() as AddressInfo).port;
-		const sb = await startBenchSandbox({ seed: n + 200, ca: pems.cert, retrySchedule: [100, 200], deliveryTimeoutMs: 5000 });
+		const sb = await startBenchSandbox({ seed: n * 2, ca: pems.cert, retrySchedule: [100, 200], deliveryTimeoutMs: 5000 });
 		const api = new Client(sb.url, API_TOKEN);
 		const admin = new Client(sb.url, ADMIN_TOKEN);
 		const agent = new Agent({ keepAliveTimeout: 30000, connections: 10 });
@@ -110,7 +110,8 @@ export async function runSandboxPart(ctx: PartContext, nodeMsPerPage?: number): 
 			while (next && keys.length < n) {
 				const page = await api.ok('GET', next);
 				for (const r of page.results as Array<{ appointment_key: string; status: string }>) {
-					if (!r.status.startsWith('CANCELED')) keys.push(r.appointment_key);
+					// Only a real change of status emits appointment.updated.
+					if (!r.status.startsWith('CANCELED') && r.status !== 'ATTENDED') keys.push(r.appointment_key);
 				}
 				next = page.next ?? undefined;
 			}
@@ -134,7 +135,13 @@ export async function runSandboxPart(ctx: PartContext, nodeMsPerPage?: number): 
 					patchedAt = performance.now();
 				}),
 			);
-			await pollUntil(`${n} deliveries at the receiver (got ${receivedCount})`, () => (receivedCount >= n ? true : undefined), ctx.smoke ? 20000 : 60000, 5);
+			try {
+				await pollUntil(`${n} deliveries at the receiver`, () => (receivedCount >= n ? true : undefined), ctx.smoke ? 20000 : 60000, 5);
+			} catch (error) {
+				const d = await admin.ok('GET', '/__sandbox/deliveries/');
+				const errors = (d.deliveries as Array<{ ok: boolean; error: string | null }>).filter((x) => !x.ok).slice(0, 3).map((x) => x.error);
+				throw new Error(`${(error as Error).message}: ${receivedCount} received, sandbox pending ${d.pending}, first errors ${JSON.stringify(errors)}`);
+			}
 			const ms = lastAt - t0;
 			const deliveries = await admin.ok('GET', '/__sandbox/deliveries/');
 			const failed = (deliveries.deliveries as Array<{ ok: boolean }>).filter((d) => !d.ok).length;
