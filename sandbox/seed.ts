@@ -159,9 +159,9 @@ export function seedAppointments(count: number, seedValue: number, nowMs: number
 	};
 	const slot = (day: DateTime, i: number) => day.startOf('day').set({ hour: 8 + (i % 12), minute: [0, 15, 30, 45][Math.floor(i / 12) % 4] }).toMillis();
 
-	// Guaranteed coverage of yesterday, today and tomorrow.
+	// Guaranteed coverage of today, yesterday and tomorrow (today first, for small seeds).
 	const guaranteed: Array<[DateTime, Status, number]> = [];
-	for (const [d, day] of [now.minus({ days: 1 }), now, now.plus({ days: 1 })].entries()) {
+	for (const [d, day] of [now, now.minus({ days: 1 }), now.plus({ days: 1 })].entries()) {
 		STATUSES.forEach((s, i) => guaranteed.push([day, s, i + d]));
 		for (let c = 0; c < w.calendars.length; c++) guaranteed.push([day, 'CONFIRMED', c]);
 	}
