@@ -81,8 +81,37 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 				settings: { executionOrder: 'v1' },
 			},
 		});
+		// C: the Webhook node guarded by Header Auth - a webhook workflow that, like ours, carries a credential
+		// (n8n checks a workflow's credentials before every execution: one more database query per request).
+		const headerName = 'x-bench-auth';
+		const headerValue = crypto.randomBytes(12).toString('hex');
+		const cred = await stack.api.ok('POST', '/api/v1/credentials', {
+			body: { name: 'Bench header auth', type: 'httpHeaderAuth', data: { name: headerName, value: headerValue } },
+		});
+		const guardedPath = `bench-auth-${crypto.randomBytes(4).toString('hex')}`;
+		const guarded = await stack.api.ok('POST', '/api/v1/workflows', {
+			body: {
+				name: 'Bench: n8n Webhook node with Header Auth',
+				nodes: [
+					{
+						parameters: { httpMethod: 'POST', path: guardedPath, authentication: 'headerAuth', responseMode: 'onReceived', options: {} },
+						id: crypto.randomUUID(),
+						name: 'Webhook',
+						type: 'n8n-nodes-base.webhook',
+						typeVersion: 2,
+						position: [0, 0],
+						webhookId: crypto.randomUUID(),
+						credentials: { httpHeaderAuth: { id: cred.id, name: 'Bench header auth' } },
+					},
+					noop(220),
+				],
+				connections: { Webhook: { main: [[{ node: 'Handle Event', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			},
+		});
 		await stackMod.activate(stack.api, ours.id);
 		await stackMod.activate(stack.api, theirs.id);
+		await stackMod.activate(stack.api, guarded.id);
 
 		// The trigger's callback URL is the one it registered at the sandbox on activation.
 		const ourUrl = await pollUntil(
@@ -100,10 +129,17 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 
 		const duration = ctx.smoke ? 2 : 10;
 		const rounds = ctx.smoke ? 1 : 3;
+		const guardedUrl = `${stack.n8n.url}/webhook/${guardedPath}`;
 		const shoot = (url: string, seconds: number) =>
-			cannon({ url, connections: 10, durationSec: seconds, envelopes: true });
-		// Warm-up of both (JIT, sqlite, connection pools).
-		for (const url of [ourUrl, theirUrl]) {
+			cannon({
+				url,
+				connections: 10,
+				durationSec: seconds,
+				envelopes: true,
+				headers: url === guardedUrl ? { [headerName]: headerValue } : {},
+			});
+		// Warm-up of each (JIT, sqlite, connection pools).
+		for (const url of [ourUrl, theirUrl, guardedUrl]) {
 			const w = await shoot(url, ctx.smoke ? 1 : 3);
 			if (w.requestsTotal === 0 || w.non2xx > w.requestsTotal / 2) {
 				throw new Error(`warm-up of ${url}: ${w.non2xx} non-2xx of ${w.requestsTotal} (${JSON.stringify(w.statusCodes)})`);
@@ -111,14 +147,17 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 		}
 		const a: number[] = [];
 		const b: number[] = [];
+		const c: number[] = [];
 		const raw: unknown[] = [];
+		const order = ['ours', 'theirs', 'guarded'] as const;
 		for (let r = 0; r < rounds; r++) {
-			for (const which of r % 2 === 0 ? ['ours', 'theirs'] : ['theirs', 'ours']) {
-				const res = await shoot(which === 'ours' ? ourUrl : theirUrl, duration);
+			for (let k = 0; k < order.length; k++) {
+				const which = order[(r + k) % order.length];
+				const res = await shoot(which === 'ours' ? ourUrl : which === 'theirs' ? theirUrl : guardedUrl, duration);
 				if (res.non2xx || res.errors) {
 					throw new Error(`${which}: ${res.non2xx} non-2xx, ${res.errors} errors of ${res.requestsTotal} (${JSON.stringify(res.statusCodes)})`);
 				}
-				(which === 'ours' ? a : b).push(res.requestsPerSec);
+				(which === 'ours' ? a : which === 'theirs' ? b : c).push(res.requestsPerSec);
 				raw.push({ which, ...res });
 				ctx.log(`part 6: ${which} ${res.requestsPerSec.toFixed(0)} req/s (p50 ${res.latencyMedianMs} ms)`);
 			}
@@ -137,6 +176,15 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 				target: '>= 0.9',
 				met: ratio >= 0.9,
 				details: { durationSec: duration, rounds, ours: a.map((v) => round(v, 0)), theirs: b.map((v) => round(v, 0)), raw },
+			},
+			{
+				part: 6,
+				name: 'Context: Appointments Trigger workflow / Webhook node workflow with Header Auth (also a credential)',
+				value: round(ourRate, 0),
+				baseline: round(median(c), 0),
+				unit: 'req/s',
+				ratio: round(ourRate / median(c), 3),
+				details: { guarded: c.map((v) => round(v, 0)) },
 			},
 		];
 	} finally {
