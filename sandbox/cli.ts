@@ -27,6 +27,7 @@ const HELP = `Usage: npm run sandbox -- [options]
   --next-links absolute|relative             (default absolute)
   --next-origin ORIGIN       origin written into absolute next links
   --webhook-list paginated|array             (default paginated)
+  --page-size N              page size when a list request has no page_size (default 50, max 500)
   --retry-schedule MS,MS,... delays between delivery attempts (default 500,1000,2000,4000,8000)
   --delivery-timeout-ms N    per-attempt time-out (default 10000)
   --delivery-concurrency N   attempts in flight at once (default 64)
@@ -85,6 +86,7 @@ async function main() {
 				'next-links': { type: 'string' },
 				'next-origin': { type: 'string' },
 				'webhook-list': { type: 'string' },
+				'page-size': { type: 'string' },
 				'retry-schedule': { type: 'string' },
 				'delivery-timeout-ms': { type: 'string' },
 				'delivery-concurrency': { type: 'string' },
@@ -130,6 +132,7 @@ async function main() {
 		nextLinks: oneOf('next-links', s('next-links'), ['absolute', 'relative'] as const),
 		nextOrigin: s('next-origin'),
 		webhookList: oneOf('webhook-list', s('webhook-list'), ['paginated', 'array'] as const),
+		pageSize: int('page-size', s('page-size'), 1),
 		retrySchedule,
 		deliveryTimeoutMs: int('delivery-timeout-ms', s('delivery-timeout-ms'), 1),
 		deliveryConcurrency: int('delivery-concurrency', s('delivery-concurrency'), 1),

@@ -29,6 +29,8 @@ export interface SandboxOptions {
 	nextLinks?: NextLinks;
 	nextOrigin?: string;
 	webhookList?: WebhookList;
+	/** Page size when the request has no page_size (default 50, 1..500). */
+	pageSize?: number;
 	retrySchedule?: number[];
 	deliveryTimeoutMs?: number;
 	duplicateDelivery?: boolean;
@@ -54,6 +56,7 @@ export interface RuntimeConfig {
 	nextLinks: NextLinks;
 	nextOrigin: string | null;
 	webhookList: WebhookList;
+	pageSize: number;
 	retrySchedule: number[];
 	deliveryTimeoutMs: number;
 	duplicateDelivery: boolean;
@@ -89,6 +92,7 @@ export const runtimeConfigPatch = z
 		nextLinks: z.enum(['absolute', 'relative']),
 		nextOrigin: origin.nullable(),
 		webhookList: z.enum(['paginated', 'array']),
+		pageSize: z.number().int().min(1).max(500),
 		retrySchedule: z.array(ms).max(50),
 		deliveryTimeoutMs: z.number().int().min(1).max(600_000),
 		duplicateDelivery: z.boolean(),
@@ -119,6 +123,7 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 		nextLinks: o.nextLinks ?? 'absolute',
 		nextOrigin: o.nextOrigin ?? null,
 		webhookList: o.webhookList ?? 'paginated',
+		pageSize: o.pageSize ?? 50,
 		retrySchedule: o.retrySchedule ?? [500, 1000, 2000, 4000, 8000],
 		deliveryTimeoutMs: o.deliveryTimeoutMs ?? 10000,
 		duplicateDelivery: o.duplicateDelivery ?? false,

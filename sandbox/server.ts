@@ -118,10 +118,10 @@ function unknownKeys(body: Record<string, unknown>, allowed: readonly string[]):
 	return errors;
 }
 
-function pageParams(q: URLSearchParams): { page: number; size: number; errors?: FieldErrors } {
+function pageParams(q: URLSearchParams, defaultSize: number): { page: number; size: number; errors?: FieldErrors } {
 	const errors: FieldErrors = {};
 	let page = 1;
-	let size = DEFAULT_PAGE_SIZE;
+	let size = defaultSize;
 	const p = q.get('page');
 	if (p !== null && p.trim() !== '') {
 		if (!/^\d+$/.test(p.trim()) || Number(p) < 1) errors.page = [`"${p}" is not a valid page number: expected a positive integer.`];
@@ -357,7 +357,7 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 			const { items } = store.page(filter, 0, Infinity);
 			return { status: 200, raw: `{"results":[${items.join(',')}]}` };
 		}
-		const pp = pageParams(q);
+		const pp = pageParams(q, cfg.pageSize);
 		if (pp.errors?.page_size) return fieldErrors({ page_size: pp.errors.page_size });
 		if (pp.errors && cfg.pagination === 'page') return fieldErrors(pp.errors);
 		const size = pp.size;
@@ -512,7 +512,7 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 			const all = [...webhooks.values()];
 			if (cfg.webhookList === 'array') return json(200, all);
 			const q = new URLSearchParams(splitUrl(req.url).search);
-			const pp = pageParams(q);
+			const pp = pageParams(q, cfg.pageSize);
 			if (pp.errors) return fieldErrors(pp.errors);
 			const page = pp.page;
 			const size = pp.size;

@@ -50,7 +50,7 @@ it('prints the URL and tokens, serves with the flags given, and exits 0 on SIGTE
 		expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 		for (const deadline = Date.now() + 5000; cli.lines.length < 5 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
 		expect(cli.lines).toEqual([`SANDBOX_URL=${url}`, 'SANDBOX_TOKEN=cli-token', 'SANDBOX_TOKEN=cli-token-2', 'SANDBOX_RESTRICTED_TOKEN=cli-limited', 'SANDBOX_ADMIN_TOKEN=cli-admin']);
-		const list = await (await fetch(`${url}/api/v3/appointments/`, { headers: { authorization: 'Bearer cli-token-2' } })).json();
+		const list = (await (await fetch(`${url}/api/v3/appointments/`, { headers: { authorization: 'Bearer cli-token-2' } })).json()) as any;
 		expect(Object.keys(list)).toEqual(['results']);
 		expect(list.results).toHaveLength(25);
 		const patch = await fetch(`${url}/api/v3/appointments/${list.results[0].appointment_key}/`, {
@@ -59,7 +59,7 @@ it('prints the URL and tokens, serves with the flags given, and exits 0 on SIGTE
 			body: JSON.stringify({ status: 'ATTENDED' }),
 		});
 		expect(patch.status).toBe(204);
-		const cfg = await (await fetch(`${url}/__sandbox/config/`, { headers: { authorization: 'Bearer cli-admin' } })).json();
+		const cfg = (await (await fetch(`${url}/__sandbox/config/`, { headers: { authorization: 'Bearer cli-admin' } })).json()) as any;
 		expect(cfg).toMatchObject({ retrySchedule: [10, 20], pagination: 'none', mutationResponse: 'empty', tokens: 2, restrictedTokens: 1 });
 	} finally {
 		cli.child.kill('SIGTERM');

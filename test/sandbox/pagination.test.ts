@@ -79,6 +79,19 @@ describe('page (default)', () => {
 		expect(empty).toEqual({ count: 0, next: null, previous: null, results: [] });
 	});
 
+	it('the default page size is configurable (pageSize, 1..500); page_size still wins', async () => {
+		await config({ pageSize: 500 });
+		const first = await api.ok('GET', '/api/v3/appointments/');
+		expect(first.results).toHaveLength(500);
+		expect(first.next).toBe(`${sb.url}/api/v3/appointments/?page=2`);
+		expect((await api.ok('GET', first.next.slice(sb.url.length))).results).toHaveLength(120);
+		expect((await api.ok('GET', '/api/v3/appointments/?page_size=7')).results).toHaveLength(7);
+		expect((await adm.ok('GET', '/__sandbox/config/')).pageSize).toBe(500);
+		const bad = await adm('POST', '/__sandbox/config/', { pageSize: 501 });
+		expect(bad.status).toBe(400);
+		expect(Object.keys(bad.body)).toEqual(['pageSize']);
+	});
+
 	it('relative next links', async () => {
 		await config({ nextLinks: 'relative' });
 		const first = await api.ok('GET', '/api/v3/appointments/?page_size=100');
@@ -97,7 +110,7 @@ describe('page (default)', () => {
 
 	it('absolute links follow the Host the client used', async () => {
 		const r = await fetch(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/`, { headers: { authorization: `Bearer ${TOKEN}` } });
-		expect((await r.json()).next).toBe(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/?page=2`);
+		expect(((await r.json()) as any).next).toBe(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/?page=2`);
 	});
 });
 
