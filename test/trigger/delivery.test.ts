@@ -1,0 +1,259 @@
+/**
+ * Notifications from the sandbox to the trigger over real HTTPS (the sandbox trusts the harness receiver's
+ * certificate): each event reaches the workflow once even when delivered twice and shuffled; invalid bodies get
+ * 400 and start nothing; unsubscribed events are acknowledged and ignored; "Verify with API" emits the service's
+ * record and drops unknown appointments; the dedupe modes and window behave as documented.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { ALL_EVENTS, admin, api, deliveries, harness, post, reset, useSandbox } from './common';
+import { pollUntil, type TriggerHarness } from '../helpers/trigger';
+
+const ctx = useSandbox();
+
+beforeEach(async () => {
+	await reset(ctx);
+});
+
+const envelope = (over: Record<string, unknown> = {}, data: Record<string, unknown> = {}) => ({
+	event: 'appointment.created',
+	timestamp: '2026-11-23T10:15:00-03:00',
+	data: {
+		appointment_key: randomUUID(),
+		search_code: 'QX7-204',
+		status: 'CONFIRMED',
+		start_date: '2026-11-24T09:00:00-03:00',
+		calendar: { calendar_key: randomUUID(), name: 'Dr. Ruiz' },
+		person: { full_name: 'Marta Quiroga', email: 'marta.quiroga@example.org' },
+		...data,
+	},
+	...over,
+});
+
+/** Waits until the sandbox has nothing pending and every delivery to `url` succeeded (none gave up). */
+async function settled(url: string, atLeast: number) {
+	return await pollUntil(
+		`${atLeast} settled deliveries`,
+		async () => {
+			const d = await deliveries(ctx);
+			const mine = d.deliveries.filter((x) => x.url === url);
+			const gaveUp = mine.filter((x) => x.gave_up);
+			if (gaveUp.length) throw new Error(`deliveries gave up: ${JSON.stringify(gaveUp)}`);
+			return d.pending === 0 && mine.filter((x) => x.ok).length >= atLeast ? mine : undefined;
+		},
+		{ timeoutMs: 20000 },
+	);
+}
+
+const startsOf = (h: TriggerHarness) => h.starts.map((s) => s.items.map((i) => i.json as any)).flat();
+
+describe('delivery from the sandbox', () => {
+	it('created, updated and canceled each reach the workflow exactly once with duplicate and shuffled delivery', async () => {
+		await admin(ctx, 'POST', '/__sandbox/config/', { duplicateDelivery: true, shuffleDelivery: true });
+		const h = await harness(ctx);
+		await h.activate();
+		const keys: string[] = [];
+		for (let i = 0; i < 4; i++) keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' })).appointment_key);
+		for (const key of keys.slice(0, 2)) expect((await api(ctx, 'PATCH', `appointments/${key}/`, { status: 'ATTENDED' })).status).toBeLessThan(300);
+		for (const key of keys.slice(2)) expect((await api(ctx, 'DELETE', `appointments/${key}/?send_email=false`)).status).toBeLessThan(300);
+		// 8 events, each delivered twice.
+		const delivered = await settled(h.productionUrl, 16);
+		expect(delivered.filter((d) => d.ok)).toHaveLength(16);
+
+		const seen = startsOf(h).map((j) => `${j.event} ${j.data.appointment_key}`);
+		const expected = [
+			...keys.map((k) => `appointment.created ${k}`),
+			...keys.slice(0, 2).map((k) => `appointment.updated ${k}`),
+			...keys.slice(2).map((k) => `appointment.canceled ${k}`),
+		];
+		expect([...seen].sort()).toEqual([...expected].sort());
+		expect(h.starts.every((s) => s.items.length === 1 && s.mode === 'production')).toBe(true);
+		// The redeliveries were answered 200 (no resend) and logged as duplicates.
+		expect(h.responses.filter((r) => r.status === 200)).toHaveLength(16);
+		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toHaveLength(8);
+		const updated = startsOf(h).find((j) => j.event === 'appointment.updated')!;
+		expect(updated.data.status).toBe('ATTENDED');
+		expect(updated.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$/);
+	});
+
+	it('events the workflow did not subscribe to are acknowledged with 200 and start nothing', async () => {
+		const h = await harness(ctx, { parameters: { events: ['appointment.created'], otherEvents: 'appointment.updated', options: {} } });
+		await h.activate();
+		const canceled = envelope({ event: 'appointment.canceled' });
+		const other = envelope({ event: 'appointment.reminder' });
+		const updated = envelope({ event: 'appointment.updated' });
+		expect(await post(h.productionUrl, JSON.stringify(canceled))).toMatchObject({ status: 200, body: { started: false, reason: 'event not subscribed' } });
+		expect((await post(h.productionUrl, JSON.stringify(other))).status).toBe(200);
+		expect(h.starts).toHaveLength(0);
+		// A typed event name (Other Events) is subscribed like a picked one.
+		expect(await post(h.productionUrl, JSON.stringify(updated))).toMatchObject({ status: 200, body: { message: 'Workflow was started' } });
+		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.updated']);
+		const reasons = h.logs().filter((l) => l.startsWith('[debug]') && l.includes('not one of the subscribed events'));
+		expect(reasons).toHaveLength(2);
+		expect(reasons[0]).toContain(canceled.data.appointment_key);
+	});
+});
+
+describe('invalid notifications', () => {
+	// Every row has all three values: jest.each hands a shorter row's missing argument over as `done`.
+	const bad: Array<[string, string, string]> = [
+		['an array', JSON.stringify([envelope()]), 'application/json'],
+		['no data', JSON.stringify({ event: 'appointment.created', timestamp: '2026-11-23T10:15:00-03:00' }), 'application/json'],
+		['a timestamp without offset', JSON.stringify(envelope({ timestamp: '2026-11-23T10:15:00' })), 'application/json'],
+		['an epoch timestamp', JSON.stringify(envelope({ timestamp: 1763903700 })), 'application/json'],
+		['a numeric appointment key', JSON.stringify(envelope({}, { appointment_key: 42 })), 'application/json'],
+		['a person that is a string', JSON.stringify(envelope({}, { person: 'Marta Quiroga <marta.quiroga@example.org>' })), 'application/json'],
+		['an event that is an object', JSON.stringify(envelope({ event: { name: 'appointment.created' } })), 'application/json'],
+		['a JSON string', JSON.stringify('appointment.created'), 'application/json'],
+		['an empty JSON object', '{}', 'application/json'],
+		['a form body', 'event=appointment.created', 'application/x-www-form-urlencoded'],
+	];
+
+	it.each(bad)('%s: 400 with a short reason, nothing started, logged without personal data', async (_name, body, type) => {
+		const h = await harness(ctx);
+		await h.activate();
+		const answer = await post(h.productionUrl, body, type);
+		expect(answer.status).toBe(400);
+		expect(answer.body).toMatchObject({ error: 'invalid notification' });
+		expect(String(answer.body.reason)).toMatch(/^(the body|event|timestamp|data)/);
+		expect(h.starts).toHaveLength(0);
+		const lines = h.logs().filter((l) => l.includes('rejected an invalid notification'));
+		expect(lines).toHaveLength(1);
+		expect(lines[0]).toMatch(/^\[debug\]/);
+		expect(lines[0]).toContain(answer.body.reason);
+		expect(lines[0]).not.toMatch(/Marta|Quiroga|example\.org|QX7-204|Dr\. Ruiz/);
+	});
+
+	it('unparseable JSON is refused by the body parser (422) before the node runs, as in n8n', async () => {
+		const h = await harness(ctx);
+		await h.activate();
+		expect((await post(h.productionUrl, '{"event": "appointment.created",')).status).toBe(422);
+		expect(h.starts).toHaveLength(0);
+	});
+
+	it('extra fields are kept, not rejected', async () => {
+		const h = await harness(ctx);
+		await h.activate();
+		const body = { ...envelope({}, { notes: 'bring X-rays', calendar: { calendar_key: 'c', name: 'n', color: 'teal' } }), delivery_id: 'd-1' };
+		expect((await post(h.productionUrl, JSON.stringify(body))).status).toBe(200);
+		expect(startsOf(h)).toEqual([body]);
+	});
+});
+
+describe('Verify with API', () => {
+	it("emits the service's current record instead of the notification's data", async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' });
+		await settled(h.productionUrl, 1);
+		const record = (await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body;
+		expect(startsOf(h)).toHaveLength(1);
+		expect(startsOf(h)[0]).toMatchObject({ event: 'appointment.created', data: record });
+		expect(startsOf(h)[0].data).toEqual(record);
+
+		// A stale notification (status PENDING) for an appointment that is now ATTENDED yields ATTENDED.
+		await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'ATTENDED' });
+		const stale = envelope({ event: 'appointment.updated', timestamp: '2026-11-23T11:00:00-03:00' }, { appointment_key: created.appointment_key, status: 'PENDING' });
+		expect((await post(h.productionUrl, JSON.stringify(stale))).status).toBe(200);
+		const emitted = startsOf(h).filter((j) => j.timestamp === stale.timestamp);
+		expect(emitted).toHaveLength(1);
+		expect(emitted[0].data.status).toBe('ATTENDED');
+	});
+
+	it('drops a notification for an unknown appointment with a warning', async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		await h.activate();
+		const ghost = envelope();
+		expect(await post(h.productionUrl, JSON.stringify(ghost))).toMatchObject({ status: 200, body: { reason: 'appointment not found' } });
+		expect(h.starts).toHaveLength(0);
+		expect(h.logs().some((l) => l.startsWith('[warn]') && l.includes(ghost.data.appointment_key) && l.includes('does not know'))).toBe(true);
+	});
+
+	it('a failed re-read answers 500 and forgets the event, so the redelivery starts it once', async () => {
+		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
+		await h.activate();
+		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 3, status: 403, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		await settled(h.productionUrl, 1);
+		const mine = (await deliveries(ctx)).deliveries.filter((d) => d.appointment_key === created.appointment_key);
+		expect(mine.some((d) => d.status === 500)).toBe(true);
+		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
+	});
+});
+
+describe('Simplify', () => {
+	it('outputs the key fields of the appointment with event and timestamp', async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { simplify: true } } });
+		await h.activate();
+		const body = envelope({}, { notes: 'x' });
+		await post(h.productionUrl, JSON.stringify(body));
+		expect(startsOf(h)).toEqual([
+			{
+				event: body.event,
+				timestamp: body.timestamp,
+				appointment_key: body.data.appointment_key,
+				search_code: body.data.search_code,
+				status: body.data.status,
+				start_date: body.data.start_date,
+				calendar: { name: 'Dr. Ruiz' },
+				person: { full_name: 'Marta Quiroga', email: 'marta.quiroga@example.org' },
+			},
+		]);
+	});
+});
+
+describe('dedupe', () => {
+	const run = async (options: Record<string, unknown>) => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options } });
+		await h.activate();
+		return h;
+	};
+	const created = envelope({ event: 'appointment.created', timestamp: '2026-11-23T10:00:00-03:00' });
+	const key = created.data.appointment_key;
+	const canceled = envelope({ event: 'appointment.canceled', timestamp: '2026-11-23T12:00:00-03:00' }, { appointment_key: key, status: 'CANCELED' });
+	const sequence = [created, created, canceled, canceled, { ...created, timestamp: '2026-11-23T10:00:01-03:00' }];
+
+	it('default (event + appointment key + timestamp): redeliveries dropped, later events of the appointment kept', async () => {
+		const h = await run({});
+		for (const b of sequence) expect((await h.callWebhook(b)).status).toBe(200);
+		expect(startsOf(h).map((j) => `${j.event} ${j.timestamp}`)).toEqual([
+			'appointment.created 2026-11-23T10:00:00-03:00',
+			'appointment.canceled 2026-11-23T12:00:00-03:00',
+			'appointment.created 2026-11-23T10:00:01-03:00',
+		]);
+	});
+
+	it("appointment key (the spec's literal rule): only the first event of an appointment runs", async () => {
+		const h = await run({ dedupeKey: 'appointmentKey' });
+		for (const b of sequence) await h.callWebhook(b);
+		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.created']);
+	});
+
+	it('off: every delivery runs', async () => {
+		const h = await run({ dedupeKey: 'off' });
+		for (const b of sequence) await h.callWebhook(b);
+		expect(startsOf(h)).toHaveLength(sequence.length);
+	});
+
+	it('the window bounds the memory: an event older than the last N is no longer recognised', async () => {
+		const h = await run({ dedupeWindow: 3 });
+		const events = [0, 1, 2, 3].map(() => envelope());
+		for (const b of events) await h.callWebhook(b);
+		expect((await h.callWebhook(events[3])).body).toMatchObject({ reason: 'duplicate' });
+		expect((await h.callWebhook(events[1])).body).toMatchObject({ reason: 'duplicate' });
+		expect((await h.callWebhook(events[0])).body).toMatchObject({ message: 'Workflow was started' });
+		expect(startsOf(h)).toHaveLength(5);
+	});
+
+	it('production and test deliveries are remembered apart, and workflows do not share memory', async () => {
+		const h = await run({});
+		await h.startTest();
+		const other = await run({});
+		const body = envelope();
+		expect((await h.callWebhook(body)).body).toMatchObject({ message: 'Workflow was started' });
+		expect((await h.callWebhook(body, { mode: 'test' })).body).toMatchObject({ message: 'Workflow was started' });
+		expect((await other.callWebhook(body)).body).toMatchObject({ message: 'Workflow was started' });
+		expect((await h.callWebhook(body)).body).toMatchObject({ reason: 'duplicate' });
+		expect(h.starts.map((s) => s.mode)).toEqual(['production', 'test']);
+	});
+});
