@@ -22,7 +22,6 @@ import {
 	isStatus,
 	parseBoolean,
 	parseListFilter,
-	publicRecord,
 	type Appointment,
 	type FieldErrors,
 	type ListFilter,
