@@ -124,7 +124,11 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		],
 		[
 			'unknown status filter',
-			{ resource: 'appointment', operation: 'getAll', filters: { status: '={{ "confirmed" }}' } },
+			{
+				resource: 'appointment',
+				operation: 'getAll',
+				filters: { status: '={{ "confirmed-ish" }}' },
+			},
 			/"Status" \(item 0\) must be one of/,
 		],
 		[
@@ -199,6 +203,22 @@ describe('bad input: the item fails with a NodeOperationError before any request
 			/"Send Email to Client" \(item 0\) must be true or false/,
 		],
 		[
+			'a webhook key that would change the path',
+			{ resource: 'webhook', operation: 'delete', webhookKey: '../appointments' },
+			/"Webhook Key" \(item 0\) must be a key without "\/" or "\\" that is not "\." or "\.\."/,
+		],
+		[
+			'http:// URL and bad events: the URL is named first',
+			{
+				resource: 'webhook',
+				operation: 'create',
+				url: 'http://example.com/h',
+				events: [],
+				otherEvents: 'a..b',
+			},
+			/"URL" \(item 0\) must use https/,
+		],
+		[
 			'empty webhook key',
 			{ resource: 'webhook', operation: 'delete', webhookKey: ' ' },
 			/"Webhook Key" \(item 0\) must be a non-empty text/,
@@ -238,6 +258,20 @@ describe('bad input: the item fails with a NodeOperationError before any request
 			stored.filter((a) => a.status === 'ATTENDED').map((a) => a.appointment_key),
 		).not.toContain(keys[0]);
 	});
+});
+
+test('keys without hyphens or in upper case and statuses in lower case are accepted in canonical form', async () => {
+	const bare = keys[1].replace(/-/g, '').toUpperCase();
+	const result = await run(sb, {
+		resource: 'appointment',
+		operation: 'updateStatus',
+		appointmentKey: ` ${bare} `,
+		status: '={{ " no_show " }}',
+	});
+	expect(result.error).toBeUndefined();
+	expect(result.items[0][0].json.status).toBe('NO_SHOW');
+	const [patch] = await apiRequests(admin, 'PATCH');
+	expect(patch.path.toLowerCase()).toBe(`/api/v3/appointments/${keys[1]}/`);
 });
 
 describe('retries', () => {

@@ -4,11 +4,13 @@
  *
  *   inputError(node, field, itemIndex, expected, got?): NodeOperationError   ("(got …)" only when got is passed)
  *   isUuid(value: unknown): boolean
+ *   canonicalUuid(value): string | undefined                   trimmed; 32 hex digits get their hyphens
  *   requireUuid(node, value, field, itemIndex): string
  *   uuidList(node, value, field, itemIndex): string[]         array, or a string separated by commas/whitespace
- *   requireStatus(node, value, field, itemIndex): string       one of STATUS_VALUES
+ *   requireStatus(node, value, field, itemIndex): string       one of STATUS_VALUES (any case; sent upper case)
  *   requireEmail(node, value, field, itemIndex): string
  *   requireText(node, value, field, itemIndex): string         non-empty, trimmed
+ *   requirePathKey(node, value, field, itemIndex): string      requireText that can be one path segment (no / \\ . ..)
  *   toBoolean(node, value, field, itemIndex): boolean          true/false, also "true"/"false" from expressions
  *   resolveZone(node, option, workflowZone, itemIndex): string  IANA zone of the Options, else the workflow's
  *   wallClockValue(node, value, field, itemIndex, zone, bound?): string
@@ -50,16 +52,29 @@ export function inputError(
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_HEX = /^[0-9a-f]{32}$/i;
+
+/** The canonical (hyphenated) form of a UUID given with or without hyphens, trimmed; undefined if it is none. */
+export function canonicalUuid(value: unknown): string | undefined {
+	if (typeof value !== 'string') return undefined;
+	const text = value.trim();
+	if (UUID.test(text)) return text;
+	if (UUID_HEX.test(text)) {
+		return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+	}
+	return undefined;
+}
 
 export function isUuid(value: unknown): boolean {
-	return typeof value === 'string' && UUID.test(value.trim());
+	return canonicalUuid(value) !== undefined;
 }
 
 const UUID_EXPECTED = 'a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e';
 
 export function requireUuid(node: INode, value: unknown, field: string, itemIndex: number): string {
-	if (!isUuid(value)) throw inputError(node, field, itemIndex, UUID_EXPECTED, value);
-	return (value as string).trim();
+	const uuid = canonicalUuid(value);
+	if (uuid === undefined) throw inputError(node, field, itemIndex, UUID_EXPECTED, value);
+	return uuid;
 }
 
 export function uuidList(node: INode, value: unknown, field: string, itemIndex: number): string[] {
@@ -78,7 +93,8 @@ export function uuidList(node: INode, value: unknown, field: string, itemIndex: 
 	const keys: string[] = [];
 	for (const part of parts) {
 		if (typeof part === 'string' && part.trim() === '') continue;
-		if (!isUuid(part)) {
+		const key = canonicalUuid(part);
+		if (key === undefined) {
 			throw inputError(
 				node,
 				field,
@@ -86,7 +102,6 @@ export function uuidList(node: INode, value: unknown, field: string, itemIndex: 
 				`a list of UUIDs (an array or comma-separated text); ${shown(part)} is not a UUID`,
 			);
 		}
-		const key = (part as string).trim();
 		if (!keys.includes(key)) keys.push(key);
 	}
 	return keys;
@@ -98,7 +113,7 @@ export function requireStatus(
 	field: string,
 	itemIndex: number,
 ): string {
-	const text = typeof value === 'string' ? value.trim() : value;
+	const text = typeof value === 'string' ? value.trim().toUpperCase() : value;
 	if (typeof text !== 'string' || !STATUS_VALUES.includes(text)) {
 		throw inputError(node, field, itemIndex, `one of ${STATUS_VALUES.join(', ')}`, value);
 	}
@@ -122,6 +137,26 @@ export function requireText(node: INode, value: unknown, field: string, itemInde
 	const text =
 		typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
 	if (text === '') throw inputError(node, field, itemIndex, 'a non-empty text', value);
+	return text;
+}
+
+/** A key used as one path segment: refused when it could change the path (`/`, `\\`, `.`, `..`). */
+export function requirePathKey(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
+	const text = requireText(node, value, field, itemIndex);
+	if (/[/\\]/.test(text) || text === '.' || text === '..') {
+		throw inputError(
+			node,
+			field,
+			itemIndex,
+			'a key without "/" or "\\" that is not "." or ".."',
+			value,
+		);
+	}
 	return text;
 }
 

@@ -8,6 +8,7 @@
  *   deleteWebhook(ctx, key: string, opts?: { notFoundIsSuccess?: boolean, itemIndex?, policy? })
  *       : Promise<{ deleted: true; webhook_key: string; alreadyGone?: true }>
  *   validateWebhookInput(ctx, input, itemIndex?): WebhookInput     (throws NodeOperationError before any request)
+ *   validateWebhookUrl(ctx, url, itemIndex?): string               the URL check alone (absolute, https)
  *   sameEvents(a: unknown, b: string[]): boolean
  *
  * POST is not idempotent: when a create times out, is reset or gets a 5xx other than 503, the list is read
@@ -30,13 +31,9 @@ function itemText(itemIndex?: number): string {
 	return itemIndex === undefined ? '' : ` (item ${itemIndex})`;
 }
 
-export function validateWebhookInput(
-	ctx: TransportContext,
-	input: WebhookInput,
-	itemIndex?: number,
-): WebhookInput {
+export function validateWebhookUrl(ctx: TransportContext, raw: unknown, itemIndex?: number): string {
 	const node = ctx.getNode();
-	const url = typeof input?.url === 'string' ? input.url.trim() : '';
+	const url = typeof raw === 'string' ? raw.trim() : '';
 	let parsed: URL | undefined;
 	try {
 		parsed = new URL(url);
@@ -46,7 +43,7 @@ export function validateWebhookInput(
 	if (!parsed) {
 		throw new NodeOperationError(
 			node,
-			`The field "URL"${itemText(itemIndex)} must be an absolute HTTPS address (got "${String(input?.url ?? '')}")`,
+			`The field "URL"${itemText(itemIndex)} must be an absolute HTTPS address (got "${String(raw ?? '')}")`,
 			{ itemIndex },
 		);
 	}
@@ -57,6 +54,16 @@ export function validateWebhookInput(
 			{ itemIndex },
 		);
 	}
+	return url;
+}
+
+export function validateWebhookInput(
+	ctx: TransportContext,
+	input: WebhookInput,
+	itemIndex?: number,
+): WebhookInput {
+	const node = ctx.getNode();
+	const url = validateWebhookUrl(ctx, input?.url, itemIndex);
 	const events = Array.isArray(input?.events)
 		? input.events.map((e) => (typeof e === 'string' ? e.trim() : '')).filter((e) => e !== '')
 		: [];

@@ -4,7 +4,7 @@
  */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { requireText } from '../../shared';
+import { requirePathKey } from '../../shared';
 import { deleteWebhook } from '../../transport';
 import { optionsCollection, webhookKeyField } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
@@ -18,7 +18,7 @@ export const description = updateDisplayOptions(
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const key = requireText(
+	const key = requirePathKey(
 		this.getNode(),
 		this.getNodeParameter('webhookKey', i, ''),
 		'Webhook Key',
