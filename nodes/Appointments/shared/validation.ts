@@ -10,7 +10,7 @@
  *   requireStatus(node, value, field, itemIndex): string       one of STATUS_VALUES (any case; sent upper case)
  *   requireEmail(node, value, field, itemIndex): string
  *   requireText(node, value, field, itemIndex): string         non-empty, trimmed
- *   requirePathKey(node, value, field, itemIndex): string      requireText that can be one path segment (no / \\ . ..)
+ *   requirePathKey(node, value, field, itemIndex): string      requireText that can be one path segment (no /, not . or ..)
  *   toBoolean(node, value, field, itemIndex): boolean          true/false, also "true"/"false" from expressions
  *   resolveZone(node, option, workflowZone, itemIndex): string  IANA zone of the Options, else the workflow's
  *   wallClockValue(node, value, field, itemIndex, zone, bound?): string
@@ -140,7 +140,10 @@ export function requireText(node: INode, value: unknown, field: string, itemInde
 	return text;
 }
 
-/** A key used as one path segment: refused when it could change the path (`/`, `\\`, `.`, `..`). */
+/**
+ * A key used as one path segment (it is percent-encoded): refused when it could still change the path, i.e. it
+ * contains `/` (some proxies decode `%2F`) or is `.` or `..`.
+ */
 export function requirePathKey(
 	node: INode,
 	value: unknown,
@@ -148,14 +151,8 @@ export function requirePathKey(
 	itemIndex: number,
 ): string {
 	const text = requireText(node, value, field, itemIndex);
-	if (/[/\\]/.test(text) || text === '.' || text === '..') {
-		throw inputError(
-			node,
-			field,
-			itemIndex,
-			'a key without "/" or "\\" that is not "." or ".."',
-			value,
-		);
+	if (text.includes('/') || text === '.' || text === '..') {
+		throw inputError(node, field, itemIndex, 'a key without "/" that is not "." or ".."', value);
 	}
 	return text;
 }
