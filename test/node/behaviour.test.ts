@@ -137,6 +137,11 @@ describe('bad input: the item fails with a NodeOperationError before any request
 			/"Created At" \(item 0\): "last week" is not a date/,
 		],
 		[
+			'unknown date range from an expression',
+			{ resource: 'appointment', operation: 'getAll', dateRange: '={{ "lastMonth" }}' },
+			/"Date Range" \(item 0\) must be one of all, today, yesterday, tomorrow, thisWeek, next7Days, custom \(got "lastMonth"\)/,
+		],
+		[
 			'custom range without dates',
 			{ resource: 'appointment', operation: 'getAll', dateRange: 'custom' },
 			/"Start Date" \(item 0\) must be a date \(or an End Date\) when Date Range is Custom/,
