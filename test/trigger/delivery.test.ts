@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { ALL_EVENTS, admin, api, deliveries, harness, post, reset, useSandbox } from './common';
+import { ALL_EVENTS, admin, api, deliveries, harness, post, reset, useSandbox, type Json } from './common';
 import { pollUntil, type TriggerHarness } from '../helpers/trigger';
 
 const ctx = useSandbox();
@@ -45,7 +45,7 @@ async function settled(url: string, atLeast: number) {
 	);
 }
 
-const startsOf = (h: TriggerHarness) => h.starts.map((s) => s.items.map((i) => i.json as any)).flat();
+const startsOf = (h: TriggerHarness) => h.starts.map((s) => s.items.map((i) => i.json as Json)).flat();
 
 describe('delivery from the sandbox', () => {
 	it('created, updated and canceled each reach the workflow exactly once with duplicate and shuffled delivery', async () => {

@@ -13,7 +13,8 @@ beforeEach(async () => {
 });
 
 const ours = async (url: string) => (await subscriptions(ctx)).filter((s) => s.url === url);
-const stored = (h: { staticData(): Record<string, any> }, name = 'Appointments Trigger') => h.staticData()[`node:${name}`] ?? {};
+const stored = (h: { staticData(): Record<string, unknown> }, name = 'Appointments Trigger') =>
+	(h.staticData()[`node:${name}`] ?? {}) as { webhookKey?: string; webhookUrl?: string };
 
 describe('activation', () => {
 	it('registers exactly one https subscription with the chosen events and remembers its key', async () => {
