@@ -199,15 +199,20 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 				ratio: round(floor / bare, 3),
 				details: { note: 'httpRequestWithAuthentication builds new agents per request (a new TCP connection per page) and goes through axios' },
 			});
+			// Two contestants that both go through n8n's stack differ by less than this machine's wall-time noise
+			// (0.87-1.25 between runs of the same code), so this comparison uses CPU time.
+			const nodeCpu = median(cpu.node);
+			const floorCpu = median(cpu.floor);
 			rows.push({
 				part: 1,
-				name: `Get Many, Return All, page ${pageSize}: node / n8n's HTTP helper in a plain loop (what our code adds)`,
-				value: round(node, 1),
-				baseline: round(floor, 1),
+				name: `Get Many, Return All, page ${pageSize}: node / n8n's HTTP helper in a plain loop, CPU time (what our code adds)`,
+				value: round(nodeCpu, 1),
+				baseline: round(floorCpu, 1),
 				unit: 'ms',
-				ratio: round(node / floor, 3),
+				ratio: round(nodeCpu / floorCpu, 3),
 				target: '<= 1.15',
-				met: node / floor <= 1.15,
+				met: nodeCpu / floorCpu <= 1.15,
+				details: { wallNodeMs: round(node, 1), wallHelperLoopMs: round(floor, 1), wallRatio: round(node / floor, 3) },
 			});
 
 			// Limit 100: only the pages needed.
@@ -223,7 +228,7 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 				name: `Get Many, Limit ${limit}, page ${pageSize}: list requests at the sandbox / pages needed`,
 				value: fetched.length,
 				baseline: needed,
-				unit: 'requests',
+				unit: 'req.',
 				ratio: round(fetched.length / needed, 3),
 				target: `= 1 (${needed} request${needed === 1 ? '' : 's'}, ${limit} items)`,
 				met: fetched.length === needed && got === limit,
