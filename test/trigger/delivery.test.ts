@@ -245,6 +245,16 @@ describe('dedupe', () => {
 		expect(startsOf(h)).toHaveLength(5);
 	});
 
+	it('holds across requests when each request builds its own Workflow, as n8n live webhooks do', async () => {
+		const h = await harness(ctx, { freshWorkflowPerRequest: true });
+		await h.activate();
+		const body = JSON.stringify(envelope());
+		const answers = await Promise.all([post(h.productionUrl, body), post(h.productionUrl, body), post(h.productionUrl, body)]);
+		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+		expect(h.starts).toHaveLength(1);
+		expect(answers.filter((a) => a.body.reason === 'duplicate')).toHaveLength(2);
+	});
+
 	it('production and test deliveries are remembered apart, and workflows do not share memory', async () => {
 		const h = await run({});
 		await h.startTest();

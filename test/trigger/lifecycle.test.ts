@@ -102,6 +102,14 @@ describe('activation', () => {
 		expect(await subscriptions(ctx)).toEqual([]);
 	});
 
+	it('without any event, activation fails naming the field, and nothing is subscribed', async () => {
+		const h = await harness(ctx, { parameters: { events: [], otherEvents: ' ', options: {} } });
+		await expect(h.activate()).rejects.toThrow(/"Events" must be at least one event/);
+		// Only the list read by n8n's clean-up after a failed activation (delete looks for our URL).
+		expect((await apiRequests(ctx)).map((r) => r.method)).toEqual(['GET']);
+		expect(await subscriptions(ctx)).toEqual([]);
+	});
+
 	it('a token without webhook permission fails activation with a readable error', async () => {
 		const h = await harness(ctx, { credentials: { baseUrl: ctx.sb.url, accessToken: LIMITED } });
 		await expect(h.activate()).rejects.toThrow(/permission/i);
