@@ -67,7 +67,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const appointmentKey = envelope.data.appointment_key as string;
 	if (!config.events.has(event)) {
 		this.logger.debug(
-			`Appointments Trigger: ignored "${event}": not one of the subscribed events${config.eventsProblem ? ` (${config.eventsProblem})` : ''}`,
+			`Appointments Trigger: ignored ${JSON.stringify(event)}: not one of the subscribed events${config.eventsProblem ? ` (${config.eventsProblem})` : ''}`,
 			{ ...where, event, appointmentKey },
 		);
 		return ignored('event not subscribed');
@@ -78,7 +78,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const timestamp = envelope.timestamp;
 	if (!rememberEvent(store, mode, event, appointmentKey, timestamp)) {
 		this.logger.debug(
-			`Appointments Trigger: ignored a duplicate of "${event}" (dedupe key: ${config.options.dedupeKey})`,
+			`Appointments Trigger: ignored a duplicate of ${JSON.stringify(event)} (dedupe key: ${config.options.dedupeKey})`,
 			{ ...where, event, appointmentKey },
 		);
 		return ignored('duplicate');
@@ -91,7 +91,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		} catch (error) {
 			if ((error as { httpCode?: unknown }).httpCode === '404') {
 				this.logger.warn(
-					`Appointments Trigger: dropped "${event}": the service does not know appointment ${appointmentKey} (Verify with API)`,
+					`Appointments Trigger: dropped ${JSON.stringify(event)}: the service does not know appointment ${JSON.stringify(appointmentKey)} (Verify with API)`,
 					{ ...where, event, appointmentKey },
 				);
 				this.logger.debug('Appointments Trigger: rejection reason: appointment not found (404)', {
