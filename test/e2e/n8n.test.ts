@@ -43,7 +43,7 @@ beforeAll(async () => {
 		});
 	} catch (e) {
 		// Every test then fails with this error (jest's rule for a failing beforeAll): never a silent skip.
-		process.stderr.write(`\n[e2e] ERROR: the real n8n could not be installed or started:\n${(e as Error).message}\n\n`);
+		process.stderr.write(`\n[e2e] ERROR: could not set up the stack (build and pack, n8n install, sandbox, n8n start, owner and API key):\n${(e as Error).message}\n\n`);
 		throw e;
 	}
 }, 20 * 60_000);
