@@ -125,6 +125,22 @@ it('{latencyMs} delays every API response until DELETE /__sandbox/faults/', asyn
 	expect((await adm.ok('GET', '/__sandbox/faults/')).latencyMs).toBe(0);
 });
 
+it('the configured latencyMs (start-up option or config) delays every API response, not the admin interface', async () => {
+	await adm.ok('POST', '/__sandbox/config/', { latencyMs: 250 });
+	let t = Date.now();
+	expect((await api('GET', `/api/v3/appointments/${key}/`)).status).toBe(200);
+	expect(Date.now() - t).toBeGreaterThanOrEqual(240);
+	await adm.ok('POST', '/__sandbox/reset/');
+	const own = await start({ seed: 1, latencyMs: 200 });
+	try {
+		t = Date.now();
+		expect((await client(() => own.url, TOKEN)('GET', '/api/v3/webhooks/')).status).toBe(200);
+		expect(Date.now() - t).toBeGreaterThanOrEqual(190);
+	} finally {
+		await own.close();
+	}
+});
+
 it('bad fault specs are 400 naming the field', async () => {
 	for (const [spec, field] of [
 		[{}, 'non_field_errors'],

@@ -3,6 +3,7 @@
  * that the admin interface exposes; datetimes without offset read in the account time zone; array filters as
  * repeated and comma-separated parameters; the seed data (coverage of yesterday/today/tomorrow, determinism).
  */
+import fc from 'fast-check';
 import { DateTime } from 'luxon';
 
 import { CANCELLED_STATUSES, LIST_FILTERS, STATUSES } from '../../sandbox';
@@ -200,6 +201,21 @@ describe('invalid filter values', () => {
 			expect(Object.keys(r.body).sort()).toEqual([...fields].sort());
 			for (const f of fields) expect(r.body[f][0]).toEqual(expect.any(String));
 		}
+	});
+});
+
+describe('random query strings', () => {
+	it('answer 200 or a 400 field map, never a 5xx', async () => {
+		const names = fc.constantFrom(...LIST_FILTERS, 'page', 'page_size', 'cursor', 'other');
+		const values = fc.oneof(fc.string(), fc.constantFrom('2026-11-23T10:00:00', '2026-11-23', 'CONFIRMED', 'true', all[0].calendar.calendar_key, '', ',', '%', '+'));
+		await fc.assert(
+			fc.asyncProperty(fc.array(fc.tuple(names, values), { maxLength: 6 }), async (pairs) => {
+				const r = await api('GET', `/api/v3/appointments/?${new URLSearchParams(pairs).toString()}`);
+				expect([200, 400]).toContain(r.status);
+				if (r.status === 400) for (const v of Object.values(r.body)) expect(v).toEqual(expect.arrayContaining([expect.any(String)]));
+			}),
+			{ numRuns: 150 },
+		);
 	});
 });
 
