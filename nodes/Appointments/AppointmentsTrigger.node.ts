@@ -41,7 +41,7 @@ export class AppointmentsTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service sends events only to https addresses. "Listen for test event" subscribes the Test URL and removes that subscription when listening stops; publishing the workflow subscribes the Production URL, which testing never changes. n8n must be reachable over https at its WEBHOOK_URL (e.g. behind a reverse proxy or a tunnel).',
+					'The service sends events only to https addresses. "Listen for test event" subscribes the Test URL and removes that subscription when listening stops; publishing the workflow subscribes the Production URL, which testing never changes. n8n must be reachable over https at its N8N_WEBHOOK_URL (or the deprecated WEBHOOK_URL), e.g. behind a reverse proxy or a tunnel.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
