@@ -142,7 +142,7 @@ describe('retries', () => {
 	});
 
 	it('a slow receiver times out (deliveryTimeoutMs) and is retried', async () => {
-		await adm.ok('POST', '/__sandbox/config/', { deliveryTimeoutMs: 200 });
+		await adm.ok('POST', '/__sandbox/config/', { deliveryTimeoutMs: 1000 });
 		const release = deferred();
 		const r = await recv(async (_g, n) => {
 			if (n === 1) await release.promise;
@@ -152,7 +152,7 @@ describe('retries', () => {
 		await create();
 		const d = await settled((x) => x.deliveries.length === 2);
 		release.resolve();
-		expect(d.deliveries[0]).toMatchObject({ attempt: 1, ok: false, status: null, error: 'timed out after 200 ms' });
+		expect(d.deliveries[0]).toMatchObject({ attempt: 1, ok: false, status: null, error: 'timed out after 1000 ms' });
 		expect(d.deliveries[1]).toMatchObject({ attempt: 2, ok: true, status: 200 });
 	});
 
