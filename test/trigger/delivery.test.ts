@@ -160,6 +160,19 @@ describe('Verify with API', () => {
 		expect(emitted[0].data.status).toBe('ATTENDED');
 	});
 
+	it('copies arriving while the re-read is in flight start the workflow once', async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		await settled(h.productionUrl, 1);
+		await admin(ctx, 'POST', '/__sandbox/config/', { latencyMs: 150 });
+		const copy = envelope({ event: 'appointment.updated' }, { appointment_key: created.appointment_key });
+		const answers = await Promise.all([1, 2, 3, 4].map(() => h.callWebhook(copy)));
+		expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+		expect(startsOf(h).filter((j) => j.event === 'appointment.updated')).toHaveLength(1);
+		expect(answers.filter((a) => (a.body as { reason?: string }).reason === 'duplicate')).toHaveLength(3);
+	});
+
 	it('drops a notification for an unknown appointment with a warning', async () => {
 		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
 		await h.activate();
