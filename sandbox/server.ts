@@ -348,11 +348,14 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 	// same pages, and the sandbox must not be what they measure.
 	const pageCache = new Map<string, Result>();
 	let pageCacheStamp = '';
+	let pageCacheBytes = 0;
+	const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 	api('GET', '/api/v3/appointments/', (req) => {
 		const { search } = splitUrl(req.url);
 		const stamp = `${store.version}|${JSON.stringify(cfg)}`;
 		if (stamp !== pageCacheStamp) {
 			pageCache.clear();
+			pageCacheBytes = 0;
 			pageCacheStamp = stamp;
 		}
 		const cacheKey = `${req.headers.host}|${search}`;
@@ -363,9 +366,17 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 		if (parsed.errors) return fieldErrors(parsed.errors);
 		const result = listResponse(req, '/api/v3/appointments/', q, parsed.filter!);
 		if (result.status === 200 && typeof result.raw === 'string') {
-			result.raw = Buffer.from(result.raw);
-			if (pageCache.size >= 128) pageCache.delete(pageCache.keys().next().value as string);
-			pageCache.set(cacheKey, result);
+			const bytes = Buffer.from(result.raw);
+			result.raw = bytes;
+			while (pageCache.size && (pageCache.size >= 256 || pageCacheBytes + bytes.length > PAGE_CACHE_BYTES)) {
+				const oldest = pageCache.keys().next().value as string;
+				pageCacheBytes -= (pageCache.get(oldest)!.raw as Buffer).length;
+				pageCache.delete(oldest);
+			}
+			if (bytes.length <= PAGE_CACHE_BYTES) {
+				pageCache.set(cacheKey, result);
+				pageCacheBytes += bytes.length;
+			}
 		}
 		return result;
 	});

@@ -92,6 +92,21 @@ describe('page (default)', () => {
 		expect(Object.keys(bad.body)).toEqual(['pageSize']);
 	});
 
+	it('a repeated list request reflects every change in between (no stale page)', async () => {
+		const q = '/api/v3/appointments/?status=CONFIRMED&page_size=5';
+		const before = await api.ok('GET', q);
+		expect(await api.ok('GET', q)).toEqual(before);
+		const victim = before.results[2].appointment_key;
+		await api.ok('PATCH', `/api/v3/appointments/${victim}/`, { status: 'ATTENDED' });
+		const after = await api.ok('GET', q);
+		expect(after.count).toBe(before.count - 1);
+		expect(after.results.map((r: any) => r.appointment_key)).not.toContain(victim);
+		await config({ nextLinks: 'relative' });
+		expect((await api.ok('GET', q)).next).toBe('/api/v3/appointments/?status=CONFIRMED&page_size=5&page=2');
+		await config({ timeZone: 'UTC' });
+		expect((await api.ok('GET', q)).results[0].start_date).toMatch(/Z$|\+00:00$/);
+	});
+
 	it('relative next links', async () => {
 		await config({ nextLinks: 'relative' });
 		const first = await api.ok('GET', '/api/v3/appointments/?page_size=100');
