@@ -35,6 +35,8 @@ export class AppointmentsTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// The service only needs a 2xx; without this n8n 2.41 answers the literal text "firstEntryJson".
+				responseData: 'noData',
 				path: 'webhook',
 			},
 		],

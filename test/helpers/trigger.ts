@@ -51,9 +51,10 @@
  *
  * Bodies reach webhook() as n8n's parser leaves them: JSON content types are parsed (unparseable JSON is
  * answered 422 before the node runs, as n8n's UnprocessableRequestError), other content types arrive as {}.
- * Answers follow n8n's webhook helpers: the node's own response when it returns noWebhookResponse; 200 with its
- * webhookResponse (or {message: 'Webhook call received'}) when it starts nothing; 200 {message: 'Workflow was
- * started'} when it returns workflowData (responseMode onReceived); 500 when it throws. Unknown paths get 404.
+ * Answers follow n8n 2.41's webhook helpers: the node's own response when it returns noWebhookResponse; 200 with
+ * its webhookResponse (or {message: 'Webhook call received'}) when it starts nothing; 200 with the description's
+ * responseData when it returns workflowData (onReceived; the trigger's 'noData' gives an empty body); 500 when
+ * it throws. Unknown paths get 404.
  */
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code, never shipped: it serves https and polls */
 import { randomUUID } from 'node:crypto';
@@ -546,7 +547,18 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 			background.add(p);
 			void p.finally(() => background.delete(p));
 		}
-		return { status: 200, body: { message: 'Workflow was started' }, items };
+		// n8n 2.41 (webhook-helpers: onReceived): the description's responseData (default 'firstEntryJson', which
+		// n8n sends as that literal text), 'noData' for an empty body, else webhookResponse or a fixed message.
+		const responseData = webhookDescription.responseData ?? 'firstEntryJson';
+		const body =
+			responseData === 'noData'
+				? undefined
+				: responseData
+					? responseData
+					: result.webhookResponse !== undefined
+						? result.webhookResponse
+						: { message: 'Workflow was started' };
+		return { status: 200, body, items };
 	}
 
 	function modeOf(path: string): TriggerMode | 'none' {
