@@ -2,7 +2,7 @@
  * Bounded memory of recently seen event keys, in process memory, one per (workflow, node, mode).
  *
  *   class RecentKeys(limit)       (key[, event, timestamp]) in arrival order, as 64-bit fingerprints in typed
- *                                 arrays (about 32 bytes per key); adding beyond `limit` forgets the oldest
+ *                                 arrays (about 50 bytes per key); adding beyond `limit` forgets the oldest
  *                                 (FIFO), O(1)
  *     .has(key, event?, timestamp?) / .add(...) / .remember(...): boolean (true when new) / .delete(...)
  *     .size / .limit / .resize(limit) / .clear()
