@@ -76,6 +76,24 @@ describe('delivery from the sandbox', () => {
 		expect(updated.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$/);
 	});
 
+	it('a delivery first answered 500 (before reaching the node) is resent and starts the workflow once', async () => {
+		const seen = new Set<string>();
+		const h = await harness(ctx, {
+			onRequest: ({ body }) => {
+				const key = (body as { data?: { appointment_key?: string } }).data?.appointment_key ?? '';
+				if (seen.has(key)) return undefined;
+				seen.add(key);
+				return 500;
+			},
+		});
+		await h.activate();
+		const keys: string[] = [];
+		for (let i = 0; i < 3; i++) keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', {})).appointment_key);
+		const delivered = await settled(h.productionUrl, 3);
+		expect(delivered.filter((d) => d.status === 500)).toHaveLength(3);
+		expect(startsOf(h).map((j) => j.data.appointment_key).sort()).toEqual([...keys].sort());
+	});
+
 	it('events the workflow did not subscribe to are acknowledged with 200 and start nothing', async () => {
 		const h = await harness(ctx, { parameters: { events: ['appointment.created'], otherEvents: 'appointment.updated', options: {} } });
 		await h.activate();
