@@ -28,7 +28,10 @@
  *   h.productionUrl, h.testUrl the node's two webhook URLs (what getNodeWebhookUrl('default') gives per mode)
  *   await h.activate(activation = 'activate')   ActiveWorkflowManager.add: checkExists, create if false (on
  *                                        failure delete is called as n8n's clearWebhooks does and the error is
- *                                        rethrown); static data saved when changed; production URL served
+ *                                        rethrown); static data saved when changed; production URL served.
+ *                                        'init' is n8n's start-up (nothing removed before); n8n's re-publish of
+ *                                        an active workflow removes it first: call h.deactivate() before to mirror
+ *                                        that, or not to mirror a removal that failed
  *   await h.deactivate()       clearWebhooks: delete in a Workflow built from the saved workflow, static data
  *                              saved; the production URL answers 404 from then on. Errors are rethrown.
  *   await h.startTest() / await h.stopTest()   TestWebhooks: checkExists/create and delete for the test URL,
