@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped: it reads the environment (sizes, seed) */
 /**
  * Chaos for the real Appointments Trigger in the trigger harness (n8n-core's HookContext/WebhookContext) against
  * the sandbox over real HTTP(S):

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-hardcoded-secrets, @typescript-eslint/no-explicit-any -- test code, never shipped: it reads the environment, uses made-up tokens for a local sandbox, and hands on arbitrary JSON from the sandbox */
 /**
  * Shared plumbing of the reliability suite: suite sizes (smaller under `npm test`, full under `npm run test:chaos`,
  * which sets CHAOS_FULL=1), a sandbox on loopback with its admin API, bounded polling, and a collector of every

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, never shipped: it starts servers, reads the environment and handles arbitrary JSON from the sandbox and run data */
 /**
  * Property-based envelope tests of the real Appointments Trigger (fast-check), activated against the sandbox in the
  * trigger harness (n8n-core's WebhookContext): random notification bodies (wrong types, missing fields, huge

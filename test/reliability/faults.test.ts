@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- records from the sandbox and run data are arbitrary JSON */
 /**
  * Every operation of the real Appointments action node (run in n8n-core's WorkflowExecute) against the sandbox
  * while the sandbox injects faults over real HTTP: 429 with Retry-After in seconds and as an HTTP-date, 500, 502,
@@ -9,6 +10,8 @@
  * This file proves that the node wires them up for every operation: its Options reach the policy, its errors keep
  * the transport's message, continue-on-fail carries it, and the create of the node never doubles a subscription.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { runNode, type RunNodeResult } from '../helpers/n8n';
 import { TestSandbox, TOKEN, httpDateIn, visibleTexts, waitFor } from './common';
 
@@ -26,7 +29,7 @@ afterAll(async () => {
 });
 
 async function run(parameters: Record<string, unknown>, continueOnFail = false): Promise<RunNodeResult> {
-	const result = await runNode({ parameters, credentials: { baseUrl: sb.url, accessToken: TOKEN }, continueOnFail });
+	const result = await runNode({ parameters: parameters as IDataObject, credentials: { baseUrl: sb.url, accessToken: TOKEN }, continueOnFail });
 	seen.push(...visibleTexts(result));
 	return result;
 }

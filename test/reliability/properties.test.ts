@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, never shipped: it reads the environment (sizes, seed) and handles arbitrary JSON */
 /**
  * Property-based bad-input tests of the real action node (fast-check): random parameters per item (keys, statuses,
  * dates in many formats and zones, URLs, event lists, filters), 100 items per node execution with
@@ -15,6 +16,7 @@
  */
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
+import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../helpers/n8n';
 import { FULL, TestSandbox, TOKEN, type RequestLogEntry } from './common';
@@ -301,9 +303,9 @@ function queryMatches(c: ItemCase, query: Record<string, string | string[]>, ext
 async function checkBatch(parameters: Record<string, unknown>, batch: ItemCase[], expected: Expected): Promise<void> {
 	await sb.clearRequests();
 	const result = await runNode({
-		parameters,
+		parameters: parameters as IDataObject,
 		credentials: { baseUrl: sb.url, accessToken: TOKEN },
-		input: batch.map((c) => c.json),
+		input: batch.map((c) => c.json as IDataObject),
 		continueOnFail: true,
 	});
 	// never an unhandled exception: the run itself does not fail
@@ -360,12 +362,12 @@ async function checkBatch(parameters: Record<string, unknown>, batch: ItemCase[]
 
 const batchOf = <T>(arb: fc.Arbitrary<T>) => fc.array(arb, { minLength: ITEMS, maxLength: ITEMS });
 /** Short failure reports: the seed, the path to replay and the first failing item (not the whole 100-item batch). */
-function report(details: fc.RunDetails<unknown>): void {
+function report(details: fc.RunDetails<any>): void {
 	if (!details.failed) return;
 	const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
 	throw new Error(`Property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexamplePath}"; replay with FC_SEED=${details.seed}):\n${cause}`);
 }
-const params = { numRuns: 0, seed: SEED, endOnFailure: true, asyncReporter: async (d: fc.RunDetails<unknown>) => report(d) } as const;
+const params = { numRuns: 0, seed: SEED, endOnFailure: true, asyncReporter: async (d: fc.RunDetails<any>) => report(d) } as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Appointment > Get Many: every filter, date ranges, zones

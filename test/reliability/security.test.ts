@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, never shipped: it starts servers, reads the environment and handles arbitrary JSON from the sandbox and run data */
 /**
  * Security properties a user relies on without seeing them:
  * - the access token never shows up in run data, output items, error messages, error descriptions, stacks or logs,
@@ -12,6 +13,8 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
+
+import type { IDataObject } from 'n8n-workflow';
 
 import { capturedLogs, runNode, type RunNodeResult } from '../helpers/n8n';
 import { ADMIN, LIMITED, TestSandbox, TOKEN, visibleTexts } from './common';
@@ -32,7 +35,7 @@ async function run(parameters: Record<string, unknown>, opts: { token?: string; 
 	const token = opts.token ?? TOKEN;
 	secrets.add(token);
 	const result = await runNode({
-		parameters,
+		parameters: parameters as IDataObject,
 		credentials: { baseUrl: sb.url, accessToken: token },
 		continueOnFail: opts.continueOnFail,
 		input: opts.input,
@@ -325,6 +328,7 @@ describe('the sandbox admin API refuses requests without the admin token', () =>
 
 describe('published package', () => {
 	it('npm audit --omit=dev reports no vulnerability (the package has no runtime dependencies)', async () => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json as data
 		const pkg = require('../../package.json') as { dependencies?: Record<string, string> };
 		expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
 		const { stdout } = await promisify(execFile)('npm', ['audit', '--omit=dev', '--json'], { cwd: `${__dirname}/../..`, timeout: 60000 }).catch(
