@@ -315,3 +315,23 @@ describe('a webhook Create the service processes only after the node gave up wai
 		expect(stored.map((w) => w.webhook_key)).toEqual([out(r)[0].webhook_key]);
 	});
 });
+
+describe('Get Many over 20 pages whose page 7 fails once', () => {
+	it.each([
+		['500', { status: 500 }],
+		['a reset', { reset: true }],
+		['429 with Retry-After: 1', { status: 429, retryAfter: '1' }],
+	])('%s: Return All yields every appointment once, page 7 asked twice', async (_name, spec) => {
+		await sb.reset(1000, 4); // 20 pages of the default 50
+		await sb.clearRequests();
+		await sb.fault({ count: 1, ...spec, match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } } });
+		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true });
+		expect(r.error).toBeUndefined();
+		const keys = out(r).map((a) => a.appointment_key ?? a.key);
+		expect(keys).toHaveLength(1000);
+		expect(new Set(keys).size).toBe(1000);
+		const pages = (await sb.requests()).map((q) => String(q.query.page ?? '1'));
+		expect(pages.filter((p) => p === '7')).toHaveLength(2);
+		for (let p = 1; p <= 20; p++) if (p !== 7) expect({ page: p, asked: pages.filter((x) => x === String(p)).length }).toEqual({ page: p, asked: 1 });
+	});
+});

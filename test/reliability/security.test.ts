@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import type { IDataObject } from 'n8n-workflow';
 
 import { capturedLogs, runNode, type RunNodeResult } from '../helpers/n8n';
+import { pollUntil, receiverCa, startTriggerHarness } from '../helpers/trigger';
 import { ADMIN, LIMITED, TestSandbox, TOKEN, visibleTexts } from './common';
 
 let sb: TestSandbox;
@@ -24,7 +25,7 @@ const secrets = new Set<string>([TOKEN]);
 const seen: string[] = [];
 
 beforeAll(async () => {
-	sb = await TestSandbox.start({ seed: 40, seedValue: 5 });
+	sb = await TestSandbox.start({ seed: 40, seedValue: 5, ca: receiverCa() });
 });
 
 afterAll(async () => {
@@ -100,6 +101,50 @@ describe('the access token never leaks', () => {
 		for (const secret of secrets) {
 			const hits = everything.filter((t) => t.includes(secret) || t.includes(encodeURIComponent(secret)));
 			expect({ secret: secret.slice(0, 4) + '…', hits: hits.map((h) => h.slice(0, 300)) }).toEqual({ secret: secret.slice(0, 4) + '…', hits: [] });
+		}
+	});
+});
+
+describe('the access token never leaks from the trigger', () => {
+	it('through activation (also failing), deliveries, a failing re-read, deactivation (also failing)', async () => {
+		await sb.reset(40, 5);
+		const texts: string[] = [];
+		const keep = (e: unknown) => texts.push(...visibleTexts({ error: e as Error }));
+		const WRONG = 'wrong-trigger-token-6c1d';
+		secrets.add(WRONG);
+		// a token the service refuses: activation fails with a message, never the token
+		const refused = await startTriggerHarness({ credentials: { baseUrl: sb.url, accessToken: WRONG }, parameters: { events: ['appointment.created'], otherEvents: '', options: {} } });
+		await expect(refused.activate()).rejects.toThrow(/access token/);
+		await refused.activate().catch(keep);
+		texts.push(...refused.logs());
+		await refused.close();
+
+		const h = await startTriggerHarness({
+			credentials: { baseUrl: sb.url, accessToken: TOKEN },
+			parameters: { events: ['appointment.created', 'appointment.canceled'], otherEvents: '', options: { verifyWithApi: true } },
+		});
+		try {
+			await sb.fault({ count: 2, status: 503, match: { method: 'POST', path: '/api/v3/webhooks/' } });
+			await h.activate();
+			// a delivered event is re-read with the token; one re-read fails for good (the service redelivers)
+			await sb.fault({ count: 6, status: 502, body: { detail: 'upstream broke' }, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+			await sb.admin('POST', '/__sandbox/appointments/', {});
+			await sb.admin('POST', '/__sandbox/appointments/', {});
+			await pollUntil('two workflow starts', () => h.starts.length >= 2, { timeoutMs: 20000 });
+			await sb.fault({ count: 10, status: 500, match: { method: 'DELETE', path: '/api/v3/webhooks/*' } });
+			await h.deactivate().catch(keep);
+			await sb.clearFaults();
+			await h.deactivate();
+			expect(h.errors.length).toBeGreaterThan(0); // the failed re-read was raised (answered 500)
+			for (const e of h.errors) keep(e);
+			texts.push(...h.logs(), JSON.stringify(h.starts), JSON.stringify(h.responses), JSON.stringify(h.staticData()));
+		} finally {
+			await h.close();
+		}
+		expect(texts.length).toBeGreaterThan(20);
+		for (const secret of [TOKEN, WRONG]) {
+			const hits = texts.filter((t) => t.includes(secret));
+			expect({ secret: secret.slice(0, 4) + '…', hits: hits.map((x) => x.slice(0, 300)) }).toEqual({ secret: secret.slice(0, 4) + '…', hits: [] });
 		}
 	});
 });
