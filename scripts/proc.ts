@@ -1,9 +1,15 @@
 /**
  * Child processes in process groups of their own, so that stopping one stops everything it spawned
  * (n8n starts task runners), and a registry that stops them all on exit and on signals.
+ * Each group is led by scripts/guard.cjs, which stops the command when our process goes away without
+ * running any handler (SIGKILL, or jest exiting on Ctrl-C: its sandboxed `process` never sees our listeners).
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
+import { NODE24 } from './paths';
+
+const GUARD = path.join(__dirname, 'guard.cjs');
 
 export interface Managed {
 	name: string;
@@ -24,7 +30,12 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
 }
 
 export function spawnGroup(name: string, cmd: string, args: string[], opts: SpawnOptions): Managed {
-	const child = spawn(cmd, args, { ...opts, detached: true });
+	// stdin of the guard is a pipe from us: end-of-file there means we are gone.
+	const given = opts.stdio ?? 'pipe';
+	const stdio = (typeof given === 'string' ? [given, given, given] : [...given]) as Exclude<StdioOptions, string>;
+	stdio[0] = 'pipe';
+	const child = spawn(NODE24, [GUARD, cmd, ...args], { ...opts, stdio, detached: true });
+	(child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
 	let alive = true;
 	const exited = new Promise<number | null>((resolve) => {
 		child.once('exit', (code) => {
