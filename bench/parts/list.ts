@@ -47,6 +47,8 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 			returnAll: true,
 			dateRange: 'all',
 			filters: {},
+			// Full records, as the bare loop and the helper loop keep them: the same output from all three.
+			simplify: false,
 			options: {},
 		};
 
