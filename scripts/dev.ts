@@ -83,6 +83,17 @@ async function main() {
 	if (stopping) return;
 	await activate(stack.api, DEV_TRIGGER_WORKFLOW);
 	active = DEV_TRIGGER_WORKFLOW;
+	// n8n registers the trigger's webhook asynchronously: "Ready" only once the sandbox holds the subscription.
+	const hookUrl = `${stack.n8n.url}/webhook/`;
+	await pollUntil(
+		'the published trigger workflow to subscribe in the sandbox',
+		async () => {
+			const { webhooks } = await stack!.admin.ok('GET', '/__sandbox/webhooks/');
+			return webhooks.some((w: any) => String(w.url).startsWith(hookUrl)) ? true : undefined;
+		},
+		{ timeoutMs: 30000 },
+	);
+	if (stopping) return;
 	const n8nUrl = stack.n8n.url;
 	const certPath = path.relative(process.cwd(), stack.n8n.cert.certPath);
 	console.log(
