@@ -40,7 +40,7 @@ export function ensureN8nInstalled(log: (m: string) => void = console.log): numb
 	}
 	if (n8nInstalled()) return 0;
 	const t0 = Date.now();
-	log(`Installing n8n ${N8N_VERSION} into ${N8N_INSTALL_DIR} (first run only, about 3-4 minutes, ~3 GB)...`);
+	log(`Installing n8n ${N8N_VERSION} into ${N8N_INSTALL_DIR} (first run only, about 5 minutes, ~3 GB)...`);
 	fs.mkdirSync(N8N_INSTALL_DIR, { recursive: true });
 	fs.rmSync(N8N_MARKER, { force: true });
 	const pkg = path.join(N8N_INSTALL_DIR, 'package.json');
