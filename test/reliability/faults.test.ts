@@ -182,7 +182,7 @@ const OPERATIONS: Operation[] = [
 /** Faults a retry must get through. `options` is the node's Options collection for that run. */
 const FAULTS: Array<{ name: string; spec: () => Record<string, unknown>; options?: Record<string, unknown>; minMs?: number }> = [
 	{ name: '429 Retry-After: 1 (seconds)', spec: () => ({ status: 429, retryAfter: '1' }), minMs: 950 },
-	{ name: '429 Retry-After as an HTTP-date', spec: () => ({ status: 429, retryAfter: httpDateIn(1000) }), minMs: 900 },
+	{ name: '429 Retry-After as an HTTP-date', spec: () => ({ status: 429, retryAfter: httpDateIn(1500) }), minMs: 1000 },
 	{ name: '500', spec: () => ({ status: 500, body: { detail: 'boom' } }) },
 	{ name: '502', spec: () => ({ status: 502 }) },
 	{ name: '503', spec: () => ({ status: 503 }) },
