@@ -192,6 +192,40 @@ describe('pagination links to another origin', () => {
 	});
 });
 
+describe('redirects to another origin', () => {
+	it.each([301, 302, 307, 308])('a %i from the service is not followed: the other origin never sees the token', async (status) => {
+		const seenElsewhere: string[] = [];
+		const other = createServer((req, res) => {
+			seenElsewhere.push(`${req.method} ${req.url} ${req.headers.authorization ?? '(no authorization)'}`);
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[],"next":null}');
+		});
+		await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+		const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+		const api = createServer((req, res) => {
+			res.writeHead(status, { location: `${otherOrigin}${req.url}`, 'content-type': 'application/json' }).end('{}');
+		});
+		await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+		const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+		try {
+			for (const parameters of [
+				{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true },
+				{ resource: 'appointment', operation: 'updateStatus', appointmentKey: '3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e', status: 'ATTENDED' },
+				{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/r', events: ['appointment.created'], otherEvents: '' },
+			]) {
+				const result = await runNode({ parameters: { ...parameters, options: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN } });
+				expect(visibleTexts(result).filter((t) => t.includes(TOKEN))).toEqual([]);
+				// a redirect is not a result: the node says what the service answered
+				expect(result.error?.message).toMatch(new RegExp(`${status}`));
+			}
+			expect(seenElsewhere.filter((line) => line.includes(TOKEN))).toEqual([]);
+			expect(seenElsewhere).toEqual([]);
+		} finally {
+			await new Promise<void>((r) => api.close(() => r()));
+			await new Promise<void>((r) => other.close(() => r()));
+		}
+	});
+});
+
 describe('webhook URLs other than https', () => {
 	const BAD_URLS = ['http://hooks.test/h', 'HTTP://hooks.test/h', 'ftp://hooks.test/h', 'ws://hooks.test/h', 'javascript:alert(1)', 'hooks.test/h', '//hooks.test/h', '', '   ', 'https//hooks.test'];
 
