@@ -209,10 +209,10 @@ describe('redirects to another origin', () => {
 		try {
 			for (const parameters of [
 				{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true },
-				{ resource: 'appointment', operation: 'updateStatus', appointmentKey: '3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e', status: 'ATTENDED' },
+				{ resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'ATTENDED' },
 				{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/r', events: ['appointment.created'], otherEvents: '' },
 			]) {
-				const result = await runNode({ parameters: { ...parameters, options: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN } });
+				const result = await runNode({ parameters: { ...parameters, options: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN }, input: [{ key: '3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e' }] });
 				expect(visibleTexts(result).filter((t) => t.includes(TOKEN))).toEqual([]);
 				// a redirect is not a result: the node says what the service answered
 				expect(result.error?.message).toMatch(new RegExp(`${status}`));
