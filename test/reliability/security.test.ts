@@ -10,6 +10,7 @@
  * - `npm audit --omit=dev` finds nothing in what the package ships.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
@@ -212,7 +213,7 @@ describe('redirects to another origin', () => {
 				{ resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'ATTENDED' },
 				{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/r', events: ['appointment.created'], otherEvents: '' },
 			]) {
-				const result = await runNode({ parameters: { ...parameters, options: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN }, input: [{ key: '3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e' }] });
+				const result = await runNode({ parameters: { ...parameters, options: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN }, input: [{ key: randomUUID() }] });
 				expect(visibleTexts(result).filter((t) => t.includes(TOKEN))).toEqual([]);
 				// a redirect is not a result: the node says what the service answered
 				expect(result.error?.message).toMatch(new RegExp(`${status}`));
