@@ -223,6 +223,10 @@ describe(`${EVENTS} distinct events, duplicated, shuffled, 20% of callbacks firs
 			const missing = made.filter((k) => !counts.has(k));
 			expect({ starts: started.length, twice: twice.slice(0, 5), missing: missing.slice(0, 5) }).toEqual({ starts: EVENTS, twice: [], missing: [] });
 			expect(h.errors).toEqual([]);
+			// the trigger itself answered every callback 200 (the only 500s were the injected ones)
+			const statuses = h.responses.filter((r) => r.mode === 'production').map((r) => r.status);
+			expect(statuses.filter((st) => st !== 200 && st !== 500)).toEqual([]);
+			expect(statuses.filter((st) => st === 500)).toHaveLength(injected);
 		} finally {
 			await h.deactivate().catch(() => undefined);
 			await h.close();
