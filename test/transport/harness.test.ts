@@ -236,3 +236,23 @@ it('honours Retry-After as an HTTP-date', async () => {
 	expect(result.items[0][0].json).toMatchObject({ statusCode: 200, attempts: 2 });
 	expect(Date.now()).toBeGreaterThanOrEqual(at.getTime() - 20);
 });
+
+it('a create that timed out and never shows up in the list is not sent again: a clear error once the wait budget is spent', async () => {
+	received.length = 0;
+	responder = (r) =>
+		r.method === 'POST'
+			? { status: 201, body: {}, delayMs: 3000 } // the service never finishes in time and stores nothing
+			: { status: 200, body: { count: 0, next: null, results: [] } };
+	const result = await runNode({
+		nodeType: new TransportTestNode(),
+		parameters: {
+			call: 'createWebhook',
+			body: JSON.stringify({ url: 'https://hooks.test/slow', events: ['appointment.created'] }),
+			policy: '{"baseDelayMs":50,"timeoutMs":300,"maxWaitMs":700}',
+		},
+		credentials: { baseUrl: url, accessToken: TOKEN },
+	});
+	expect(result.error?.message).toMatch(/^Could not reach the service: the request timed out after 1 attempt .*not sent again/);
+	expect(received.filter((r) => r.method === 'POST')).toHaveLength(1);
+	expect(received.filter((r) => r.method === 'GET').length).toBeGreaterThanOrEqual(2);
+});

@@ -384,9 +384,11 @@ export interface RetryHooks {
 	retryable?: (outcome: Outcome) => boolean;
 	/**
 	 * Called before a retry after an outcome that may have been processed; returning a response ends the loop
-	 * with it (createWebhook adopts a subscription the service stored although the answer was lost).
+	 * with it (createWebhook adopts a subscription the service stored although the answer was lost). Returning
+	 * 'hold' sends nothing this round: the loop waits (the un-jittered backoff ceiling, inside the wait budget)
+	 * and asks again, so a request that the service may still be processing is never sent a second time.
 	 */
-	beforeRetry?: (outcome: Outcome) => Promise<ApiResponse | undefined>;
+	beforeRetry?: (outcome: Outcome) => Promise<ApiResponse | undefined | 'hold'>;
 }
 
 export function isAmbiguous(outcome: Outcome): boolean {
@@ -416,7 +418,30 @@ async function requestWithRetries<T>(
 	let waitedMs = 0;
 	let attempt = 0;
 	let ambiguousBefore = false;
+	let held: Outcome | undefined;
+	let holds = 0;
 	for (;;) {
+		if (held) {
+			// The previous attempt may still be in progress at the service: wait and look again, send nothing.
+			const remaining = policy.maxWaitMs - waitedMs;
+			if (remaining <= 0) {
+				throw apiError(ctx, info, held, { method, url }, opts, {
+					attempts: attempt,
+					waitedMs,
+					reason:
+						'the service may still process the request that timed out, so it was not sent again; check before trying again',
+				});
+			}
+			holds++;
+			const delay = Math.min(remaining, Math.max(50, policy.baseDelayMs) * Math.pow(2, Math.min(holds - 1, 6)));
+			ctx.logger?.debug(`Appointments API: ${method} outcome still unknown; looking again in ${delay} ms`);
+			await sleep(delay);
+			waitedMs += delay;
+			const decision = await hooks.beforeRetry!(held);
+			if (decision === 'hold') continue;
+			if (decision) return { ...decision, attempts: attempt } as ApiResponse<T>;
+			held = undefined;
+		}
 		attempt++;
 		const outcome = await sendOnce(ctx, method, url, opts.body, policy.timeoutMs);
 		if (outcome.kind === 'response') {
@@ -473,7 +498,8 @@ async function requestWithRetries<T>(
 		if (isAmbiguous(outcome)) ambiguousBefore = true;
 		if (hooks.beforeRetry && isAmbiguous(outcome)) {
 			const adopted = await hooks.beforeRetry(outcome);
-			if (adopted) return { ...adopted, attempts: attempt } as ApiResponse<T>;
+			if (adopted === 'hold') held = outcome;
+			else if (adopted) return { ...adopted, attempts: attempt } as ApiResponse<T>;
 		}
 	}
 }

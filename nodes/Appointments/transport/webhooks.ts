@@ -13,7 +13,9 @@
  *
  * POST is not idempotent: when a create times out, is reset or gets a 5xx other than 503, the list is read
  * first and a subscription with the same URL and events is adopted instead of sending the create again, so a
- * lost answer never leaves a second subscription. 429/503 (not processed) and refused connections are retried.
+ * lost answer never leaves a second subscription. After a time-out the create is never sent again (the service
+ * may still store it): the list is watched until it shows up or the wait budget is spent. 429/503 (not
+ * processed) and refused connections are retried.
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
@@ -116,10 +118,14 @@ export async function createWebhook(
 			retryable: (outcome) =>
 				outcome.kind === 'network' ||
 				[429, 500, 502, 503, 504].includes(outcome.statusCode),
-			beforeRetry: async (): Promise<ApiResponse | undefined> => {
+			// After a time-out the service may still be working on the create (a slow service stores it later):
+			// sending it again could store a second subscription, so the list is watched instead until the
+			// subscription shows up or the wait budget is spent. After a reset or a 5xx answer, the attempt is over:
+			// not in the list means not stored, so it is sent again.
+			beforeRetry: async (outcome): Promise<ApiResponse | undefined | 'hold'> => {
 				const existing = await listWebhooks(ctx, opts);
 				const match = existing.find((w) => w.url === body.url && sameEvents(w.events, body.events));
-				if (!match) return undefined;
+				if (!match) return outcome.kind === 'network' && outcome.timedOut ? 'hold' : undefined;
 				ctx.logger?.debug('Appointments API: adopted the webhook stored by an unanswered create');
 				return { statusCode: 200, body: match, attempts: 0, url: '' };
 			},
