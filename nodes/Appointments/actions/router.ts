@@ -151,11 +151,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const outcome = outcomes[i];
 		if (!outcome) continue;
 		const json = 'error' in outcome ? { error: outcome.error.message } : outcome.data;
-		returnData.push(
-			...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(json), {
-				itemData: { item: i },
-			}),
-		);
+		// A loop, not push(...spread): one Get Many item can yield hundreds of thousands of records, more
+		// arguments than a call can take ("Maximum call stack size exceeded").
+		const paired = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(json), {
+			itemData: { item: i },
+		});
+		for (const entry of paired) returnData.push(entry);
 	}
 	return [returnData];
 }
