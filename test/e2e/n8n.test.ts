@@ -29,9 +29,13 @@ let stack: Stack;
 beforeAll(async () => {
 	killAllOnSignals();
 	const root = path.join(DEV_DIR, 'e2e');
-	// Keep only the previous run's folder for debugging; every run starts with a fresh database.
+	// Every run starts with a fresh database in a folder of its own. Keep the previous run's folder for debugging,
+	// and any folder touched in the last 30 minutes (a run going on in parallel); remove the others.
 	if (fs.existsSync(root)) {
-		for (const d of fs.readdirSync(root).sort().slice(0, -1)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
+		const recent = (d: string) => Date.now() - fs.statSync(path.join(root, d)).mtimeMs < 30 * 60_000;
+		for (const d of fs.readdirSync(root).sort().slice(0, -1)) {
+			if (!recent(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
+		}
 	}
 	const userFolder = path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
 	try {
