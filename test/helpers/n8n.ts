@@ -7,6 +7,8 @@
  *   runNode({ parameters, credentials: {baseUrl, accessToken}, input?, continueOnFail?, timezone?, nodeType?,
  *             nodeTypeVersion? }) -> Promise<{ items: INodeExecutionData[][]; error?: Error; logs: string[]; run: IRun }>
  *   capturedLogs(): string[]    every line n8n's LoggerProxy received since the process started (all runs)
+ *   also shared with the trigger harness (test/helpers/trigger.ts): TestCredentialsHelper, applyAuthentication,
+ *   TestNodeTypes, testAdditionalData({ credentials, publicBase, instanceBase?, where, extra? })
  *
  * `N8N_USER_FOLDER` is pointed at a temp dir before n8n-core is loaded (n8n-core reads it at import time).
  */
@@ -82,7 +84,7 @@ export function capturedLogs(): string[] {
 const credentialTypes: Record<string, ICredentialType> = { appointmentsApi: new AppointmentsApi() };
 
 /** Applies a credential type's `authenticate` as n8n's CredentialsHelper does. */
-async function applyAuthentication(
+export async function applyAuthentication(
 	credentials: ICredentialDataDecryptedObject,
 	typeName: string,
 	requestOptions: IHttpRequestOptions,
@@ -114,7 +116,8 @@ async function applyAuthentication(
 	return requestOptions;
 }
 
-class TestCredentialsHelper extends workflowLib.ICredentialsHelper {
+/** n8n's CredentialsHelper for tests: returns the given credential data and applies `authenticate` as n8n does. */
+export class TestCredentialsHelper extends workflowLib.ICredentialsHelper {
 	constructor(private readonly data: ICredentialDataDecryptedObject) {
 		super();
 	}
@@ -173,7 +176,7 @@ class InputNode implements INodeType {
 	}
 }
 
-class TestNodeTypes implements INodeTypes {
+export class TestNodeTypes implements INodeTypes {
 	constructor(private readonly types: Record<string, INodeType>) {}
 	getByName(name: string): INodeType {
 		const type = this.types[name];
@@ -186,6 +189,48 @@ class TestNodeTypes implements INodeTypes {
 	getKnownTypes(): IDataObject {
 		return {};
 	}
+}
+
+/**
+ * The IWorkflowExecuteAdditionalData n8n gives a node's contexts, for tests: our credentials helper, n8n's URLs
+ * under `publicBase` (rest API and instance URL under `instanceBase`, default `publicBase`), no sub-workflows and
+ * no task runners (`where` ends their error messages), and `extra` on top.
+ */
+export function testAdditionalData(options: {
+	credentials: { baseUrl: string; accessToken: string };
+	publicBase: string;
+	instanceBase?: string;
+	where: string;
+	extra?: Partial<IWorkflowExecuteAdditionalData> | IDataObject;
+}): IWorkflowExecuteAdditionalData {
+	const { publicBase, where } = options;
+	const instanceBase = options.instanceBase ?? publicBase;
+	return {
+		credentialsHelper: new TestCredentialsHelper({ ...options.credentials }),
+		executeWorkflow: async () => {
+			throw new Error(`sub-workflows are not supported ${where}`);
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: `${instanceBase}/rest`,
+		instanceBaseUrl: `${instanceBase}/`,
+		formBaseUrl: `${publicBase}/form`,
+		formWaitingBaseUrl: `${publicBase}/form-waiting`,
+		formTestBaseUrl: `${publicBase}/form-test`,
+		webhookBaseUrl: `${publicBase}/webhook`,
+		webhookWaitingBaseUrl: `${publicBase}/webhook-waiting`,
+		webhookTestBaseUrl: `${publicBase}/webhook-test`,
+		mcpBaseUrl: `${publicBase}/mcp`,
+		mcpTestBaseUrl: `${publicBase}/mcp-test`,
+		variables: {},
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error(`task runners are not available ${where}`);
+		},
+		userId: 'user-1',
+		...options.extra,
+	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
 export interface RunNodeOptions {
@@ -263,33 +308,13 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		activeVersionId: null,
 	} as never);
 
-	const additionalData = {
-		credentialsHelper: new TestCredentialsHelper({ ...options.credentials }),
-		hooks,
-		executeWorkflow: async () => {
-			throw new Error('sub-workflows are not supported in tests');
-		},
-		getRunExecutionData: async () => undefined,
-		getRuntimeCredential: async () => undefined,
-		currentNodeExecutionIndex: 0,
-		restApiUrl: 'http://127.0.0.1/rest',
-		instanceBaseUrl: 'http://127.0.0.1/',
-		formBaseUrl: 'http://127.0.0.1:5678/form',
-		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
-		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
-		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
-		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
-		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
-		variables: {},
-		logAiEvent: () => {},
-		startRunnerTask: async () => {
-			throw new Error('task runners are not available in tests');
-		},
-		executionId,
-		userId: 'user-1',
-	} as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = testAdditionalData({
+		credentials: options.credentials,
+		publicBase: 'http://127.0.0.1:5678',
+		instanceBase: 'http://127.0.0.1',
+		where: 'in tests',
+		extra: { hooks, executionId },
+	});
 
 	const logStart = logs.length;
 	const workflowExecute = new core.WorkflowExecute(additionalData, 'manual');

@@ -65,16 +65,13 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { capturedLogs } from './n8n';
+import { capturedLogs, testAdditionalData, TestNodeTypes } from './n8n';
 
 import type {
-	ICredentialDataDecryptedObject,
 	IDataObject,
-	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
 	INodeType,
-	INodeTypes,
 	IWebhookData,
 	IWebhookResponseData,
 	IWorkflowExecuteAdditionalData,
@@ -91,8 +88,6 @@ const core = require('n8n-core') as typeof import('n8n-core');
 const selfsigned = require('selfsigned') as {
 	generate: (attrs: unknown, opts: unknown) => { private: string; cert: string };
 };
-
-import { AppointmentsApi } from '../../credentials/AppointmentsApi.credentials';
 
 export type TriggerMode = 'production' | 'test';
 
@@ -175,76 +170,6 @@ export async function pollUntil<T>(
 			throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
 		}
 		await new Promise((resolve) => setTimeout(resolve, intervalMs));
-	}
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Credentials, as n8n's CredentialsHelper applies them (generic authenticate: expressions with $credentials)
-
-const credentialType = new AppointmentsApi();
-
-class HarnessCredentialsHelper extends workflowLib.ICredentialsHelper {
-	constructor(private readonly data: ICredentialDataDecryptedObject) {
-		super();
-	}
-	getParentTypes(): string[] {
-		return [];
-	}
-	isCredentialUsableByNode(): boolean {
-		return true;
-	}
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		requestOptions: IHttpRequestOptions,
-		workflow?: WorkflowType,
-		node?: INode,
-	): Promise<IHttpRequestOptions> {
-		if (typeName !== credentialType.name) throw new Error(`Unknown credential type ${typeName}`);
-		const authenticate = credentialType.authenticate;
-		if (authenticate.type !== 'generic') throw new Error('Unsupported authenticate type');
-		const headers = authenticate.properties.headers ?? {};
-		requestOptions.headers ??= {};
-		for (const [key, value] of Object.entries(headers)) {
-			const resolved =
-				typeof value === 'string' && value.startsWith('=')
-					? workflow!.expression.getSimpleParameterValue(node!, value, 'internal', { $credentials: credentials } as never, undefined, '')
-					: value;
-			(requestOptions.headers as IDataObject)[key] = resolved as string;
-		}
-		return requestOptions;
-	}
-	async preAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-	async runPreAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-	async getCredentials(): Promise<never> {
-		throw new Error('getCredentials is not used by the trigger harness');
-	}
-	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
-		return { ...this.data };
-	}
-	async updateCredentials(): Promise<void> {}
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-	getCredentialsProperties() {
-		return credentialType.properties;
-	}
-}
-
-class HarnessNodeTypes implements INodeTypes {
-	constructor(private readonly types: Record<string, INodeType>) {}
-	getByName(name: string): INodeType {
-		const type = this.types[name];
-		if (!type) throw new Error(`Unknown node type ${name}`);
-		return type;
-	}
-	getByNameAndVersion(name: string, version?: number): INodeType {
-		return workflowLib.NodeHelpers.getVersionedNodeType(this.getByName(name), version);
-	}
-	getKnownTypes(): IDataObject {
-		return {};
 	}
 }
 
@@ -350,7 +275,7 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const nodeType: INodeType = options.nodeType ?? new (require('../../nodes/Appointments/AppointmentsTrigger.node').AppointmentsTrigger)();
 	const typeName = `test.${nodeType.description.name}`;
-	const nodeTypes = new HarnessNodeTypes({ [typeName]: nodeType });
+	const nodeTypes = new TestNodeTypes({ [typeName]: nodeType });
 	const webhookDescription = nodeType.description.webhooks![0];
 	const logStart = capturedLogs().length;
 
@@ -376,32 +301,7 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 	const publicBase = (options.webhookBaseUrl ?? origin).replace(/\/+$/, '');
 
 	function additionalData(extra: Partial<IWorkflowExecuteAdditionalData> = {}): IWorkflowExecuteAdditionalData {
-		return {
-			credentialsHelper: new HarnessCredentialsHelper({ ...options.credentials }),
-			executeWorkflow: async () => {
-				throw new Error('sub-workflows are not supported by the trigger harness');
-			},
-			getRunExecutionData: async () => undefined,
-			getRuntimeCredential: async () => undefined,
-			restApiUrl: `${publicBase}/rest`,
-			instanceBaseUrl: `${publicBase}/`,
-			formBaseUrl: `${publicBase}/form`,
-			formWaitingBaseUrl: `${publicBase}/form-waiting`,
-			formTestBaseUrl: `${publicBase}/form-test`,
-			webhookBaseUrl: `${publicBase}/webhook`,
-			webhookWaitingBaseUrl: `${publicBase}/webhook-waiting`,
-			webhookTestBaseUrl: `${publicBase}/webhook-test`,
-			mcpBaseUrl: `${publicBase}/mcp`,
-			mcpTestBaseUrl: `${publicBase}/mcp-test`,
-			variables: {},
-			logAiEvent: () => {},
-			startRunnerTask: async () => {
-				throw new Error('task runners are not available in the trigger harness');
-			},
-			currentNodeExecutionIndex: 0,
-			userId: 'user-1',
-			...extra,
-		} as unknown as IWorkflowExecuteAdditionalData;
+		return testAdditionalData({ credentials: options.credentials, publicBase, where: 'by the trigger harness', extra });
 	}
 
 	function buildWorkflow(staticData: IDataObject): WorkflowType {
