@@ -26,15 +26,16 @@ function stillValid(certPem: string): boolean {
 	}
 }
 
-export function ensureCert(dir: string = CERT_DIR): DevCert {
-	const keyPath = path.join(dir, 'localhost-key.pem');
-	const certPath = path.join(dir, 'localhost-cert.pem');
-	if (fs.existsSync(keyPath) && fs.existsSync(certPath)) {
-		const cert = fs.readFileSync(certPath, 'utf8');
-		if (stillValid(cert)) return { keyPath, certPath, key: fs.readFileSync(keyPath, 'utf8'), cert };
-	}
-	const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-		days: 365,
+/**
+ * A new self-signed certificate, in memory (nothing written): its own CA, for server auth, SAN localhost and
+ * 127.0.0.1. The one generator for the dev stack (ensureCert), the test receivers and the benchmark.
+ */
+export function selfSignedCert({ commonName = 'localhost', days = 365 }: { commonName?: string; days?: number } = {}): {
+	key: string;
+	cert: string;
+} {
+	const pems = selfsigned.generate([{ name: 'commonName', value: commonName }], {
+		days,
 		keySize: 2048,
 		algorithm: 'sha256',
 		extensions: [
@@ -50,8 +51,19 @@ export function ensureCert(dir: string = CERT_DIR): DevCert {
 			},
 		],
 	});
+	return { key: pems.private, cert: pems.cert };
+}
+
+export function ensureCert(dir: string = CERT_DIR): DevCert {
+	const keyPath = path.join(dir, 'localhost-key.pem');
+	const certPath = path.join(dir, 'localhost-cert.pem');
+	if (fs.existsSync(keyPath) && fs.existsSync(certPath)) {
+		const cert = fs.readFileSync(certPath, 'utf8');
+		if (stillValid(cert)) return { keyPath, certPath, key: fs.readFileSync(keyPath, 'utf8'), cert };
+	}
+	const pems = selfSignedCert({ days: 365 });
 	fs.mkdirSync(dir, { recursive: true });
-	fs.writeFileSync(keyPath, pems.private, { mode: 0o600 });
+	fs.writeFileSync(keyPath, pems.key, { mode: 0o600 });
 	fs.writeFileSync(certPath, pems.cert);
-	return { keyPath, certPath, key: pems.private, cert: pems.cert };
+	return { keyPath, certPath, key: pems.key, cert: pems.cert };
 }

@@ -10,7 +10,6 @@
  */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import selfsigned from 'selfsigned';
 import { Agent, request } from 'undici';
 import {
 	ADMIN_TOKEN,
@@ -23,6 +22,7 @@ import {
 	type Row,
 } from '../lib/common';
 import { cannon } from '../lib/cannon';
+import { selfSignedCert } from '../../scripts/cert';
 
 export async function runSandboxPart(ctx: PartContext, nodeMsPerPage?: number): Promise<Row[]> {
 	const rows: Row[] = [];
@@ -66,21 +66,11 @@ export async function runSandboxPart(ctx: PartContext, nodeMsPerPage?: number): 
 	// ---- webhook deliveries per second to a local https receiver
 	{
 		const n = ctx.smoke ? 50 : 1000;
-		const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-			days: 2,
-			keySize: 2048,
-			algorithm: 'sha256',
-			extensions: [
-				{ name: 'basicConstraints', cA: true },
-				{ name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true },
-				{ name: 'extKeyUsage', serverAuth: true },
-				{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
-			],
-		});
+		const pems = selfSignedCert({ days: 2 });
 		const received = new Set<string>();
 		let receivedCount = 0;
 		let lastAt = 0;
-		const receiver = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+		const receiver = https.createServer({ key: pems.key, cert: pems.cert }, (req, res) => {
 			let body = '';
 			req.setEncoding('utf8');
 			req.on('data', (d) => (body += d));

@@ -65,6 +65,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { selfSignedCert } from '../../scripts/cert';
 import { capturedLogs, testAdditionalData, TestNodeTypes } from './n8n';
 
 import type {
@@ -84,10 +85,6 @@ import type {
 const workflowLib = require('n8n-workflow') as typeof import('n8n-workflow');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const core = require('n8n-core') as typeof import('n8n-core');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const selfsigned = require('selfsigned') as {
-	generate: (attrs: unknown, opts: unknown) => { private: string; cert: string };
-};
 
 export type TriggerMode = 'production' | 'test';
 
@@ -184,20 +181,7 @@ export function receiverCa(): string {
 }
 
 function certificate(): { key: string; cert: string } {
-	if (!cachedCert) {
-		const pems = selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
-			days: 7,
-			keySize: 2048,
-			algorithm: 'sha256',
-			extensions: [
-				{ name: 'basicConstraints', cA: true },
-				{ name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true },
-				{ name: 'extKeyUsage', serverAuth: true },
-				{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
-			],
-		});
-		cachedCert = { key: pems.private, cert: pems.cert };
-	}
+	cachedCert ??= selfSignedCert({ commonName: '127.0.0.1', days: 7 });
 	return cachedCert;
 }
 

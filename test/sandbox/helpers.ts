@@ -1,8 +1,8 @@
 /** Shared helpers for the sandbox tests: an HTTP client over fetch, an https receiver with a self-signed CA, polling. */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import selfsigned from 'selfsigned';
 
+import { selfSignedCert } from '../../scripts/cert';
 import { startSandbox, type SandboxOptions } from '../../sandbox';
 
 export const TOKEN = 'sbx-test-token-5d1c';
@@ -73,17 +73,7 @@ export interface Pems {
 let cachedPems: Pems | undefined;
 /** A self-signed certificate for localhost and 127.0.0.1 (it is its own CA). */
 export function selfSigned(): Pems {
-	if (cachedPems) return cachedPems;
-	const p = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-		days: 2,
-		keySize: 2048,
-		algorithm: 'sha256',
-		extensions: [
-			{ name: 'basicConstraints', cA: true },
-			{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
-		],
-	});
-	cachedPems = { cert: p.cert, key: p.private };
+	cachedPems ??= selfSignedCert({ days: 2 });
 	return cachedPems;
 }
 
