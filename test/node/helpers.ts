@@ -4,15 +4,15 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { startSandbox } from '../../sandbox';
 import { runNode, type RunNodeResult } from '../helpers/n8n';
+import { adminRequest, startTestSandbox, type Sandbox } from '../helpers/sandbox';
 
 export const TOKEN = 'node-test-token';
 export const LIMITED = 'node-limited-token';
 export const ADMIN = 'node-admin-token';
 export const ZONE = 'America/Santiago';
 
-export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+export type { Sandbox };
 
 export interface LoggedRequest {
 	method: string;
@@ -24,37 +24,12 @@ export interface LoggedRequest {
 }
 
 export async function start(options: Record<string, unknown> = {}): Promise<Sandbox> {
-	return await startSandbox({
-		port: 0,
-		host: '127.0.0.1',
-		tokens: [TOKEN],
-		restrictedTokens: [LIMITED],
-		adminToken: ADMIN,
-		seed: 40,
-		seedValue: 7,
-		timeZone: ZONE,
-		...options,
-	} as Parameters<typeof startSandbox>[0]);
+	return await startTestSandbox({ token: TOKEN, limited: LIMITED, admin: ADMIN }, { seed: 40, seedValue: 7, timeZone: ZONE, ...options });
 }
 
 export function adminClient(sb: Sandbox) {
-	const call = async <T = IDataObject>(
-		method: string,
-		path: string,
-		body?: unknown,
-	): Promise<T> => {
-		const response = await fetch(sb.url + path, {
-			method,
-			headers: {
-				Authorization: `Bearer ${ADMIN}`,
-				...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await response.text();
-		if (response.status >= 400) throw new Error(`${method} ${path} -> ${response.status}: ${text}`);
-		return (text ? JSON.parse(text) : undefined) as T;
-	};
+	const call = async <T = IDataObject>(method: string, path: string, body?: unknown): Promise<T> =>
+		await adminRequest<T>(sb.url, ADMIN, method, path, body);
 	return {
 		call,
 		reset: async (body: IDataObject = {}) => await call('POST', '/__sandbox/reset/', body),

@@ -4,7 +4,8 @@
  * which sets CHAOS_FULL=1), a sandbox on loopback with its admin API, bounded polling, and a collector of every
  * text a user could see (run data, errors, descriptions, logs) for the token-leak sweeps.
  */
-import { startSandbox } from '../../sandbox';
+import type { SandboxOptions } from '../../sandbox';
+import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Sandbox } from '../helpers/sandbox';
 
 export const FULL = process.env.CHAOS_FULL === '1';
 /** `quick` under `npm test`, `full` under `npm run test:chaos`. */
@@ -16,8 +17,7 @@ export const TOKEN = 'rel-secret-token-5d1c0e9a';
 export const ADMIN = 'rel-admin-token-a41f77';
 export const LIMITED = 'rel-limited-token-93bd02';
 
-export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
-type SandboxOptions = Parameters<typeof startSandbox>[0];
+export type { Sandbox };
 
 export interface RequestLogEntry {
 	method: string;
@@ -50,18 +50,10 @@ export class TestSandbox {
 	}
 
 	static async start(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
-		const sb = await startSandbox({
-			port: 0,
-			host: '127.0.0.1',
-			tokens: [TOKEN],
-			restrictedTokens: [LIMITED],
-			adminToken: ADMIN,
-			seed: 80,
-			seedValue: 3,
-			retrySchedule: [50, 100, 200],
-			deliveryTimeoutMs: 5000,
-			...options,
-		} as SandboxOptions);
+		const sb = await startTestSandbox(
+			{ token: TOKEN, limited: LIMITED, admin: ADMIN },
+			{ seed: 80, seedValue: 3, retrySchedule: [50, 100, 200], deliveryTimeoutMs: 5000, ...options },
+		);
 		return new TestSandbox(sb);
 	}
 
@@ -71,34 +63,13 @@ export class TestSandbox {
 
 	/** A request to the sandbox's admin API (`/__sandbox/...`); throws on a 4xx/5xx. */
 	async admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-		const res = await fetch(`${this.url}${path}`, {
-			method,
-			headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		if (res.status >= 400) throw new Error(`admin ${method} ${path} -> ${res.status} ${text}`);
-		return (text ? JSON.parse(text) : undefined) as T;
+		return await adminRequest<T>(this.url, ADMIN, method, path, body);
 	}
 
 	/** A request to the service API with the full-access token (or another one); returns status and parsed body. */
 	async api<T = any>(method: string, path: string, body?: unknown, token: string | undefined = TOKEN): Promise<{ status: number; body: T }> {
-		const res = await fetch(`${this.url}/api/v3/${path}`, {
-			method,
-			headers: {
-				...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-				...(body === undefined ? {} : { 'content-type': 'application/json' }),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		let parsed: unknown = text;
-		try {
-			parsed = text ? JSON.parse(text) : undefined;
-		} catch {
-			// keep the text
-		}
-		return { status: res.status, body: parsed as T };
+		const res = await sandboxFetch<T>(`${this.url}/api/v3/${path}`, method, token, asJson(body));
+		return { status: res.status, body: res.body };
 	}
 
 	reset(seed = 80, seedValue = 3): Promise<unknown> {

@@ -3,44 +3,23 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 import { selfSignedCert } from '../../scripts/cert';
-import { startSandbox, type SandboxOptions } from '../../sandbox';
+import type { SandboxOptions } from '../../sandbox';
+import { sandboxFetch, startTestSandbox, type Sandbox, type SandboxResponse } from '../helpers/sandbox';
 
 export const TOKEN = 'sbx-test-token-5d1c';
 export const LIMITED = 'sbx-test-limited-8e2a';
 export const ADMIN = 'sbx-test-admin-3f9b';
 
-export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
-
-export interface Res<T = any> {
-	status: number;
-	headers: Headers;
-	body: T;
-	text: string;
-}
+export type { Sandbox };
+export type Res<T = any> = SandboxResponse<T>;
 
 export function start(opts: SandboxOptions = {}): Promise<Sandbox> {
-	return startSandbox({ port: 0, host: '127.0.0.1', tokens: [TOKEN], restrictedTokens: [LIMITED], adminToken: ADMIN, seed: 150, seedValue: 3, ...opts });
+	return startTestSandbox({ token: TOKEN, limited: LIMITED, admin: ADMIN }, { seed: 150, seedValue: 3, ...opts });
 }
 
 export function client(base: () => string, token: string | undefined) {
-	const call = async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> => {
-		const h: Record<string, string> = { ...headers };
-		if (token !== undefined) h.authorization = `Bearer ${token}`;
-		let payload: string | undefined;
-		if (body !== undefined) {
-			payload = typeof body === 'string' ? body : JSON.stringify(body);
-			if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
-		}
-		const res = await fetch(`${base()}${path}`, { method, headers: h, body: payload });
-		const text = await res.text();
-		let parsed: any;
-		try {
-			parsed = text ? JSON.parse(text) : undefined;
-		} catch {
-			parsed = text;
-		}
-		return { status: res.status, headers: res.headers, body: parsed as T, text };
-	};
+	const call = <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> =>
+		sandboxFetch<T>(`${base()}${path}`, method, token, body, headers);
 	return Object.assign(call, {
 		ok: async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
 			const r = await call<T>(method, path, body);

@@ -6,27 +6,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { startSandbox } from '../../sandbox';
 import { runNode, testCredential, type RunNodeResult } from '../helpers/n8n';
+import { adminRequest, startTestSandbox, type Sandbox } from '../helpers/sandbox';
 import { TransportTestNode } from './transportTestNode';
 
 const TOKEN = 'sbx-secret-token-9f3a7c';
 const LIMITED = 'sbx-limited-token-2b8e1d';
 const ADMIN = 'sbx-admin-token-77aa';
 
-type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 let sb: Sandbox;
 const leaks: string[] = [];
 
 async function admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-	const res = await fetch(`${sb.url}${path}`, {
-		method,
-		headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	if (res.status >= 400) throw new Error(`admin ${method} ${path} -> ${res.status} ${text}`);
-	return (text ? JSON.parse(text) : undefined) as T;
+	return await adminRequest<T>(sb.url, ADMIN, method, path, body);
 }
 
 const fault = (spec: Record<string, unknown>) => admin('POST', '/__sandbox/faults/', spec);
@@ -50,15 +42,7 @@ async function run(parameters: Record<string, unknown>, extra: { baseUrl?: strin
 const records = (r: RunNodeResult) => (r.items[0] ?? []).map((i) => i.json as Record<string, any>);
 
 beforeAll(async () => {
-	sb = await startSandbox({
-		port: 0,
-		host: '127.0.0.1',
-		tokens: [TOKEN],
-		restrictedTokens: [LIMITED],
-		adminToken: ADMIN,
-		seed: 120,
-		seedValue: 7,
-	});
+	sb = await startTestSandbox({ token: TOKEN, limited: LIMITED, admin: ADMIN }, { seed: 120, seedValue: 7 });
 });
 
 afterAll(async () => {

@@ -5,7 +5,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, never shipped: it posts over https like the service */
 import { request as httpsRequest } from 'node:https';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
+import { adminRequest, asJson, sandboxFetch, startTestSandbox } from '../helpers/sandbox';
 import { receiverCa, startTriggerHarness, type TriggerHarness, type TriggerHarnessOptions } from '../helpers/trigger';
 
 // eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
@@ -26,19 +27,10 @@ export interface Ctx {
 export function useSandbox(extra: Record<string, unknown> = {}): Ctx {
 	const ctx = { harnesses: [] } as unknown as Ctx;
 	beforeAll(async () => {
-		ctx.sb = await startSandbox({
-			port: 0,
-			host: '127.0.0.1',
-			tokens: [TOKEN],
-			restrictedTokens: [LIMITED],
-			adminToken: ADMIN,
-			seed: 40,
-			seedValue: 3,
-			ca: receiverCa(),
-			retrySchedule: [50, 100, 200, 400],
-			deliveryTimeoutMs: 5000,
-			...extra,
-		});
+		ctx.sb = await startTestSandbox(
+			{ token: TOKEN, limited: LIMITED, admin: ADMIN },
+			{ seed: 40, seedValue: 3, ca: receiverCa(), retrySchedule: [50, 100, 200, 400], deliveryTimeoutMs: 5000, ...extra },
+		);
 	});
 	afterEach(async () => {
 		await Promise.allSettled(ctx.harnesses.splice(0).map((h) => h.close()));
@@ -50,25 +42,13 @@ export function useSandbox(extra: Record<string, unknown> = {}): Ctx {
 }
 
 export async function admin<T = Json>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<T> {
-	const res = await fetch(`${ctx.sb.url}${path}`, {
-		method,
-		headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	if (res.status >= 400) throw new Error(`admin ${method} ${path} -> ${res.status} ${text}`);
-	return (text ? JSON.parse(text) : undefined) as T;
+	return await adminRequest<T>(ctx.sb.url, ADMIN, method, path, body);
 }
 
 /** The service's API as a client other than the node (the dashboard, another integration). */
 export async function api<T = Json>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-	const res = await fetch(`${ctx.sb.url}/api/v3/${path}`, {
-		method,
-		headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+	const res = await sandboxFetch<T>(`${ctx.sb.url}/api/v3/${path}`, method, TOKEN, asJson(body));
+	return { status: res.status, body: res.body };
 }
 
 export interface Subscription {
