@@ -5,20 +5,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { adminClient, apiRequests, pairing, run, start, type Admin, type Sandbox } from './helpers';
+import { apiRequests, pairing, run, useSandbox, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;
 let keys: string[];
 
-beforeAll(async () => {
-	sb = await start({ seed: 30, seedValue: 9 });
-	admin = adminClient(sb);
-});
-
-afterAll(async () => {
-	await sb?.close();
-});
+useSandbox({ seed: 30, seedValue: 9 }, (started) => ({ sb, admin } = started));
 
 beforeEach(async () => {
 	await admin.reset();

@@ -10,7 +10,7 @@ import example1 from '../../examples/1-daily-report.json';
 import example2 from '../../examples/2-mark-no-shows.json';
 import example3 from '../../examples/3-reschedule-and-cancel.json';
 import example5 from '../../examples/5-webhook-housekeeping.json';
-import { adminClient, runOk, start, ZONE, type Admin, type Sandbox } from './helpers';
+import { runOk, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
 interface ExampleNode {
 	name: string;
@@ -32,14 +32,7 @@ function nodesOf(prefix: string): ExampleNode[] {
 let sb: Sandbox;
 let admin: Admin;
 
-beforeAll(async () => {
-	sb = await start({ seed: 120, seedValue: 21 });
-	admin = adminClient(sb);
-});
-
-afterAll(async () => {
-	await sb?.close();
-});
+useSandbox({ seed: 120, seedValue: 21 }, (started) => ({ sb, admin } = started));
 
 beforeEach(async () => {
 	await admin.reset();

@@ -6,16 +6,7 @@
 import { DateTime, Settings } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	adminClient,
-	apiRequests,
-	runOk,
-	sortKeys,
-	start,
-	ZONE,
-	type Admin,
-	type Sandbox,
-} from './helpers';
+import { apiRequests, runOk, sortKeys, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;
@@ -23,14 +14,10 @@ let all: IDataObject[];
 
 const base = { resource: 'appointment', operation: 'getAll', returnAll: true, simplify: false };
 
-beforeAll(async () => {
-	sb = await start({ seed: 60, seedValue: 11 });
-	admin = adminClient(sb);
-	all = await admin.appointments();
-});
+useSandbox({ seed: 60, seedValue: 11 }, (started) => ({ sb, admin } = started));
 
-afterAll(async () => {
-	await sb?.close();
+beforeAll(async () => {
+	all = await admin.appointments();
 });
 
 beforeEach(async () => {

@@ -57,6 +57,24 @@ export function adminClient(sb: Sandbox) {
 
 export type Admin = ReturnType<typeof adminClient>;
 
+/**
+ * One sandbox for a test file: started before its tests with `options` (on top of start()'s), handed with its
+ * admin client to `ready` (which keeps them), and closed after the file's tests.
+ */
+export function useSandbox(
+	options: Record<string, unknown>,
+	ready: (started: { sb: Sandbox; admin: Admin }) => void,
+): void {
+	let sb: Sandbox | undefined;
+	beforeAll(async () => {
+		sb = await start(options);
+		ready({ sb, admin: adminClient(sb) });
+	});
+	afterAll(async () => {
+		await sb?.close();
+	});
+}
+
 export interface RunOptions {
 	input?: IDataObject[];
 	continueOnFail?: boolean;

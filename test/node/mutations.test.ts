@@ -6,29 +6,13 @@ import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { STATUSES } from '../../nodes/Appointments/shared';
-import {
-	adminClient,
-	apiRequests,
-	run,
-	runFail,
-	runOk,
-	start,
-	type Admin,
-	type Sandbox,
-} from './helpers';
+import { apiRequests, run, runFail, runOk, useSandbox, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;
 let all: IDataObject[];
 
-beforeAll(async () => {
-	sb = await start({ seed: 30, seedValue: 5 });
-	admin = adminClient(sb);
-});
-
-afterAll(async () => {
-	await sb?.close();
-});
+useSandbox({ seed: 30, seedValue: 5 }, (started) => ({ sb, admin } = started));
 
 beforeEach(async () => {
 	await admin.reset();

@@ -1,29 +1,17 @@
 /** Get Many over every list shape of the sandbox: page numbers, cursors, no pagination, relative links, limits. */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	adminClient,
-	apiRequests,
-	runOk,
-	sortKeys,
-	start,
-	type Admin,
-	type Sandbox,
-} from './helpers';
+import { apiRequests, runOk, sortKeys, useSandbox, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;
 let all: IDataObject[];
 
+useSandbox({ seed: 130, seedValue: 3 }, (started) => ({ sb, admin } = started));
+
 beforeAll(async () => {
-	sb = await start({ seed: 130, seedValue: 3 });
-	admin = adminClient(sb);
 	all = await admin.appointments();
 	expect(all).toHaveLength(130);
-});
-
-afterAll(async () => {
-	await sb?.close();
 });
 
 beforeEach(async () => {

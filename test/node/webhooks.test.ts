@@ -1,29 +1,12 @@
 /** Webhook operations through the node against the sandbox. */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	adminClient,
-	apiRequests,
-	LIMITED,
-	run,
-	runFail,
-	runOk,
-	start,
-	type Admin,
-	type Sandbox,
-} from './helpers';
+import { apiRequests, LIMITED, run, runFail, runOk, useSandbox, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;
 
-beforeAll(async () => {
-	sb = await start({ seed: 5 });
-	admin = adminClient(sb);
-});
-
-afterAll(async () => {
-	await sb?.close();
-});
+useSandbox({ seed: 5 }, (started) => ({ sb, admin } = started));
 
 beforeEach(async () => {
 	await admin.reset();
