@@ -2,9 +2,9 @@
  * Field descriptions used by several operations. Field names are the user's words; each operation maps them
  * to the API's snake_case names.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { EVENTS, MAX_CONCURRENCY } from '../shared';
+import { EVENTS, inputError, MAX_CONCURRENCY } from '../shared';
 
 export const appointmentKeyField: INodeProperties = {
 	displayName: 'Appointment Key',
@@ -45,6 +45,21 @@ export function returnAllOrLimit(noun: string): INodeProperties[] {
 			hint: `Only the pages needed for this many ${noun} are requested`,
 		},
 	];
+}
+
+/**
+ * Reads the item's Return All and Limit (the fields of returnAllOrLimit): undefined for all, else the limit;
+ * a limit that is not a whole number of at least 1 throws a NodeOperationError naming the field and the item.
+ */
+export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
+	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	if (returnAll) return undefined;
+	const given = ctx.getNodeParameter('limit', itemIndex, 50) as unknown;
+	const raw = typeof given === 'string' && given.trim() !== '' ? Number(given) : given;
+	if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) {
+		throw inputError(ctx.getNode(), 'Limit', itemIndex, 'a whole number of at least 1', given);
+	}
+	return raw;
 }
 
 export const webhookFields: INodeProperties[] = [

@@ -17,8 +17,8 @@ import {
 	wallClockValue,
 	type DateRangePreset,
 } from '../../shared';
-import { paginate } from '../../transport';
-import { optionsCollection, returnAllOrLimit } from '../common.descriptions';
+import { paginateAll } from '../../transport';
+import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
 const properties: INodeProperties[] = [
@@ -229,16 +229,7 @@ function isEmpty(value: unknown): boolean {
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
-	let limit: number | undefined;
-	if (!returnAll) {
-		const given = this.getNodeParameter('limit', i, 50) as unknown;
-		const raw = typeof given === 'string' && given.trim() !== '' ? Number(given) : given;
-		if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) {
-			throw inputError(node, 'Limit', i, 'a whole number of at least 1', given);
-		}
-		limit = raw;
-	}
+	const limit = readLimit(this, i);
 	const simplify = this.getNodeParameter('simplify', i, true) as boolean;
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
@@ -309,16 +300,13 @@ export const prepare: PrepareOperation = function (item) {
 	}
 
 	return async () => {
-		const out: IDataObject[] = [];
-		for await (const record of paginate<IDataObject>(this, 'appointments/', qs, {
+		const records = await paginateAll<IDataObject>(this, 'appointments/', qs, {
 			limit,
 			itemIndex: i,
 			policy: item.policy,
 			keyField: 'appointment_key',
 			resource: 'appointments',
-		})) {
-			out.push(simplify ? simplifyAppointment(record) : record);
-		}
-		return out;
+		});
+		return simplify ? records.map((record) => simplifyAppointment(record)) : records;
 	};
 };
