@@ -7,11 +7,26 @@
  *       a JSON body (a string is sent as it is), content-type application/json unless `headers` names one;
  *       the answer parsed as JSON, or its text when it is not JSON
  *   adminRequest(baseUrl, adminToken, method, path, body?)  -> the parsed answer; throws on a 4xx/5xx answer
+ *   LoggedRequest, Delivery   entries of the admin API's request and delivery logs
  *   asJson(body)   the body JSON-encoded even when it is a string (undefined stays undefined), for sandboxFetch
  */
 import { startSandbox, type SandboxOptions } from '../../sandbox';
+import type { DeliveryLogEntry } from '../../sandbox/deliveries';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+
+/** One entry of the sandbox's request log (GET /__sandbox/requests/); admin requests are never logged. */
+export interface LoggedRequest {
+	method: string;
+	path: string;
+	query: Record<string, string | string[]>;
+	status: number | null;
+	at: string;
+	authorized: boolean;
+}
+
+/** One attempt of the sandbox's delivery log (GET /__sandbox/deliveries/). */
+export type Delivery = DeliveryLogEntry;
 
 export interface SandboxTokens {
 	/** The full-access API token. */

@@ -5,23 +5,14 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runNode, type RunNodeResult } from '../helpers/n8n';
-import { adminRequest, startTestSandbox, type Sandbox } from '../helpers/sandbox';
+import { adminRequest, startTestSandbox, type LoggedRequest, type Sandbox } from '../helpers/sandbox';
 
 export const TOKEN = 'node-test-token';
 export const LIMITED = 'node-limited-token';
 export const ADMIN = 'node-admin-token';
 export const ZONE = 'America/Santiago';
 
-export type { Sandbox };
-
-export interface LoggedRequest {
-	method: string;
-	path: string;
-	query: Record<string, string | string[]>;
-	status: number | null;
-	at: string;
-	authorized: boolean;
-}
+export type { LoggedRequest, Sandbox };
 
 export async function start(options: Record<string, unknown> = {}): Promise<Sandbox> {
 	return await startTestSandbox({ token: TOKEN, limited: LIMITED, admin: ADMIN }, { seed: 40, seedValue: 7, timeZone: ZONE, ...options });

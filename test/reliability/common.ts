@@ -5,7 +5,7 @@
  * text a user could see (run data, errors, descriptions, logs) for the token-leak sweeps.
  */
 import type { SandboxOptions } from '../../sandbox';
-import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Sandbox } from '../helpers/sandbox';
+import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Delivery, type LoggedRequest, type Sandbox } from '../helpers/sandbox';
 
 export const FULL = process.env.CHAOS_FULL === '1';
 /** `quick` under `npm test`, `full` under `npm run test:chaos`. */
@@ -19,28 +19,7 @@ export const LIMITED = 'rel-limited-token-93bd02';
 
 export type { Sandbox };
 
-export interface RequestLogEntry {
-	method: string;
-	path: string;
-	query: Record<string, string | string[]>;
-	status: number;
-	at?: string;
-	authorized?: boolean;
-}
-
-export interface Delivery {
-	event_id: string;
-	webhook_key: string;
-	url: string;
-	event: string;
-	appointment_key: string;
-	attempt: number;
-	status?: number;
-	error?: string;
-	ok: boolean;
-	gave_up?: boolean;
-	at: string;
-}
+export type { Delivery, LoggedRequest as RequestLogEntry };
 
 export class TestSandbox {
 	constructor(readonly sb: Sandbox) {}
@@ -84,8 +63,8 @@ export class TestSandbox {
 	config(spec: Record<string, unknown>): Promise<unknown> {
 		return this.admin('POST', '/__sandbox/config/', spec);
 	}
-	async requests(): Promise<RequestLogEntry[]> {
-		return (await this.admin<{ requests: RequestLogEntry[] }>('GET', '/__sandbox/requests/')).requests;
+	async requests(): Promise<LoggedRequest[]> {
+		return (await this.admin<{ requests: LoggedRequest[] }>('GET', '/__sandbox/requests/')).requests;
 	}
 	clearRequests(): Promise<unknown> {
 		return this.admin('DELETE', '/__sandbox/requests/');

@@ -6,7 +6,7 @@
 import { request as httpsRequest } from 'node:https';
 
 import type { Sandbox } from '../../sandbox';
-import { adminRequest, asJson, sandboxFetch, startTestSandbox } from '../helpers/sandbox';
+import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Delivery, type LoggedRequest } from '../helpers/sandbox';
 import { receiverCa, startTriggerHarness, type TriggerHarness, type TriggerHarnessOptions } from '../helpers/trigger';
 
 // eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
@@ -62,7 +62,7 @@ export async function subscriptions(ctx: Ctx): Promise<Subscription[]> {
 	return Array.isArray(b) ? b : (b.webhooks ?? b.results ?? []);
 }
 
-export async function apiRequests(ctx: Ctx): Promise<Array<{ method: string; path: string; status: number }>> {
+export async function apiRequests(ctx: Ctx): Promise<LoggedRequest[]> {
 	return (await admin(ctx, 'GET', '/__sandbox/requests/')).requests;
 }
 
@@ -105,17 +105,7 @@ export function post(url: string, body: string | Buffer, contentType = 'applicat
 	});
 }
 
-export interface Delivery {
-	event_id: string;
-	webhook_key: string;
-	url: string;
-	event: string;
-	appointment_key: string;
-	attempt: number;
-	status: number | null;
-	ok: boolean;
-	gave_up: boolean;
-}
+export type { Delivery };
 
 export async function deliveries(ctx: Ctx): Promise<{ pending: number; deliveries: Delivery[] }> {
 	return await admin(ctx, 'GET', '/__sandbox/deliveries/');
