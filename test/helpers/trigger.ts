@@ -67,6 +67,7 @@ import type { AddressInfo } from 'node:net';
 
 import { selfSignedCert } from '../../scripts/cert';
 import { capturedLogs, testAdditionalData, TestNodeTypes } from './n8n';
+import { poll } from './poll';
 
 import type {
 	IDataObject,
@@ -153,21 +154,12 @@ export async function pollUntil<T>(
 	fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
 	{ timeoutMs = 10000, intervalMs = 20 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	let last: unknown;
-	for (;;) {
-		try {
-			const value = await fn();
-			if (value) return value as T;
-			last = value;
-		} catch (error) {
-			last = error;
-		}
-		if (Date.now() > deadline) {
-			throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-		}
-		await new Promise((resolve) => setTimeout(resolve, intervalMs));
-	}
+	return await poll<T>(what, fn, (value) => Boolean(value), {
+		timeoutMs,
+		intervalMs,
+		describe: (w, ms, { last }) =>
+			`Timed out after ${ms} ms waiting for ${w} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+	});
 }
 
 // ---------------------------------------------------------------------------------------------------------

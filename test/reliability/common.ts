@@ -5,6 +5,7 @@
  * text a user could see (run data, errors, descriptions, logs) for the token-leak sweeps.
  */
 import type { SandboxOptions } from '../../sandbox';
+import { poll } from '../helpers/poll';
 import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Delivery, type LoggedRequest, type Sandbox } from '../helpers/sandbox';
 
 export const FULL = process.env.CHAOS_FULL === '1';
@@ -99,18 +100,11 @@ export class TestSandbox {
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs` with `what`. */
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10000, everyMs = 20): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	let last: unknown;
-	for (;;) {
-		try {
-			const value = await check();
-			if (value !== undefined && value !== false) return value as T;
-		} catch (error) {
-			last = error;
-		}
-		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-		await new Promise((r) => setTimeout(r, everyMs));
-	}
+	return await poll<T>(what, check, (value) => value !== undefined && value !== false, {
+		timeoutMs,
+		intervalMs: everyMs,
+		describe: (w, ms, { lastError }) => `timed out after ${ms} ms waiting for ${w}${lastError ? `: ${String(lastError)}` : ''}`,
+	});
 }
 
 /** Everything a user could read after a run: run data, error message/description/stack, log lines. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import { selfSignedCert } from '../../scripts/cert';
 import type { SandboxOptions } from '../../sandbox';
+import { poll } from '../helpers/poll';
 import { sandboxFetch, startTestSandbox, type Sandbox, type SandboxResponse } from '../helpers/sandbox';
 
 export const TOKEN = 'sbx-test-token-5d1c';
@@ -31,18 +32,11 @@ export function client(base: () => string, token: string | undefined) {
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10000, everyMs = 20): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	let last: unknown;
-	for (;;) {
-		try {
-			const v = await check();
-			if (v !== undefined) return v;
-		} catch (e) {
-			last = e;
-		}
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-		await new Promise((r) => setTimeout(r, everyMs));
-	}
+	return await poll<T>(what, check, (v) => v !== undefined, {
+		timeoutMs,
+		intervalMs: everyMs,
+		describe: (w, _ms, { lastError }) => `timed out waiting for ${w}${lastError ? `: ${String(lastError)}` : ''}`,
+	});
 }
 
 export interface Pems {
