@@ -56,7 +56,7 @@ interface Result {
 	headers?: Record<string, string>;
 }
 
-interface RequestLogEntry {
+export interface RequestLogEntry {
 	method: string;
 	path: string;
 	query: Record<string, string | string[]>;

@@ -12,18 +12,12 @@
  */
 import { startSandbox, type SandboxOptions } from '../../sandbox';
 import type { DeliveryLogEntry } from '../../sandbox/deliveries';
+import type { RequestLogEntry } from '../../sandbox/server';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
 /** One entry of the sandbox's request log (GET /__sandbox/requests/); admin requests are never logged. */
-export interface LoggedRequest {
-	method: string;
-	path: string;
-	query: Record<string, string | string[]>;
-	status: number | null;
-	at: string;
-	authorized: boolean;
-}
+export type LoggedRequest = RequestLogEntry;
 
 /** One attempt of the sandbox's delivery log (GET /__sandbox/deliveries/). */
 export type Delivery = DeliveryLogEntry;
