@@ -18,24 +18,13 @@
  */
 import { createHash } from 'node:crypto';
 
+import { rng } from '../../sandbox/seed';
 import { startTriggerHarness, receiverCa, type TriggerHarness } from '../helpers/trigger';
 import { FULL, size, TestSandbox, TOKEN, waitFor } from './common';
 
 const CYCLES = size(20, 100);
 const EVENTS = size(200, 1000);
 const SEED = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
-
-/** mulberry32: small, seeded, good enough to pick faults. */
-function rng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 let sb: TestSandbox;
 
