@@ -429,3 +429,127 @@ describe('trigger in a real n8n', () => {
 		await pollUntil('its subscription removed', async () => (ours(await subscriptions(), wf).length === 0 ? true : undefined));
 	});
 });
+
+describe('trigger test mode in a real n8n', () => {
+	const wf = 'apptReactToEvents';
+	const node = 'On Created or Canceled';
+
+	function webhookIdOf(workflowId: string): string {
+		const ex = stack.examples.find((e) => e.id === workflowId);
+		const trigger = ex?.json.nodes.find((n: any) => n.type === TRIGGER_TYPE);
+		if (!trigger?.webhookId) throw new Error(`example ${workflowId} has no trigger node with a webhookId`);
+		return trigger.webhookId;
+	}
+
+	/** Subscriptions for n8n's TEST webhook URL of the workflow's trigger (…/webhook-test/<webhookId>/…). */
+	async function testSubscriptions(workflowId: string): Promise<any[]> {
+		const prefix = `${stack.n8n.url}/webhook-test/${webhookIdOf(workflowId)}/`;
+		return (await subscriptions()).filter((s) => String(s.url).startsWith(prefix));
+	}
+
+	async function executions(workflowId: string): Promise<any[]> {
+		const b: any = await stack.api.ok('GET', `/api/v1/executions?workflowId=${workflowId}&limit=250`);
+		return b.data;
+	}
+
+	/** What the editor's "Listen for test event" button does: a manual run from the trigger, which waits for its webhook. */
+	async function listen(workflowId: string, triggerName: string): Promise<any> {
+		const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, {
+			body: { triggerToStartFrom: { name: triggerName } },
+		});
+		expect(r.data).toEqual({ waitingForWebhook: true });
+		const subs = await pollUntil('the test subscription', async () => {
+			const s = await testSubscriptions(workflowId);
+			return s.length > 0 ? s : undefined;
+		});
+		expect(subs).toHaveLength(1);
+		expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created']);
+		return subs[0];
+	}
+
+	async function testSubscriptionRemoved(workflowId: string, what: string) {
+		await pollUntil(
+			what,
+			async () => {
+				const s = await testSubscriptions(workflowId);
+				if (s.length === 0) return true;
+				throw new Error(`still there: ${JSON.stringify(s)}`);
+			},
+			{ timeoutMs: 30000 },
+		);
+	}
+
+	test('"Listen for test event" subscribes the test URL, the first event completes the run, listening ends without it; production untouched', async () => {
+		await activate(stack.api, wf);
+		try {
+			const [prod] = await pollUntil('the production subscription', async () => {
+				const s = ours(await subscriptions(), wf);
+				return s.length > 0 ? s : undefined;
+			});
+			expect(ours(await subscriptions(), wf)).toEqual([prod]);
+			await stack.admin.ok('DELETE', '/__sandbox/requests/');
+			const prodUntouched = async () => {
+				expect(ours(await subscriptions(), wf)).toEqual([prod]);
+				const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
+				const onProd = requests.filter((q: any) => String(q.path).includes(prod.webhook_key));
+				expect(onProd).toEqual([]);
+			};
+
+			// (a) Listening ends with the first event.
+			const seen = new Set((await executions(wf)).map((e) => e.id));
+			const sub = await listen(wf, node);
+			expect(sub.url).toBe(`${stack.n8n.url}/webhook-test/${webhookIdOf(wf)}/webhook`);
+			expect(sub.webhook_key).not.toBe(prod.webhook_key);
+			await prodUntouched();
+
+			const created = await createAppointment({ status: 'CONFIRMED' });
+			const key = created.appointment_key;
+			// The sandbox delivers the event to both URLs: one manual (test) run and one production run.
+			const fresh = await pollUntil(
+				'a manual and a production execution for the event',
+				async () => {
+					const l = (await executions(wf)).filter((e) => !seen.has(e.id));
+					const done = l.every((e) => e.finished || e.status === 'success' || e.status === 'error');
+					if (done && l.some((e) => e.mode === 'manual') && l.some((e) => e.mode === 'webhook')) return l;
+					throw new Error(`new executions so far: ${JSON.stringify(l)}`);
+				},
+				{ timeoutMs: 60000 },
+			);
+			expect(fresh.map((e) => e.mode).sort()).toEqual(['manual', 'webhook']);
+			for (const e of fresh) {
+				expect(e.status).toBe('success');
+				const ex: any = await stack.api.ok('GET', `/api/v1/executions/${e.id}?includeData=true`);
+				const items = nodeOutput(ex, node);
+				expect(items).toHaveLength(1);
+				expect(items[0].event).toBe('appointment.created');
+				expect(items[0].data.appointment_key).toBe(key);
+				const [hello] = nodeOutput(ex, 'New Appointment');
+				expect(hello.message).toContain(created.search_code);
+			}
+			const d: any = await stack.admin.ok('GET', `/__sandbox/deliveries/?appointment_key=${key}`);
+			const okTo = (url: string) => d.deliveries.filter((x: any) => x.ok && x.url === url && x.event === 'appointment.created');
+			expect(okTo(sub.url)).toHaveLength(1);
+			expect(okTo(prod.url)).toHaveLength(1);
+			await testSubscriptionRemoved(wf, 'the test subscription removed after the first event');
+			const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
+			expect(requests.filter((q: any) => q.method === 'DELETE' && String(q.path).includes(sub.webhook_key))).toHaveLength(1);
+			await prodUntouched();
+
+			// (b) Listening stopped without an event (the editor's stop button: DELETE /rest/test-webhook/:workflowId).
+			const seen2 = new Set((await executions(wf)).map((e) => e.id));
+			const sub2 = await listen(wf, node);
+			expect(sub2.webhook_key).not.toBe(sub.webhook_key);
+			await stack.rest.ok('DELETE', `/rest/test-webhook/${wf}`);
+			await testSubscriptionRemoved(wf, 'the test subscription removed after stopping');
+			// n8n no longer listens on the test URL.
+			const probe = await stack.n8n.http.call('POST', new URL(sub2.url).pathname, { body: {} });
+			expect(probe.status).toBe(404);
+			expect((await executions(wf)).filter((e) => !seen2.has(e.id))).toEqual([]);
+			await prodUntouched();
+		} finally {
+			await deactivate(stack.api, wf);
+		}
+		await pollUntil('the production subscription removed', async () => (ours(await subscriptions(), wf).length === 0 ? true : undefined));
+		expect(await testSubscriptions(wf)).toEqual([]);
+	});
+});
