@@ -34,33 +34,29 @@ const SEED = (Math.random() * 0x100000000) >>> 0;
  * about n / 2^64 per event with n keys remembered (10,000 keys: 5e-16), far below any other cause of loss.
  */
 function fingerprint(key: string, event: string, timestamp: string, out: Int32Array): void {
-	let h1 = 0xdeadbeef ^ SEED;
-	let h2 = 0x41c6ce57 ^ SEED;
-	for (let i = 0; i < key.length; i++) {
-		const c = key.charCodeAt(i);
+	out[0] = 0xdeadbeef ^ SEED;
+	out[1] = 0x41c6ce57 ^ SEED;
+	absorb(key, out);
+	absorb(event, out);
+	absorb(timestamp, out);
+	const h1 = out[0];
+	const h2 = out[1];
+	const f1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	out[0] = f1;
+	out[1] = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(f1 ^ (f1 >>> 13), 3266489909);
+}
+
+/** Mixes one part into the running halves out[0], out[1]: every character, then the part's length. */
+function absorb(text: string, out: Int32Array): void {
+	let h1 = out[0];
+	let h2 = out[1];
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
 		h1 = Math.imul(h1 ^ c, 2654435761);
 		h2 = Math.imul(h2 ^ c, 1597334677);
 	}
-	h1 = Math.imul(h1 ^ (key.length + 1), 2654435761);
-	h2 = Math.imul(h2 ^ (key.length + 1), 1597334677);
-	for (let i = 0; i < event.length; i++) {
-		const c = event.charCodeAt(i);
-		h1 = Math.imul(h1 ^ c, 2654435761);
-		h2 = Math.imul(h2 ^ c, 1597334677);
-	}
-	h1 = Math.imul(h1 ^ (event.length + 1), 2654435761);
-	h2 = Math.imul(h2 ^ (event.length + 1), 1597334677);
-	for (let i = 0; i < timestamp.length; i++) {
-		const c = timestamp.charCodeAt(i);
-		h1 = Math.imul(h1 ^ c, 2654435761);
-		h2 = Math.imul(h2 ^ c, 1597334677);
-	}
-	h1 = Math.imul(h1 ^ (timestamp.length + 1), 2654435761);
-	h2 = Math.imul(h2 ^ (timestamp.length + 1), 1597334677);
-	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-	out[0] = h1;
-	out[1] = h2;
+	out[0] = Math.imul(h1 ^ (text.length + 1), 2654435761);
+	out[1] = Math.imul(h2 ^ (text.length + 1), 1597334677);
 }
 
 const MIN_CAPACITY = 64;
