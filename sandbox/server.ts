@@ -337,9 +337,10 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 		});
 	};
 
-	const keyParam = (req: FastifyRequest): string | undefined => {
+	/** The appointment named by the path's `:key` (a malformed key names none: 404, as documented). */
+	const appointmentParam = (req: FastifyRequest): Appointment | undefined => {
 		const k = (req.params as { key?: string }).key;
-		return k !== undefined && UUID_RE.test(k) ? k.toLowerCase() : undefined;
+		return k !== undefined && UUID_RE.test(k) ? store.get(k.toLowerCase()) : undefined;
 	};
 	const mutationAnswer = (a: Appointment): Result => (cfg.mutationResponse === 'empty' ? { status: 204 } : { status: 200, raw: store.json(a) });
 
@@ -420,14 +421,12 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 	};
 
 	api('GET', '/api/v3/appointments/:key/', (req) => {
-		const key = keyParam(req);
-		const a = key && store.get(key);
+		const a = appointmentParam(req);
 		return a ? { status: 200, raw: store.json(a) } : NOT_FOUND();
 	});
 
 	api('PATCH', '/api/v3/appointments/:key/', (req) => {
-		const key = keyParam(req);
-		const a = key && store.get(key);
+		const a = appointmentParam(req);
 		if (!a) return NOT_FOUND();
 		const body = readJsonObject(req);
 		if (body.error) return body.error;
@@ -451,8 +450,7 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 	});
 
 	api('PATCH', '/api/v3/appointments/:key/reschedule/', (req) => {
-		const key = keyParam(req);
-		const a = key && store.get(key);
+		const a = appointmentParam(req);
 		if (!a) return NOT_FOUND();
 		const body = readJsonObject(req);
 		if (body.error) return body.error;
@@ -479,8 +477,7 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 	});
 
 	api('DELETE', '/api/v3/appointments/:key/', (req) => {
-		const key = keyParam(req);
-		const a = key && store.get(key);
+		const a = appointmentParam(req);
 		if (!a) return NOT_FOUND();
 		const q = new URLSearchParams(splitUrl(req.url).search);
 		const raw = q.getAll('send_email').pop();
@@ -680,8 +677,7 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 	});
 
 	admin('GET', '/__sandbox/appointments/:key/', (req) => {
-		const key = keyParam(req);
-		const a = key && store.get(key);
+		const a = appointmentParam(req);
 		return a ? json(200, internalRecord(a, cfg.timeZone)) : NOT_FOUND();
 	});
 
