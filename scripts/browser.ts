@@ -1,0 +1,70 @@
+/**
+ * A headless Chromium for the browser tests (sandbox dashboard, n8n editor) and the screenshots in
+ * docs/screenshots/. Playwright cannot download its own browser here, so Debian's `chromium` is used: installed
+ * with apt-get when missing and we are root, otherwise a clear message says what to install.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { SetupError } from './install';
+import { ROOT } from './paths';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.join(ROOT, 'docs', 'screenshots');
+
+/** Installs Debian's chromium when it is missing (root only); throws a SetupError saying what to do otherwise. */
+export function ensureChromium(log: (m: string) => void = console.log): string {
+	if (fs.existsSync(CHROMIUM)) return CHROMIUM;
+	const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+	if (!isRoot) {
+		throw new SetupError(
+			`Chromium is needed for the browser tests but ${CHROMIUM} does not exist. Install it as root: ` +
+				`"apt-get update && apt-get install -y chromium" (or set CHROMIUM_PATH to a Chromium binary).`,
+		);
+	}
+	log('Installing Debian chromium for the browser tests (apt-get install -y chromium)...');
+	for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
+		const r = spawnSync('apt-get', args, {
+			stdio: ['ignore', 'ignore', 'inherit'],
+			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+		});
+		if (r.status !== 0) {
+			throw new SetupError(`apt-get ${args.join(' ')} failed (exit ${r.status}); install chromium by hand`);
+		}
+	}
+	if (!fs.existsSync(CHROMIUM)) throw new SetupError(`apt-get installed chromium, but ${CHROMIUM} is missing`);
+	return CHROMIUM;
+}
+
+/**
+ * Launches headless Chromium. The background-networking flags keep Chromium from calling Google's hosts, which
+ * this closed network refuses noisily; --no-sandbox because tests run as root.
+ */
+export async function launchBrowser(): Promise<Browser> {
+	const executablePath = ensureChromium();
+	return await chromium.launch({
+		executablePath,
+		headless: true,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+			'--disable-dev-shm-usage',
+		],
+	});
+}
+
+/**
+ * Saves a screenshot as docs/screenshots/<name>.png when UPDATE_SCREENSHOTS=1 (`npm run screenshots`), so a
+ * normal test run never rewrites committed files.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+	if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+	fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+	await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
+}
