@@ -4,7 +4,7 @@
  * data: it is written to the database when a poll emits items, and after activation; a poll that returns null or
  * fails changes only the in-memory copy, which a restart loses.
  *
- *   const h = startPollingHarness({ credentials, parameters: { events: [...], options: {...} }, timezone? });
+ *   const h = startPollingHarness({ credentials, parameters: { events: [...], options: {...} }, timezone?, nodeType? });
  *   await h.activate()      n8n's activation poll (testingTrigger: its error is thrown), then static data saved
  *   await h.poll()          one scheduled poll -> { items, error }: emitted items are returned, a failure is what
  *                           n8n records as the trigger's error execution
@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { IDataObject, INode, INodeExecutionData, IPollFunctions, WorkflowActivateMode, WorkflowExecuteMode } from 'n8n-workflow';
+import type { IDataObject, INode, INodeExecutionData, INodeType, IPollFunctions, WorkflowActivateMode, WorkflowExecuteMode } from 'n8n-workflow';
 
 import { AppointmentsPollingTrigger } from '../../nodes/Appointments/AppointmentsPollingTrigger.node';
 import { testAdditionalData, TestNodeTypes } from './n8n';
@@ -46,8 +46,10 @@ export function startPollingHarness(options: {
 	credentials: { baseUrl: string; accessToken: string };
 	parameters: IDataObject;
 	timezone?: string;
+	/** Another polling node type in the same place (benchmarks: a baseline that only reads). */
+	nodeType?: INodeType;
 }): PollingHarness {
-	const nodeType = new AppointmentsPollingTrigger();
+	const nodeType = options.nodeType ?? new AppointmentsPollingTrigger();
 	const nodeTypes = new TestNodeTypes({ 'test.appointmentsPollingTrigger': nodeType });
 	const workflowId = `wf-${randomUUID()}`;
 	let parameters: IDataObject = { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...options.parameters };

@@ -3,6 +3,9 @@
  * changes made between polls become exactly those events, once each, also across an n8n restart and after
  * failing polls; first activation takes a baseline; "Fetch test event" returns a real appointment.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { DateTime } from 'luxon';
 
 import type { Sandbox } from '../../sandbox';
@@ -258,6 +261,16 @@ describe('Appointments Polling Trigger', () => {
 		const key = (items[0].json.data as Json).appointment_key;
 		expect(items[0].json.data).toEqual(await api('GET', `appointments/${key}/`));
 		expect(h.saved()).toEqual(saved);
+	});
+
+	test('example 7 (React to events without public https): its saved trigger parameters report a created appointment', async () => {
+		const example = JSON.parse(readFileSync(join(__dirname, '../../examples/7-react-to-events-polling.json'), 'utf8'));
+		const node = example.nodes.find((n: Json) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger');
+		expect(node.parameters.pollTimes).toEqual({ item: [{ mode: 'everyMinute' }] });
+		const h = startPollingHarness({ credentials: { baseUrl: sb.url, accessToken: TOKEN }, parameters: node.parameters, timezone: ZONE });
+		await h.activate();
+		const a = await create(1);
+		expect(events((await h.poll()).items)).toEqual([`appointment.created ${a.appointment_key}`]);
 	});
 
 	test('the static data stays small: under 50 bytes per watched appointment', async () => {
