@@ -50,7 +50,12 @@ export function fingerprint(status: unknown, startDate: unknown): string {
 /** The status a fingerprint holds (the inverse of its status part). */
 export function statusOf(fp: string): string {
 	const part = fp.slice(0, fp.indexOf(':'));
-	return part.startsWith('~') ? decodeURIComponent(part.slice(1)) : (STATUS_VALUES[parseInt(part, 36)] ?? '');
+	if (!part.startsWith('~')) return STATUS_VALUES[parseInt(part, 36)] ?? '';
+	try {
+		return decodeURIComponent(part.slice(1));
+	} catch {
+		return '';
+	}
 }
 
 function startOfFingerprint(fp: string): number {
@@ -64,13 +69,17 @@ export function readState(staticData: Record<string, unknown>): PollState | unde
 	if (!saved || saved.v !== 1 || typeof saved.from !== 'number' || typeof saved.to !== 'number') return undefined;
 	if (typeof saved.entries !== 'string') return undefined;
 	const entries = new Map<string, Entry>();
-	if (saved.entries !== '') {
-		for (const part of saved.entries.split(';')) {
-			const comma = part.indexOf(',');
-			if (comma <= 0) return undefined;
-			const fp = part.slice(comma + 1);
-			entries.set(decodeURIComponent(part.slice(0, comma)), { fp, start: startOfFingerprint(fp) });
+	for (const part of saved.entries === '' ? [] : saved.entries.split(';')) {
+		const comma = part.indexOf(',');
+		const fp = part.slice(comma + 1);
+		let key: string;
+		try {
+			key = decodeURIComponent(part.slice(0, comma));
+		} catch {
+			return undefined;
 		}
+		if (comma <= 0 || !fp.includes(':')) return undefined;
+		entries.set(key, { fp, start: startOfFingerprint(fp) });
 	}
 	return { from: saved.from, to: saved.to, entries };
 }
