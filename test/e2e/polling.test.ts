@@ -118,7 +118,7 @@ async function serviceState(): Promise<{ webhooks: Json[]; writes: Json[] }> {
 }
 
 describe('polling trigger in a real n8n', () => {
-	test('published on Every Minute: a created appointment runs the workflow once; a restart loses and repeats nothing; unpublishing leaves nothing behind', async () => {
+	test('published on Every Minute: created, status change, cancel and reschedule each run once; a restart loses and repeats nothing; unpublishing leaves nothing behind', async () => {
 		await stack.admin.ok('DELETE', '/__sandbox/requests/');
 		const activatedAt = Date.now();
 		await activate(api, WORKFLOW);
@@ -150,8 +150,12 @@ describe('polling trigger in a real n8n', () => {
 
 			// Nothing old comes back: the next event's execution holds that event alone, and nothing ran in between.
 			await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${second.appointment_key}/?send_email=false`);
+			const later = DateTime.fromISO(first.start_date).plus({ days: 1 });
+			await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${first.appointment_key}/reschedule/`, { body: { start_date: later.toISO() } });
 			const run3 = await nextExecution(Number(run2.id));
-			expect(triggerEvents(run3)).toEqual([`appointment.canceled ${second.appointment_key}`]);
+			expect(triggerEvents(run3)).toEqual(
+				[`appointment.canceled ${second.appointment_key}`, `appointment.updated ${first.appointment_key}`].sort(),
+			);
 			expect((await executions()).map((e) => e.id)).toEqual([run1.id, run2.id, run3.id]);
 
 			await deactivate(api, WORKFLOW);
@@ -162,6 +166,7 @@ describe('polling trigger in a real n8n', () => {
 			expect(after.writes.map((r: Json) => `${r.method} ${r.path}`)).toEqual([
 				`PATCH /api/v3/appointments/${first.appointment_key}/`,
 				`DELETE /api/v3/appointments/${second.appointment_key}/`,
+				`PATCH /api/v3/appointments/${first.appointment_key}/reschedule/`,
 			]);
 		} finally {
 			if (!deactivated.done) await deactivate(api, WORKFLOW).catch(() => undefined);
