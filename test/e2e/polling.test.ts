@@ -118,7 +118,7 @@ async function serviceState(): Promise<{ webhooks: Json[]; writes: Json[] }> {
 }
 
 describe('polling trigger in a real n8n', () => {
-	test('published on Every Minute: created, status change, cancel and reschedule each run once; a restart loses and repeats nothing; unpublishing leaves nothing behind', async () => {
+	test('published on Every Minute: created, status change, cancel and reschedule each run once; a restart or a failing poll loses and repeats nothing; unpublishing leaves nothing behind', async () => {
 		await stack.admin.ok('DELETE', '/__sandbox/requests/');
 		const activatedAt = Date.now();
 		await activate(api, WORKFLOW);
@@ -157,6 +157,17 @@ describe('polling trigger in a real n8n', () => {
 				[`appointment.canceled ${second.appointment_key}`, `appointment.updated ${first.appointment_key}`].sort(),
 			);
 			expect((await executions()).map((e) => e.id)).toEqual([run1.id, run2.id, run3.id]);
+
+			// A failing poll is a failed execution with our message; the next poll reports what it missed, once.
+			await stack.admin.ok('POST', '/__sandbox/faults/', {
+				body: { count: 1, status: 401, body: { detail: 'Invalid token.' }, match: { path: '/api/v3/appointments/' } },
+			});
+			const third = await createAppointment(4);
+			const failed = await nextExecution(Number(run3.id));
+			expect(failed.status).toBe('error');
+			expect(JSON.stringify(failed.data.resultData.error)).toContain('Authorization failed');
+			const run4 = await nextExecution(Number(failed.id));
+			expect(triggerEvents(run4)).toEqual([`appointment.created ${third.appointment_key}`]);
 
 			await deactivate(api, WORKFLOW);
 			deactivated.done = true;

@@ -191,7 +191,7 @@ describe('Appointments Polling Trigger', () => {
 		expect(events((await h.poll()).items)).toEqual([`appointment.created ${created.appointment_key}`]);
 	});
 
-	test('failing polls (401, 5xx after retries) show as poll errors and change nothing; the next poll catches up once', async () => {
+	test('failing polls (401, 5xx or dropped connections after retries) show as poll errors and change nothing; the next poll catches up once', async () => {
 		const h = harness();
 		await h.activate();
 		const before = h.saved();
@@ -206,6 +206,9 @@ describe('Appointments Polling Trigger', () => {
 		const failing = await h.poll();
 		expect(failing.error?.message).toMatch(/502|Bad Gateway|attempts/i);
 		expect(h.saved()).toEqual(before);
+
+		await admin('POST', '/__sandbox/faults/', { count: 5, reset: true, match: { path: '/api/v3/appointments/' } });
+		expect((await h.poll()).error?.message).toMatch(/reset|socket|ECONNRESET|hang up|attempts/i);
 
 		// A failure on a later page, after page 1 was read: still nothing committed.
 		const b = await create(3);
