@@ -24,7 +24,7 @@ export class AppointmentsTrigger implements INodeType {
 		icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		subtitle: '={{$parameter["events"].concat($parameter["otherEvents"] || []).join(", ")}}',
 		description: 'Starts the workflow when an appointment is created, updated or cancelled',
 		defaults: { name: 'Appointments Trigger' },
 		inputs: [],
@@ -52,7 +52,7 @@ export class AppointmentsTrigger implements INodeType {
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
-				required: true,
+				// Not required: Other Events alone is a valid choice; activation checks that one of them is filled.
 				options: [...EVENTS],
 				default: [],
 				description: 'The events that start the workflow. Pick at least one here or in Other Events.',
