@@ -39,8 +39,8 @@ export interface ReceiverConfig {
 
 const DEDUPE_MODES: readonly DedupeMode[] = ['eventKeyTimestamp', 'appointmentKey', 'off'];
 
-export function readEvents(ctx: Ctx): string[] {
-	const node = ctx.getNode();
+// `node` when the caller has it: n8n's getNode() deep-copies the node on every call.
+export function readEvents(ctx: Ctx, node = ctx.getNode()): string[] {
 	try {
 		return eventList(node, ctx.getNodeParameter('events', []), ctx.getNodeParameter('otherEvents', ''), 0);
 	} catch (error) {
@@ -77,7 +77,7 @@ export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 	let events: string[] = [];
 	let eventsProblem: string | undefined;
 	try {
-		events = readEvents(ctx);
+		events = readEvents(ctx, node);
 	} catch (error) {
 		eventsProblem = (error as Error).message;
 	}
