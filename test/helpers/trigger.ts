@@ -17,8 +17,8 @@
  *                                        receiver's own https origin
  *     onRequest?: (r: { mode, path, body }) => number | undefined,
  *                                        fault injection: answer this status without calling the node
- *     freshWorkflowPerRequest?: false,   true: build a new Workflow from the saved workflow for every request,
- *                                        as n8n's live webhooks do (default: reuse the activation's instance)
+ *     freshWorkflowPerRequest?: true,    build a new Workflow from the saved workflow for every production
+ *                                        request, as n8n's live webhooks do; false: reuse the activation's instance
  *     autoStopTest?: true,               like n8n, a test webhook is removed once a request started the workflow
  *   });
  *   receiverCa()               PEM of the receivers' self-signed certificate (the same for every harness of the
@@ -392,7 +392,7 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 		if (!target) {
 			return { status: 404, body: { code: 404, message: `The requested webhook "POST ${request.path}" is not registered.` } };
 		}
-		const workflow = mode === 'production' && options.freshWorkflowPerRequest ? buildWorkflow(copy(saved.staticData)) : target.workflow;
+		const workflow = mode === 'production' && options.freshWorkflowPerRequest !== false ? buildWorkflow(copy(saved.staticData)) : target.workflow;
 		const node = workflow.getNode(saved.node.name)!;
 		const req = {
 			method: 'POST',

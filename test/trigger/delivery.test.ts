@@ -190,7 +190,7 @@ describe('dedupe', () => {
 	});
 
 	it('holds across requests when each request builds its own Workflow, as n8n live webhooks do', async () => {
-		const h = await harness(ctx, { freshWorkflowPerRequest: true });
+		const h = await harness(ctx);
 		await h.activate();
 		const body = JSON.stringify(envelope());
 		const answers = await Promise.all([post(h.productionUrl, body), post(h.productionUrl, body), post(h.productionUrl, body)]);
