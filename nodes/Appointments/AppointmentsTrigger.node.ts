@@ -123,7 +123,7 @@ export class AppointmentsTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether to read the appointment from the service and output its current record; notifications for unknown appointments are dropped',
+							'Whether to read the appointment from the service and output its current record; notifications for unknown appointments are dropped. One attempt of at most 4 seconds: if it fails, n8n answers with an error so the service resends.',
 					},
 				],
 			},
