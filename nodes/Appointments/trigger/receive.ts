@@ -109,13 +109,6 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	let record: IDataObject | undefined;
 	try {
 		record = await read;
-	} catch (error) {
-		// n8n answers 500, so the service sends the notification again later.
-		throw new NodeOperationError(
-			this.getNode(),
-			`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
-			{ description: (error as { description?: string }).description },
-		);
 	} finally {
 		memory?.store.inFlight.delete(memory.key);
 	}
@@ -141,8 +134,12 @@ async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<I
 		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
 	} catch (error) {
 		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport's own error, wrapped by the caller
-		throw error;
+		// n8n answers 500, so the service sends the notification again later.
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
+			{ description: (error as { description?: string }).description },
+		);
 	}
 }
 
