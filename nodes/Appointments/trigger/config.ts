@@ -66,7 +66,10 @@ export function readOptions(ctx: Ctx): TriggerOptions {
 	};
 }
 
-/** Test-mode deliveries ("Listen for test event") are remembered apart from production ones. */
+/**
+ * Test-mode deliveries ("Listen for test event") are remembered apart from production ones, and each Dedupe Key
+ * apart from the others (its keys have another form).
+ */
 function scopeOf(workflowId: string, nodeId: string, mode: string, dedupe: DedupeMode): string {
 	return `${workflowId}\n${nodeId}\n${mode === 'manual' ? 'test' : 'production'}\n${dedupe}`;
 }
