@@ -24,7 +24,7 @@ export class AppointmentsTrigger implements INodeType {
 		icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		subtitle: '={{$parameter["events"].concat($parameter["otherEvents"] || []).join(", ")}}',
 		description: 'Starts the workflow when an appointment is created, updated or cancelled',
 		defaults: { name: 'Appointments Trigger' },
 		inputs: [],
@@ -52,7 +52,7 @@ export class AppointmentsTrigger implements INodeType {
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
-				required: true,
+				// Not required: Other Events alone is a valid choice; activation checks that one of them is filled.
 				options: [...EVENTS],
 				default: [],
 				description: 'The events that start the workflow. Pick at least one here or in Other Events.',
@@ -123,7 +123,7 @@ export class AppointmentsTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether to read the appointment from the service and output its current record; notifications for unknown appointments are dropped',
+							'Whether to read the appointment from the service and output its current record; notifications for unknown appointments are dropped. One attempt of at most 4 seconds: if it fails, n8n answers with an error so the service resends.',
 					},
 				],
 			},

@@ -17,8 +17,6 @@
  *                                        receiver's own https origin
  *     onRequest?: (r: { mode, path, body }) => number | undefined,
  *                                        fault injection: answer this status without calling the node
- *     freshWorkflowPerRequest?: false,   true: build a new Workflow from the saved workflow for every request,
- *                                        as n8n's live webhooks do (default: reuse the activation's instance)
  *     autoStopTest?: true,               like n8n, a test webhook is removed once a request started the workflow
  *   });
  *   receiverCa()               PEM of the receivers' self-signed certificate (the same for every harness of the
@@ -52,8 +50,10 @@
  *   await h.close()
  *   pollUntil(what, fn, { timeoutMs = 10000, intervalMs = 20 })   resolves fn's first truthy result
  *
- * Bodies reach webhook() as n8n's parser leaves them: JSON content types are parsed (unparseable JSON is
- * answered 422 before the node runs, as n8n's UnprocessableRequestError), other content types arrive as {}.
+ * Every production request runs in a new Workflow built from the saved workflow and static data, as n8n's live
+ * webhooks do (so nothing the node keeps per Workflow or context outlives a request). Bodies reach webhook() as
+ * n8n's parser leaves them: JSON content types are parsed (unparseable JSON is answered 422 before the node runs,
+ * as n8n's UnprocessableRequestError), other content types arrive as {}.
  * Answers follow n8n 2.41's webhook helpers: the node's own response when it returns noWebhookResponse; 200 with
  * its webhookResponse (or {message: 'Webhook call received'}) when it starts nothing; 200 with the description's
  * responseData when it returns workflowData (onReceived; the trigger's 'noData' gives an empty body); 500 when
@@ -113,7 +113,6 @@ export interface TriggerHarnessOptions {
 	nodeType?: INodeType;
 	webhookBaseUrl?: string;
 	onRequest?: (request: { mode: TriggerMode | 'none'; path: string; body: unknown }) => number | undefined;
-	freshWorkflowPerRequest?: boolean;
 	autoStopTest?: boolean;
 }
 
@@ -392,7 +391,8 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 		if (!target) {
 			return { status: 404, body: { code: 404, message: `The requested webhook "POST ${request.path}" is not registered.` } };
 		}
-		const workflow = mode === 'production' && options.freshWorkflowPerRequest ? buildWorkflow(copy(saved.staticData)) : target.workflow;
+		// n8n's live webhooks build a new Workflow from the saved one for every request.
+		const workflow = mode === 'production' ? buildWorkflow(copy(saved.staticData)) : target.workflow;
 		const node = workflow.getNode(saved.node.name)!;
 		const req = {
 			method: 'POST',

@@ -3,11 +3,12 @@
  * certificate, quick delivery retries), admin helpers, and harness creation with the sandbox's credential.
  */
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, never shipped: it posts over https like the service */
+import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 
 import type { Sandbox } from '../../sandbox';
 import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Delivery, type LoggedRequest } from '../helpers/sandbox';
-import { receiverCa, startTriggerHarness, type TriggerHarness, type TriggerHarnessOptions } from '../helpers/trigger';
+import { pollUntil, receiverCa, startTriggerHarness, type TriggerHarness, type TriggerHarnessOptions } from '../helpers/trigger';
 
 // eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
 export const TOKEN = 'trigger-test-token-5d2c';
@@ -110,3 +111,37 @@ export type { Delivery };
 export async function deliveries(ctx: Ctx): Promise<{ pending: number; deliveries: Delivery[] }> {
 	return await admin(ctx, 'GET', '/__sandbox/deliveries/');
 }
+
+/** A valid notification with a fresh appointment key; `over` replaces envelope fields, `data` fields of data. */
+export const envelope = (over: Record<string, unknown> = {}, data: Record<string, unknown> = {}) => ({
+	event: 'appointment.created',
+	timestamp: '2026-11-23T10:15:00-03:00',
+	data: {
+		appointment_key: randomUUID(),
+		search_code: 'QX7-204',
+		status: 'CONFIRMED',
+		start_date: '2026-11-24T09:00:00-03:00',
+		calendar: { calendar_key: randomUUID(), name: 'Dr. Ruiz' },
+		person: { full_name: 'Marta Quiroga', email: 'marta.quiroga@example.org' },
+		...data,
+	},
+	...over,
+});
+
+/** Waits until the sandbox has nothing pending and at least `atLeast` deliveries to `url` succeeded (none gave up). */
+export async function settledDeliveries(ctx: Ctx, url: string, atLeast: number): Promise<Delivery[]> {
+	return await pollUntil(
+		`${atLeast} settled deliveries`,
+		async () => {
+			const d = await deliveries(ctx);
+			const mine = d.deliveries.filter((x) => x.url === url);
+			const gaveUp = mine.filter((x) => x.gave_up);
+			if (gaveUp.length) throw new Error(`deliveries gave up: ${JSON.stringify(gaveUp)}`);
+			return d.pending === 0 && mine.filter((x) => x.ok).length >= atLeast ? mine : undefined;
+		},
+		{ timeoutMs: 20000 },
+	);
+}
+
+/** The items of every workflow start, in order. */
+export const startsOf = (h: TriggerHarness): Json[] => h.starts.map((s) => s.items.map((i) => i.json as Json)).flat();

@@ -2,50 +2,17 @@
  * Notifications from the sandbox to the trigger over real HTTPS (the sandbox trusts the harness receiver's
  * certificate): each event reaches the workflow once even when delivered twice and shuffled; invalid bodies get
  * 400 and start nothing; unsubscribed events are acknowledged and ignored; "Verify with API" emits the service's
- * record and drops unknown appointments; the dedupe modes and window behave as documented.
+ * record and drops unknown appointments (verify.test.ts); the dedupe modes and window behave as documented.
  */
-import { randomUUID } from 'node:crypto';
-
-import { ALL_EVENTS, admin, api, deliveries, harness, post, reset, useSandbox, type Json } from './common';
-import { pollUntil, type TriggerHarness } from '../helpers/trigger';
+import { ALL_EVENTS, admin, api, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox } from './common';
 
 const ctx = useSandbox();
+
+const settled = (url: string, atLeast: number) => settledDeliveries(ctx, url, atLeast);
 
 beforeEach(async () => {
 	await reset(ctx);
 });
-
-const envelope = (over: Record<string, unknown> = {}, data: Record<string, unknown> = {}) => ({
-	event: 'appointment.created',
-	timestamp: '2026-11-23T10:15:00-03:00',
-	data: {
-		appointment_key: randomUUID(),
-		search_code: 'QX7-204',
-		status: 'CONFIRMED',
-		start_date: '2026-11-24T09:00:00-03:00',
-		calendar: { calendar_key: randomUUID(), name: 'Dr. Ruiz' },
-		person: { full_name: 'Marta Quiroga', email: 'marta.quiroga@example.org' },
-		...data,
-	},
-	...over,
-});
-
-/** Waits until the sandbox has nothing pending and every delivery to `url` succeeded (none gave up). */
-async function settled(url: string, atLeast: number) {
-	return await pollUntil(
-		`${atLeast} settled deliveries`,
-		async () => {
-			const d = await deliveries(ctx);
-			const mine = d.deliveries.filter((x) => x.url === url);
-			const gaveUp = mine.filter((x) => x.gave_up);
-			if (gaveUp.length) throw new Error(`deliveries gave up: ${JSON.stringify(gaveUp)}`);
-			return d.pending === 0 && mine.filter((x) => x.ok).length >= atLeast ? mine : undefined;
-		},
-		{ timeoutMs: 20000 },
-	);
-}
-
-const startsOf = (h: TriggerHarness) => h.starts.map((s) => s.items.map((i) => i.json as Json)).flat();
 
 describe('delivery from the sandbox', () => {
 	it('created, updated and canceled each reach the workflow exactly once with duplicate and shuffled delivery', async () => {
@@ -158,60 +125,6 @@ describe('invalid notifications', () => {
 	});
 });
 
-describe('Verify with API', () => {
-	it("emits the service's current record instead of the notification's data", async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
-		await h.activate();
-		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' });
-		await settled(h.productionUrl, 1);
-		const record = (await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body;
-		expect(startsOf(h)).toHaveLength(1);
-		expect(startsOf(h)[0]).toMatchObject({ event: 'appointment.created', data: record });
-		expect(startsOf(h)[0].data).toEqual(record);
-
-		// A stale notification (status PENDING) for an appointment that is now ATTENDED yields ATTENDED.
-		await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'ATTENDED' });
-		const stale = envelope({ event: 'appointment.updated', timestamp: '2026-11-23T11:00:00-03:00' }, { appointment_key: created.appointment_key, status: 'PENDING' });
-		expect((await post(h.productionUrl, JSON.stringify(stale))).status).toBe(200);
-		const emitted = startsOf(h).filter((j) => j.timestamp === stale.timestamp);
-		expect(emitted).toHaveLength(1);
-		expect(emitted[0].data.status).toBe('ATTENDED');
-	});
-
-	it('copies arriving while the re-read is in flight start the workflow once', async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
-		await h.activate();
-		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
-		await settled(h.productionUrl, 1);
-		await admin(ctx, 'POST', '/__sandbox/config/', { latencyMs: 150 });
-		const copy = envelope({ event: 'appointment.updated' }, { appointment_key: created.appointment_key });
-		const answers = await Promise.all([1, 2, 3, 4].map(() => h.callWebhook(copy)));
-		expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
-		expect(startsOf(h).filter((j) => j.event === 'appointment.updated')).toHaveLength(1);
-		expect(answers.filter((a) => (a.body as { reason?: string } | undefined)?.reason === 'duplicate')).toHaveLength(3);
-	});
-
-	it('drops a notification for an unknown appointment with a warning', async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
-		await h.activate();
-		const ghost = envelope();
-		expect(await post(h.productionUrl, JSON.stringify(ghost))).toMatchObject({ status: 200, body: { reason: 'appointment not found' } });
-		expect(h.starts).toHaveLength(0);
-		expect(h.logs().some((l) => l.startsWith('[warn]') && l.includes(ghost.data.appointment_key) && l.includes('does not know'))).toBe(true);
-	});
-
-	it('a failed re-read answers 500 and forgets the event, so the redelivery starts it once', async () => {
-		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
-		await h.activate();
-		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 3, status: 403, match: { method: 'GET', path: '/api/v3/appointments/*' } });
-		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
-		await settled(h.productionUrl, 1);
-		const mine = (await deliveries(ctx)).deliveries.filter((d) => d.appointment_key === created.appointment_key);
-		expect(mine.some((d) => d.status === 500)).toBe(true);
-		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
-	});
-});
-
 describe('Simplify', () => {
 	it('outputs the key fields of the appointment with event and timestamp', async () => {
 		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { simplify: true } } });
@@ -277,7 +190,7 @@ describe('dedupe', () => {
 	});
 
 	it('holds across requests when each request builds its own Workflow, as n8n live webhooks do', async () => {
-		const h = await harness(ctx, { freshWorkflowPerRequest: true });
+		const h = await harness(ctx);
 		await h.activate();
 		const body = JSON.stringify(envelope());
 		const answers = await Promise.all([post(h.productionUrl, body), post(h.productionUrl, body), post(h.productionUrl, body)]);

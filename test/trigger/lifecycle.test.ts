@@ -5,6 +5,10 @@
  */
 import { ALL_EVENTS, LIMITED, admin, api, apiRequests, harness, post, reset, sorted, subscriptions, useSandbox } from './common';
 import { pollUntil } from '../helpers/trigger';
+import { AppointmentsTrigger } from '../../nodes/Appointments/AppointmentsTrigger.node';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- n8n's own parameter check, as the editor runs it
+const { NodeHelpers } = require('n8n-workflow') as typeof import('n8n-workflow');
 
 const ctx = useSandbox();
 
@@ -108,6 +112,18 @@ describe('activation', () => {
 		// Only the list read by n8n's clean-up after a failed activation (delete looks for our URL).
 		expect((await apiRequests(ctx)).map((r) => r.method)).toEqual(['GET']);
 		expect(await subscriptions(ctx)).toEqual([]);
+	});
+
+	it('Events may be empty when Other Events names one: n8n sees no parameter issue and activation subscribes it', async () => {
+		const parameters = { events: [], otherEvents: 'appointment.updated', options: {} };
+		const description = new AppointmentsTrigger().description;
+		const node = { id: 'n1', name: 'Appointments Trigger', type: 'appointmentsTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters };
+		// What the editor shows as "Parameter "Events" is required" on the canvas and in the panel.
+		expect(NodeHelpers.getNodeParametersIssues(description.properties, node, description)).toBeNull();
+		const h = await harness(ctx, { parameters });
+		await h.activate();
+		const subs = await subscriptions(ctx);
+		expect(subs.map((s) => s.events)).toEqual([['appointment.updated']]);
 	});
 
 	it('a token without webhook permission fails activation with a readable error', async () => {

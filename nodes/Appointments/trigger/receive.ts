@@ -4,14 +4,16 @@
  *   receive(this: IWebhookFunctions): Promise<IWebhookResponseData>
  *
  * Order: validate the envelope (400 with a short reason, nothing started) -> subscribed event? (200, nothing
- * started) -> seen before within the dedupe window? (200, nothing started) -> optionally re-read the
+ * started) -> handled before within the dedupe window? (200, nothing started) -> optionally re-read the
  * appointment (unknown: 200, nothing started, warning) -> start the workflow with one item (n8n answers 200 at
  * once: responseMode onReceived). Every rejection is logged at debug level with its reason, the event name and
  * the appointment key only (no other personal data).
  *
- * A key is remembered before "Verify with API" runs, so a duplicate arriving meanwhile is dropped; if the
- * re-read fails for any reason but 404 the key is forgotten again and the error is raised, so n8n answers 500
- * and the service's redelivery gets a fresh chance.
+ * A notification counts as handled (and its key is remembered) only once its workflow is started or it is dropped
+ * for an unknown appointment. While "Verify with API" re-reads it, its key is in flight: a copy arriving then
+ * waits for that outcome (handled: 200 duplicate; failed: 500 too, so the service resends it). A re-read that
+ * fails or takes longer than VERIFY_POLICY allows answers 500 and leaves nothing remembered, so a resend gets
+ * a fresh chance.
  */
 import {
 	NodeOperationError,
@@ -24,10 +26,13 @@ import { getAppointment } from '../transport';
 import { simplifyAppointment } from '../shared';
 import { receiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
-import { forgetEvent, rememberEvent } from './dedupe';
+import { dedupeKey } from './dedupe';
 
-/** A re-read must not keep the service's callback waiting for long. */
-const VERIFY_POLICY = { maxAttempts: 3, maxWaitMs: 5000, timeoutMs: 10000 };
+/**
+ * One attempt, well inside a callback time-out: the spec asks receivers to answer promptly, and a service that
+ * gave up waiting would take any later answer for lost and resend. A failed attempt is retried by that resend.
+ */
+const VERIFY_POLICY = { maxAttempts: 1, timeoutMs: 4000 };
 
 function keyOf(body: unknown): string | undefined {
 	const data = (body as { data?: { appointment_key?: unknown } } | null)?.data;
@@ -39,6 +44,8 @@ function eventOf(body: unknown): string | undefined {
 	const event = (body as { event?: unknown } | null)?.event;
 	return typeof event === 'string' && event.length <= MAX_NAME ? event : undefined;
 }
+
+type Envelope = IDataObject & { event: string; timestamp: string; data: IDataObject };
 
 function ignored(reason: string): IWebhookResponseData {
 	return { webhookResponse: { received: true, started: false, reason } };
@@ -62,7 +69,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return { noWebhookResponse: true };
 	}
 
-	const envelope = body as IDataObject & { event: string; timestamp: string; data: IDataObject };
+	const envelope = body as Envelope;
 	const event = envelope.event;
 	const appointmentKey = envelope.data.appointment_key as string;
 	if (!config.events.has(event)) {
@@ -73,46 +80,72 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return ignored('event not subscribed');
 	}
 
-	const store = config.store;
-	const mode = config.options.dedupeKey;
-	const timestamp = envelope.timestamp;
-	if (!rememberEvent(store, mode, event, appointmentKey, timestamp)) {
+	const key = dedupeKey(config.options.dedupeKey, event, appointmentKey, envelope.timestamp);
+	const memory = config.store !== undefined && key !== undefined ? { store: config.store, key } : undefined;
+	const duplicate = () => {
 		this.logger.debug(
 			`Appointments Trigger: ignored a duplicate of ${JSON.stringify(event)} (dedupe key: ${config.options.dedupeKey})`,
 			{ ...where, event, appointmentKey },
 		);
 		return ignored('duplicate');
+	};
+	if (memory?.store.has(memory.key)) return duplicate();
+	if (!config.options.verifyWithApi) {
+		memory?.store.remember(memory.key);
+		return started(config.options.simplify, envelope, envelope.data);
 	}
 
-	let data: IDataObject = envelope.data;
-	if (config.options.verifyWithApi) {
-		try {
-			data = await getAppointment(this, appointmentKey, { policy: VERIFY_POLICY });
-		} catch (error) {
-			if ((error as { httpCode?: unknown }).httpCode === '404') {
-				this.logger.warn(
-					`Appointments Trigger: dropped ${JSON.stringify(event)}: the service does not know appointment ${JSON.stringify(appointmentKey)} (Verify with API)`,
-					{ ...where, event, appointmentKey },
-				);
-				this.logger.debug('Appointments Trigger: rejection reason: appointment not found (404)', {
-					...where,
-					event,
-					appointmentKey,
-				});
-				return ignored('appointment not found');
-			}
-			forgetEvent(store, mode, event, appointmentKey, timestamp);
-			// n8n answers 500, so the service sends the notification again later.
-			throw new NodeOperationError(
-				this.getNode(),
-				`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
-				{ description: (error as { description?: string }).description },
-			);
-		}
+	const pending = memory?.store.inFlight.get(memory.key);
+	if (pending !== undefined) {
+		// Another copy of this notification is being re-read: its outcome is this copy's too.
+		if (await pending.then(() => true, () => false)) return duplicate();
+		throw new NodeOperationError(
+			this.getNode(),
+			`Could not verify appointment ${appointmentKey} with the API (a copy of this notification failed to); the service will resend it`,
+		);
 	}
+	const read = reread(this, appointmentKey);
+	memory?.store.inFlight.set(memory.key, read);
+	let record: IDataObject | undefined;
+	try {
+		record = await read;
+	} finally {
+		memory?.store.inFlight.delete(memory.key);
+	}
+	memory?.store.remember(memory.key);
+	if (record === undefined) {
+		this.logger.warn(
+			`Appointments Trigger: dropped ${JSON.stringify(event)}: the service does not know appointment ${JSON.stringify(appointmentKey)} (Verify with API)`,
+			{ ...where, event, appointmentKey },
+		);
+		this.logger.debug('Appointments Trigger: rejection reason: appointment not found (404)', {
+			...where,
+			event,
+			appointmentKey,
+		});
+		return ignored('appointment not found');
+	}
+	return started(config.options.simplify, envelope, record);
+}
 
-	const json: IDataObject = config.options.simplify
-		? { ...simplifyAppointment(data), event, timestamp }
+/** The service's current record; undefined when it does not know the appointment (404). */
+async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<IDataObject | undefined> {
+	try {
+		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
+	} catch (error) {
+		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
+		// n8n answers 500, so the service sends the notification again later.
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
+			{ description: (error as { description?: string }).description },
+		);
+	}
+}
+
+function started(simplify: boolean, envelope: Envelope, data: IDataObject): IWebhookResponseData {
+	const json: IDataObject = simplify
+		? { ...simplifyAppointment(data), event: envelope.event, timestamp: envelope.timestamp }
 		: data === envelope.data
 			? envelope
 			: { ...envelope, data };

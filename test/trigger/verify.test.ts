@@ -1,0 +1,107 @@
+/**
+ * "Verify with API": the trigger re-reads the appointment before starting the workflow. It emits the service's
+ * record, drops unknown appointments, and never loses or doubles an event when the re-read is slow or fails:
+ * one short attempt, a key counted as handled only once its workflow started, copies arriving meanwhile wait.
+ */
+import { ALL_EVENTS, admin, api, deliveries, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox } from './common';
+import { pollUntil } from '../helpers/trigger';
+
+const ctx = useSandbox();
+
+const settled = (url: string, atLeast: number) => settledDeliveries(ctx, url, atLeast);
+
+beforeEach(async () => {
+	await reset(ctx);
+});
+
+describe('Verify with API', () => {
+	it("emits the service's current record instead of the notification's data", async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' });
+		await settled(h.productionUrl, 1);
+		const record = (await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body;
+		expect(startsOf(h)).toHaveLength(1);
+		expect(startsOf(h)[0]).toMatchObject({ event: 'appointment.created', data: record });
+		expect(startsOf(h)[0].data).toEqual(record);
+
+		// A stale notification (status PENDING) for an appointment that is now ATTENDED yields ATTENDED.
+		await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'ATTENDED' });
+		const stale = envelope({ event: 'appointment.updated', timestamp: '2026-11-23T11:00:00-03:00' }, { appointment_key: created.appointment_key, status: 'PENDING' });
+		expect((await post(h.productionUrl, JSON.stringify(stale))).status).toBe(200);
+		const emitted = startsOf(h).filter((j) => j.timestamp === stale.timestamp);
+		expect(emitted).toHaveLength(1);
+		expect(emitted[0].data.status).toBe('ATTENDED');
+	});
+
+	it('copies arriving while the re-read is in flight start the workflow once', async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		await settled(h.productionUrl, 1);
+		await admin(ctx, 'POST', '/__sandbox/config/', { latencyMs: 150 });
+		const copy = envelope({ event: 'appointment.updated' }, { appointment_key: created.appointment_key });
+		const answers = await Promise.all([1, 2, 3, 4].map(() => h.callWebhook(copy)));
+		expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+		expect(startsOf(h).filter((j) => j.event === 'appointment.updated')).toHaveLength(1);
+		expect(answers.filter((a) => (a.body as { reason?: string } | undefined)?.reason === 'duplicate')).toHaveLength(3);
+	});
+
+	it('drops a notification for an unknown appointment with a warning', async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		await h.activate();
+		const ghost = envelope();
+		expect(await post(h.productionUrl, JSON.stringify(ghost))).toMatchObject({ status: 200, body: { reason: 'appointment not found' } });
+		expect(h.starts).toHaveLength(0);
+		expect(h.logs().some((l) => l.startsWith('[warn]') && l.includes(ghost.data.appointment_key) && l.includes('does not know'))).toBe(true);
+	});
+
+	it('a failed re-read answers 500 and remembers nothing, so the redelivery starts it once', async () => {
+		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
+		await h.activate();
+		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 3, status: 403, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		await settled(h.productionUrl, 1);
+		const mine = (await deliveries(ctx)).deliveries.filter((d) => d.appointment_key === created.appointment_key);
+		expect(mine.some((d) => d.status === 500)).toBe(true);
+		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
+	});
+
+	it('a re-read slower than the service waits is not lost: copies resent meanwhile are not taken for duplicates', async () => {
+		// The service gives up on an answer after 1 s and resends; the first re-read takes 3 s and then fails.
+		await admin(ctx, 'POST', '/__sandbox/config/', { deliveryTimeoutMs: 1000, retrySchedule: [50, 500, 1000, 2000, 4000] });
+		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
+		await h.activate();
+		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 403, delayMs: 3000, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		const mine = (await settled(h.productionUrl, 1)).filter((d) => d.appointment_key === created.appointment_key);
+		expect(mine[0]).toMatchObject({ attempt: 1, status: null, ok: false }); // the service stopped waiting
+		// The slow re-read has ended (failed) by now, so nothing is still under way that could start it later.
+		await pollUntil('the slow re-read to fail', () => h.errors.length > 0);
+		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
+		expect(startsOf(h)[0].data).toEqual((await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body);
+	});
+
+	it('the re-read is one attempt that gives up within 5 s; the service\'s resend is the retry', async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		await settled(h.productionUrl, 1);
+		const update = envelope({ event: 'appointment.updated' }, { appointment_key: created.appointment_key });
+		// A 503 that a retry would get past: answered 500 at once instead.
+		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 503, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		expect((await h.callWebhook(update)).status).toBe(500);
+		// An answer that would come after 5.5 s is not waited for.
+		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, delayMs: 5500, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		expect((await h.callWebhook(update)).status).toBe(500);
+		expect(h.errors.map((e) => e.message)).toEqual([
+			expect.stringContaining(`Could not verify appointment ${created.appointment_key}`),
+			expect.stringContaining(`Could not verify appointment ${created.appointment_key}`),
+		]);
+		expect(startsOf(h).filter((j) => j.event === 'appointment.updated')).toHaveLength(0);
+		// Nothing was remembered: the resend starts the workflow, once.
+		expect((await h.callWebhook(update)).items).toHaveLength(1);
+		expect((await h.callWebhook(update)).body).toMatchObject({ reason: 'duplicate' });
+		expect(startsOf(h).filter((j) => j.event === 'appointment.updated')).toHaveLength(1);
+	}, 30000);
+});
