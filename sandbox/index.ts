@@ -13,7 +13,7 @@ import { buildServer } from './server';
 
 export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList, RepeatCancel } from './options';
 export { STATUSES, CANCELLED_STATUSES, LIST_FILTERS } from './store';
-export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './server';
+export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_JSON_DEPTH } from './server';
 
 export interface Sandbox {
 	/** Base URL without trailing slash, e.g. http://127.0.0.1:8787 (the credential's base URL). */
@@ -31,7 +31,8 @@ export interface Sandbox {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const { app, state, tokens, restrictedTokens, adminToken } = await buildServer(options);
+	const { app, state } = await buildServer(options);
+	const { startTokens: tokens, startRestricted: restrictedTokens, adminToken } = state;
 	const host = options.host ?? '127.0.0.1';
 	await app.listen({ port: options.port ?? 0, host });
 	const port = (app.server.address() as AddressInfo).port;

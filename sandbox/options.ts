@@ -48,8 +48,10 @@ export interface SandboxOptions {
 	latencyMs?: number;
 	/** A DELETE of an already cancelled appointment: idempotent (default), e-mails again, or answers 404. */
 	repeatCancel?: RepeatCancel;
-	/** Upper bound of the request log (oldest entries dropped). Default 100000. */
+	/** Upper bound of the request log in entries (oldest entries dropped). Default 100000. */
 	maxLoggedRequests?: number;
+	/** Upper bound of the request log in bytes (approximate size in memory; oldest dropped). Default 32 MiB. */
+	maxLoggedBytes?: number;
 }
 
 /** The options that can be read and changed at run time through /__sandbox/config/. */
