@@ -8,6 +8,7 @@
  */
 import type { AddressInfo } from 'node:net';
 
+import type { DeliveryCounters } from './deliveries';
 import type { SandboxOptions } from './options';
 import { buildServer } from './server';
 
@@ -23,6 +24,8 @@ export interface Sandbox {
 	tokens: string[];
 	restrictedTokens: string[];
 	adminToken: string;
+	/** The delivery counters (also after close: what the shutdown finished). */
+	deliveryStats(): DeliveryCounters;
 	/**
 	 * Stops accepting requests, lets delivery attempts in flight finish (bounded by the delivery time-out) and
 	 * records queued or scheduled deliveries as given up. Safe to call twice.
@@ -45,6 +48,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		tokens,
 		restrictedTokens,
 		adminToken,
+		deliveryStats: () => state.deliveries.stats(),
 		close() {
 			closing ??= (async () => {
 				const stopped = app.close();
