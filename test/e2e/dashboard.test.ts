@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 
-import { launchBrowser, screenshot } from '../../scripts/browser';
+import { launchBrowser } from '../../scripts/browser';
 import { nodeOutput } from '../../scripts/n8n';
 import { DEV_DIR } from '../../scripts/paths';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
@@ -90,5 +90,4 @@ it('sign in, see the trigger subscription, create an appointment: the workflow r
 	const card = page.getByRole('article', { name: new RegExp(`^appointment\\.created to ${stack.n8n.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/webhook/`) });
 	expect(await card.textContent()).toMatch(/delivered/);
 	expect(await card.getByRole('cell', { name: '200', exact: true }).count()).toBe(1); // the attempt's answer from n8n
-	await screenshot(page, 'dashboard-n8n-delivery');
 });
