@@ -1,7 +1,7 @@
 /**
  * `npm run sandbox -- --port 8787 [options]`: runs the sandbox until SIGINT/SIGTERM.
  * Prints `SANDBOX_URL=<url>` on a line of its own, then the tokens (SANDBOX_TOKEN=, SANDBOX_RESTRICTED_TOKEN=,
- * SANDBOX_ADMIN_TOKEN=). `--help` lists every flag.
+ * SANDBOX_ADMIN_TOKEN=) and SANDBOX_DASHBOARD=<url>/dashboard/. `--help` lists every flag.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -36,6 +36,8 @@ const HELP = `Usage: npm run sandbox -- [options]
   --shuffle-window-ms N      events queued within this window are shuffled together (default 100)
   --allow-insecure-callbacks accept http:// callback URLs (sandbox only; the spec demands https)
   --latency-ms N             added to every API response
+  --repeat-cancel idempotent|email-again|not-found
+                             a DELETE of an already cancelled appointment (default idempotent)
   --help                     this text
 `;
 
@@ -95,6 +97,7 @@ async function main() {
 				'shuffle-window-ms': { type: 'string' },
 				'allow-insecure-callbacks': { type: 'boolean' },
 				'latency-ms': { type: 'string' },
+				'repeat-cancel': { type: 'string' },
 				help: { type: 'boolean' },
 			},
 			strict: true,
@@ -141,6 +144,7 @@ async function main() {
 		shuffleWindowMs: int('shuffle-window-ms', s('shuffle-window-ms')),
 		allowInsecureCallbacks: values['allow-insecure-callbacks'] as boolean | undefined,
 		latencyMs: int('latency-ms', s('latency-ms')),
+		repeatCancel: oneOf('repeat-cancel', s('repeat-cancel'), ['idempotent', 'email-again', 'not-found'] as const),
 	};
 	let sb;
 	try {
@@ -148,8 +152,15 @@ async function main() {
 	} catch (e) {
 		fail((e as Error).message);
 	}
-	const lines = [`SANDBOX_URL=${sb.url}`, ...sb.tokens.map((t) => `SANDBOX_TOKEN=${t}`), ...sb.restrictedTokens.map((t) => `SANDBOX_RESTRICTED_TOKEN=${t}`), `SANDBOX_ADMIN_TOKEN=${sb.adminToken}`];
+	const lines = [
+		`SANDBOX_URL=${sb.url}`,
+		...sb.tokens.map((t) => `SANDBOX_TOKEN=${t}`),
+		...sb.restrictedTokens.map((t) => `SANDBOX_RESTRICTED_TOKEN=${t}`),
+		`SANDBOX_ADMIN_TOKEN=${sb.adminToken}`,
+		`SANDBOX_DASHBOARD=${sb.url}/dashboard/`,
+	];
 	process.stdout.write(`${lines.join('\n')}\n`);
+	process.stderr.write(`sandbox: dashboard at ${sb.url}/dashboard/ (sign in with the admin token)\n`);
 	let stopping = false;
 	const stop = (signal: string) => {
 		if (stopping) return;
@@ -157,7 +168,8 @@ async function main() {
 		process.stderr.write(`sandbox: ${signal} received, finishing in-flight deliveries...\n`);
 		sb.close().then(
 			() => {
-				process.stderr.write('sandbox: stopped\n');
+				const d = sb.deliveryStats();
+				process.stderr.write(`sandbox: stopped; deliveries: ${d.succeeded} succeeded, ${d.gave_up} given up, ${d.attempts} attempts\n`);
 				process.exit(0);
 			},
 			(e) => {

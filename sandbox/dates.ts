@@ -39,7 +39,7 @@ export function parseDateTime(value: string, zone: string, endOfDay = false): Pa
 			const digits = off.slice(1).replace(':', '');
 			const oh = Number(digits.slice(0, 2));
 			const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
-			if (oh > 23 || om > 59) return undefined;
+			if (oh > 18 || om > 59 || (oh === 18 && om > 0)) return undefined; // ISO 8601 / RFC 9557 bound: ±18:00
 			zoneArg = `UTC${sign}${oh}${om ? `:${String(om).padStart(2, '0')}` : ''}`;
 		}
 	}
@@ -59,7 +59,10 @@ export function parseDateTime(value: string, zone: string, endOfDay = false): Pa
 	if (dt.year !== parts.year || dt.month !== parts.month || dt.day !== parts.day) return undefined;
 	if (parts.hour > 23 || parts.minute > 59 || parts.second > 59) return undefined;
 	if (!hasTime && endOfDay) dt = dt.endOf('day');
-	return { ms: dt.toMillis(), hasTime, hasOffset };
+	// Years 0001-9999 only, as written, in UTC and in the account zone: a record must be expressible in its events.
+	const instant = dt.toMillis();
+	for (const year of [parts.year, dt.toUTC().year, DateTime.fromMillis(instant, { zone }).year]) if (year < 1 || year > 9999) return undefined;
+	return { ms: instant, hasTime, hasOffset };
 }
 
 /** ISO 8601 in the zone, seconds precision unless the instant has milliseconds: `2026-11-23T10:15:00-03:00`. */

@@ -27,7 +27,10 @@ export interface DeliveryLogEntry {
 	duration_ms: number;
 }
 
-interface Job {
+export type NotificationState = 'queued' | 'sending' | 'retry scheduled' | 'delivered' | 'given up';
+
+/** One delivery (event × webhook × copy) as the dashboard shows it: its payload, state and next retry. */
+export interface Notification {
 	event_id: string;
 	copy: number;
 	webhook_key: string;
@@ -36,9 +39,25 @@ interface Job {
 	appointment_key: string;
 	body: string;
 	attempts: number;
+	state: NotificationState;
+	/** epoch ms of the next attempt while a retry is scheduled */
+	nextAt?: number;
+	queuedAt: number;
+}
+
+interface Job extends Notification {
+	event_id: string;
+	copy: number;
+	webhook_key: string;
+	url: string;
+	event: string;
+	appointment_key: string;
 	timer?: NodeJS.Timeout;
 	generation: number;
 }
+
+/** How many of the latest deliveries the dashboard can show (with their payloads). */
+const RECENT_NOTIFICATIONS = 2000;
 
 export interface DeliveryCounters {
 	pending: number;
@@ -86,6 +105,8 @@ function shuffle<T>(list: T[]): T[] {
 
 export class DeliveryEngine {
 	log: DeliveryLogEntry[] = [];
+	/** The latest deliveries, oldest first (bounded). */
+	recent: Notification[] = [];
 	private ready = new Queue<Job>();
 	private held: Job[] = [];
 	private heldTimer?: NodeJS.Timeout;
@@ -132,15 +153,32 @@ export class DeliveryEngine {
 		return { pending: this.pending, ...this.counters };
 	}
 
-	/** Queues one event for each webhook. `body` is the serialised envelope, identical for every attempt. */
-	enqueue(event: string, appointmentKey: string, body: string, targets: Array<{ webhook_key: string; url: string }>) {
-		if (this.closing || !targets.length) return;
+	/**
+	 * Queues one event for each webhook. `body` is the serialised envelope, identical for every attempt.
+	 * Returns the deliveries queued.
+	 */
+	enqueue(event: string, appointmentKey: string, body: string, targets: Array<{ webhook_key: string; url: string }>): Notification[] {
+		if (this.closing || !targets.length) return [];
+		const queued: Job[] = [];
 		const cfg = this.cfg();
 		const event_id = crypto.randomUUID();
 		const copies = cfg.duplicateDelivery ? 2 : 1;
 		for (const t of targets) {
 			for (let copy = 1; copy <= copies; copy++) {
-				const job: Job = { event_id, copy, webhook_key: t.webhook_key, url: t.url, event, appointment_key: appointmentKey, body, attempts: 0, generation: this.generation };
+				const job: Job = {
+					event_id,
+					copy,
+					webhook_key: t.webhook_key,
+					url: t.url,
+					event,
+					appointment_key: appointmentKey,
+					body,
+					attempts: 0,
+					state: 'queued',
+					queuedAt: Date.now(),
+					generation: this.generation,
+				};
+				queued.push(job);
 				this.pending++;
 				this.counters.total_events++;
 				if (cfg.shuffleDelivery) this.held.push(job);
@@ -154,7 +192,10 @@ export class DeliveryEngine {
 				this.pump();
 			}, cfg.shuffleWindowMs);
 		}
+		this.recent.push(...queued);
+		if (this.recent.length > RECENT_NOTIFICATIONS) this.recent.splice(0, this.recent.length - RECENT_NOTIFICATIONS);
 		this.pump();
+		return queued;
 	}
 
 	private pump() {
@@ -173,6 +214,8 @@ export class DeliveryEngine {
 	private async attempt(job: Job): Promise<void> {
 		const cfg = this.cfg();
 		job.attempts++;
+		job.state = 'sending';
+		job.nextAt = undefined;
 		const started = Date.now();
 		let status: number | null = null;
 		let error: string | null = null;
@@ -211,14 +254,18 @@ export class DeliveryEngine {
 		if (gaveUp) this.counters.gave_up++;
 		this.record(job, status, ok ? null : this.closing && job.attempts <= retries.length ? `${error}; sandbox shut down, no further attempt` : error, ok, gaveUp, started);
 		if (ok || gaveUp) {
+			job.state = ok ? 'delivered' : 'given up';
 			this.pending--;
 			return;
 		}
 		const wait = retries[job.attempts - 1];
+		job.state = 'retry scheduled';
+		job.nextAt = Date.now() + wait;
 		job.timer = setTimeout(() => {
 			this.waiting.delete(job);
 			job.timer = undefined;
 			if (job.generation !== this.generation) return;
+			job.state = 'queued';
 			this.ready.push(job);
 			this.pump();
 		}, wait);
@@ -255,11 +302,13 @@ export class DeliveryEngine {
 		this.heldTimer = undefined;
 		this.pending = 0;
 		this.log = [];
+		this.recent = [];
 		this.counters = { total_events: 0, attempts: 0, succeeded: 0, failed_attempts: 0, gave_up: 0 };
 	}
 
 	clearLog() {
 		this.log = [];
+		this.recent = this.recent.filter((j) => j.state !== 'delivered' && j.state !== 'given up');
 	}
 
 	/**
@@ -276,6 +325,8 @@ export class DeliveryEngine {
 		}
 		this.waiting.clear();
 		for (const j of notSent) {
+			j.state = 'given up';
+			j.nextAt = undefined;
 			this.counters.gave_up++;
 			this.pending--;
 			this.record({ ...j, attempts: j.attempts }, null, 'sandbox shut down before this delivery was attempted again', false, true, Date.now());

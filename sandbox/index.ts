@@ -8,12 +8,13 @@
  */
 import type { AddressInfo } from 'node:net';
 
+import type { DeliveryCounters } from './deliveries';
 import type { SandboxOptions } from './options';
 import { buildServer } from './server';
 
-export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList } from './options';
+export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList, RepeatCancel } from './options';
 export { STATUSES, CANCELLED_STATUSES, LIST_FILTERS } from './store';
-export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './server';
+export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_JSON_DEPTH } from './server';
 
 export interface Sandbox {
 	/** Base URL without trailing slash, e.g. http://127.0.0.1:8787 (the credential's base URL). */
@@ -23,6 +24,8 @@ export interface Sandbox {
 	tokens: string[];
 	restrictedTokens: string[];
 	adminToken: string;
+	/** The delivery counters (also after close: what the shutdown finished). */
+	deliveryStats(): DeliveryCounters;
 	/**
 	 * Stops accepting requests, lets delivery attempts in flight finish (bounded by the delivery time-out) and
 	 * records queued or scheduled deliveries as given up. Safe to call twice.
@@ -31,7 +34,8 @@ export interface Sandbox {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const { app, state, tokens, restrictedTokens, adminToken } = await buildServer(options);
+	const { app, state } = await buildServer(options);
+	const { startTokens: tokens, startRestricted: restrictedTokens, adminToken } = state;
 	const host = options.host ?? '127.0.0.1';
 	await app.listen({ port: options.port ?? 0, host });
 	const port = (app.server.address() as AddressInfo).port;
@@ -44,6 +48,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		tokens,
 		restrictedTokens,
 		adminToken,
+		deliveryStats: () => state.deliveries.stats(),
 		close() {
 			closing ??= (async () => {
 				const stopped = app.close();

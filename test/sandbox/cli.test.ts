@@ -44,12 +44,14 @@ async function waitForUrl(cli: Cli): Promise<string> {
 }
 
 it('prints the URL and tokens, serves with the flags given, and exits 0 on SIGTERM', async () => {
-	const cli = run(['--port', '0', '--token', 'cli-token', '--token', 'cli-token-2', '--restricted-token', 'cli-limited', '--admin-token', 'cli-admin', '--seed', '25', '--pagination', 'none', '--mutation-response', 'empty', '--retry-schedule', '10,20']);
+	const cli = run(['--port', '0', '--token', 'cli-token', '--token', 'cli-token-2', '--restricted-token', 'cli-limited', '--admin-token', 'cli-admin', '--seed', '25', '--pagination', 'none', '--mutation-response', 'empty', '--retry-schedule', '10,20', '--repeat-cancel', 'not-found']);
 	try {
 		const url = await waitForUrl(cli);
 		expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-		for (const deadline = Date.now() + 5000; cli.lines.length < 5 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-		expect(cli.lines).toEqual([`SANDBOX_URL=${url}`, 'SANDBOX_TOKEN=cli-token', 'SANDBOX_TOKEN=cli-token-2', 'SANDBOX_RESTRICTED_TOKEN=cli-limited', 'SANDBOX_ADMIN_TOKEN=cli-admin']);
+		for (const deadline = Date.now() + 5000; cli.lines.length < 6 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+		expect(cli.lines).toEqual([`SANDBOX_URL=${url}`, 'SANDBOX_TOKEN=cli-token', 'SANDBOX_TOKEN=cli-token-2', 'SANDBOX_RESTRICTED_TOKEN=cli-limited', 'SANDBOX_ADMIN_TOKEN=cli-admin', `SANDBOX_DASHBOARD=${url}/dashboard/`]);
+		const dash = await fetch(`${url}/dashboard/`, { redirect: 'manual' });
+		expect([dash.status, dash.headers.get('location')]).toEqual([303, '/dashboard/login?next=%2Fdashboard%2F']);
 		const list = (await (await fetch(`${url}/api/v3/appointments/`, { headers: { authorization: 'Bearer cli-token-2' } })).json()) as any;
 		expect(Object.keys(list)).toEqual(['results']);
 		expect(list.results).toHaveLength(25);
@@ -60,7 +62,7 @@ it('prints the URL and tokens, serves with the flags given, and exits 0 on SIGTE
 		});
 		expect(patch.status).toBe(204);
 		const cfg = (await (await fetch(`${url}/__sandbox/config/`, { headers: { authorization: 'Bearer cli-admin' } })).json()) as any;
-		expect(cfg).toMatchObject({ retrySchedule: [10, 20], pagination: 'none', mutationResponse: 'empty', tokens: 2, restrictedTokens: 1 });
+		expect(cfg).toMatchObject({ retrySchedule: [10, 20], pagination: 'none', mutationResponse: 'empty', repeatCancel: 'not-found', tokens: 2, restrictedTokens: 1 });
 	} finally {
 		cli.child.kill('SIGTERM');
 	}
@@ -109,6 +111,8 @@ it('serves https with --tls-cert/--tls-key, trusts --ca for callbacks, and finis
 		release();
 		expect(await cli.exit).toBe(0);
 		expect(answered).toBe(1);
+		// What the sandbox itself recorded: the attempt in flight at SIGINT finished with the receiver's 200.
+		expect(cli.stderr()).toMatch(/SIGINT received[\s\S]*stopped; deliveries: 1 succeeded, 0 given up, 1 attempts/);
 	} finally {
 		release();
 		if (cli.child.exitCode === null) cli.child.kill('SIGKILL');

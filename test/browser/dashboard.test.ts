@@ -1,0 +1,216 @@
+/**
+ * The sandbox's web dashboard in a real browser (Debian's chromium through playwright-core): sign-in, Settings ›
+ * Integrations › Webhooks against the API's own list, an appointment created and cancelled with e-mail and its
+ * deliveries, escaping, CSRF, sign-out. `npm run screenshots` saves docs/screenshots/dashboard-*.png on the way.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+import { launchBrowser, screenshot } from '../../scripts/browser';
+import { ADMIN, TOKEN, client, pollUntil, receiver, selfSigned, start, type Sandbox } from '../sandbox/helpers';
+
+jest.setTimeout(120_000);
+
+let sb: Sandbox;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let hook: Awaited<ReturnType<typeof receiver>>;
+const api = client(() => sb.url, TOKEN);
+const adm = client(() => sb.url, ADMIN);
+const WEBHOOKS = '/dashboard/settings/integrations/webhooks/';
+
+beforeAll(async () => {
+	hook = await receiver();
+	sb = await start({ seed: 60, ca: selfSigned().cert, now: '2026-11-23T09:00:00-03:00' });
+	browser = await launchBrowser();
+	context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+	page = await context.newPage();
+	page.on('dialog', (d) => {
+		throw new Error(`a dialog opened: ${d.message()}`);
+	});
+});
+afterAll(async () => {
+	await browser?.close();
+	await sb?.close();
+	await hook?.close();
+});
+
+async function signIn() {
+	await page.goto(`${sb.url}/dashboard/`);
+	await page.getByLabel('Admin token').fill(ADMIN);
+	await page.getByRole('button', { name: 'Sign in' }).click();
+	await page.waitForURL(/\/dashboard\/appointments\/$/);
+}
+
+it('signs in with the admin token only, keyboard alone; nothing is reachable before', async () => {
+	for (const path of ['/dashboard/', '/dashboard/appointments/', WEBHOOKS, '/dashboard/deliveries/', '/dashboard/anything']) {
+		await page.goto(`${sb.url}${path}`);
+		expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+	}
+	await page.goto(`${sb.url}/dashboard/login`);
+	await screenshot(page, 'dashboard-sign-in');
+	// the token field has the focus; type a wrong token and press Enter
+	await page.keyboard.type('not-the-token');
+	await page.keyboard.press('Enter');
+	expect(await page.locator('#f-token-error').textContent()).toBe('Not the admin token.');
+	expect(await page.getByLabel('Admin token').getAttribute('aria-invalid')).toBe('true');
+	expect(await page.evaluate('document.activeElement.id')).toBe('f-token');
+	await page.keyboard.type(ADMIN);
+	await page.keyboard.press('Enter');
+	await page.waitForURL(/\/dashboard\/appointments\/$/);
+	const cookies = await context.cookies();
+	const session = cookies.find((c) => c.name === 'sbx_session')!;
+	expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/dashboard' });
+	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Appointments');
+	await screenshot(page, 'dashboard-appointments');
+});
+
+it('Settings › Integrations › Webhooks: add (with field errors first), edit, test event, delete; the API sees each step', async () => {
+	await page.getByRole('link', { name: 'Settings › Integrations › Webhooks' }).click();
+	await page.getByRole('link', { name: 'Add webhook' }).click();
+	// http and no event: refused like the API does, errors next to the fields, input kept
+	await page.getByLabel('Callback URL').fill('http://hooks.example/n8n');
+	for (const e of ['appointment.created', 'appointment.updated', 'appointment.canceled']) await page.getByLabel(e, { exact: true }).uncheck();
+	await page.getByRole('button', { name: 'Save' }).click();
+	expect(await page.locator('#f-url-error').textContent()).toMatch(/must use HTTPS/);
+	expect(await page.locator('#events-error').textContent()).toMatch(/at least one event/);
+	expect(await page.getByLabel('Callback URL').inputValue()).toBe('http://hooks.example/n8n');
+	await screenshot(page, 'dashboard-webhook-errors');
+	expect((await api.ok('GET', '/api/v3/webhooks/')).count).toBe(0);
+
+	await page.getByLabel('Callback URL').fill(hook.url('/n8n'));
+	await page.getByLabel('appointment.created', { exact: true }).check();
+	await page.getByLabel('appointment.canceled', { exact: true }).check();
+	await page.getByLabel('Other events (comma separated)').fill('appointment.updated');
+	await page.getByRole('button', { name: 'Save' }).click();
+	await page.waitForURL(/notice=saved/);
+	const [w] = (await api.ok('GET', '/api/v3/webhooks/')).results;
+	expect(w).toMatchObject({ url: hook.url('/n8n'), events: ['appointment.created', 'appointment.canceled', 'appointment.updated'] });
+	const row = page.getByRole('row', { name: new RegExp(w.webhook_key) });
+	expect(await row.textContent()).toContain(hook.url('/n8n'));
+	await screenshot(page, 'dashboard-webhooks');
+
+	await page.getByRole('link', { name: `Edit ${w.url}` }).click();
+	expect(await page.getByLabel('Other events (comma separated)').inputValue()).toBe('');
+	await page.getByLabel('appointment.updated', { exact: true }).uncheck();
+	await page.getByRole('button', { name: 'Save' }).click();
+	await page.waitForURL(/notice=saved/);
+	expect((await api.ok('GET', '/api/v3/webhooks/')).results[0].events).toEqual(['appointment.created', 'appointment.canceled']);
+
+	await page.getByRole('button', { name: `Send test event to ${w.url}` }).click();
+	await page.waitForURL(/\/dashboard\/deliveries\/\?event_id=/);
+	await pollUntil('the test event', async () => (hook.got.some((g) => g.path === '/n8n' && g.body.event === 'appointment.created') ? true : undefined));
+
+	await page.goto(`${sb.url}${WEBHOOKS}`);
+	await page.getByRole('link', { name: `Delete ${w.url}` }).click();
+	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Delete webhook?');
+	expect((await api.ok('GET', '/api/v3/webhooks/')).count).toBe(1); // nothing deleted before the confirmation
+	await page.getByRole('button', { name: 'Delete webhook' }).click();
+	await page.waitForURL(/notice=deleted/);
+	expect((await api.ok('GET', '/api/v3/webhooks/')).count).toBe(0);
+});
+
+it('a new appointment named <script> shows as text; cancelling it with e-mail shows the API answer and the delivery with its attempt', async () => {
+	await api.ok('POST', '/api/v3/webhooks/', { url: hook.url('/all'), events: ['appointment.created', 'appointment.canceled'] });
+	const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
+	await page.goto(`${sb.url}/dashboard/appointments/`);
+	await page.getByRole('link', { name: 'New appointment' }).click();
+	await page.getByLabel('Client name').fill(evil);
+	await page.getByLabel('Client e-mail').fill('xss@example.com');
+	await page.getByLabel(/^Start/).fill('2026-11-25T10:30');
+	await page.getByLabel('Status').selectOption('PENDING');
+	await page.getByRole('button', { name: 'Create appointment' }).click();
+	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`${evil} · 2026-11-25T10:30:00-03:00`);
+	expect(await page.locator('main script, main img').count()).toBe(0);
+	expect(await page.getByRole('status').textContent()).toMatch(/POST \/__sandbox\/appointments\/ answered 201[\s\S]*Notifications queued: 1/);
+	const created = (await api.ok('GET', '/api/v3/appointments/?email=xss@example.com')).results[0];
+	expect(created).toMatchObject({ status: 'PENDING', person: { full_name: evil }, start_date: '2026-11-25T10:30:00-03:00' });
+
+	// the list escapes it too, and finds it by name
+	await page.goto(`${sb.url}/dashboard/appointments/?q=${encodeURIComponent('<script>')}`);
+	expect(await page.getByRole('cell', { name: evil }).count()).toBe(1);
+	await page.getByRole('link', { name: '2026-11-25T10:30:00-03:00' }).click();
+
+	expect(await page.getByLabel('Send e-mail to client').isChecked()).toBe(true);
+	await page.getByRole('button', { name: 'Cancel appointment' }).click();
+	const result = await page.getByRole('status').textContent();
+	expect(result).toContain(`DELETE /api/v3/appointments/${created.appointment_key}/?send_email=true answered 200`);
+	expect(result).toMatch(/Notifications queued: 1[\s\S]*appointment\.canceled/);
+	expect(await page.locator('table').first().textContent()).toMatch(/CANCELED[\s\S]*cancellation to xss@example.com/);
+	await screenshot(page, 'dashboard-appointment');
+	expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toEqual([expect.objectContaining({ appointment_key: created.appointment_key, to: 'xss@example.com' })]);
+
+	await pollUntil('both deliveries', async () => ((await adm.ok('GET', `/__sandbox/deliveries/?appointment_key=${created.appointment_key}`)).succeeded >= 2 ? true : undefined));
+	await page.getByRole('link', { name: 'Notifications about this appointment' }).click();
+	const cards = page.getByRole('article');
+	expect(await cards.count()).toBe(2);
+	const cancelCard = page.getByRole('article', { name: `appointment.canceled to ${hook.url('/all')}` });
+	expect(await cancelCard.textContent()).toMatch(/delivered[\s\S]*Attempt[\s\S]*200[\s\S]*ms/);
+	await cancelCard.getByText('JSON payload').click();
+	const payload = JSON.parse((await cancelCard.locator('pre').textContent())!);
+	expect(payload).toMatchObject({ event: 'appointment.canceled', data: { appointment_key: created.appointment_key, status: 'CANCELED', person: { full_name: evil } } });
+	await screenshot(page, 'dashboard-deliveries');
+});
+
+it('a failing callback shows each attempt, the next retry, then the final state', async () => {
+	await adm.ok('POST', '/__sandbox/config/', { retrySchedule: [60_000] });
+	const failing = await receiver(() => 503);
+	try {
+		const down = await api.ok('POST', '/api/v3/webhooks/', { url: failing.url('/down'), events: ['appointment.created'] });
+		const attempted = (key: string) =>
+			pollUntil('an attempt to the failing callback', async () => ((await adm.ok('GET', `/__sandbox/deliveries/?appointment_key=${key}&webhook_key=${down.webhook_key}`)).deliveries.length ? true : undefined));
+		const a = await adm.ok('POST', '/__sandbox/appointments/', { person: { full_name: 'Retry Case', email: 'retry@example.com' } });
+		await attempted(a.appointment_key);
+		await page.goto(`${sb.url}/dashboard/deliveries/?appointment_key=${a.appointment_key}`);
+		const card = page.getByRole('article', { name: `appointment.created to ${failing.url('/down')}` });
+		expect(await card.textContent()).toMatch(/retry scheduled[\s\S]*next retry \d{4}-[\s\S]*503 HTTP 503/);
+		// with no retry left, the first failure is final
+		await adm.ok('POST', '/__sandbox/config/', { retrySchedule: [] });
+		const b = await adm.ok('POST', '/__sandbox/appointments/', { person: { full_name: 'Given Up', email: 'gaveup@example.com' } });
+		await attempted(b.appointment_key);
+		await page.goto(`${sb.url}/dashboard/deliveries/?appointment_key=${b.appointment_key}`);
+		const final = await page.getByRole('article', { name: `appointment.created to ${failing.url('/down')}` }).textContent();
+		expect(final).toMatch(/given up[\s\S]*503 HTTP 503/);
+		expect(final).not.toMatch(/next retry/);
+	} finally {
+		await failing.close();
+	}
+});
+
+it('a cross-site form post without the CSRF token is refused and changes nothing', async () => {
+	const evil = http.createServer((_req, res) => {
+		res.setHeader('content-type', 'text/html');
+		res.end(`<form method="post" action="${sb.url}${WEBHOOKS}new"><input name="url" value="https://evil.example/steal"><input name="events" value="appointment.created"></form><script>document.forms[0].submit()</script>`);
+	});
+	await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
+	try {
+		const before = (await api.ok('GET', '/api/v3/webhooks/')).count;
+		await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+		await page.waitForURL(`${sb.url}${WEBHOOKS}new`);
+		expect(await page.getByRole('alert').textContent()).toMatch(/missing or invalid CSRF token/);
+		expect((await api.ok('GET', '/api/v3/webhooks/')).count).toBe(before);
+		// and the same post from a signed-in page with a forged token
+		const r = await page.request.post(`${sb.url}${WEBHOOKS}new`, { form: { _csrf: 'forged', url: 'https://evil.example/x', events: 'appointment.created' } });
+		expect(r.status()).toBe(403);
+		expect((await api.ok('GET', '/api/v3/webhooks/')).count).toBe(before);
+	} finally {
+		evil.close();
+	}
+});
+
+it('signing out locks every page and every action', async () => {
+	await page.goto(`${sb.url}/dashboard/appointments/`);
+	const key = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=1')).results[0].appointment_key;
+	await page.getByRole('button', { name: 'Sign out' }).click();
+	await page.waitForURL(/\/dashboard\/login$/);
+	for (const path of ['/dashboard/appointments/', `/dashboard/appointments/${key}/`, '/dashboard/appointments/new', WEBHOOKS, `${WEBHOOKS}new`, '/dashboard/deliveries/']) {
+		await page.goto(`${sb.url}${path}`);
+		expect([path, new URL(page.url()).pathname]).toEqual([path, '/dashboard/login']);
+	}
+	const r = await page.request.post(`${sb.url}/dashboard/appointments/${key}/cancel`, { form: { send_email: 'true' } });
+	expect(r.status()).toBe(401);
+	expect((await adm.ok('GET', `/__sandbox/appointments/${key}/`)).is_cancelled).toBe(false);
+	await signIn();
+});

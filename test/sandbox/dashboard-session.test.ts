@@ -1,0 +1,59 @@
+/** The dashboard's cookies over https: Secure as well as HttpOnly and SameSite=Strict, and only after signing in. */
+import { Agent, request } from 'undici';
+
+import { ADMIN, selfSigned, start, type Sandbox } from './helpers';
+
+let sb: Sandbox;
+let agent: Agent;
+
+beforeAll(async () => {
+	const pems = selfSigned();
+	sb = await start({ tls: { cert: pems.cert, key: pems.key }, host: 'localhost' });
+	agent = new Agent({ connect: { ca: pems.cert } });
+});
+afterAll(async () => {
+	await agent?.close();
+	await sb?.close();
+});
+
+const cookieOf = (headers: Record<string, string | string[] | undefined>) => {
+	const h = headers['set-cookie'];
+	return (Array.isArray(h) ? h : h ? [h] : []).map((c) => c.split(';').map((x) => x.trim()));
+};
+
+it('over https the CSRF and session cookies are Secure, HttpOnly, SameSite=Strict, for /dashboard only', async () => {
+	expect(sb.url).toMatch(/^https:/);
+	const page = await request(`${sb.url}/dashboard/login`, { dispatcher: agent });
+	const html = await page.body.text();
+	const [csrfCookie] = cookieOf(page.headers);
+	expect(csrfCookie[0]).toMatch(/^sbx_csrf=/);
+	expect(csrfCookie).toEqual(expect.arrayContaining(['Path=/dashboard', 'HttpOnly', 'Secure', 'SameSite=Strict']));
+	const token = /name="_csrf" value="([^"]+)"/.exec(html)![1];
+	const login = await request(`${sb.url}/dashboard/login`, {
+		method: 'POST',
+		dispatcher: agent,
+		headers: { cookie: csrfCookie[0], 'content-type': 'application/x-www-form-urlencoded' },
+		body: new URLSearchParams({ _csrf: token, token: ADMIN }).toString(),
+	});
+	await login.body.dump();
+	expect(login.statusCode).toBe(303);
+	const [session] = cookieOf(login.headers);
+	expect(session[0]).toMatch(/^sbx_session=/);
+	expect(session).toEqual(expect.arrayContaining(['Path=/dashboard', 'HttpOnly', 'Secure', 'SameSite=Strict']));
+	const signedIn = await request(`${sb.url}/dashboard/appointments/`, { dispatcher: agent, headers: { cookie: `${csrfCookie[0]}; ${session[0]}` } });
+	expect(signedIn.statusCode).toBe(200);
+	expect(signedIn.headers['content-security-policy']).toMatch(/default-src 'none'.*style-src 'sha256-/);
+	await signedIn.body.dump();
+	// a wrong token sets no session
+	const page2 = await request(`${sb.url}/dashboard/login`, { dispatcher: agent });
+	const token2 = /name="_csrf" value="([^"]+)"/.exec(await page2.body.text())![1];
+	const wrong = await request(`${sb.url}/dashboard/login`, {
+		method: 'POST',
+		dispatcher: agent,
+		headers: { cookie: cookieOf(page2.headers)[0][0], 'content-type': 'application/x-www-form-urlencoded' },
+		body: new URLSearchParams({ _csrf: token2, token: `${ADMIN}x` }).toString(),
+	});
+	await wrong.body.dump();
+	expect(wrong.statusCode).toBe(401);
+	expect(cookieOf(wrong.headers).some((c) => c[0].startsWith('sbx_session='))).toBe(false);
+});
