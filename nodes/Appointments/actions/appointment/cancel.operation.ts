@@ -29,7 +29,7 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i), 'Appointment Key', i);
+	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i, undefined, { extractValue: true }), 'Appointment Key', i);
 	const sendEmail = toBoolean(
 		node,
 		this.getNodeParameter('sendEmail', i, false),

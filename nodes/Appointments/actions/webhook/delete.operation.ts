@@ -20,7 +20,7 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = requirePathKey(
 		this.getNode(),
-		this.getNodeParameter('webhookKey', i, ''),
+		this.getNodeParameter('webhookKey', i, '', { extractValue: true }),
 		'Webhook Key',
 		i,
 	);

@@ -27,7 +27,7 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, ''), 'Webhook Key', i);
+	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), 'Webhook Key', i);
 	const url = validateWebhookUrl(this, this.getNodeParameter('url', i, ''), i);
 	const events = eventList(
 		node,

@@ -1,0 +1,80 @@
+import { DateTime } from 'luxon';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
+
+import { canonicalUuid } from '../shared';
+import { apiRequest, appointmentPath } from '../transport';
+import { listPage } from './page';
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+// An appointment code is one word with a digit, or one all-capital word; a name is neither.
+const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
+
+/** `Tue 24 Nov 10:00 · Ana Pérez · Dr. Rojas · CONFIRMED · K7M2P9QX`, the start in the workflow's time zone. */
+export function appointmentLabel(record: IDataObject, zone: string): string {
+	const person = (record.person ?? {}) as IDataObject;
+	const calendar = (record.calendar ?? {}) as IDataObject;
+	const start = DateTime.fromISO(String(record.start_date ?? ''), { zone, locale: 'en' });
+	const format = start.year === DateTime.now().setZone(zone).year ? 'ccc d LLL HH:mm' : 'ccc d LLL yyyy HH:mm';
+	return [
+		start.isValid ? start.toFormat(format) : undefined,
+		person.full_name,
+		calendar.name,
+		record.status,
+		record.search_code,
+	]
+		.filter((part) => typeof part === 'string' && part !== '')
+		.join(' · ');
+}
+
+function toItem(record: IDataObject, zone: string): INodeListSearchItems {
+	return { name: appointmentLabel(record, zone), value: String(record.appointment_key) };
+}
+
+/** The list filter a typed text maps to: an e-mail, an appointment code, else a (part of a) person's name. */
+export function searchFilter(text: string): IDataObject {
+	if (EMAIL.test(text)) return { email: text };
+	if (CODE.test(text)) return { search_code: text };
+	return { name: text };
+}
+
+/**
+ * Appointments for the Appointment locator. Without search text: from today 00:00 in the workflow's time zone
+ * on, so the first page shows today's and the next appointments. With text: all dates, narrowed by the list
+ * filter the text looks like (a key is read directly; a code that finds nothing is tried as a name).
+ */
+export async function searchAppointments(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const zone = this.getTimezone();
+	const text = (filter ?? '').trim();
+	if (!paginationToken && text !== '') {
+		const key = canonicalUuid(text);
+		if (key !== undefined) {
+			const response = await apiRequest(this, 'GET', appointmentPath(key), {
+				resource: `Appointment ${key}`,
+				allowStatus: [404],
+			});
+			const found = response.statusCode < 300 && response.body?.appointment_key !== undefined;
+			return { results: found ? [toItem(response.body as IDataObject, zone)] : [] };
+		}
+	}
+	const qs: IDataObject =
+		text === ''
+			? { start_date: DateTime.now().setZone(zone).startOf('day').toFormat("yyyy-MM-dd'T'HH:mm:ss") }
+			: searchFilter(text);
+	let page = await listPage(this, 'appointments/', qs, paginationToken, 'appointments');
+	if (!paginationToken && qs.search_code !== undefined && page.records.length === 0) {
+		page = await listPage(this, 'appointments/', { name: text }, undefined, 'appointments');
+	}
+	return {
+		results: page.records.map((record) => toItem(record, zone)),
+		paginationToken: page.next,
+	};
+}
