@@ -10,6 +10,7 @@ import { canonicalUuid } from '../shared';
 import { apiRequest, appointmentPath } from '../transport';
 import { listPage } from './page';
 
+const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
@@ -42,10 +43,20 @@ export function searchFilter(text: string): IDataObject {
 	return { name: text };
 }
 
+type Phase = 'upcoming' | 'earlier';
+
+/** The pagination token: the phase and, within it, the service's `next` link. */
+function parseToken(token: string | undefined): { phase: Phase; next?: string } {
+	if (!token) return { phase: 'upcoming' };
+	const [phase, ...rest] = token.split(' ');
+	const next = rest.join(' ') || undefined;
+	return { phase: phase === 'earlier' ? 'earlier' : 'upcoming', next };
+}
+
 /**
- * Appointments for the Appointment locator. Without search text: from today 00:00 in the workflow's time zone
- * on, so the first page shows today's and the next appointments. With text: all dates, narrowed by the list
- * filter the text looks like (a key is read directly; a code that finds nothing is tried as a name).
+ * Appointments for the Appointment locator, upcoming first: from today 00:00 in the workflow's time zone on
+ * (today's and the next appointments), then the earlier ones. Search text narrows both by the list filter it
+ * looks like (a key is read directly; a code that finds nothing is tried as a name).
  */
 export async function searchAppointments(
 	this: ILoadOptionsFunctions,
@@ -65,16 +76,27 @@ export async function searchAppointments(
 			return { results: found ? [toItem(response.body as IDataObject, zone)] : [] };
 		}
 	}
-	const qs: IDataObject =
-		text === ''
-			? { start_date: DateTime.now().setZone(zone).startOf('day').toFormat("yyyy-MM-dd'T'HH:mm:ss") }
-			: searchFilter(text);
-	let page = await listPage(this, 'appointments/', qs, paginationToken, 'appointments');
-	if (!paginationToken && qs.search_code !== undefined && page.records.length === 0) {
-		page = await listPage(this, 'appointments/', { name: text }, undefined, 'appointments');
-	}
-	return {
-		results: page.records.map((record) => toItem(record, zone)),
-		paginationToken: page.next,
+	const today = DateTime.now().setZone(zone).startOf('day');
+	const bounds: Record<Phase, IDataObject> = {
+		upcoming: { start_date: today.toFormat(WALL_CLOCK) },
+		earlier: { end_date: today.minus({ seconds: 1 }).toFormat(WALL_CLOCK) },
 	};
+	const load = async (filters: IDataObject, token: string | undefined) => {
+		let { phase, next } = parseToken(token);
+		const records: IDataObject[] = [];
+		for (;;) {
+			const page = await listPage(this, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
+			records.push(...page.records);
+			if (page.next) return { records, token: `${phase} ${page.next}` };
+			if (phase === 'earlier') return { records, token: undefined };
+			phase = 'earlier';
+			next = undefined;
+		}
+	};
+	const filters = text === '' ? {} : searchFilter(text);
+	let page = await load(filters, paginationToken);
+	if (!paginationToken && filters.search_code !== undefined && page.records.length === 0) {
+		page = await load({ name: text }, undefined);
+	}
+	return { results: page.records.map((record) => toItem(record, zone)), paginationToken: page.token };
 }
