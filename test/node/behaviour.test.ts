@@ -178,7 +178,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				appointmentKey: '={{ $json.key }}',
 				options: { concurrency: 50 },
 			},
-			/"Concurrency" must be a whole number from 1 to 20 \(got 50\)/,
+			/"Concurrency" \(item 0\) must be a whole number from 1 to 20 \(got 50\)/,
 		],
 		[
 			'max attempts below 1',
@@ -188,7 +188,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				appointmentKey: '={{ $json.key }}',
 				options: { maxAttempts: 0 },
 			},
-			/"Max Attempts" \(item 0\) must be a number of at least 1/,
+			/"Max Attempts" \(item 0\) must be a whole number from 1 to 20 \(got 0\)/,
 		],
 		[
 			'send email not a boolean',
