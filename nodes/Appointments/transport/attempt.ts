@@ -27,7 +27,10 @@ function isStream(value: unknown): value is BodyStream {
  * off at the time-out, as a silent one is). n8n's helper offers no abort signal of our own and its time-out
  * stops at the headers, so a watchdog looks at the clock while the body streams in.
  */
-async function readBody(body: BodyStream, deadline: number): Promise<string | 'tooLarge' | 'timedOut'> {
+async function readBody(
+	body: BodyStream,
+	deadline: number,
+): Promise<string | 'tooLarge' | 'timedOut' | { failed: unknown }> {
 	const chunks: Buffer[] = [];
 	let size = 0;
 	let finished = false;
@@ -57,7 +60,7 @@ async function readBody(body: BodyStream, deadline: number): Promise<string | 't
 			chunks.push(Buffer.from(chunk));
 		}
 	} catch (error) {
-		if (!timedOut) throw error;
+		if (!timedOut) return { failed: error };
 	} finally {
 		finished = true;
 	}
@@ -184,6 +187,7 @@ export async function sendOnce(
 					detail: 'the request timed out (the answer was still arriving)',
 				};
 			}
+			if (typeof read === 'object') return classifyThrown(read.failed);
 			raw = read;
 		}
 		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parseBody(raw) };
