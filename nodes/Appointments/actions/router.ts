@@ -36,6 +36,9 @@ const operations: Record<string, PrepareOperation> = {
 	'webhook:delete': webhook.delete.prepare,
 };
 
+const RETRY_ON_FAIL_HINT =
+	"Retry On Fail re-runs the whole node, items that already succeeded included, after the node's own retries (Options > Max Attempts) are spent, so the two multiply. The node already retries what is safe to retry: leave Retry On Fail off.";
+
 type Outcome = { data: IDataObject | IDataObject[] } | { error: Error };
 
 function itemContext(ctx: IExecuteFunctions, itemIndex: number): ItemContext {
@@ -89,6 +92,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const continueOnFail = this.continueOnFail();
+	if (this.getNode().retryOnFail === true) {
+		// n8n's Retry On Fail re-runs the whole node, items already done included, on top of the node's own retries.
+		this.addExecutionHints({ message: RETRY_ON_FAIL_HINT, location: 'outputPane' });
+	}
 	const rule = OPTION_RULES.concurrency;
 	const concurrency =
 		numberValue(this.getNode(), (this.getNodeParameter('options', 0, {}) as IDataObject).concurrency, rule.label, 0, rule) ?? 1;
