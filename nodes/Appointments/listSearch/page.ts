@@ -1,12 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	apiRequestUrl,
-	resolveSameOrigin,
-	transportCredentialInfo,
-	type ApiResponse,
-} from '../transport';
+import { apiRequest, apiRequestUrl, transportCredentialInfo, type ApiResponse } from '../transport';
+import { resolveSameOrigin } from '../transport/utils';
 
 /**
  * One page of a list for a resource locator: the first page from `path` with `qs`, a later one from the `next`
