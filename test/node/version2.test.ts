@@ -209,7 +209,7 @@ describe('Get against a service whose records have more fields than the spec sho
 });
 
 describe('list search: appointments', () => {
-	const label = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}( \d{4})? \d{2}:\d{2} · .+ · .+ · [A-Z_]+ · [A-Z0-9]+$/;
+	const label = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}( \d{4})? \d{2}:\d{2} · .+ · [A-Z_]+ · .+ · [A-Z0-9]+$/;
 	const startMs = (a: IDataObject) => DateTime.fromISO(String(a.start_date)).toMillis();
 	/** What the list should show for these appointments: from today 00:00 on, earliest first, then the earlier ones. */
 	const upcomingFirst = (list: IDataObject[]) => {
@@ -240,7 +240,7 @@ describe('list search: appointments', () => {
 		const a = upcomingFirst(all)[0];
 		const start = DateTime.fromISO(String(a.start_date), { zone: ZONE, locale: 'en' });
 		expect(shown[0].name).toBe(
-			`${start.toFormat('ccc d LLL HH:mm')} · ${(a.person as IDataObject).full_name} · ${(a.calendar as IDataObject).name} · ${a.status} · ${a.search_code}`,
+			`${start.toFormat('ccc d LLL HH:mm')} · ${(a.person as IDataObject).full_name} · ${a.status} · ${(a.calendar as IDataObject).name} · ${a.search_code}`,
 		);
 		for (const r of shown) expect(r.name).toMatch(label);
 	});
@@ -304,5 +304,34 @@ describe('list search: webhooks', () => {
 		for (const hook of hooks) {
 			await runOk(sb, { resource: 'webhook', operation: 'delete', webhookKey: rl(String(hook.webhook_key)) });
 		}
+	});
+});
+
+describe('hints', () => {
+	// n8n's editor shows a hint when its displayCondition, an expression over the node's parameters, is true.
+	const shown = (parameters: IDataObject): string[] => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { Workflow, NodeHelpers } = require('n8n-workflow') as typeof import('n8n-workflow');
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { Appointments } = require('../../nodes/Appointments/Appointments.node');
+		const nodeType = NodeHelpers.getVersionedNodeType(new Appointments(), 2);
+		const node = { id: 'n', name: 'Node', type: 'test.appointments', typeVersion: 2, position: [0, 0] as [number, number], parameters: parameters as never };
+		const workflow = new Workflow({
+			nodes: [node],
+			connections: {},
+			active: false,
+			nodeTypes: { getByName: () => nodeType, getByNameAndVersion: () => nodeType, getKnownTypes: () => ({}) } as never,
+		});
+		return (nodeType.description.hints ?? [])
+			.filter((hint) => workflow.expression.getSimpleParameterValue(workflow.getNode('Node')!, hint.displayCondition!, 'internal', {}) === true)
+			.map((hint) => hint.message);
+	};
+
+	test('Get Many with Return All and no date range warns about large accounts; a Date Range names its time zone', () => {
+		const getMany = { resource: 'appointment', operation: 'getAll' };
+		expect(shown({ ...getMany, returnAll: true, dateRange: 'all' })).toEqual([expect.stringMatching(/^Return All reads every page/)]);
+		expect(shown({ ...getMany, returnAll: false, dateRange: 'today' })).toEqual([expect.stringMatching(/time zone/)]);
+		expect(shown({ ...getMany, returnAll: false, dateRange: 'all' })).toEqual([]);
+		expect(shown({ resource: 'webhook', operation: 'getAll', returnAll: true })).toEqual([]);
 	});
 });

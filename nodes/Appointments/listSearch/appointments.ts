@@ -15,7 +15,10 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
 
-/** `Tue 24 Nov 10:00 · Ana Pérez · Dr. Rojas · CONFIRMED · K7M2P9QX`, the start in the workflow's time zone. */
+/**
+ * `Tue 24 Nov 10:00 · Ana Pérez · CONFIRMED · Dr. Rojas · K7M2P9QX`, the start in the workflow's time zone. The
+ * status comes before the calendar: the editor's list cuts long entries, and calendar names are the long part.
+ */
 export function appointmentLabel(record: IDataObject, zone: string): string {
 	const person = (record.person ?? {}) as IDataObject;
 	const calendar = (record.calendar ?? {}) as IDataObject;
@@ -24,8 +27,8 @@ export function appointmentLabel(record: IDataObject, zone: string): string {
 	return [
 		start.isValid ? start.toFormat(format) : undefined,
 		person.full_name,
-		calendar.name,
 		record.status,
+		calendar.name,
 		record.search_code,
 	]
 		.filter((part) => typeof part === 'string' && part !== '')
