@@ -6,7 +6,8 @@ import {
 	parseRetryAfter,
 	resolveSameOrigin,
 } from '../../nodes/Appointments/transport/utils';
-import { formatErrorBody, redact, statusMessage } from '../../nodes/Appointments/transport/errors';
+import { formatErrorBody } from '../../nodes/Appointments/transport/errorBody';
+import { redact, statusMessage } from '../../nodes/Appointments/transport/errors';
 import { resolvePolicy, DEFAULT_POLICY } from '../../nodes/Appointments/transport/credential';
 
 describe('normaliseBaseUrl', () => {

@@ -6,7 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RequestPolicy, TransportContext } from './credential';
 import { recordOf, responseError } from './errors';
-import { apiRequest, type ApiResponse } from './request';
+import { apiRequest } from './request';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
@@ -23,18 +23,6 @@ export async function getAppointment(ctx: TransportContext, key: string, opts: O
 	return (await recordOf(ctx, response, 'GET', labels(key, opts), false)) as IDataObject;
 }
 
-async function answerOrReadBack(
-	ctx: TransportContext,
-	response: ApiResponse,
-	method: 'PATCH' | 'DELETE',
-	key: string,
-	opts: Opts,
-): Promise<IDataObject> {
-	const record = await recordOf(ctx, response, method, labels(key, opts));
-	if (record?.appointment_key !== undefined) return record;
-	return await getAppointment(ctx, key, opts);
-}
-
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
 export async function mutateAppointment(
 	ctx: TransportContext,
@@ -44,7 +32,9 @@ export async function mutateAppointment(
 	opts: Opts & { qs?: IDataObject; body?: IDataObject } = {},
 ): Promise<IDataObject> {
 	const response = await apiRequest(ctx, method, path, { ...labels(key, opts), qs: opts.qs, body: opts.body });
-	return await answerOrReadBack(ctx, response, method, key, opts);
+	const record = await recordOf(ctx, response, method, labels(key, opts));
+	if (record?.appointment_key !== undefined) return record;
+	return await getAppointment(ctx, key, opts);
 }
 
 function isCancelled(record: IDataObject): boolean {

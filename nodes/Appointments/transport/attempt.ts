@@ -57,7 +57,7 @@ async function readBody(
 				body.destroy();
 				return 'tooLarge';
 			}
-			chunks.push(Buffer.from(chunk));
+			chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
 		}
 	} catch (error) {
 		if (!timedOut) return { failed: error };
@@ -68,7 +68,7 @@ async function readBody(
 		body.destroy();
 		return 'timedOut';
 	}
-	return Buffer.concat(chunks).toString('utf8');
+	return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
 }
 
 /** JSON when the text is JSON, else the text itself (an HTML page, say); '' and null are no body. */

@@ -7,12 +7,12 @@
  * again: the list is watched until it shows up or the wait budget is spent. 429/503 (not processed) and refused
  * connections are simply retried. An empty answer (201/204 without a body) is read back from the list the same way.
  */
-import { NodeApiError, sleep, type IDataObject, type JsonObject } from 'n8n-workflow';
+import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../shared/webhooks';
 import type { Outcome } from './attempt';
 import { credentialInfo, resolvePolicy, type TransportContext } from './credential';
-import { apiError, recordOf } from './errors';
+import { apiError, recordOf, unconfirmedError } from './errors';
 import { apiRequest, type ApiResponse, type RetryBudget } from './request';
 import { listWebhooks, type WebhookOpts } from './webhooks';
 
@@ -73,9 +73,5 @@ export async function createWebhook(
 	if (record !== undefined) return record;
 	const readBack = await stored();
 	if (readBack) return readBack.body as IDataObject;
-	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode } as JsonObject, {
-		message: `The service answered ${response.statusCode} without the subscription, and no new one with this URL and these events is in the list`,
-		httpCode: String(response.statusCode),
-		itemIndex: opts.itemIndex,
-	});
+	throw unconfirmedError(ctx, response.statusCode, 'a new subscription with this URL and these events', opts.itemIndex);
 }

@@ -5,6 +5,7 @@
 import { NodeApiError, type IDataObject, type IHttpRequestMethods, type JsonObject } from 'n8n-workflow';
 
 import type { Outcome } from './attempt';
+import { formatErrorBody } from './errorBody';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credential';
 
 /** What the error builders need of a request's options. */
@@ -18,57 +19,6 @@ export interface Tried {
 	attempts: number;
 	waitedMs: number;
 	reason?: string;
-}
-
-function messagesOf(value: unknown, depth = 0): string[] {
-	if (depth > 5 || value === undefined || value === null) return [];
-	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
-	if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
-	if (Array.isArray(value)) return value.flatMap((v) => messagesOf(v, depth + 1));
-	if (typeof value === 'object') {
-		const obj = value as Record<string, unknown>;
-		for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
-			if (key in obj) {
-				const found = messagesOf(obj[key], depth + 1);
-				if (!found.length) continue;
-				// An entry of an error list such as { field: "events", message: "..." } names its field.
-				const field = ['field', 'attr', 'param', 'parameter'].map((f) => obj[f]).find((f) => typeof f === 'string' && f);
-				return field ? [`${String(field)}: ${found.join(' ')}`] : found;
-			}
-		}
-		// Field map: { field: ["msg", ...] } -> "field: msg; msg"
-		const out: string[] = [];
-		for (const [field, v] of Object.entries(obj)) {
-			const msgs = messagesOf(v, depth + 1);
-			if (!msgs.length) continue;
-			if (field === 'non_field_errors' || field === 'errors') out.push(...msgs);
-			else out.push(`${field}: ${msgs.join(' ')}`);
-		}
-		return out;
-	}
-	return [];
-}
-
-/** One readable message from any error body (JSON text, `detail`/`message`/`error`, field maps, arrays). */
-export function formatErrorBody(body: unknown): string {
-	let value = body;
-	if (typeof value === 'string') {
-		const text = value.trim();
-		if (text.startsWith('{') || text.startsWith('[')) {
-			try {
-				value = JSON.parse(text);
-			} catch {
-				value = text;
-			}
-		}
-	}
-	if (typeof value === 'string') {
-		// Not JSON (HTML error page etc.): keep it short and strip tags.
-		const plain = value.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-		return plain.length > 300 ? `${plain.slice(0, 297)}...` : plain;
-	}
-	const text = messagesOf(value).join('; ');
-	return text.length > 1000 ? `${text.slice(0, 997)}...` : text;
 }
 
 /**
@@ -244,12 +194,19 @@ export async function recordOf(
 	const info = await credentialInfo(ctx);
 	const where = redact(`${method} ${response.url.replace(info.baseUrl, '')}`, info.secrets);
 	const raw = rawBodyText(redactBody(body, info.secrets), 500);
-	return Promise.reject(
-		new NodeApiError(ctx.getNode(), { statusCode: response.statusCode, request: where } as JsonObject, {
-			message: `The service answered ${response.statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`,
-			description: `${where} answered ${response.statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`,
-			httpCode: String(response.statusCode),
-			itemIndex: labels.itemIndex,
-		}),
-	);
+	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode, request: where } as JsonObject, {
+		message: `The service answered ${response.statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`,
+		description: `${where} answered ${response.statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`,
+		httpCode: String(response.statusCode),
+		itemIndex: labels.itemIndex,
+	});
+}
+
+/** An empty answer to a webhook create or update whose subscription the list does not show either. */
+export function unconfirmedError(ctx: TransportContext, statusCode: number, what: string, itemIndex?: number): Error {
+	return new NodeApiError(ctx.getNode(), { statusCode } as JsonObject, {
+		message: `The service answered ${statusCode} without the subscription, and ${what} is not in the list, so it cannot be confirmed`,
+		httpCode: String(statusCode),
+		itemIndex,
+	});
 }

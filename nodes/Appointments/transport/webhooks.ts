@@ -1,9 +1,9 @@
 /** Webhook subscription requests: list, update (PUT) and delete. Create, which must never double, is in createWebhook.ts. */
-import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { keyOf, validateWebhookInput, type WebhookInput } from '../shared/webhooks';
 import type { RequestPolicy, TransportContext } from './credential';
-import { recordOf, responseError } from './errors';
+import { recordOf, responseError, unconfirmedError } from './errors';
 import { paginateAll } from './paginate';
 import { apiRequest } from './request';
 
@@ -37,11 +37,7 @@ export async function updateWebhook(
 	// An empty answer: the spec has no single-webhook read, so the updated subscription is found in the list.
 	const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key);
 	if (listed) return listed;
-	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode } as JsonObject, {
-		message: `The service answered ${response.statusCode} without the subscription, and webhook ${key} is not in the list, so the update cannot be confirmed`,
-		httpCode: String(response.statusCode),
-		itemIndex: opts.itemIndex,
-	});
+	throw unconfirmedError(ctx, response.statusCode, `webhook ${key}`, opts.itemIndex);
 }
 
 /**
