@@ -64,7 +64,7 @@ async function sandboxAppointments(): Promise<any[]> {
 async function selectedCredential(): Promise<string> {
 	const select = ndv().getByTestId('node-credentials-select');
 	await select.waitFor();
-	const values = await select.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+	const values = await select.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
 	return [await select.innerText(), ...values].join(' ');
 }
 
