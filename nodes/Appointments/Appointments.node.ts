@@ -1,55 +1,27 @@
-import {
-	NodeConnectionTypes,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-} from 'n8n-workflow';
+import { VersionedNodeType, type INodeTypeBaseDescription } from 'n8n-workflow';
 
-import * as appointment from './actions/appointment';
-import { router } from './actions/router';
-import * as webhook from './actions/webhook';
+import { AppointmentsV1 } from './v1/AppointmentsV1';
+import { AppointmentsV2 } from './v2/AppointmentsV2';
 
 /**
- * Appointments: manage appointments and webhook subscriptions of the scheduling service.
- * Version 1. Operations receive the node's typeVersion (ItemContext.nodeVersion), so a later version can change
- * behaviour behind `version: [1, 2]` while saved workflows keep version 1's.
+ * Appointments: manage appointments and webhook subscriptions of the scheduling service. Version 2 picks
+ * appointments and subscriptions from lists (resource locators) and simplifies Get; saved version-1 workflows
+ * keep version 1's parameters and outputs. Both versions share the operations (actions/).
  */
-export class Appointments implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Appointments',
-		name: 'appointments',
-		icon: {
-			light: 'file:appointments.svg',
-			dark: 'file:appointments.dark.svg',
-		},
-		group: ['transform'],
-		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Manage appointments and webhook subscriptions of the scheduling service',
-		defaults: { name: 'Appointments' },
-		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'appointmentsApi', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Appointment', value: 'appointment' },
-					{ name: 'Webhook', value: 'webhook' },
-				],
-				default: 'appointment',
-			},
-			...appointment.description,
-			...webhook.description,
-		],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+export class Appointments extends VersionedNodeType {
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'Appointments',
+			name: 'appointments',
+			icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
+			group: ['transform'],
+			subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+			description: 'Manage appointments and webhook subscriptions of the scheduling service',
+			defaultVersion: 2,
+		};
+		super(
+			{ 1: new AppointmentsV1(baseDescription), 2: new AppointmentsV2(baseDescription) },
+			baseDescription,
+		);
 	}
 }

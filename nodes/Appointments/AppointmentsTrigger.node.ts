@@ -42,8 +42,10 @@ export class AppointmentsTrigger implements INodeType {
 		],
 		properties: [
 			{
+				// Kept visible (a notice): without https the trigger cannot work at all. The test/production URL
+				// details and the proxy/tunnel set-up are in the README's Trigger section (the node's docs link).
 				displayName:
-					'The service sends events only to https addresses. "Listen for test event" subscribes the Test URL and removes that subscription when listening stops; publishing the workflow subscribes the Production URL, which testing never changes. n8n must be reachable over https at its N8N_WEBHOOK_URL (or the deprecated WEBHOOK_URL), e.g. behind a reverse proxy or a tunnel.',
+					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel.',
 				name: 'notice',
 				type: 'notice',
 				default: '',

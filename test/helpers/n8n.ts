@@ -241,6 +241,8 @@ export interface RunNodeOptions {
 	timezone?: string;
 	nodeType?: INodeType;
 	nodeTypeVersion?: number;
+	/** The node's settings (Retry On Fail and its tries). */
+	settings?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>;
 }
 
 export interface RunNodeResult {
@@ -262,11 +264,12 @@ let executionCounter = 0;
 export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const nodeType = options.nodeType ?? defaultNodeType();
 	const typeName = `test.${nodeType.description.name}`;
+	// Like a node newly added in the editor: a versioned node's defaultVersion, else its highest version.
+	const declared = (nodeType.description as { version?: number | number[] }).version;
 	const version =
 		options.nodeTypeVersion ??
-		(Array.isArray(nodeType.description.version)
-			? Math.max(...nodeType.description.version)
-			: nodeType.description.version);
+		nodeType.description.defaultVersion ??
+		(Array.isArray(declared) ? Math.max(...declared) : (declared as number));
 	InputNode.items = options.input ?? [{}];
 
 	const nodes: INode[] = [
@@ -281,6 +284,7 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 			credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
 			continueOnFail: options.continueOnFail ?? false,
 			...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+			...options.settings,
 		},
 	];
 	const nodeTypes = new TestNodeTypes({ 'test.testInput': new InputNode(), [typeName]: nodeType });
@@ -370,4 +374,46 @@ export async function testCredential(
 	}
 	if (status >= 400) return { status: 'Error', message: `Request failed with status code ${status}`, url: joined };
 	return { status: 'OK', message: 'Connection tested successfully', url: joined };
+}
+
+/**
+ * Calls a `listSearch` method of the Appointments node (default version) as n8n's editor does when a resource
+ * locator's list opens, searches or scrolls: through n8n-core's LoadOptionsContext with the given credential.
+ */
+export async function listSearch(options: {
+	method: string;
+	credentials: { baseUrl: string; accessToken: string };
+	filter?: string;
+	paginationToken?: string;
+	timezone?: string;
+	parameters?: IDataObject;
+}): Promise<import('n8n-workflow').INodeListSearchResult> {
+	const nodeType = workflowLib.NodeHelpers.getVersionedNodeType(defaultNodeType());
+	const search = nodeType.methods?.listSearch?.[options.method];
+	if (!search) throw new Error(`no listSearch method ${options.method}`);
+	const typeName = `test.${nodeType.description.name}`;
+	const node: INode = {
+		id: 'under-test',
+		name: 'Node',
+		type: typeName,
+		typeVersion: nodeType.description.version as number,
+		position: [0, 0],
+		parameters: (options.parameters ?? {}) as INode['parameters'],
+		credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
+	};
+	const workflow = new workflowLib.Workflow({
+		id: 'wf-test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: new TestNodeTypes({ [typeName]: defaultNodeType() }),
+		settings: { timezone: options.timezone ?? 'America/Santiago' },
+	});
+	const additionalData = testAdditionalData({
+		credentials: options.credentials,
+		publicBase: 'http://127.0.0.1:5678',
+		where: 'in list searches',
+	});
+	const context = new core.LoadOptionsContext(workflow, node, additionalData, 'parameters.appointmentKey');
+	return await search.call(context, options.filter, options.paginationToken);
 }

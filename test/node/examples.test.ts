@@ -15,6 +15,7 @@ import { runOk, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 interface ExampleNode {
 	name: string;
 	type: string;
+	typeVersion: number;
 	parameters: IDataObject;
 }
 
@@ -26,7 +27,10 @@ const examples: Record<string, { nodes: ExampleNode[] }> = {
 };
 
 function nodesOf(prefix: string): ExampleNode[] {
-	return examples[prefix].nodes.filter((n) => n.type === 'n8n-nodes-appointments.appointments');
+	const nodes = examples[prefix].nodes.filter((n) => n.type === 'n8n-nodes-appointments.appointments');
+	// The examples show what a builder gets today: version 2 (test/e2e runs a saved version-1 workflow).
+	for (const node of nodes) expect(node.typeVersion).toBe(2);
+	return nodes;
 }
 
 let sb: Sandbox;
@@ -103,8 +107,11 @@ test('5 webhook housekeeping: create, list, update, delete', async () => {
 	const listed = await runOk(sb, list.parameters);
 	expect(listed.map((w) => w.webhook_key)).toContain(created.webhook_key);
 	// The saved expression reads the key from the "Create Demo Subscription" node; here it comes as input.
-	expect(String(update.parameters.webhookKey)).toContain('webhook_key');
-	const byInput = (p: IDataObject) => ({ ...p, webhookKey: '={{ $json.webhook_key }}' });
+	expect(update.parameters.webhookKey).toMatchObject({ mode: 'id', value: expect.stringContaining('webhook_key') });
+	const byInput = (p: IDataObject) => ({
+		...p,
+		webhookKey: { __rl: true, mode: 'id', value: '={{ $json.webhook_key }}' },
+	});
 	const [updated] = await runOk(sb, byInput(update.parameters), { input: [created] });
 	expect(updated.events).toEqual(['appointment.created', 'appointment.canceled']);
 	const [deleted] = await runOk(sb, byInput(del.parameters), { input: [created] });

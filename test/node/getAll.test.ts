@@ -190,7 +190,7 @@ describe('filters', () => {
 });
 
 describe('simplify', () => {
-	test('on by default: key, code, status, start, calendar name, person name and e-mail', async () => {
+	test('on by default: key, code, status, start, calendar key and name, person name and e-mail', async () => {
 		const out = await runOk(sb, { resource: 'appointment', operation: 'getAll', limit: 3 });
 		expect(out).toHaveLength(3);
 		for (const a of out) {
@@ -200,7 +200,10 @@ describe('simplify', () => {
 				search_code: full.search_code,
 				status: full.status,
 				start_date: full.start_date,
-				calendar: { name: (full.calendar as IDataObject).name },
+				calendar: {
+					calendar_key: (full.calendar as IDataObject).calendar_key,
+					name: (full.calendar as IDataObject).name,
+				},
 				person: {
 					full_name: (full.person as IDataObject).full_name,
 					email: (full.person as IDataObject).email,

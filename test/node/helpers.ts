@@ -71,6 +71,8 @@ export interface RunOptions {
 	continueOnFail?: boolean;
 	timezone?: string;
 	token?: string;
+	/** The node's typeVersion (default: the version n8n gives a new node). */
+	version?: number;
 }
 
 export async function run(
@@ -84,6 +86,7 @@ export async function run(
 		input: opts.input,
 		continueOnFail: opts.continueOnFail,
 		timezone: opts.timezone ?? ZONE,
+		nodeTypeVersion: opts.version,
 	});
 }
 

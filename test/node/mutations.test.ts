@@ -24,12 +24,12 @@ beforeEach(async () => {
 const key = (n: number) => String(all[n].appointment_key);
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-test('get returns the full record', async () => {
-	const [out] = await runOk(sb, {
-		resource: 'appointment',
-		operation: 'get',
-		appointmentKey: key(3),
-	});
+test('get (version 1) returns the full record', async () => {
+	const [out] = await runOk(
+		sb,
+		{ resource: 'appointment', operation: 'get', appointmentKey: key(3) },
+		{ version: 1 },
+	);
 	const expected = { ...all[3] };
 	expect(out).toMatchObject({
 		appointment_key: expected.appointment_key,

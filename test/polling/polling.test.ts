@@ -141,7 +141,7 @@ describe('Appointments Polling Trigger', () => {
 				search_code: created.search_code,
 				status: 'CONFIRMED',
 				start_date: created.start_date,
-				calendar: { name: created.calendar.name },
+				calendar: { calendar_key: created.calendar.calendar_key, name: created.calendar.name },
 				person: { full_name: created.person.full_name, email: created.person.email },
 				event: 'appointment.created',
 				timestamp: expect.any(String),

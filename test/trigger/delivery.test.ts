@@ -139,7 +139,7 @@ describe('Simplify', () => {
 				search_code: body.data.search_code,
 				status: body.data.status,
 				start_date: body.data.start_date,
-				calendar: { name: 'Dr. Ruiz' },
+				calendar: { calendar_key: body.data.calendar.calendar_key, name: 'Dr. Ruiz' },
 				person: { full_name: 'Marta Quiroga', email: 'marta.quiroga@example.org' },
 			},
 		]);

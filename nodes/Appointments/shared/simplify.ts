@@ -1,8 +1,9 @@
 /**
  * simplify(record): the fields a user needs from an appointment, in the record's own shape and names, so an
  * expression such as `$json.person.full_name` works with Simplify on or off:
- *   { appointment_key, search_code, status, start_date, calendar: { name }, person: { full_name, email } }
- * Fields missing from the record are left out (never invented); a non-object yields `{}`.
+ *   { appointment_key, search_code, status, start_date, calendar: { calendar_key, name }, person: { full_name, email } }
+ * calendar_key is kept so a simplified item can feed the next node's Calendar Key filter. Fields missing from
+ * the record are left out (never invented); a non-object yields `{}`.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -16,8 +17,11 @@ export function simplifyAppointment(record: unknown): IDataObject {
 	for (const field of ['appointment_key', 'search_code', 'status', 'start_date']) {
 		if (record[field] !== undefined) out[field] = record[field];
 	}
-	if (isObject(record.calendar) && record.calendar.name !== undefined) {
-		out.calendar = { name: record.calendar.name };
+	if (isObject(record.calendar)) {
+		const calendar: IDataObject = {};
+		if (record.calendar.calendar_key !== undefined) calendar.calendar_key = record.calendar.calendar_key;
+		if (record.calendar.name !== undefined) calendar.name = record.calendar.name;
+		if (Object.keys(calendar).length > 0) out.calendar = calendar;
 	}
 	if (isObject(record.person)) {
 		const person: IDataObject = {};
@@ -27,6 +31,3 @@ export function simplifyAppointment(record: unknown): IDataObject {
 	}
 	return out;
 }
-
-/** Alias kept stable for the trigger. */
-export const simplify = simplifyAppointment;

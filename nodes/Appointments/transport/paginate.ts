@@ -15,7 +15,8 @@
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, transportCredentialInfo, type RequestPolicy, type TransportContext } from './request';
+import { transportCredentialInfo, type RequestPolicy, type TransportContext } from './credential';
+import { apiRequest, apiRequestUrl } from './request';
 import { resolveSameOrigin } from './utils';
 
 export interface PaginateOptions {

@@ -1,7 +1,7 @@
-/** Appointment > Get: GET /api/v3/appointments/{key}/, the full record. */
+/** Appointment > Get: GET /api/v3/appointments/{key}/; the full record, or with Simplify (version 2) Get Many's fields. */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { requireUuid } from '../../shared';
+import { requireUuid, simplifyAppointment } from '../../shared';
 import { getAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
@@ -17,9 +17,14 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = requireUuid(
 		this.getNode(),
-		this.getNodeParameter('appointmentKey', i),
+		this.getNodeParameter('appointmentKey', i, undefined, { extractValue: true }),
 		'Appointment Key',
 		i,
 	);
-	return async () => await getAppointment(this, key, { itemIndex: i, policy: item.policy });
+	// Version 1 has no Simplify: its Get keeps returning the full record.
+	const simplify = this.getNodeParameter('simplify', i, false) as boolean;
+	return async () => {
+		const record = await getAppointment(this, key, { itemIndex: i, policy: item.policy });
+		return simplify ? simplifyAppointment(record) : record;
+	};
 };

@@ -21,6 +21,9 @@ import { paginateAll } from '../../transport';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
+export const SIMPLIFY_DESCRIPTION =
+	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and e-mail) instead of the full record';
+
 const properties: INodeProperties[] = [
 	...returnAllOrLimit('appointments'),
 	{
@@ -191,8 +194,7 @@ const properties: INodeProperties[] = [
 		name: 'simplify',
 		type: 'boolean',
 		default: true,
-		description:
-			'Whether to return only the key, code, status, start, calendar name and person name and e-mail instead of the full record',
+		description: SIMPLIFY_DESCRIPTION,
 	},
 	optionsCollection(true),
 ];

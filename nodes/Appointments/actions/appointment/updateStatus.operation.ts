@@ -28,7 +28,7 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i), 'Appointment Key', i);
+	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i, undefined, { extractValue: true }), 'Appointment Key', i);
 	const status = requireStatus(node, this.getNodeParameter('status', i), 'Status', i);
 	return async () =>
 		await mutateAppointment(this, 'PATCH', appointmentPath(key), key, {

@@ -20,7 +20,7 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = requirePathKey(
 		this.getNode(),
-		this.getNodeParameter('webhookKey', i, ''),
+		this.getNodeParameter('webhookKey', i, '', { extractValue: true }),
 		'Webhook Key',
 		i,
 	);
@@ -28,6 +28,7 @@ export const prepare: PrepareOperation = function (item) {
 		const result = await deleteWebhook(this, key, {
 			itemIndex: i,
 			policy: item.policy,
+			keyAsListed: true,
 		});
 		return { deleted: result.deleted, webhook_key: result.webhook_key };
 	};

@@ -1,0 +1,2 @@
+export { searchAppointments } from './appointments';
+export { searchWebhooks } from './webhooks';

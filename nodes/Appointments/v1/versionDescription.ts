@@ -1,0 +1,22 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as appointment from '../actions/appointment';
+import * as webhook from '../actions/webhook';
+
+export const resourceProperty: INodeProperties = {
+	displayName: 'Resource',
+	name: 'resource',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{ name: 'Appointment', value: 'appointment' },
+		{ name: 'Webhook', value: 'webhook' },
+	],
+	default: 'appointment',
+};
+
+export const versionDescription: INodeProperties[] = [
+	resourceProperty,
+	...appointment.description,
+	...webhook.description,
+];

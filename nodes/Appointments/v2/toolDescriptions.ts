@@ -1,0 +1,45 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/**
+ * What an AI agent reads about each operation when the node is used as a tool (Appointments Tool): when to use
+ * it, what it needs, what it returns. One "Description" field per operation, shown only in tool mode and
+ * prefilled with this text; n8n then uses it as the tool's description instead of the short action name.
+ */
+const TOOL_DESCRIPTIONS: Record<string, Record<string, string>> = {
+	appointment: {
+		getAll:
+			'Finds appointments of the scheduling service. Use it to answer who has an appointment when, or to look up the appointment_key of an appointment before getting, changing, rescheduling or cancelling it. Filter by date range, status, person name (part of it), e-mail, phone, appointment code (search_code) or calendar_key. Returns one object per appointment: appointment_key, search_code, status, start_date (ISO 8601 with offset), calendar {calendar_key, name}, person {full_name, email}.',
+		get: 'Reads one appointment by its appointment_key (a UUID from Get Many). Use it to check the current status or start of an appointment before changing it. Returns appointment_key, search_code, status, start_date, calendar and person.',
+		updateStatus:
+			'Sets the status of one appointment given its appointment_key: CONFIRMED, PENDING, ATTENDED, IN_PROGRESS, NO_SHOW, PENDING_PAYMENT, PENDING_FORM or PENDING_COMPANIONS (to cancel, use the cancel tool). Use it to confirm an appointment or mark it attended or as a no-show. Returns the updated appointment.',
+		reschedule:
+			"Moves one appointment to a new start given its appointment_key and the new start (ISO 8601; without an offset it is read in the workflow's time zone). The service does not check that the time is free: check availability first. Returns the updated appointment.",
+		cancel:
+			'Cancels one appointment given its appointment_key, optionally e-mailing the client. Use it only when the user asks to cancel. Returns the cancelled appointment.',
+	},
+	webhook: {
+		getAll:
+			'Lists the webhook subscriptions (callback URL and events) of the scheduling service. Returns webhook_key, url and events for each.',
+		create:
+			'Subscribes an https callback URL to appointment events (appointment.created, appointment.updated, appointment.canceled). Returns the subscription with its webhook_key.',
+		update:
+			'Replaces the callback URL and events of one subscription given its webhook_key. Returns the updated subscription.',
+		delete: 'Removes one subscription given its webhook_key. Returns { deleted: true, webhook_key }.',
+	},
+};
+
+export const toolDescriptionProperties: INodeProperties[] = Object.entries(TOOL_DESCRIPTIONS).flatMap(
+	([resource, operations]) =>
+		Object.entries(operations).map(
+			([operation, text]): INodeProperties => ({
+				displayName: 'Description',
+				name: 'toolDescription',
+				type: 'string',
+				default: text,
+				typeOptions: { rows: 3 },
+				description:
+					'What the AI agent reads about this tool: when to use it, what it needs and what it returns',
+				displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+			}),
+		),
+);
