@@ -21,6 +21,24 @@ import { paginateAll } from '../../transport';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
+const MAX_PAGE_CONCURRENCY = 10;
+
+/** Get Many's options: the common ones and Page Concurrency (in alphabetical order, as n8n lists options). */
+function withPageConcurrency(collection: INodeProperties): INodeProperties {
+	const options = [...(collection.options as INodeProperties[])];
+	const at = options.findIndex((o) => o.displayName > 'Page Concurrency');
+	options.splice(at < 0 ? options.length : at, 0, {
+		displayName: 'Page Concurrency',
+		name: 'pageConcurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_PAGE_CONCURRENCY },
+		default: 4,
+		description:
+			'How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service\'s order.',
+	});
+	return { ...collection, options };
+}
+
 const properties: INodeProperties[] = [
 	...returnAllOrLimit('appointments'),
 	{
@@ -194,7 +212,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to return only the key, code, status, start, calendar name and person name and e-mail instead of the full record',
 	},
-	optionsCollection(true),
+	withPageConcurrency(optionsCollection(true)),
 ];
 
 export const description = updateDisplayOptions(
@@ -229,10 +247,19 @@ function isEmpty(value: unknown): boolean {
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
+	const readPageConcurrency = (value: unknown): number => {
+		if (value === undefined || value === null || value === '') return 4;
+		const n = typeof value === 'string' ? Number(value) : value;
+		if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_PAGE_CONCURRENCY) {
+			throw inputError(node, 'Page Concurrency', i, `a whole number from 1 to ${MAX_PAGE_CONCURRENCY}`, value);
+		}
+		return n;
+	};
 	const limit = readLimit(this, i);
 	const simplify = this.getNodeParameter('simplify', i, true) as boolean;
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+	const pageConcurrency = readPageConcurrency(item.options.pageConcurrency);
 
 	const qs: IDataObject = {};
 	for (const [field, param, label] of KEY_FILTERS) {
@@ -306,6 +333,7 @@ export const prepare: PrepareOperation = function (item) {
 			policy: item.policy,
 			keyField: 'appointment_key',
 			resource: 'appointments',
+			pageConcurrency,
 		});
 		return simplify ? records.map((record) => simplifyAppointment(record)) : records;
 	};
