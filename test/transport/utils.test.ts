@@ -2,13 +2,12 @@ import {
 	backoffDelay,
 	buildApiUrl,
 	encodeQuery,
-	formatErrorBody,
 	normaliseBaseUrl,
 	parseRetryAfter,
-	redact,
 	resolveSameOrigin,
 } from '../../nodes/Appointments/transport/utils';
-import { statusMessage, resolvePolicy, policyFromOptions, DEFAULT_POLICY } from '../../nodes/Appointments/transport/request';
+import { formatErrorBody, redact, statusMessage } from '../../nodes/Appointments/transport/errors';
+import { resolvePolicy, policyFromOptions, DEFAULT_POLICY } from '../../nodes/Appointments/transport/credential';
 
 describe('normaliseBaseUrl', () => {
 	it.each([

@@ -2,3 +2,4 @@ export * from './constants';
 export * from './dates';
 export * from './simplify';
 export * from './validation';
+export * from './webhooks';

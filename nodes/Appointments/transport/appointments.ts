@@ -12,7 +12,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { apiRequest, type RequestPolicy, type TransportContext } from './request';
+import type { RequestPolicy, TransportContext } from './credential';
+import { apiRequest } from './request';
 
 export function appointmentPath(key: string, suffix?: string): string {
 	return `appointments/${encodeURIComponent(key)}/${suffix ? `${suffix.replace(/^\/+|\/+$/g, '')}/` : ''}`;

@@ -1,13 +1,15 @@
+export * from './credential';
+export * from './errors';
 export * from './request';
 export * from './paginate';
 export * from './appointments';
 export * from './webhooks';
+export * from './createWebhook';
 export {
 	normaliseBaseUrl,
 	buildApiUrl,
 	encodeQuery,
 	parseRetryAfter,
 	backoffDelay,
-	formatErrorBody,
 	resolveSameOrigin,
 } from './utils';

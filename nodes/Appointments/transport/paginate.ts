@@ -7,9 +7,10 @@
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
+import { transportCredentialInfo, type RequestPolicy, type TransportContext } from './credential';
 import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
 import { PageFetcher, planPages } from './pagePlan';
-import { apiRequest, apiRequestUrl, transportCredentialInfo, type RequestPolicy, type TransportContext } from './request';
+import { apiRequest, apiRequestUrl } from './request';
 
 export interface PaginateOptions {
 	limit?: number;

@@ -1,15 +1,4 @@
-/**
- * Pure helpers of the transport (no n8n context, no I/O), unit-tested in test/transport/utils.test.ts.
- *
- *   normaliseBaseUrl(raw: string): string                      'https://x/api/v3/' -> 'https://x'
- *   buildApiUrl(baseUrl: string, path: string, qs?: IDataObject): string
- *   encodeQuery(qs?: IDataObject): string                      arrays as repeated parameters: a=1&a=2
- *   resolveSameOrigin(baseUrl: string, link: string, current: string): string | undefined  (undefined = foreign)
- *   parseRetryAfter(value: unknown, nowMs?: number): number | undefined                      (milliseconds)
- *   backoffDelay(attempt: number, baseDelayMs: number, capMs: number, random?: () => number): number
- *   formatErrorBody(body: unknown): string                    one readable line from any JSON error body
- *   redact(text: string, secrets: string[]): string
- */
+/** Pure helpers of the transport (no n8n context, no I/O): URLs, queries, Retry-After and backoff. */
 import type { IDataObject } from 'n8n-workflow';
 
 export const API_PREFIX = '/api/v3/';
@@ -115,74 +104,4 @@ export function backoffDelay(
 	const exp = baseDelayMs * Math.pow(2, Math.max(0, attempt - 1));
 	const ceiling = Math.max(0, Math.min(capMs, exp));
 	return Math.floor(random() * ceiling);
-}
-
-function messagesOf(value: unknown, depth = 0): string[] {
-	if (depth > 5 || value === undefined || value === null) return [];
-	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
-	if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
-	if (Array.isArray(value)) return value.flatMap((v) => messagesOf(v, depth + 1));
-	if (typeof value === 'object') {
-		const obj = value as Record<string, unknown>;
-		for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
-			if (key in obj) {
-				const found = messagesOf(obj[key], depth + 1);
-				if (found.length) return found;
-			}
-		}
-		// Field map: { field: ["msg", ...] } -> "field: msg; msg"
-		const out: string[] = [];
-		for (const [field, v] of Object.entries(obj)) {
-			const msgs = messagesOf(v, depth + 1);
-			if (!msgs.length) continue;
-			if (field === 'non_field_errors' || field === 'errors') out.push(...msgs);
-			else out.push(`${field}: ${msgs.join(' ')}`);
-		}
-		return out;
-	}
-	return [];
-}
-
-/** One readable message from any error body (JSON text, `detail`/`message`/`error`, field maps, arrays). */
-export function formatErrorBody(body: unknown): string {
-	let value = body;
-	if (typeof value === 'string') {
-		const text = value.trim();
-		if (text.startsWith('{') || text.startsWith('[')) {
-			try {
-				value = JSON.parse(text);
-			} catch {
-				value = text;
-			}
-		}
-	}
-	if (typeof value === 'string') {
-		// Not JSON (HTML error page etc.): keep it short and strip tags.
-		const plain = value.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-		return plain.length > 300 ? `${plain.slice(0, 297)}...` : plain;
-	}
-	const text = messagesOf(value).join('; ');
-	return text.length > 1000 ? `${text.slice(0, 997)}...` : text;
-}
-
-export function redact(text: string, secrets: Array<string | undefined>): string {
-	let out = text;
-	for (const secret of secrets) {
-		if (typeof secret === 'string' && secret.length >= 4) out = out.split(secret).join('***');
-	}
-	return out;
-}
-
-export function rawBodyText(body: unknown, max = 2000): string | undefined {
-	if (body === undefined || body === null || body === '') return undefined;
-	let text: string;
-	if (typeof body === 'string') text = body;
-	else {
-		try {
-			text = JSON.stringify(body);
-		} catch {
-			text = String(body);
-		}
-	}
-	return text.length > max ? `${text.slice(0, max)}...` : text;
 }

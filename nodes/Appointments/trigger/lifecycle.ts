@@ -21,7 +21,8 @@
  */
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
-import { createWebhook, deleteWebhook, listWebhooks, sameEvents, updateWebhook } from '../transport';
+import { httpsUrl, keyOf, sameEvents } from '../shared';
+import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport';
 import { readEvents } from './config';
 
 interface StoredSubscription {
@@ -30,13 +31,7 @@ interface StoredSubscription {
 }
 
 export function httpsProblem(url: string | undefined): string | undefined {
-	let parsed: URL | undefined;
-	try {
-		parsed = new URL(String(url ?? ''));
-	} catch {
-		// reported below
-	}
-	if (parsed?.protocol === 'https:') return undefined;
+	if (httpsUrl(url) !== undefined) return undefined;
 	return (
 		`The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is ` +
 		`"${String(url ?? '')}". Make n8n reachable over https and set N8N_WEBHOOK_URL (or the deprecated ` +
@@ -64,10 +59,6 @@ function remember(data: IDataObject & StoredSubscription, key: string, url: stri
 function forget(data: IDataObject & StoredSubscription): void {
 	if (data.webhookKey !== undefined) delete data.webhookKey;
 	if (data.webhookUrl !== undefined) delete data.webhookUrl;
-}
-
-function keyOf(subscription: IDataObject): string {
-	return String(subscription.webhook_key ?? '');
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {

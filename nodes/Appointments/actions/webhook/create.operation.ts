@@ -4,8 +4,8 @@
  */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { eventList } from '../../shared';
-import { createWebhook, validateWebhookInput, validateWebhookUrl } from '../../transport';
+import { eventList, validateWebhookInput, validateWebhookUrl } from '../../shared';
+import { createWebhook } from '../../transport';
 import { optionsCollection, webhookFields } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
@@ -18,13 +18,13 @@ export const description = updateDisplayOptions(
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const url = validateWebhookUrl(this, this.getNodeParameter('url', i, ''), i);
+	const url = validateWebhookUrl(this.getNode(), this.getNodeParameter('url', i, ''), i);
 	const events = eventList(
 		this.getNode(),
 		this.getNodeParameter('events', i, []),
 		this.getNodeParameter('otherEvents', i, ''),
 		i,
 	);
-	const input = validateWebhookInput(this, { url, events }, i);
+	const input = validateWebhookInput(this.getNode(), { url, events }, i);
 	return async () => await createWebhook(this, input, { itemIndex: i, policy: item.policy });
 };

@@ -1,8 +1,8 @@
 /** Webhook > Update: PUT /api/v3/webhooks/{key}/ {url, events}, a full replacement of the subscription. */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { eventList, requirePathKey } from '../../shared';
-import { updateWebhook, validateWebhookInput, validateWebhookUrl } from '../../transport';
+import { eventList, requirePathKey, validateWebhookInput, validateWebhookUrl } from '../../shared';
+import { updateWebhook } from '../../transport';
 import { optionsCollection, webhookFields, webhookKeyField } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
@@ -28,14 +28,14 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
 	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, ''), 'Webhook Key', i);
-	const url = validateWebhookUrl(this, this.getNodeParameter('url', i, ''), i);
+	const url = validateWebhookUrl(this.getNode(), this.getNodeParameter('url', i, ''), i);
 	const events = eventList(
 		node,
 		this.getNodeParameter('events', i, []),
 		this.getNodeParameter('otherEvents', i, ''),
 		i,
 	);
-	const input = validateWebhookInput(this, { url, events }, i);
+	const input = validateWebhookInput(this.getNode(), { url, events }, i);
 	return async () =>
 		await updateWebhook(this, key, input, {
 			itemIndex: i,

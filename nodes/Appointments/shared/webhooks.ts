@@ -1,0 +1,67 @@
+/** A webhook subscription's input checks and identity, shared by the Webhook operations and the trigger. */
+import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
+
+export interface WebhookInput {
+	url: string;
+	events: string[];
+}
+
+function itemText(itemIndex?: number): string {
+	return itemIndex === undefined ? '' : ` (item ${itemIndex})`;
+}
+
+/** The URL, trimmed, when it is an absolute https address; undefined otherwise. The one https check. */
+export function httpsUrl(value: unknown): string | undefined {
+	const url = typeof value === 'string' ? value.trim() : '';
+	try {
+		return new URL(url).protocol === 'https:' ? url : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number): string {
+	const url = httpsUrl(raw);
+	if (url !== undefined) return url;
+	const text = typeof raw === 'string' ? raw.trim() : '';
+	let absolute = false;
+	try {
+		absolute = new URL(text).protocol !== '';
+	} catch {
+		// not an absolute address
+	}
+	throw new NodeOperationError(
+		node,
+		absolute
+			? `The field "URL"${itemText(itemIndex)} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
+			: `The field "URL"${itemText(itemIndex)} must be an absolute HTTPS address (got "${String(raw ?? '')}")`,
+		{ itemIndex },
+	);
+}
+
+/** URL and events checked before any request: an https URL and at least one event (duplicates dropped). */
+export function validateWebhookInput(node: INode, input: WebhookInput, itemIndex?: number): WebhookInput {
+	const url = validateWebhookUrl(node, input?.url, itemIndex);
+	const events = Array.isArray(input?.events)
+		? input.events.map((e) => (typeof e === 'string' ? e.trim() : '')).filter((e) => e !== '')
+		: [];
+	if (events.length === 0) {
+		throw new NodeOperationError(node, `The field "Events"${itemText(itemIndex)} must list at least one event`, {
+			itemIndex,
+		});
+	}
+	return { url, events: [...new Set(events)] };
+}
+
+export function sameEvents(a: unknown, b: string[]): boolean {
+	if (!Array.isArray(a)) return false;
+	const left = new Set(a.map(String));
+	const right = new Set(b);
+	return left.size === right.size && [...left].every((e) => right.has(e));
+}
+
+/** A subscription's webhook_key as text ('' when it has none), for comparing and for paths. */
+export function keyOf(subscription: IDataObject): string {
+	const key = subscription.webhook_key;
+	return typeof key === 'string' || typeof key === 'number' ? String(key) : '';
+}
