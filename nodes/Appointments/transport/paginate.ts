@@ -55,7 +55,8 @@ export async function* paginate<T = IDataObject>(
 	const node = ctx.getNode();
 	const itemIndex = opts.itemIndex;
 	const maxPages = opts.maxPages ?? 10000;
-	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource };
+	// One wait for all pages: a 429 on one pauses them all, and Max Retry Wait bounds the whole list.
+	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
 	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
 	const { baseUrl } = await transportCredentialInfo(ctx);
 
