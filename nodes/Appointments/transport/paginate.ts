@@ -125,6 +125,9 @@ export async function* paginate<T = IDataObject>(
 				if (!planned?.asPlanned) {
 					await fetcher.settle();
 					fetcher = undefined;
+				} else if (limit === undefined) {
+					// Keep the window full while this page's records are handed over.
+					fetcher.fill(Infinity);
 				}
 			}
 			if (planned) {
