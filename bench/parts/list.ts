@@ -1,13 +1,11 @@
 /**
  * Part 1: Get Many with Return All over 10,000 appointments, at the sandbox's default page size and at its
- * maximum. The node runs through test/helpers/n8n.ts (n8n-core's real WorkflowExecute, n8n's own HTTP helper);
- * the baseline is a bare undici loop in the same process that fetches the very same pages (it starts at the URL
- * the node requested first and follows `next`, and the sandbox's request log is compared to prove the pages are
- * the same). Both run warm (warm-up runs first), alternate, and the median of several runs is taken; a GC runs
- * before every timed run. The node's time includes n8n's fixed cost of one workflow execution, which is also
- * measured on its own (a no-op node in the same harness) and reported beside it.
- *
- * With Limit 100 the sandbox's request log must show only the pages needed (ceil(100 / page size)).
+ * maximum, through test/helpers/n8n.ts (n8n-core's real WorkflowExecute, n8n's own HTTP helper). Targets: what our
+ * code adds over n8n's HTTP helper in a plain loop fetching the same pages (CPU time), cursor paging likewise,
+ * Limit 100 making only the requests it needs, and with 20 ms per request the node at its default Page
+ * Concurrency (4) against the ideal ceil(pages / 4) x 20 ms and against the helper loop following `next`. A bare
+ * undici loop over the same pages is context: no n8n node can reach it. Contestants run warm and alternate, a GC
+ * runs before every timed run, medians are taken; n8n's fixed cost of one execution is reported beside them.
  */
 import { request, Agent } from 'undici';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
