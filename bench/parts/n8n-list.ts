@@ -20,6 +20,21 @@ interface Timed {
 	items: number;
 }
 
+/** The most list requests that reached the sandbox within 10 ms of each other: 1 when pages go one at a time. */
+async function mostTogether(stack: Stack): Promise<number> {
+	const log = (await stack.admin.ok('GET', '/__sandbox/requests/')) as { requests: Array<{ method: string; path: string; at: string }> };
+	const times = log.requests
+		.filter((r) => r.method === 'GET' && r.path === '/api/v3/appointments/')
+		.map((r) => Date.parse(r.at))
+		.sort((x, y) => x - y);
+	let most = 0;
+	for (let i = 0, j = 0; i < times.length; i++) {
+		while (times[i] - times[j] > 10) j++;
+		most = Math.max(most, i - j + 1);
+	}
+	return most;
+}
+
 export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: StackModule): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : TOTAL;
 	await stack.admin.ok('POST', '/__sandbox/reset/', { body: { seed: total } });
@@ -109,9 +124,17 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 
 	const seen = new Set<string>();
 	const runOnce = async (workflowId: string, path: string, nodes: string[], lastNode: string): Promise<Timed> => {
-		const res = await fetch(`${stack.n8n.url}/webhook/${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
-		await res.arrayBuffer();
-		if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+		// n8n registers a production webhook shortly after activation: until then it answers 404.
+		const res = await pollUntil(
+			`the webhook ${path}`,
+			async () => {
+				const r = await stack.n8n.http.call('POST', `/webhook/${path}`, { body: {}, timeoutMs: 600000 });
+				return r.status === 404 ? undefined : r;
+			},
+			30000,
+			250,
+		);
+		if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
 		const execution = await pollUntil(
 			`the saved execution of ${path}`,
 			async () => {
@@ -146,11 +169,18 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 			await runPeer();
 			const a: number[] = [];
 			const b: number[] = [];
+			const inFlightOurs: number[] = [];
+			const inFlightPeer: number[] = [];
 			for (let r = 0; r < rounds; r++) {
 				for (const which of r % 2 ? (['peer', 'ours'] as const) : (['ours', 'peer'] as const)) {
+					await stack.admin.ok('DELETE', '/__sandbox/requests/');
 					const t = which === 'ours' ? await runOurs() : await runPeer();
 					(which === 'ours' ? a : b).push(t.nodeMs);
-					ctx.log(`part 6: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time`);
+					const together = await mostTogether(stack);
+					(which === 'ours' ? inFlightOurs : inFlightPeer).push(together);
+					ctx.log(
+						`part 6: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time, up to ${together} list requests arrived within 10 ms`,
+					);
 				}
 			}
 			const o = median(a);
@@ -166,7 +196,7 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 				ratio: round(o / p, 3),
 				target: `<= ${target}`,
 				met: o / p <= target,
-				details: { rounds, oursMs: a, peerMs: b },
+				details: { rounds, oursMs: a, peerMs: b, listRequestsArrivingWithin10ms: { ours: inFlightOurs, peer: inFlightPeer } },
 			});
 			if (latencyMs) {
 				const ideal = Math.ceil(pages / PAGE_CONCURRENCY) * latencyMs;

@@ -7,7 +7,7 @@
  * appointment_key and timestamp, so the trigger's dedupe never drops one) to each webhook URL, alternating
  * A, B, A, B after a warm-up; the median requests/s of A / that of B is the figure (target >= 0.9). Executions
  * are saved for both as the stack configures n8n. Only 2xx answers count.
- * Then Get Many against the do-it-yourself route in the same n8n (n8n-list.ts).
+ * Before that, Get Many against the do-it-yourself route in the same n8n (n8n-list.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +33,8 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 		log: (m) => ctx.log(`part 6: ${m}`),
 	});
 	try {
+		// Get Many against the do-it-yourself route first: it does not depend on the webhook rounds below.
+		const listRows = await (await import('./n8n-list')).runN8nListPart(ctx, stack, stackMod);
 		const noop = (x: number) => ({
 			parameters: {},
 			id: crypto.randomUUID(),
@@ -166,7 +168,6 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 		const ourRate = median(a);
 		const theirRate = median(b);
 		const ratio = ourRate / theirRate;
-		const listRows = await (await import('./n8n-list')).runN8nListPart(ctx, stack, stackMod);
 		return [
 			...listRows,
 			{
