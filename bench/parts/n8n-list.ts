@@ -1,5 +1,5 @@
 /**
- * Part 6, Get Many in a real n8n against the route a builder takes without us: n8n's HTTP Request node with
+ * Part 7, Get Many in a real n8n against the route a builder takes without us: n8n's HTTP Request node with
  * "response contains next URL" pagination and a Header Auth credential, then Split Out on `results`. Two
  * workflows started by a Webhook node that answers when the last node is done; the figure is the node time
  * n8n records in the saved execution (Appointments alone / HTTP Request + Split Out), 10,000 appointments at the
@@ -179,7 +179,7 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 					const together = await mostTogether(stack);
 					(which === 'ours' ? inFlightOurs : inFlightPeer).push(together);
 					ctx.log(
-						`part 6: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time, up to ${together} list requests arrived within 10 ms`,
+						`part 7: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time, up to ${together} list requests arrived within 10 ms`,
 					);
 				}
 			}
@@ -188,7 +188,7 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 			const target = latencyMs ? 0.35 : 0.8;
 			const where = latencyMs ? `${latencyMs} ms latency per request` : 'loopback';
 			rows.push({
-				part: 6,
+				part: 7,
 				name: `Real n8n: Get Many, Return All, ${total} items, page ${config.pageSize}, ${where}: node time / HTTP Request pagination + Split Out`,
 				value: round(o, 0),
 				baseline: round(p, 0),
@@ -201,7 +201,7 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 			if (latencyMs) {
 				const ideal = Math.ceil(pages / PAGE_CONCURRENCY) * latencyMs;
 				rows.push({
-					part: 6,
+					part: 7,
 					name: `Real n8n: Get Many, ${where}: node time / ideal ceil(${pages} pages / ${PAGE_CONCURRENCY}) x ${latencyMs} ms`,
 					value: round(o, 0),
 					baseline: ideal,
