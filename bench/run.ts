@@ -24,8 +24,8 @@ interface PartSpec {
 }
 
 const PARTS: PartSpec[] = [
-	{ id: 1, key: 'list', title: 'Get Many, Return All (node / n8n helper loop, ideal)', timeoutSec: { full: 300, smoke: 60 } },
-	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / ideal)', timeoutSec: { full: 180, smoke: 30 } },
+	{ id: 1, key: 'list', title: 'Get Many, Return All (node / n8n helper loop, ideal)', timeoutSec: { full: 420, smoke: 60 } },
+	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / n8n helper loop, requests per update)', timeoutSec: { full: 180, smoke: 30 } },
 	{ id: 3, key: 'trigger', title: 'Trigger webhook() (node / bare JSON.parse) and dedupe memory', timeoutSec: { full: 150, smoke: 40 } },
 	{ id: 4, key: 'load', title: 'Package load and packed size', timeoutSec: { full: 150, smoke: 90 } },
 	{ id: 5, key: 'sandbox', title: 'Sandbox throughput', timeoutSec: { full: 90, smoke: 30 } },
