@@ -34,7 +34,7 @@ export class AppointmentsApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'Address of the scheduling service, with or without the /api/v3 suffix, for example https://api.example.com',
+				'Address of the scheduling service, with or without the /api/v3 suffix, for example https://api.example.com; no user:password@, query (?…) or fragment (#…)',
 		},
 		{
 			displayName: 'Access Token',

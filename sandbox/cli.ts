@@ -36,6 +36,8 @@ const HELP = `Usage: npm run sandbox -- [options]
   --shuffle-window-ms N      events queued within this window are shuffled together (default 100)
   --allow-insecure-callbacks accept http:// callback URLs (sandbox only; the spec demands https)
   --latency-ms N             added to every API response
+  --repeat-cancel idempotent|email-again|not-found
+                             a DELETE of an already cancelled appointment (default idempotent)
   --help                     this text
 `;
 
@@ -95,6 +97,7 @@ async function main() {
 				'shuffle-window-ms': { type: 'string' },
 				'allow-insecure-callbacks': { type: 'boolean' },
 				'latency-ms': { type: 'string' },
+				'repeat-cancel': { type: 'string' },
 				help: { type: 'boolean' },
 			},
 			strict: true,
@@ -141,6 +144,7 @@ async function main() {
 		shuffleWindowMs: int('shuffle-window-ms', s('shuffle-window-ms')),
 		allowInsecureCallbacks: values['allow-insecure-callbacks'] as boolean | undefined,
 		latencyMs: int('latency-ms', s('latency-ms')),
+		repeatCancel: oneOf('repeat-cancel', s('repeat-cancel'), ['idempotent', 'email-again', 'not-found'] as const),
 	};
 	let sb;
 	try {

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { SandboxOptions } from './options';
 import { buildServer } from './server';
 
-export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList } from './options';
+export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList, RepeatCancel } from './options';
 export { STATUSES, CANCELLED_STATUSES, LIST_FILTERS } from './store';
 export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './server';
 

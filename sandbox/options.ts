@@ -7,6 +7,8 @@ export type Pagination = 'page' | 'cursor' | 'none';
 export type MutationResponse = 'body' | 'empty';
 export type NextLinks = 'absolute' | 'relative';
 export type WebhookList = 'paginated' | 'array';
+/** What a DELETE of an already cancelled appointment does (see sandbox/README.md). */
+export type RepeatCancel = 'idempotent' | 'email-again' | 'not-found';
 
 export interface SandboxOptions {
 	port?: number;
@@ -44,6 +46,8 @@ export interface SandboxOptions {
 	tls?: { cert: string; key: string };
 	ca?: string | string[];
 	latencyMs?: number;
+	/** A DELETE of an already cancelled appointment: idempotent (default), e-mails again, or answers 404. */
+	repeatCancel?: RepeatCancel;
 	/** Upper bound of the request log (oldest entries dropped). Default 100000. */
 	maxLoggedRequests?: number;
 }
@@ -65,6 +69,7 @@ export interface RuntimeConfig {
 	deliveryConcurrency: number;
 	allowInsecureCallbacks: boolean;
 	latencyMs: number;
+	repeatCancel: RepeatCancel;
 	ca: string[];
 }
 
@@ -101,6 +106,7 @@ export const runtimeConfigPatch = z
 		deliveryConcurrency: z.number().int().min(1).max(1024),
 		allowInsecureCallbacks: z.boolean(),
 		latencyMs: ms,
+		repeatCancel: z.enum(['idempotent', 'email-again', 'not-found']),
 		ca: z.union([z.string(), z.array(z.string())]),
 		tokens: z.array(z.string().min(1)).min(1),
 		restrictedTokens: z.array(z.string().min(1)),
@@ -132,6 +138,7 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 		deliveryConcurrency: o.deliveryConcurrency ?? 64,
 		allowInsecureCallbacks: o.allowInsecureCallbacks ?? false,
 		latencyMs: o.latencyMs ?? 0,
+		repeatCancel: o.repeatCancel ?? 'idempotent',
 		ca: caList(o.ca),
 	};
 	const { ca, ...rest } = cfg;

@@ -487,7 +487,15 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 			if (b === undefined) return fieldErrors({ send_email: [`"${raw}" is not a valid boolean: expected true or false.`] });
 			sendEmail = b;
 		}
-		if (a.is_cancelled) return mutationAnswer(a); // already cancelled: nothing changes, no event, no e-mail
+		if (a.is_cancelled) {
+			// Already cancelled: nothing changes and no event. The switch lets clients be tested against services that
+			// e-mail again or answer 404 to a repeated cancel.
+			if (cfg.repeatCancel === 'not-found') return NOT_FOUND();
+			if (cfg.repeatCancel === 'email-again' && sendEmail) {
+				emails.push({ appointment_key: a.appointment_key, to: a.person.email, type: 'cancellation', at: new Date().toISOString() });
+			}
+			return mutationAnswer(a);
+		}
 		store.update(a.appointment_key, (x) => {
 			x.status = 'CANCELED';
 			x.is_cancelled = true;

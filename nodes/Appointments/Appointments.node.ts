@@ -12,8 +12,7 @@ import * as webhook from './actions/webhook';
 
 /**
  * Appointments: manage appointments and webhook subscriptions of the scheduling service.
- * Version 1. Operations receive the node's typeVersion (ItemContext.nodeVersion), so a later version can change
- * behaviour behind `version: [1, 2]` while saved workflows keep version 1's.
+ * Version 1 (a version 2 would follow n8n's VersionedNodeType convention).
  */
 export class Appointments implements INodeType {
 	description: INodeTypeDescription = {

@@ -241,6 +241,8 @@ export interface RunNodeOptions {
 	timezone?: string;
 	nodeType?: INodeType;
 	nodeTypeVersion?: number;
+	/** The node's settings (Retry On Fail and its tries). */
+	settings?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>;
 }
 
 export interface RunNodeResult {
@@ -281,6 +283,7 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 			credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
 			continueOnFail: options.continueOnFail ?? false,
 			...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+			...options.settings,
 		},
 	];
 	const nodeTypes = new TestNodeTypes({ 'test.testInput': new InputNode(), [typeName]: nodeType });

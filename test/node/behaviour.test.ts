@@ -5,6 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { sendJson, startFakeService } from '../helpers/fakeService';
+import { runNode } from '../helpers/n8n';
 import { apiRequests, pairing, run, useSandbox, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
@@ -178,7 +180,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				appointmentKey: '={{ $json.key }}',
 				options: { concurrency: 50 },
 			},
-			/"Concurrency" must be a whole number from 1 to 20 \(got 50\)/,
+			/"Concurrency" \(item 0\) must be a whole number from 1 to 20 \(got 50\)/,
 		],
 		[
 			'max attempts below 1',
@@ -188,7 +190,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				appointmentKey: '={{ $json.key }}',
 				options: { maxAttempts: 0 },
 			},
-			/"Max Attempts" \(item 0\) must be a number of at least 1/,
+			/"Max Attempts" \(item 0\) must be a whole number from 1 to 20 \(got 0\)/,
 		],
 		[
 			'send email not a boolean',
@@ -384,60 +386,68 @@ describe('continue on fail', () => {
 });
 
 describe('concurrency', () => {
-	test('items run at the same time, output keeps input order and pairing', async () => {
-		const input = keys.slice(0, 8).map((key) => ({ key }));
-		// The first item's request is held 1.5 s: with 4 workers the next items are sent meanwhile.
-		await admin.fault({
-			delayMs: 1500,
-			count: 1,
-			match: { method: 'PATCH', path: `/api/v3/appointments/${keys[0]}/` },
-		});
-		const result = await run(
-			sb,
-			{
-				resource: 'appointment',
-				operation: 'updateStatus',
-				appointmentKey: '={{ $json.key }}',
-				status: 'ATTENDED',
-				options: { concurrency: 4 },
-			},
-			{ input },
-		);
-		expect(result.error).toBeUndefined();
-		const items = result.items[0];
-		expect(items.map((i) => i.json.appointment_key)).toEqual(keys.slice(0, 8));
-		expect(items.every((i) => i.json.status === 'ATTENDED')).toBe(true);
-		expect(pairing(items)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-		const patches = await apiRequests(admin, 'PATCH');
-		expect(patches).toHaveLength(8);
-		const first = Date.parse(patches.find((p) => p.path.includes(keys[0]))!.at);
-		const others = patches.filter((p) => !p.path.includes(keys[0])).map((p) => Date.parse(p.at));
-		// All the other items were sent while the first one was still held.
-		expect(Math.max(...others) - first).toBeLessThan(1500);
+	// A fake service that counts the PATCHes in flight and holds every answer until `gate` of them are in flight
+	// at once, or until `patienceMs` passed (so a node that sends one at a time is not stuck: it fails, or passes
+	// the sequential test, on the counts, never on a duration).
+	async function countingService(gate: number, patienceMs: number) {
+		const service = await startFakeService();
+		const seen = { inFlight: 0, max: 0, paths: [] as string[] };
+		let open: () => void = () => undefined;
+		const opened = new Promise<void>((resolve) => (open = resolve));
+		const safety = setTimeout(open, patienceMs);
+		service.handle = async (req, res) => {
+			seen.paths.push(req.path);
+			seen.inFlight++;
+			seen.max = Math.max(seen.max, seen.inFlight);
+			if (seen.inFlight >= gate) open();
+			await opened;
+			seen.inFlight--;
+			const key = req.path.split('/')[4];
+			sendJson(res, 200, { appointment_key: key, status: (JSON.parse(req.body) as IDataObject).status });
+		};
+		return { service, seen, close: async () => (clearTimeout(safety), await service.close()) };
+	}
+
+	test('items run at the same time (never more than Concurrency), output keeps input order and pairing', async () => {
+		const { service, seen, close } = await countingService(4, 5000);
+		try {
+			const result = await runNode({
+				parameters: {
+					resource: 'appointment',
+					operation: 'updateStatus',
+					appointmentKey: '={{ $json.key }}',
+					status: 'ATTENDED',
+					options: { concurrency: 4 },
+				},
+				credentials: { baseUrl: service.url, accessToken: 'test-token' },
+				input: keys.slice(0, 8).map((key) => ({ key })),
+			});
+			expect(result.error).toBeUndefined();
+			const items = result.items[0];
+			expect(items.map((i) => i.json.appointment_key)).toEqual(keys.slice(0, 8));
+			expect(items.every((i) => i.json.status === 'ATTENDED')).toBe(true);
+			expect(pairing(items)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+			expect(seen.paths).toHaveLength(8);
+			expect(seen.max).toBe(4);
+		} finally {
+			await close();
+		}
 	});
 
 	test('concurrency 1 sends one item after the other', async () => {
-		await admin.fault({
-			delayMs: 400,
-			count: 1,
-			match: { method: 'PATCH', path: `/api/v3/appointments/${keys[0]}/` },
-		});
-		const result = await run(
-			sb,
-			{
-				resource: 'appointment',
-				operation: 'updateStatus',
-				appointmentKey: '={{ $json.key }}',
-				status: 'PENDING',
-			},
-			{ input: keys.slice(0, 3).map((key) => ({ key })) },
-		);
-		expect(result.error).toBeUndefined();
-		const patches = await apiRequests(admin, 'PATCH');
-		expect(patches.map((p) => p.path)).toEqual(
-			keys.slice(0, 3).map((k) => `/api/v3/appointments/${k}/`),
-		);
-		expect(Date.parse(patches[1].at) - Date.parse(patches[0].at)).toBeGreaterThanOrEqual(400);
+		const { service, seen, close } = await countingService(2, 1000);
+		try {
+			const result = await runNode({
+				parameters: { resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'PENDING' },
+				credentials: { baseUrl: service.url, accessToken: 'test-token' },
+				input: keys.slice(0, 3).map((key) => ({ key })),
+			});
+			expect(result.error).toBeUndefined();
+			expect(seen.paths).toEqual(keys.slice(0, 3).map((k) => `/api/v3/appointments/${k}/`));
+			expect(seen.max).toBe(1);
+		} finally {
+			await close();
+		}
 	});
 
 	test('with continue on fail, failures keep their place', async () => {

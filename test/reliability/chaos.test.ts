@@ -14,7 +14,8 @@
  * A create that times out (rather than failing) after the service stored it needs the trigger's 30 s time-out to
  * pass, so that case runs only under `npm run test:chaos`; the cycles use a lost answer (500 or reset) instead.
  * Sizes: 20 cycles and 200 events under `npm test`, 100 and 1,000 under `npm run test:chaos` (CHAOS_FULL=1).
- * The random choices come from a seeded generator; the seed is printed when a check fails (CHAOS_SEED replays it).
+ * The random choices (the faults of the cycles, the sandbox's shuffle of deliveries) come from one seed, printed at
+ * the start of every run and in every failure; CHAOS_SEED=<seed> replays it.
  */
 import { createHash } from 'node:crypto';
 
@@ -29,6 +30,8 @@ const SEED = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floo
 let sb: TestSandbox;
 
 beforeAll(async () => {
+	// Printed on every run, so a failure can be replayed: CHAOS_SEED=<seed> npm run test:chaos
+	console.log(`chaos seed ${SEED}: replay with CHAOS_SEED=${SEED}`);
 	sb = await TestSandbox.start({ ca: receiverCa(), seed: 30, seedValue: 9, retrySchedule: [20, 50, 100, 200, 400, 800], deliveryTimeoutMs: 5000 });
 });
 
@@ -153,9 +156,9 @@ describe(`${CYCLES} activate/deactivate cycles with random faults (seed ${SEED})
 	}, 90000);
 });
 
-describe(`${EVENTS} distinct events, duplicated, shuffled, 20% of callbacks first answered 500`, () => {
+describe(`${EVENTS} distinct events, duplicated, shuffled, 20% of callbacks first answered 500 (seed ${SEED})`, () => {
 	it('start the workflow exactly once per event', async () => {
-		await sb.reset(30, 9);
+		await sb.reset(30, (SEED % 100000) + 1); // the sandbox's shuffle of deliveries follows the seed
 		await sb.config({ duplicateDelivery: true, shuffleDelivery: true });
 		const failedOnce = new Set<string>();
 		let injected = 0;

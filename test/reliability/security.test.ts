@@ -7,13 +7,11 @@
  * - non-https webhook URLs are refused by the node (no request) and by the sandbox (400 naming `url`);
  * - the sandbox refuses every API endpoint and method without a valid token, and every admin endpoint without the
  *   admin token, and such a refused request changes nothing;
- * - `npm audit --omit=dev` finds nothing in what the package ships.
+ * - the package ships no runtime dependency (so there is nothing for `npm audit --omit=dev` to find).
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
 
 import type { IDataObject } from 'n8n-workflow';
 
@@ -407,15 +405,10 @@ describe('the sandbox admin API refuses requests without the admin token', () =>
 });
 
 describe('published package', () => {
-	it('npm audit --omit=dev reports no vulnerability (the package has no runtime dependencies)', async () => {
+	// What npm audit --omit=dev would look at: with no runtime dependency there is nothing to audit.
+	it('has no runtime dependencies', () => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json as data
 		const pkg = require('../../package.json') as { dependencies?: Record<string, string> };
 		expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
-		const { stdout } = await promisify(execFile)('npm', ['audit', '--omit=dev', '--json'], { cwd: `${__dirname}/../..`, timeout: 60000 }).catch(
-			(error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
-		);
-		const report = JSON.parse(stdout) as { metadata: { vulnerabilities: Record<string, number> }; vulnerabilities: Record<string, unknown> };
-		expect(report.metadata.vulnerabilities.total).toBe(0);
-		expect(report.vulnerabilities).toEqual({});
 	});
 });

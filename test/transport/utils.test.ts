@@ -6,8 +6,9 @@ import {
 	parseRetryAfter,
 	resolveSameOrigin,
 } from '../../nodes/Appointments/transport/utils';
-import { formatErrorBody, redact, statusMessage } from '../../nodes/Appointments/transport/errors';
-import { resolvePolicy, policyFromOptions, DEFAULT_POLICY } from '../../nodes/Appointments/transport/credential';
+import { formatErrorBody } from '../../nodes/Appointments/transport/errorBody';
+import { redact, statusMessage } from '../../nodes/Appointments/transport/errors';
+import { resolvePolicy, DEFAULT_POLICY } from '../../nodes/Appointments/transport/credential';
 
 describe('normaliseBaseUrl', () => {
 	it.each([
@@ -139,18 +140,5 @@ describe('redact / resolvePolicy', () => {
 	it('fills defaults and ignores invalid values', () => {
 		expect(resolvePolicy()).toEqual(DEFAULT_POLICY);
 		expect(resolvePolicy({ maxAttempts: 0, timeoutMs: -1, maxWaitMs: 0 })).toEqual({ ...DEFAULT_POLICY, maxWaitMs: 0 });
-	});
-});
-
-describe('policyFromOptions', () => {
-	it('maps the Options collection and ignores what is missing or invalid', () => {
-		expect(policyFromOptions({ maxAttempts: 3, maxRetryWaitSeconds: 10, timeoutSeconds: 2.5 })).toEqual({
-			maxAttempts: 3,
-			maxWaitMs: 10000,
-			timeoutMs: 2500,
-		});
-		expect(policyFromOptions({ maxAttempts: 0, timeoutSeconds: -1, other: 1 })).toEqual({});
-		expect(policyFromOptions(undefined)).toEqual({});
-		expect(policyFromOptions({ maxRetryWaitSeconds: 0 })).toEqual({ maxWaitMs: 0 });
 	});
 });

@@ -4,7 +4,7 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { EVENTS, inputError, MAX_CONCURRENCY } from '../shared';
+import { EVENTS, inputError, MAX_CONCURRENCY, numberValue } from '../shared';
 
 export const appointmentKeyField: INodeProperties = {
 	displayName: 'Appointment Key',
@@ -55,11 +55,10 @@ export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number | u
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	if (returnAll) return undefined;
 	const given = ctx.getNodeParameter('limit', itemIndex, 50) as unknown;
-	const raw = typeof given === 'string' && given.trim() !== '' ? Number(given) : given;
-	if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) {
-		throw inputError(ctx.getNode(), 'Limit', itemIndex, 'a whole number of at least 1', given);
-	}
-	return raw;
+	const rule = { min: 1, whole: true };
+	const limit = numberValue(ctx.getNode(), given, 'Limit', itemIndex, rule);
+	if (limit === undefined) throw inputError(ctx.getNode(), 'Limit', itemIndex, 'a whole number of at least 1', given);
+	return limit;
 }
 
 export const webhookFields: INodeProperties[] = [
@@ -102,40 +101,52 @@ const timeZoneOption: INodeProperties = {
 		"IANA time zone for dates without an offset and for date ranges. Empty: the workflow's time zone.",
 };
 
+/** The number options' bounds: what the editor shows is what is accepted, also from an expression. */
+export const OPTION_RULES = {
+	concurrency: { label: 'Concurrency', min: 1, max: MAX_CONCURRENCY, whole: true },
+	maxAttempts: { label: 'Max Attempts', min: 1, max: 20, whole: true },
+	maxRetryWaitSeconds: { label: 'Max Retry Wait (Seconds)', min: 0 },
+	timeoutSeconds: { label: 'Timeout (Seconds)', min: 0.1 },
+} as const;
+
+const { concurrency, maxAttempts, maxRetryWaitSeconds, timeoutSeconds } = OPTION_RULES;
+
 const requestOptions: INodeProperties[] = [
 	{
-		displayName: 'Concurrency',
+		displayName: concurrency.label,
 		name: 'concurrency',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+		typeOptions: { minValue: concurrency.min, maxValue: concurrency.max, numberPrecision: 0 },
 		default: 1,
 		description:
 			'How many input items to process at the same time. Output order and pairing stay as in the input.',
 	},
 	{
-		displayName: 'Max Attempts',
+		displayName: maxAttempts.label,
 		name: 'maxAttempts',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 20 },
+		typeOptions: { minValue: maxAttempts.min, maxValue: maxAttempts.max, numberPrecision: 0 },
 		default: 5,
 		description:
-			'Attempts per request, the first included, when the service answers 429 or 5xx or the connection fails',
+			"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off.",
 	},
 	{
-		displayName: 'Max Retry Wait (Seconds)',
+		displayName: maxRetryWaitSeconds.label,
 		name: 'maxRetryWaitSeconds',
 		type: 'number',
-		typeOptions: { minValue: 0 },
+		typeOptions: { minValue: maxRetryWaitSeconds.min },
 		default: 60,
-		description: 'Total time a request may spend waiting between attempts',
+		description:
+			'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once',
 	},
 	{
-		displayName: 'Timeout (Seconds)',
+		displayName: timeoutSeconds.label,
 		name: 'timeoutSeconds',
 		type: 'number',
-		typeOptions: { minValue: 1 },
+		typeOptions: { minValue: timeoutSeconds.min, numberPrecision: 1 },
 		default: 30,
-		description: 'Time-out of a single attempt',
+		description:
+			'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)',
 	},
 ];
 

@@ -17,9 +17,10 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import { concurrencyValue, inputError, resolveZone } from '../shared';
-import { policyFromOptions } from '../transport';
+import { numberValue, resolveZone } from '../shared';
+import type { RequestPolicy } from '../transport';
 import * as appointment from './appointment';
+import { OPTION_RULES } from './common.descriptions';
 import type { ItemContext, PreparedRun, PrepareOperation } from './types';
 import * as webhook from './webhook';
 
@@ -35,34 +36,26 @@ const operations: Record<string, PrepareOperation> = {
 	'webhook:delete': webhook.delete.prepare,
 };
 
+const RETRY_ON_FAIL_HINT =
+	"Retry On Fail re-runs the whole node, items that already succeeded included, after the node's own retries (Options > Max Attempts) are spent, so the two multiply. The node already retries what is safe to retry: leave Retry On Fail off.";
+
 type Outcome = { data: IDataObject | IDataObject[] } | { error: Error };
 
-function checkNumberOption(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	name: string,
-	label: string,
-	min: number,
-	itemIndex: number,
-): void {
-	const value = options[name];
-	if (value === undefined || value === null || value === '') return;
-	const n = typeof value === 'string' ? Number(value) : value;
-	if (typeof n !== 'number' || !Number.isFinite(n) || n < min) {
-		throw inputError(ctx.getNode(), label, itemIndex, `a number of at least ${min}`, value);
-	}
-}
-
-function itemContext(ctx: IExecuteFunctions, itemIndex: number, nodeVersion: number): ItemContext {
+function itemContext(ctx: IExecuteFunctions, itemIndex: number): ItemContext {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	checkNumberOption(ctx, options, 'maxAttempts', 'Max Attempts', 1, itemIndex);
-	checkNumberOption(ctx, options, 'maxRetryWaitSeconds', 'Max Retry Wait (Seconds)', 0, itemIndex);
-	checkNumberOption(ctx, options, 'timeoutSeconds', 'Timeout (Seconds)', 0.001, itemIndex);
+	const option = (name: keyof typeof OPTION_RULES) =>
+		numberValue(ctx.getNode(), options[name], OPTION_RULES[name].label, itemIndex, OPTION_RULES[name]);
+	const maxAttempts = option('maxAttempts');
+	const maxRetryWait = option('maxRetryWaitSeconds');
+	const timeout = option('timeoutSeconds');
+	const policy: Partial<RequestPolicy> = {};
+	if (maxAttempts !== undefined) policy.maxAttempts = maxAttempts;
+	if (maxRetryWait !== undefined) policy.maxWaitMs = maxRetryWait * 1000;
+	if (timeout !== undefined) policy.timeoutMs = timeout * 1000;
 	return {
 		itemIndex,
-		nodeVersion,
 		options,
-		policy: policyFromOptions(options),
+		policy,
 		zone: () => resolveZone(ctx.getNode(), options.timeZone, ctx.getTimezone(), itemIndex),
 	};
 }
@@ -91,7 +84,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const nodeVersion = this.getNode().typeVersion;
 	const prepare = operations[`${resource}:${operation}`];
 	if (!prepare) {
 		throw new NodeOperationError(
@@ -100,17 +92,20 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const continueOnFail = this.continueOnFail();
-	const concurrency = concurrencyValue(
-		this.getNode(),
-		(this.getNodeParameter('options', 0, {}) as IDataObject).concurrency,
-	);
+	if (this.getNode().retryOnFail === true) {
+		// n8n's Retry On Fail re-runs the whole node, items already done included, on top of the node's own retries.
+		this.addExecutionHints({ message: RETRY_ON_FAIL_HINT, location: 'outputPane' });
+	}
+	const rule = OPTION_RULES.concurrency;
+	const concurrency =
+		numberValue(this.getNode(), (this.getNodeParameter('options', 0, {}) as IDataObject).concurrency, rule.label, 0, rule) ?? 1;
 
 	// 1. Validate every item before anything is sent.
 	const outcomes: Array<Outcome | undefined> = new Array(items.length);
 	const runs: Array<PreparedRun | undefined> = new Array(items.length);
 	for (let i = 0; i < items.length; i++) {
 		try {
-			runs[i] = prepare.call(this, itemContext(this, i, nodeVersion));
+			runs[i] = prepare.call(this, itemContext(this, i));
 		} catch (error) {
 			const failure = toError(error);
 			if (!continueOnFail) {

@@ -5,8 +5,6 @@ import type { RequestPolicy } from '../transport';
 /** What the router reads once per item for every operation. */
 export interface ItemContext {
 	itemIndex: number;
-	/** typeVersion of the node in the workflow: a later version may change behaviour, saved workflows keep theirs. */
-	nodeVersion: number;
 	options: IDataObject;
 	policy: Partial<RequestPolicy>;
 	/** The "Time Zone" option, else the workflow's time zone; throws a NodeOperationError when it is not IANA. */

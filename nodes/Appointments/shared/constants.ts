@@ -4,7 +4,6 @@
  *   STATUSES: { name, value, description }[]   the 11 appointment status values of the service
  *   STATUS_VALUES: readonly string[]
  *   EVENTS: { name, value, description }[]     the 3 event names the spec names (the list is not complete)
- *   EVENT_VALUES: readonly string[]
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
 
@@ -54,8 +53,6 @@ export const STATUSES = [
 	},
 ] as const satisfies readonly INodePropertyOptions[];
 
-export type AppointmentStatus = (typeof STATUSES)[number]['value'];
-
 export const STATUS_VALUES: readonly string[] = STATUSES.map((s) => s.value);
 
 export const EVENTS = [
@@ -76,6 +73,3 @@ export const EVENTS = [
 	},
 ] as const satisfies readonly INodePropertyOptions[];
 
-export type AppointmentEvent = (typeof EVENTS)[number]['value'];
-
-export const EVENT_VALUES: readonly string[] = EVENTS.map((e) => e.value);

@@ -7,7 +7,6 @@
  * 00:00:00..23:59:59 on its own date, also on the days a zone changes its clocks.
  *
  *   type DateRangePreset = 'all' | 'today' | 'yesterday' | 'tomorrow' | 'thisWeek' | 'next7Days' | 'custom'
- *   DATE_RANGE_PRESETS: readonly DateRangePreset[]
  *   type Clock = () => DateTime | Date | number          injectable "now" (default: DateTime.now())
  *   class DateInputError extends Error                    what was wrong with a value; callers add field and item
  *   isValidTimeZone(zone: unknown): boolean
@@ -20,6 +19,8 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 
+import { shown } from './format';
+
 export type DateRangePreset =
 	| 'all'
 	| 'today'
@@ -29,7 +30,7 @@ export type DateRangePreset =
 	| 'next7Days'
 	| 'custom';
 
-export const DATE_RANGE_PRESETS: readonly DateRangePreset[] = [
+const DATE_RANGE_PRESETS: readonly DateRangePreset[] = [
 	'all',
 	'today',
 	'yesterday',
@@ -41,7 +42,7 @@ export const DATE_RANGE_PRESETS: readonly DateRangePreset[] = [
 
 export type Clock = () => DateTime | Date | number;
 
-export const WALL_CLOCK_FORMAT = "yyyy-MM-dd'T'HH:mm:ss";
+const WALL_CLOCK_FORMAT = "yyyy-MM-dd'T'HH:mm:ss";
 
 export class DateInputError extends Error {}
 
@@ -124,14 +125,16 @@ function isLuxonLike(value: unknown): value is LuxonLike {
 	);
 }
 
-function describe(value: unknown): string {
-	if (typeof value === 'string') return `"${value}"`;
-	if (value === undefined) return 'nothing';
-	try {
-		return JSON.stringify(value) ?? String(value);
-	} catch {
-		return String(value);
-	}
+const TIME_OFFSET = /\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\s*([+-])(\d{2}):?(\d{2})?$/;
+
+/** Why the UTC offset written at the end of a date-time does not exist, or undefined (none written, or a real one). */
+function offsetProblem(text: string): string | undefined {
+	const match = TIME_OFFSET.exec(text);
+	if (!match || !/[T\s]\d/.test(text)) return undefined;
+	const hours = Number(match[2]);
+	const minutes = Number(match[3] ?? 0);
+	if (minutes < 60 && hours * 60 + minutes <= 18 * 60) return undefined;
+	return `${shown(text)} has a UTC offset that does not exist (${match[1]}${match[2]}${match[3] !== undefined ? ':' + match[3] : ''}): offsets run from -18:00 to +18:00, with minutes below 60`;
 }
 
 const EXPECTED =
@@ -157,6 +160,8 @@ export function toDateTime(value: unknown, zone: string): DateTime {
 	} else if (typeof value === 'string' && value.trim() !== '') {
 		const text = value.trim();
 		const offset = HAS_OFFSET.test(text) && !DATE_ONLY.test(text);
+		const problem = offset ? offsetProblem(text) : undefined;
+		if (problem !== undefined) throw new DateInputError(problem);
 		dt = DateTime.fromISO(text, { zone, setZone: offset });
 		if (!dt.isValid) dt = DateTime.fromSQL(text, { zone, setZone: offset });
 		if (!dt.isValid) dt = DateTime.fromRFC2822(text, { zone, setZone: true });
@@ -170,13 +175,13 @@ export function toDateTime(value: unknown, zone: string): DateTime {
 				(parsed.hour !== dt.hour || parsed.minute !== dt.minute || parsed.day !== dt.day)
 			) {
 				throw new DateInputError(
-					`${describe(value)} does not exist in ${zone} (the clocks skip it); give a time with an offset or another time`,
+					`${shown(value)} does not exist in ${zone} (the clocks skip it); give a time with an offset or another time`,
 				);
 			}
 		}
 	}
 	if (!dt || !dt.isValid)
-		throw new DateInputError(`${describe(value)} is not a date: expected ${EXPECTED}`);
+		throw new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
 	return dt;
 }
 
@@ -189,7 +194,7 @@ export function toWallClock(
 	if (typeof value === 'string' && DATE_ONLY.test(value.trim())) {
 		const date = DateTime.fromISO(value.trim(), { zone: 'UTC' });
 		if (!date.isValid)
-			throw new DateInputError(`${describe(value)} is not a date: expected ${EXPECTED}`);
+			throw new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
 		return bound === 'end' ? dayEnd(date) : dayStart(date);
 	}
 	return toDateTime(value, zone).setZone(zone).toFormat(WALL_CLOCK_FORMAT);
@@ -198,6 +203,6 @@ export function toWallClock(
 /** ISO 8601 with the offset `zone` has at that instant, without milliseconds when they are zero. */
 export function toOffsetIso(value: unknown, zone: string): string {
 	const iso = toDateTime(value, zone).setZone(zone).toISO({ suppressMilliseconds: true });
-	if (!iso) throw new DateInputError(`${describe(value)} is not a date: expected ${EXPECTED}`);
+	if (!iso) throw new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
 	return iso;
 }

@@ -27,6 +27,3 @@ export function simplifyAppointment(record: unknown): IDataObject {
 	}
 	return out;
 }
-
-/** Alias kept stable for the trigger. */
-export const simplify = simplifyAppointment;

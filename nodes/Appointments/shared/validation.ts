@@ -3,8 +3,6 @@
  * field, the item and what was expected.
  *
  *   inputError(node, field, itemIndex, expected, got?): NodeOperationError   ("(got …)" only when got is passed)
- *   isUuid(value: unknown): boolean
- *   canonicalUuid(value): string | undefined                   trimmed; 32 hex digits get their hyphens
  *   requireUuid(node, value, field, itemIndex): string
  *   uuidList(node, value, field, itemIndex): string[]         array, or a string separated by commas/whitespace
  *   requireStatus(node, value, field, itemIndex): string       one of STATUS_VALUES (any case; sent upper case)
@@ -16,25 +14,15 @@
  *   wallClockValue(node, value, field, itemIndex, zone, bound?): string
  *   offsetIsoValue(node, value, field, itemIndex, zone): string
  *   eventList(node, events, otherEvents, itemIndex): string[]  the picked events plus typed ones, at least one
- *   concurrencyValue(node, value): number                      integer 1..20
+ *   numberValue(node, value, field, itemIndex, {min, max?, whole?}): number | undefined
  */
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
 import { STATUS_VALUES } from './constants';
 import { DateInputError, isValidTimeZone, toOffsetIso, toWallClock } from './dates';
+import { shown } from './format';
 
 export const MAX_CONCURRENCY = 20;
-
-function shown(value: unknown): string {
-	if (typeof value === 'string') return `"${value}"`;
-	if (value === undefined) return 'nothing';
-	try {
-		const text = JSON.stringify(value);
-		return text === undefined ? String(value) : text.length > 200 ? text.slice(0, 200) + '…' : text;
-	} catch {
-		return String(value);
-	}
-}
 
 export function inputError(
 	node: INode,
@@ -55,7 +43,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UUID_HEX = /^[0-9a-f]{32}$/i;
 
 /** The canonical (hyphenated) form of a UUID given with or without hyphens, trimmed; undefined if it is none. */
-export function canonicalUuid(value: unknown): string | undefined {
+function canonicalUuid(value: unknown): string | undefined {
 	if (typeof value !== 'string') return undefined;
 	const text = value.trim();
 	if (UUID.test(text)) return text;
@@ -63,10 +51,6 @@ export function canonicalUuid(value: unknown): string | undefined {
 		return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
 	}
 	return undefined;
-}
-
-export function isUuid(value: unknown): boolean {
-	return canonicalUuid(value) !== undefined;
 }
 
 const UUID_EXPECTED = 'a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e';
@@ -281,14 +265,29 @@ export function eventList(
 	return out;
 }
 
-export function concurrencyValue(node: INode, value: unknown): number {
-	if (value === undefined || value === null || value === '') return 1;
-	const n = typeof value === 'string' ? Number(value) : value;
-	if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
-		throw new NodeOperationError(
-			node,
-			`The option "Concurrency" must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${shown(value)})`,
-		);
+/**
+ * A number field or option: undefined when left empty, else a number inside the bounds (a whole one when
+ * `whole`), from a number or a numeric text (expressions); the one parser of the node's number inputs.
+ */
+export function numberValue(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+	rule: { min: number; max?: number; whole?: boolean },
+): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (
+		typeof n !== 'number' ||
+		!Number.isFinite(n) ||
+		(rule.whole && !Number.isInteger(n)) ||
+		n < rule.min ||
+		(rule.max !== undefined && n > rule.max)
+	) {
+		const kind = rule.whole ? 'a whole number' : 'a number';
+		const range = rule.max !== undefined ? `from ${rule.min} to ${rule.max}` : `of at least ${rule.min}`;
+		throw inputError(node, field, itemIndex, `${kind} ${range}`, value);
 	}
 	return n;
 }

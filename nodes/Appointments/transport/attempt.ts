@@ -1,11 +1,88 @@
 /** One HTTP attempt through n8n's helper, and what came of it: a response, or a network failure classified. */
-import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import { sleep, type IDataObject, type IHttpRequestMethods, type IHttpRequestOptions } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME, type TransportContext } from './credential';
 
+/** The largest answer read; a larger one is cut off, never buffered whole. */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
 export type Outcome =
 	| { kind: 'response'; statusCode: number; headers: IDataObject; body: unknown }
+	| { kind: 'tooLarge'; statusCode: number; limit: number }
 	| { kind: 'network'; code: string; timedOut: boolean; refused: boolean; detail: string };
+
+type BodyStream = AsyncIterable<Uint8Array> & { destroy: (error?: Error) => void };
+
+function isStream(value: unknown): value is BodyStream {
+	return (
+		value !== null &&
+		typeof value === 'object' &&
+		typeof (value as BodyStream).destroy === 'function' &&
+		typeof (value as BodyStream)[Symbol.asyncIterator] === 'function'
+	);
+}
+
+/**
+ * Reads an answer to its end, at most MAX_BODY_BYTES and only until `deadline` (a body trickled slowly is cut
+ * off at the time-out, as a silent one is). n8n's helper offers no abort signal of our own and its time-out
+ * stops at the headers, so a watchdog looks at the clock while the body streams in.
+ */
+async function readBody(
+	body: BodyStream,
+	deadline: number,
+): Promise<string | 'tooLarge' | 'timedOut' | { failed: unknown }> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	let finished = false;
+	let timedOut = false;
+	void (async () => {
+		while (!finished) {
+			const left = deadline - Date.now();
+			if (left <= 0) {
+				timedOut = true;
+				body.destroy();
+				return;
+			}
+			await sleep(Math.min(left, 100));
+		}
+	})();
+	try {
+		for await (const chunk of body) {
+			if (timedOut || Date.now() > deadline) {
+				timedOut = true;
+				break;
+			}
+			size += chunk.length;
+			if (size > MAX_BODY_BYTES) {
+				body.destroy();
+				return 'tooLarge';
+			}
+			chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+		}
+	} catch (error) {
+		if (!timedOut) return { failed: error };
+	} finally {
+		finished = true;
+	}
+	if (timedOut) {
+		body.destroy();
+		return 'timedOut';
+	}
+	return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
+}
+
+/** JSON when the text is JSON, else the text itself (an HTML page, say); '' and null are no body. */
+function parseBody(raw: unknown): unknown {
+	if (typeof raw !== 'string') return raw === null ? undefined : raw;
+	const text = raw.replace(/^\uFEFF/, '').trim();
+	if (text === '') return undefined;
+	try {
+		const parsed = JSON.parse(text) as unknown;
+		return parsed === null ? undefined : parsed;
+	} catch {
+		return text;
+	}
+}
 
 const NETWORK_CODES = [
 	'ECONNRESET',
@@ -78,7 +155,7 @@ export async function sendOnce(
 		method,
 		url,
 		headers: { Accept: 'application/json' },
-		json: true,
+		encoding: 'stream',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: true,
@@ -89,6 +166,7 @@ export async function sendOnce(
 		options.body = body;
 		(options.headers as IDataObject)['Content-Type'] = 'application/json';
 	}
+	const deadline = Date.now() + timeoutMs;
 	try {
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
 			ctx,
@@ -96,20 +174,23 @@ export async function sendOnce(
 			options,
 		)) as { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
 		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
-		let parsed: unknown = response?.body;
-		if (typeof parsed === 'string') {
-			const text = parsed.trim();
-			if (text === '') parsed = undefined;
-			else if (text.startsWith('{') || text.startsWith('[')) {
-				try {
-					parsed = JSON.parse(text);
-				} catch {
-					// not JSON after all: keep the text
-				}
+		let raw = response?.body;
+		if (isStream(raw)) {
+			const read = await readBody(raw, deadline);
+			if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
+			if (read === 'timedOut') {
+				return {
+					kind: 'network',
+					code: 'ETIMEDOUT',
+					timedOut: true,
+					refused: false,
+					detail: 'the request timed out (the answer was still arriving)',
+				};
 			}
+			if (typeof read === 'object') return classifyThrown(read.failed);
+			raw = read;
 		}
-		if (parsed === null || parsed === '') parsed = undefined;
-		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parsed };
+		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parseBody(raw) };
 	} catch (error) {
 		return classifyThrown(error);
 	}

@@ -1,16 +1,18 @@
 /**
  * Webhook create: POST /api/v3/webhooks/, never leaving a second subscription behind. POST is not idempotent:
  * when an answer is lost (time-out, reset, 5xx other than 503) the list is read first and the subscription the
- * service stored is adopted instead of sending the create again. After a time-out the service may still be
- * storing it, so the create is never sent again: the list is watched until it shows up or the wait budget is
- * spent. 429/503 (not processed) and refused connections are simply retried.
+ * service stored is adopted instead of sending the create again. Only a subscription that was not in the list
+ * before the first POST can be adopted: an identical older one belongs to someone else (a later Delete of "our"
+ * key would remove it). After a time-out the service may still be storing it, so the create is never sent
+ * again: the list is watched until it shows up or the wait budget is spent. 429/503 (not processed) and refused
+ * connections are simply retried. An empty answer (201/204 without a body) is read back from the list the same way.
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { sameEvents, validateWebhookInput, type WebhookInput } from '../shared/webhooks';
+import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../shared/webhooks';
 import type { Outcome } from './attempt';
 import { credentialInfo, resolvePolicy, type TransportContext } from './credential';
-import { apiError } from './errors';
+import { apiError, recordOf, unconfirmedError } from './errors';
 import { apiRequest, type ApiResponse, type RetryBudget } from './request';
 import { listWebhooks, type WebhookOpts } from './webhooks';
 
@@ -23,8 +25,11 @@ export async function createWebhook(
 	const policy = resolvePolicy(opts.policy);
 	const labels = { itemIndex: opts.itemIndex, resource: 'webhooks' };
 
+	const before = new Set((await listWebhooks(ctx, opts)).map(keyOf));
 	const stored = async (): Promise<ApiResponse | undefined> => {
-		const match = (await listWebhooks(ctx, opts)).find((w) => w.url === body.url && sameEvents(w.events, body.events));
+		const match = (await listWebhooks(ctx, opts)).find(
+			(w) => !before.has(keyOf(w)) && w.url === body.url && sameEvents(w.events, body.events),
+		);
 		if (!match) return undefined;
 		ctx.logger?.debug('Appointments API: adopted the webhook stored by an unanswered create');
 		return { statusCode: 200, body: match, attempts: 0, url: '' };
@@ -64,5 +69,9 @@ export async function createWebhook(
 				(await stored()) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(outcome, budget) : undefined),
 		},
 	);
-	return (response.body ?? {}) as IDataObject;
+	const record = await recordOf(ctx, response, 'POST', labels);
+	if (record !== undefined) return record;
+	const readBack = await stored();
+	if (readBack) return readBack.body as IDataObject;
+	throw unconfirmedError(ctx, response.statusCode, 'a new subscription with this URL and these events', opts.itemIndex);
 }

@@ -1,5 +1,5 @@
 /** What every request shares: the retry/time-out policy and the credential's base URL, origin and secrets. */
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type IHookFunctions, type ILoadOptionsFunctions, type IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type ILoadOptionsFunctions, type IWebhookFunctions } from 'n8n-workflow';
 
 import { normaliseBaseUrl, originOf } from './utils';
 
@@ -40,20 +40,6 @@ export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
 	};
 }
 
-/** The node's "Options" collection (`maxAttempts`, `maxRetryWaitSeconds`, `timeoutSeconds`) as a policy. */
-export function policyFromOptions(options?: IDataObject): Partial<RequestPolicy> {
-	const policy: Partial<RequestPolicy> = {};
-	const num = (value: unknown) =>
-		typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-	const attempts = num(options?.maxAttempts);
-	if (Number.isFinite(attempts) && attempts >= 1) policy.maxAttempts = Math.floor(attempts);
-	const wait = num(options?.maxRetryWaitSeconds);
-	if (Number.isFinite(wait) && wait >= 0) policy.maxWaitMs = wait * 1000;
-	const timeout = num(options?.timeoutSeconds);
-	if (Number.isFinite(timeout) && timeout > 0) policy.timeoutMs = timeout * 1000;
-	return policy;
-}
-
 export interface CredentialInfo {
 	baseUrl: string;
 	origin: string;
@@ -62,15 +48,34 @@ export interface CredentialInfo {
 
 const credentialCache = new WeakMap<object, Promise<CredentialInfo>>();
 
+/**
+ * Why a Base URL cannot be used, or undefined. User info would be sent as Basic auth instead of the token, and a
+ * query or fragment would be cut off by the API paths (so requests would go to the root), so all three are refused.
+ */
+function baseUrlProblem(raw: string): string | undefined {
+	if (/^[^/]*\/\/[^/?#]*@/.test(raw)) {
+		return "The credential's Base URL must not contain a user name or password (user:password@): the service is authenticated with the Access Token only";
+	}
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		return `The credential's Base URL "${raw}" is not a valid http(s) address`;
+	}
+	if (raw.includes('?')) return `The credential's Base URL must not contain a query (?…): give the service's address only, such as ${url.origin}`;
+	if (raw.includes('#')) return `The credential's Base URL must not contain a fragment (#…): give the service's address only, such as ${url.origin}`;
+	if (!/^https?:$/.test(url.protocol)) return `The credential's Base URL "${raw}" is not a valid http(s) address`;
+	return undefined;
+}
+
 async function loadCredentialInfo(ctx: TransportContext): Promise<CredentialInfo> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
-	const baseUrl = normaliseBaseUrl(String(credentials?.baseUrl ?? ''));
+	const raw = String(credentials?.baseUrl ?? '').trim();
+	const problem = baseUrlProblem(raw);
+	const baseUrl = normaliseBaseUrl(raw);
 	const origin = originOf(baseUrl);
-	if (!baseUrl || !origin || !/^https?:$/.test(new URL(baseUrl).protocol)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The credential's Base URL "${baseUrl}" is not a valid http(s) address`,
-		);
+	if (problem !== undefined || !origin) {
+		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`);
 	}
 	const token = credentials?.accessToken;
 	return { baseUrl, origin, secrets: typeof token === 'string' ? [token] : [] };

@@ -2,9 +2,10 @@
  * Errors the transport throws, built from the status and the parsed body only: no HTTP library error (which
  * carries the request headers, i.e. the token) is passed on, and the token is redacted from every text.
  */
-import { NodeApiError, type IHttpRequestMethods, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, type IDataObject, type IHttpRequestMethods, type JsonObject } from 'n8n-workflow';
 
 import type { Outcome } from './attempt';
+import { formatErrorBody } from './errorBody';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credential';
 
 /** What the error builders need of a request's options. */
@@ -20,63 +21,41 @@ export interface Tried {
 	reason?: string;
 }
 
-function messagesOf(value: unknown, depth = 0): string[] {
-	if (depth > 5 || value === undefined || value === null) return [];
-	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
-	if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
-	if (Array.isArray(value)) return value.flatMap((v) => messagesOf(v, depth + 1));
-	if (typeof value === 'object') {
-		const obj = value as Record<string, unknown>;
-		for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
-			if (key in obj) {
-				const found = messagesOf(obj[key], depth + 1);
-				if (found.length) return found;
-			}
-		}
-		// Field map: { field: ["msg", ...] } -> "field: msg; msg"
-		const out: string[] = [];
-		for (const [field, v] of Object.entries(obj)) {
-			const msgs = messagesOf(v, depth + 1);
-			if (!msgs.length) continue;
-			if (field === 'non_field_errors' || field === 'errors') out.push(...msgs);
-			else out.push(`${field}: ${msgs.join(' ')}`);
-		}
-		return out;
-	}
-	return [];
-}
-
-/** One readable message from any error body (JSON text, `detail`/`message`/`error`, field maps, arrays). */
-export function formatErrorBody(body: unknown): string {
-	let value = body;
-	if (typeof value === 'string') {
-		const text = value.trim();
-		if (text.startsWith('{') || text.startsWith('[')) {
-			try {
-				value = JSON.parse(text);
-			} catch {
-				value = text;
-			}
-		}
-	}
-	if (typeof value === 'string') {
-		// Not JSON (HTML error page etc.): keep it short and strip tags.
-		const plain = value.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-		return plain.length > 300 ? `${plain.slice(0, 297)}...` : plain;
-	}
-	const text = messagesOf(value).join('; ');
-	return text.length > 1000 ? `${text.slice(0, 997)}...` : text;
-}
-
+/**
+ * The text with every secret, and every piece of 8 characters or more of one, replaced by `***`: a service that
+ * echoes part of the token shows none of it.
+ */
 export function redact(text: string, secrets: Array<string | undefined>): string {
 	let out = text;
 	for (const secret of secrets) {
-		if (typeof secret === 'string' && secret.length >= 4) out = out.split(secret).join('***');
+		if (typeof secret !== 'string' || secret.length < 4) continue;
+		out = out.split(secret).join('***');
+		for (let i = 0; i + 8 <= secret.length; i++) {
+			const piece = secret.slice(i, i + 8);
+			if (out.includes(piece)) out = out.split(piece).join('***');
+		}
 	}
 	return out;
 }
 
-export function rawBodyText(body: unknown, max = 2000): string | undefined {
+/** A parsed body with the secrets redacted from every string and key in it, before anything is cut short. */
+function redactBody(body: unknown, secrets: string[], depth = 0): unknown {
+	if (typeof body === 'string') return redact(body, secrets);
+	if (body === null || typeof body !== 'object' || depth > 50) return body;
+	if (Array.isArray(body)) return body.map((v) => redactBody(v, secrets, depth + 1));
+	const out: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(body)) {
+		Object.defineProperty(out, redact(key, secrets), {
+			value: redactBody(value, secrets, depth + 1),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	}
+	return out;
+}
+
+function rawBodyText(body: unknown, max = 2000): string | undefined {
 	if (body === undefined || body === null || body === '') return undefined;
 	let text: string;
 	if (typeof body === 'string') text = body;
@@ -144,20 +123,30 @@ export function apiError(
 ): Error {
 	const node = ctx.getNode();
 	const clean = (text: string) => redact(text, info.secrets);
-	const where = `${request.method} ${request.url.replace(info.baseUrl, '')}`;
+	const where = clean(`${request.method} ${request.url.replace(info.baseUrl, '')}`);
 	const triedText = tried
 		? ` after ${tried.attempts} attempt${tried.attempts === 1 ? '' : 's'} (waited ${seconds(tried.waitedMs)} in total${tried.reason ? '; ' + tried.reason : ''})`
 		: '';
 	if (outcome.kind === 'network') {
 		return new NodeApiError(node, { networkError: outcome.code, request: where } as JsonObject, {
 			message: clean(`Could not reach the service: ${outcome.detail}${triedText}`),
-			description: clean(`${where} - ${outcome.code}`),
+			description: `${where} - ${outcome.code}`,
 			itemIndex: labels.itemIndex,
 		});
 	}
-	const raw = rawBodyText(outcome.body);
+	if (outcome.kind === 'tooLarge') {
+		const mb = Math.round(outcome.limit / (1024 * 1024));
+		return new NodeApiError(node, { statusCode: outcome.statusCode, request: where } as JsonObject, {
+			message: `The service's answer was too large: more than ${mb} MB, so it was not read`,
+			description: `${where} answered ${outcome.statusCode} with a body over the ${mb} MB limit; reading stopped there`,
+			httpCode: String(outcome.statusCode),
+			itemIndex: labels.itemIndex,
+		});
+	}
+	const body = redactBody(outcome.body, info.secrets);
+	const raw = rawBodyText(body);
 	return new NodeApiError(node, { statusCode: outcome.statusCode, request: where } as JsonObject, {
-		message: clean(statusMessage(outcome.statusCode, outcome.body, labels.resource) + triedText),
+		message: clean(statusMessage(outcome.statusCode, body, labels.resource) + triedText),
 		description: clean(`${where} answered ${outcome.statusCode}${raw ? `. Response body: ${raw}` : ''}`),
 		httpCode: String(outcome.statusCode),
 		itemIndex: labels.itemIndex,
@@ -179,4 +168,45 @@ export async function responseError(
 		{ method, url: response.url },
 		labels,
 	);
+}
+
+function kindOf(body: unknown): string {
+	if (Array.isArray(body)) return 'a JSON array';
+	if (typeof body === 'string') return /^\s*</.test(body) ? 'an HTML page' : 'text';
+	if (body === undefined) return 'empty';
+	return `a ${typeof body}`;
+}
+
+/**
+ * The answer as one record: a JSON object, or undefined for an empty answer (the caller reads it back). Anything
+ * else (a proxy's HTML login page, a string, a number, an array) is not taken as success: it throws.
+ */
+export async function recordOf(
+	ctx: TransportContext,
+	response: { statusCode: number; body: unknown; url: string },
+	method: IHttpRequestMethods,
+	labels: ErrorLabels = {},
+	allowEmpty = true,
+): Promise<IDataObject | undefined> {
+	const { body } = response;
+	if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as IDataObject;
+	if (body === undefined && allowEmpty) return undefined;
+	const info = await credentialInfo(ctx);
+	const where = redact(`${method} ${response.url.replace(info.baseUrl, '')}`, info.secrets);
+	const raw = rawBodyText(redactBody(body, info.secrets), 500);
+	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode, request: where } as JsonObject, {
+		message: `The service answered ${response.statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`,
+		description: `${where} answered ${response.statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`,
+		httpCode: String(response.statusCode),
+		itemIndex: labels.itemIndex,
+	});
+}
+
+/** An empty answer to a webhook create or update whose subscription the list does not show either. */
+export function unconfirmedError(ctx: TransportContext, statusCode: number, what: string, itemIndex?: number): Error {
+	return new NodeApiError(ctx.getNode(), { statusCode } as JsonObject, {
+		message: `The service answered ${statusCode} without the subscription, and ${what} is not in the list, so it cannot be confirmed`,
+		httpCode: String(statusCode),
+		itemIndex,
+	});
 }

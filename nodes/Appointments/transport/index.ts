@@ -5,11 +5,3 @@ export * from './paginate';
 export * from './appointments';
 export * from './webhooks';
 export * from './createWebhook';
-export {
-	normaliseBaseUrl,
-	buildApiUrl,
-	encodeQuery,
-	parseRetryAfter,
-	backoffDelay,
-	resolveSameOrigin,
-} from './utils';

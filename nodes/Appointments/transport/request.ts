@@ -61,7 +61,7 @@ export interface RetryHooks {
 	beforeRetry?: (outcome: Outcome, budget: RetryBudget) => Promise<ApiResponse | undefined>;
 }
 
-export function isAmbiguous(outcome: Outcome): boolean {
+function isAmbiguous(outcome: Outcome): boolean {
 	if (outcome.kind === 'network') return !outcome.refused;
 	return outcome.statusCode >= 500 && outcome.statusCode !== 503;
 }
@@ -127,7 +127,7 @@ async function requestWithRetries<T>(
 			if (remaining <= 0) throw fail(outcome, attempt, waitedMs, 'retry wait budget exhausted');
 			delay = Math.min(remaining, backoffDelay(attempt, policy.baseDelayMs, policy.maxWaitMs));
 		}
-		const what = outcome.kind === 'response' ? `status ${outcome.statusCode}` : outcome.code;
+		const what = outcome.kind === 'network' ? outcome.code : `status ${outcome.statusCode}`;
 		ctx.logger?.debug(`Appointments API: ${method} attempt ${attempt} failed (${what}); retrying in ${delay} ms`);
 		const until = Date.now() + delay;
 		wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));

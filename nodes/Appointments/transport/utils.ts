@@ -1,7 +1,7 @@
 /** Pure helpers of the transport (no n8n context, no I/O): URLs, queries, Retry-After and backoff. */
 import type { IDataObject } from 'n8n-workflow';
 
-export const API_PREFIX = '/api/v3/';
+const API_PREFIX = '/api/v3/';
 
 /** Strips whitespace, trailing slashes and a trailing `/api/v3` (any case), then trailing slashes again. */
 export function normaliseBaseUrl(raw: string): string {

@@ -1,9 +1,9 @@
 /** Webhook subscription requests: list, update (PUT) and delete. Create, which must never double, is in createWebhook.ts. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { validateWebhookInput, type WebhookInput } from '../shared/webhooks';
+import { keyOf, validateWebhookInput, type WebhookInput } from '../shared/webhooks';
 import type { RequestPolicy, TransportContext } from './credential';
-import { responseError } from './errors';
+import { recordOf, responseError, unconfirmedError } from './errors';
 import { paginateAll } from './paginate';
 import { apiRequest } from './request';
 
@@ -26,20 +26,34 @@ export async function updateWebhook(
 	opts: WebhookOpts = {},
 ): Promise<IDataObject> {
 	const body = validateWebhookInput(ctx.getNode(), input, opts.itemIndex);
-	const response = await apiRequest<IDataObject>(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, {
+	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
+	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, {
+		...labels,
 		body: { url: body.url, events: body.events },
-		itemIndex: opts.itemIndex,
 		policy: opts.policy,
-		resource: `Webhook ${key}`,
 	});
-	return (response.body ?? { webhook_key: key, url: body.url, events: body.events }) as IDataObject;
+	const record = await recordOf(ctx, response, 'PUT', labels);
+	if (record !== undefined) return record;
+	// An empty answer: the spec has no single-webhook read, so the updated subscription is found in the list.
+	const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key);
+	if (listed) return listed;
+	throw unconfirmedError(ctx, response.statusCode, `webhook ${key}`, opts.itemIndex);
 }
 
+/**
+ * `keyAsListed`: the result carries the webhook_key as the service's list gives it (a number stays a number),
+ * at the cost of reading the list first.
+ */
 export async function deleteWebhook(
 	ctx: TransportContext,
 	key: string,
-	opts: WebhookOpts & { notFoundIsSuccess?: boolean } = {},
-): Promise<{ deleted: true; webhook_key: string; alreadyGone?: true }> {
+	opts: WebhookOpts & { notFoundIsSuccess?: boolean; keyAsListed?: boolean } = {},
+): Promise<{ deleted: true; webhook_key: string | number; alreadyGone?: true }> {
+	let shownKey: string | number = key;
+	if (opts.keyAsListed) {
+		const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key)?.webhook_key;
+		if (typeof listed === 'number') shownKey = listed;
+	}
 	const response = await apiRequest(ctx, 'DELETE', `webhooks/${encodeURIComponent(key)}/`, {
 		itemIndex: opts.itemIndex,
 		policy: opts.policy,
@@ -49,9 +63,9 @@ export async function deleteWebhook(
 	if (response.statusCode === 404) {
 		// A 404 after a failed first attempt means that attempt deleted it.
 		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure) {
-			return { deleted: true, webhook_key: key, alreadyGone: true };
+			return { deleted: true, webhook_key: shownKey, alreadyGone: true };
 		}
 		throw await responseError(ctx, response, 'DELETE', { itemIndex: opts.itemIndex, resource: `Webhook ${key}` });
 	}
-	return { deleted: true, webhook_key: key };
+	return { deleted: true, webhook_key: shownKey };
 }

@@ -1,11 +1,12 @@
 /**
  * Appointment > Cancel: DELETE /api/v3/appointments/{key}/?send_email=true|false. `send_email` is always sent,
- * so the service's undocumented default never decides whether the client gets an e-mail.
+ * so the service's undocumented default never decides whether the client gets an e-mail; a DELETE whose answer
+ * was lost is not repeated blindly (transport).
  */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { requireUuid, toBoolean } from '../../shared';
-import { appointmentPath, mutateAppointment } from '../../transport';
+import { cancelAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
@@ -36,11 +37,5 @@ export const prepare: PrepareOperation = function (item) {
 		'Send Email to Client',
 		i,
 	);
-	return async () =>
-		await mutateAppointment(this, 'DELETE', appointmentPath(key), key, {
-			qs: { send_email: sendEmail ? 'true' : 'false' },
-			itemIndex: i,
-			policy: item.policy,
-			readBackMissing: { appointment_key: key, canceled: true },
-		});
+	return async () => await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy });
 };

@@ -7,6 +7,7 @@ import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8
 import {
 	STATUSES,
 	inputError,
+	numberValue,
 	presetRange,
 	requireEmail,
 	requireStatus,
@@ -31,10 +32,10 @@ function withPageConcurrency(collection: INodeProperties): INodeProperties {
 		displayName: 'Page Concurrency',
 		name: 'pageConcurrency',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_PAGE_CONCURRENCY },
+		typeOptions: { minValue: 1, maxValue: MAX_PAGE_CONCURRENCY, numberPrecision: 0 },
 		default: 4,
 		description:
-			'How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service\'s order.',
+			"How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service's order. The pages of one list share Max Retry Wait, and a Retry-After on one pauses them all.",
 	});
 	return { ...collection, options };
 }
@@ -247,19 +248,12 @@ function isEmpty(value: unknown): boolean {
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const readPageConcurrency = (value: unknown): number => {
-		if (value === undefined || value === null || value === '') return 4;
-		const n = typeof value === 'string' ? Number(value) : value;
-		if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_PAGE_CONCURRENCY) {
-			throw inputError(node, 'Page Concurrency', i, `a whole number from 1 to ${MAX_PAGE_CONCURRENCY}`, value);
-		}
-		return n;
-	};
 	const limit = readLimit(this, i);
 	const simplify = this.getNodeParameter('simplify', i, true) as boolean;
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
-	const pageConcurrency = readPageConcurrency(item.options.pageConcurrency);
+	const pageConcurrency =
+		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, { min: 1, max: MAX_PAGE_CONCURRENCY, whole: true }) ?? 4;
 
 	const qs: IDataObject = {};
 	for (const [field, param, label] of KEY_FILTERS) {

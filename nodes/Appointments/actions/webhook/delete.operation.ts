@@ -28,6 +28,7 @@ export const prepare: PrepareOperation = function (item) {
 		const result = await deleteWebhook(this, key, {
 			itemIndex: i,
 			policy: item.policy,
+			keyAsListed: true,
 		});
 		return { deleted: result.deleted, webhook_key: result.webhook_key };
 	};
