@@ -1,7 +1,7 @@
 /**
  * `npm run bench` - parts 1-5 and 7 (see bench/README.md), one table of ratios against baselines measured in the same
  * run. `npm run bench -- --smoke`: tiny sizes, checks that everything works (exit 0 when targets are missed, non-0
- * when something crashes). `npm run bench -- --n8n`: adds part 6 (a real n8n). `--only=1,3`: a subset.
+ * when something crashes). `npm run bench -- --n8n`: adds parts 6 and 8 (a real n8n each). `--only=1,3`: a subset.
  *
  * Every part runs in a child process of its own (Node 24 with --expose-gc and tsx), so that one part's heap, JIT
  * state and sockets do not leak into the next, and a crash is reported against its part. Results go to
@@ -24,13 +24,14 @@ interface PartSpec {
 }
 
 const PARTS: PartSpec[] = [
-	{ id: 1, key: 'list', title: 'Get Many, Return All (node / bare undici loop)', timeoutSec: { full: 200, smoke: 40 } },
-	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / ideal)', timeoutSec: { full: 180, smoke: 30 } },
+	{ id: 1, key: 'list', title: 'Get Many, Return All (node / n8n helper loop, ideal)', timeoutSec: { full: 420, smoke: 60 } },
+	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / n8n helper loop, requests per update)', timeoutSec: { full: 180, smoke: 30 } },
 	{ id: 3, key: 'trigger', title: 'Trigger webhook() (node / bare JSON.parse) and dedupe memory', timeoutSec: { full: 150, smoke: 40 } },
 	{ id: 4, key: 'load', title: 'Package load and packed size', timeoutSec: { full: 150, smoke: 90 } },
 	{ id: 5, key: 'sandbox', title: 'Sandbox throughput', timeoutSec: { full: 90, smoke: 30 } },
 	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node', timeoutSec: { full: 1200, smoke: 1200 } },
 	{ id: 7, key: 'polling', title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)', timeoutSec: { full: 240, smoke: 60 } },
+	{ id: 8, key: 'n8n-list', title: 'Real n8n: Get Many / HTTP Request pagination + Split Out', timeoutSec: { full: 1200, smoke: 1200 } },
 ];
 
 function parseArgs(argv: string[]) {
@@ -73,6 +74,8 @@ async function runChild(args: ReturnType<typeof parseArgs>): Promise<void> {
 			break;
 		case 'polling':
 			rows = await (await import('./parts/polling')).runPollingPart(ctx);
+		case 'n8n-list':
+			rows = await (await import('./parts/n8n')).runN8nListPart(ctx);
 			break;
 		default:
 			throw new Error(`unknown part ${args.child}`);
@@ -186,7 +189,7 @@ async function main(): Promise<void> {
 		process.exit(0);
 	}
 	const mode = args.smoke ? 'smoke' : 'full';
-	const ids = args.only ?? [1, 2, 3, 4, 5, 7, ...(args.n8n ? [6] : [])];
+	const ids = args.only ?? [1, 2, 3, 4, 5, 7, ...(args.n8n ? [6, 8] : [])];
 	const started = Date.now();
 	process.stderr.write(`bench (${mode}) on ${os.cpus().length} cores, Node ${process.version}, parts ${ids.join(', ')}\n`);
 	const outcomes: PartOutcome[] = [];

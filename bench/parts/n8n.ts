@@ -7,6 +7,7 @@
  * appointment_key and timestamp, so the trigger's dedupe never drops one) to each webhook URL, alternating
  * A, B, A, B after a warm-up; the median requests/s of A / that of B is the figure (target >= 0.9). Executions
  * are saved for both as the stack configures n8n. Only 2xx answers count.
+ * Part 8 (--n8n, runN8nListPart): Get Many against the do-it-yourself route in a stack of its own (n8n-list.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,20 +18,36 @@ import { DEV_DIR } from '../../scripts/paths';
 
 const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
 
-export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
+async function startBenchStack(ctx: PartContext, part: number) {
 	const stackMod = (await import('../../scripts/stack')) as typeof import('../../scripts/stack');
 	const proc = (await import('../../scripts/proc')) as typeof import('../../scripts/proc');
 	proc.killAllOnSignals();
 	const root = path.join(DEV_DIR, 'bench');
 	if (fs.existsSync(root)) fs.rmSync(root, { recursive: true, force: true });
 	const userFolder = path.join(root, `run-${Date.now()}`);
-	ctx.log('part 6: starting the stack (build, pack, install into n8n, sandbox, n8n)...');
+	ctx.log(`part ${part}: starting the stack (build, pack, install into n8n, sandbox, n8n)...`);
 	const stack = await stackMod.startStack({
 		userFolder,
 		owner: { email: 'bench@example.com', password: 'Bench-Passw0rd', firstName: 'Bench', lastName: 'Owner' },
 		reimport: 'always',
-		log: (m) => ctx.log(`part 6: ${m}`),
+		log: (m) => ctx.log(`part ${part}: ${m}`),
 	});
+	return { stack, stackMod, proc };
+}
+
+/** Part 8: Get Many against HTTP Request pagination + Split Out, in a real n8n of its own. */
+export async function runN8nListPart(ctx: PartContext): Promise<Row[]> {
+	const { stack, stackMod, proc } = await startBenchStack(ctx, 7);
+	try {
+		return await (await import('./n8n-list')).runN8nListPart(ctx, stack, stackMod);
+	} finally {
+		await stack.stop();
+		await proc.stopAll();
+	}
+}
+
+export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
+	const { stack, stackMod, proc } = await startBenchStack(ctx, 6);
 	try {
 		const noop = (x: number) => ({
 			parameters: {},

@@ -35,6 +35,7 @@ export class TransportTestNode implements INodeType {
 			{ displayName: 'Key', name: 'key', type: 'string', default: '' },
 			{ displayName: 'Limit', name: 'limit', type: 'number', default: 0 },
 			{ displayName: 'Max Pages', name: 'maxPages', type: 'number', default: 0 },
+			{ displayName: 'Page Concurrency', name: 'pageConcurrency', type: 'number', default: 1 },
 			{ displayName: 'Query', name: 'qs', type: 'json', default: '{}' },
 			{ displayName: 'Body', name: 'body', type: 'json', default: '' },
 			{ displayName: 'Policy', name: 'policy', type: 'json', default: '{}' },
@@ -56,12 +57,13 @@ export class TransportTestNode implements INodeType {
 			const key = this.getNodeParameter('key', i) as string;
 			const limit = (this.getNodeParameter('limit', i) as number) || undefined;
 			const maxPages = (this.getNodeParameter('maxPages', i) as number) || undefined;
+			const pageConcurrency = this.getNodeParameter('pageConcurrency', i) as number;
 			const policy = (json('policy') ?? {}) as Partial<RequestPolicy>;
 			const body = json('body');
 			try {
 				let records: IDataObject[] = [];
 				if (call === 'paginate') {
-					for await (const r of paginate(this, path, json('qs'), { limit, maxPages, itemIndex: i, policy })) {
+					for await (const r of paginate(this, path, json('qs'), { limit, maxPages, itemIndex: i, policy, pageConcurrency })) {
 						records.push(r);
 					}
 				} else if (call === 'apiRequest') {

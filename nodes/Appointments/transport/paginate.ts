@@ -1,42 +1,47 @@
 /**
- * Pagination.
- *
- *   interface PaginateOptions { limit?: number; itemIndex?: number; policy?: Partial<RequestPolicy>;
- *                               maxPages?: number (default 10000); keyField?: string; resource?: string }
- *   paginate<T = IDataObject>(ctx, path, qs?, opts?): AsyncGenerator<T>
- *
- * Accepts every list shape: `{results, next}` (page-number or cursor links), `{results}` and a bare array.
- * Follows `next` (absolute or relative to the page it came from) only on the credential's origin: a foreign link
- * is refused with a NodeOperationError before anything is sent. Stops on: no `next`, an empty page, a `next`
- * already fetched, or `limit` records yielded (no further page is requested). Hitting `maxPages` while the
- * service still offers a `next` is an error. Records whose key (`keyField`, default `appointment_key`, then
- * `webhook_key`) was already yielded are skipped. A `count` larger than what was seen with no `next` is NOT
- * acted on: page numbers are never guessed, since the service's parameter names are not part of the spec.
+ * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
+ * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
+ * yielded once (by `keyField`, default `appointment_key` then `webhook_key`), no page requested beyond `limit`.
+ * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
+ * pages are fetched several at a time and still handed over in the service's order.
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
 import { transportCredentialInfo, type RequestPolicy, type TransportContext } from './credential';
+import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
+import { PageFetcher, planPages } from './pagePlan';
 import { apiRequest, apiRequestUrl } from './request';
-import { resolveSameOrigin } from './utils';
 
 export interface PaginateOptions {
 	limit?: number;
 	itemIndex?: number;
 	policy?: Partial<RequestPolicy>;
+	/** Default 10000; reaching it while the service still offers a `next` is an error. */
 	maxPages?: number;
 	keyField?: string;
 	resource?: string;
+	/** Pages in flight at once when the paging allows it (default 1: one after the other). */
+	pageConcurrency?: number;
 }
 
-function recordKey(record: unknown, keyField?: string): string | undefined {
-	if (!record || typeof record !== 'object') return undefined;
-	const r = record as IDataObject;
+/** Pages in a row that bring no record not already returned before reading stops with an error. */
+const STALE_PAGES = 3;
+
+function recordKey(record: IDataObject, keyField?: string): string | undefined {
 	const fields = keyField ? [keyField] : ['appointment_key', 'webhook_key'];
 	for (const field of fields) {
-		const value = r[field];
+		const value = record[field];
 		if (typeof value === 'string' || typeof value === 'number') return String(value);
 	}
 	return undefined;
+}
+
+/** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
+function notice(ctx: TransportContext, message: string): void {
+	ctx.logger?.warn(`Appointments: ${message}`);
+	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') {
+		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+	}
 }
 
 export async function* paginate<T = IDataObject>(
@@ -47,72 +52,104 @@ export async function* paginate<T = IDataObject>(
 ): AsyncGenerator<T> {
 	const limit = opts.limit;
 	if (limit !== undefined && limit <= 0) return;
+	const node = ctx.getNode();
+	const itemIndex = opts.itemIndex;
 	const maxPages = opts.maxPages ?? 10000;
-	const requestOpts = { itemIndex: opts.itemIndex, policy: opts.policy, resource: opts.resource };
+	// One wait for all pages: a 429 on one pauses them all, and Max Retry Wait bounds the whole list.
+	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
+	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
 	const { baseUrl } = await transportCredentialInfo(ctx);
-	const fetched = new Set<string>();
+
+	const response = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
+	let page: ListPage = readListPage(node, response.url, response.body, 1, itemIndex);
+	const listPath = listPathOf(response.url);
+	const firstCount = page.count;
+	const fetched = new Set<string>([page.url]);
 	const yieldedKeys = new Set<string>();
 	let yielded = 0;
-	let pages = 0;
+	let pages = 1;
+	let stale = 0;
+	let repeated = 0;
+	let lastCount = firstCount;
 
-	let response = await apiRequest(ctx, 'GET', path, { ...requestOpts, qs });
-	for (;;) {
-		pages++;
-		fetched.add(response.url);
-		const body = response.body as unknown;
-		let records: unknown[];
-		let next: unknown;
-		if (Array.isArray(body)) {
-			records = body;
-		} else if (body && typeof body === 'object' && Array.isArray((body as IDataObject).results)) {
-			records = (body as IDataObject).results as unknown[];
-			next = (body as IDataObject).next;
-		} else if (body === undefined) {
-			records = [];
-		} else {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				'Unexpected list response from the service: expected a JSON array or an object with a "results" array',
-				{ itemIndex: opts.itemIndex, description: `GET ${path}` },
-			);
-		}
+	let fetcher: PageFetcher | undefined;
+	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
 
-		for (const record of records) {
-			const key = recordKey(record, opts.keyField);
-			if (key !== undefined) {
-				if (yieldedKeys.has(key)) continue;
-				yieldedKeys.add(key);
+	try {
+		for (;;) {
+			let fresh = 0;
+			for (const record of page.records) {
+				const key = recordKey(record, opts.keyField);
+				if (key !== undefined) {
+					if (yieldedKeys.has(key)) {
+						repeated++;
+						continue;
+					}
+					yieldedKeys.add(key);
+				}
+				fresh++;
+				yield record as T;
+				yielded++;
+				if (limit !== undefined && yielded >= limit) return;
 			}
-			yield record as T;
-			yielded++;
-			if (limit !== undefined && yielded >= limit) return;
-		}
+			if (page.count !== undefined) lastCount = page.count;
 
-		if (records.length === 0) return;
-		if (typeof next !== 'string' || next.trim() === '') return;
-		const nextUrl = resolveSameOrigin(baseUrl, next.trim(), response.url);
-		if (nextUrl === undefined) {
-			let shown = next;
-			try {
-				shown = new URL(next, response.url).origin;
-			} catch {
-				// unparsable: show the link as given
+			if (page.records.length === 0 || page.next === undefined) return;
+			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
+			if (fetched.has(nextUrl)) return;
+			stale = fresh === 0 ? stale + 1 : 0;
+			if (stale >= STALE_PAGES) {
+				throw new NodeOperationError(
+					node,
+					`Stopped reading: the service answered ${stale} pages in a row with nothing not already returned, and still offered more`,
+					{ itemIndex, description: `The last page was ${page.url}; its "next" was ${nextUrl}` },
+				);
 			}
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`,
-				{ itemIndex: opts.itemIndex },
+			if (pages >= maxPages) {
+				throw new NodeOperationError(
+					node,
+					`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
+					{ itemIndex },
+				);
+			}
+
+			if (pages === 1 && concurrency > 1) {
+				const plan = planPages(page, nextUrl, maxPages);
+				if (plan) fetcher = new PageFetcher(node, plan, concurrency, get, itemIndex);
+			}
+			pages++;
+			let planned: Awaited<ReturnType<PageFetcher['take']>>;
+			if (fetcher) {
+				fetcher.fill(limit === undefined ? Infinity : limit - yielded);
+				planned = await fetcher.take(nextUrl, pages);
+				if (!planned?.asPlanned) {
+					await fetcher.settle();
+					fetcher = undefined;
+				} else if (limit === undefined) {
+					// Keep the window full while this page's records are handed over.
+					fetcher.fill(Infinity);
+				}
+			}
+			if (planned) {
+				page = planned.page;
+			} else {
+				const next = await get(nextUrl);
+				page = readListPage(node, next.url, next.body, pages, itemIndex);
+			}
+			fetched.add(page.url);
+		}
+	} finally {
+		await fetcher?.settle();
+		if (lastCount !== firstCount || repeated > 0) {
+			const what =
+				lastCount !== firstCount
+					? `The list changed while it was read (the service's count went from ${firstCount} to ${lastCount})`
+					: `${repeated} record${repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
+			notice(
+				ctx,
+				`${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`,
 			);
 		}
-		if (fetched.has(nextUrl)) return;
-		if (pages >= maxPages) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
-				{ itemIndex: opts.itemIndex },
-			);
-		}
-		response = await apiRequestUrl(ctx, 'GET', nextUrl, requestOpts);
 	}
 }
 

@@ -2,7 +2,8 @@
  * Requests with retries. 429 and 503 ("not processed") are retried for every method; 500/502/504, connection
  * resets and time-outs only for idempotent requests; a refused connection (nothing was sent) for every method.
  * Exponential backoff with full jitter, `Retry-After` (seconds or HTTP-date) honoured, all waits inside
- * `maxWaitMs`; a `Retry-After` longer than what is left of that budget fails at once, saying so.
+ * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` longer than what is left of that
+ * budget fails at once, saying so.
  */
 import { NodeOperationError, sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
@@ -19,6 +20,18 @@ export interface ApiRequestOptions extends ErrorLabels {
 	idempotent?: boolean;
 	/** Statuses returned to the caller instead of thrown (e.g. [404] for deletes). */
 	allowStatus?: number[];
+	/** Shared by the requests of one list, so pages in flight together wait and spend their budget as one. */
+	sharedWait?: SharedWait;
+}
+
+/**
+ * Retry waits of requests that run together: a wait (a `Retry-After` or a backoff) pauses every request that
+ * shares it, and `maxWaitMs` bounds the time they spent paused, counted once, not per request.
+ */
+export interface SharedWait {
+	/** No attempt starts before this time (ms since the epoch). */
+	pausedUntil: number;
+	waitedMs: number;
 }
 
 export interface ApiResponse<T = IDataObject> {
@@ -73,10 +86,13 @@ async function requestWithRetries<T>(
 	const retryable = hooks.retryable ?? defaultRetryable(opts.idempotent ?? method !== 'POST');
 	const fail = (outcome: Outcome, attempts: number, waitedMs: number, reason?: string) =>
 		apiError(ctx, info, outcome, { method, url }, opts, attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined);
-	let waitedMs = 0;
+	const wait: SharedWait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
 	let ambiguousBefore = false;
 	for (let attempt = 1; ; attempt++) {
+		const paused = wait.pausedUntil - Date.now();
+		if (paused > 0) await sleep(paused);
 		const outcome = await sendOnce(ctx, method, url, opts.body, policy.timeoutMs);
+		const waitedMs = wait.waitedMs;
 		if (outcome.kind === 'response') {
 			const { statusCode } = outcome;
 			if ((statusCode >= 200 && statusCode < 300) || opts.allowStatus?.includes(statusCode)) {
@@ -113,15 +129,17 @@ async function requestWithRetries<T>(
 		}
 		const what = outcome.kind === 'network' ? outcome.code : `status ${outcome.statusCode}`;
 		ctx.logger?.debug(`Appointments API: ${method} attempt ${attempt} failed (${what}); retrying in ${delay} ms`);
-		if (delay > 0) await sleep(delay);
-		waitedMs += delay;
+		const until = Date.now() + delay;
+		wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));
+		wait.pausedUntil = Math.max(wait.pausedUntil, until);
+		if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
 		if (isAmbiguous(outcome)) {
 			ambiguousBefore = true;
 			if (hooks.beforeRetry) {
 				const done = await hooks.beforeRetry(outcome, {
 					attempts: attempt,
-					waitedMs,
-					remainingMs: policy.maxWaitMs - waitedMs,
+					waitedMs: wait.waitedMs,
+					remainingMs: policy.maxWaitMs - wait.waitedMs,
 				});
 				if (done) return { ...done, attempts: attempt } as ApiResponse<T>;
 			}

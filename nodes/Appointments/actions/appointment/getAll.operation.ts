@@ -7,6 +7,7 @@ import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8
 import {
 	STATUSES,
 	inputError,
+	numberValue,
 	presetRange,
 	requireEmail,
 	requireStatus,
@@ -23,6 +24,24 @@ import type { PrepareOperation } from '../types';
 
 export const SIMPLIFY_DESCRIPTION =
 	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and e-mail) instead of the full record';
+
+const MAX_PAGE_CONCURRENCY = 10;
+
+/** Get Many's options: the common ones and Page Concurrency (in alphabetical order, as n8n lists options). */
+function withPageConcurrency(collection: INodeProperties): INodeProperties {
+	const options = [...(collection.options as INodeProperties[])];
+	const at = options.findIndex((o) => o.displayName > 'Page Concurrency');
+	options.splice(at < 0 ? options.length : at, 0, {
+		displayName: 'Page Concurrency',
+		name: 'pageConcurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_PAGE_CONCURRENCY, numberPrecision: 0 },
+		default: 4,
+		description:
+			"How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service's order. The pages of one list share Max Retry Wait, and a Retry-After on one pauses them all.",
+	});
+	return { ...collection, options };
+}
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit('appointments'),
@@ -196,7 +215,7 @@ const properties: INodeProperties[] = [
 		default: true,
 		description: SIMPLIFY_DESCRIPTION,
 	},
-	optionsCollection(true),
+	withPageConcurrency(optionsCollection(true)),
 ];
 
 export const description = updateDisplayOptions(
@@ -235,6 +254,8 @@ export const prepare: PrepareOperation = function (item) {
 	const simplify = this.getNodeParameter('simplify', i, true) as boolean;
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+	const pageConcurrency =
+		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, { min: 1, max: MAX_PAGE_CONCURRENCY, whole: true }) ?? 4;
 
 	const qs: IDataObject = {};
 	for (const [field, param, label] of KEY_FILTERS) {
@@ -308,6 +329,7 @@ export const prepare: PrepareOperation = function (item) {
 			policy: item.policy,
 			keyField: 'appointment_key',
 			resource: 'appointments',
+			pageConcurrency,
 		});
 		return simplify ? records.map((record) => simplifyAppointment(record)) : records;
 	};
