@@ -11,14 +11,15 @@ export type Outcome =
 	| { kind: 'tooLarge'; statusCode: number; limit: number }
 	| { kind: 'network'; code: string; timedOut: boolean; refused: boolean; detail: string };
 
-type BodyStream = AsyncIterable<Uint8Array> & { destroy: (error?: Error) => void };
+type BodyStream = { on: (event: string, listener: (arg: never) => void) => unknown; destroy: () => void };
+type BodyRead = string | 'tooLarge' | 'timedOut' | { failed: unknown };
 
 function isStream(value: unknown): value is BodyStream {
 	return (
 		value !== null &&
 		typeof value === 'object' &&
-		typeof (value as BodyStream).destroy === 'function' &&
-		typeof (value as BodyStream)[Symbol.asyncIterator] === 'function'
+		typeof (value as BodyStream).on === 'function' &&
+		typeof (value as BodyStream).destroy === 'function'
 	);
 }
 
@@ -27,48 +28,38 @@ function isStream(value: unknown): value is BodyStream {
  * off at the time-out, as a silent one is). n8n's helper offers no abort signal of our own and its time-out
  * stops at the headers, so a watchdog looks at the clock while the body streams in.
  */
-async function readBody(
-	body: BodyStream,
-	deadline: number,
-): Promise<string | 'tooLarge' | 'timedOut' | { failed: unknown }> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	let finished = false;
-	let timedOut = false;
-	void (async () => {
-		while (!finished) {
-			const left = deadline - Date.now();
-			if (left <= 0) {
-				timedOut = true;
-				body.destroy();
-				return;
-			}
-			await sleep(Math.min(left, 100));
-		}
-	})();
-	try {
-		for await (const chunk of body) {
-			if (timedOut || Date.now() > deadline) {
-				timedOut = true;
-				break;
-			}
+async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
+	return await new Promise<BodyRead>((resolve) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let done = false;
+		const finish = (result: BodyRead) => {
+			if (done) return;
+			done = true;
+			resolve(result);
+		};
+		const stop = (result: 'tooLarge' | 'timedOut') => {
+			finish(result);
+			body.destroy();
+		};
+		body.on('data', (chunk: Buffer) => {
+			if (done) return;
+			if (Date.now() > deadline) return stop('timedOut');
 			size += chunk.length;
-			if (size > MAX_BODY_BYTES) {
-				body.destroy();
-				return 'tooLarge';
+			if (size > MAX_BODY_BYTES) return stop('tooLarge');
+			chunks.push(chunk);
+		});
+		body.on('end', () => finish((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
+		body.on('error', (error: unknown) => finish({ failed: error }));
+		body.on('close', () => finish({ failed: { code: 'ECONNRESET', message: 'the answer ended early' } }));
+		void (async () => {
+			while (!done) {
+				const left = deadline - Date.now();
+				if (left <= 0) return stop('timedOut');
+				await sleep(Math.min(left, 100));
 			}
-			chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-		}
-	} catch (error) {
-		if (!timedOut) return { failed: error };
-	} finally {
-		finished = true;
-	}
-	if (timedOut) {
-		body.destroy();
-		return 'timedOut';
-	}
-	return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
+		})();
+	});
 }
 
 /** JSON when the text is JSON, else the text itself (an HTML page, say); '' and null are no body. */
