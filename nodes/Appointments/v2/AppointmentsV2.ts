@@ -1,37 +1,18 @@
-import {
-	NodeConnectionTypes,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeBaseDescription,
-	type INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
 
-import { router } from '../actions/router';
 import { searchAppointments, searchWebhooks } from '../listSearch';
+import { AppointmentsV1 } from '../v1/AppointmentsV1';
 import { hints, versionDescription } from './versionDescription';
 
-/** Version 2: appointments and subscriptions picked from lists (resource locators); Get has Simplify. */
-export class AppointmentsV2 implements INodeType {
-	description: INodeTypeDescription;
-
-	constructor(baseDescription: INodeTypeBaseDescription) {
-		this.description = {
-			...baseDescription,
-			version: 2,
-			defaults: { name: 'Appointments' },
-			usableAsTool: true,
-			inputs: [NodeConnectionTypes.Main],
-			outputs: [NodeConnectionTypes.Main],
-			credentials: [{ name: 'appointmentsApi', required: true }],
-			properties: versionDescription,
-			hints,
-		};
-	}
-
+/**
+ * Version 2: appointments and subscriptions picked from lists (resource locators); Get has Simplify. The
+ * operations and execute() are version 1's: they read keys with extractValue, which serves both.
+ */
+export class AppointmentsV2 extends AppointmentsV1 {
 	methods = { listSearch: { searchAppointments, searchWebhooks } };
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+	constructor(baseDescription: INodeTypeBaseDescription) {
+		super(baseDescription);
+		this.description = { ...this.description, version: 2, properties: versionDescription, hints };
 	}
 }
