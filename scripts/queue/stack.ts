@@ -115,6 +115,9 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			DB_POSTGRESDB_DATABASE: pg.database,
 			DB_POSTGRESDB_USER: pg.user,
 			DB_POSTGRESDB_PASSWORD: pg.password,
+			// The default pool (2) starves under a burst of deliveries: the health ping then times out and the
+			// webhook processes answer 503 until it recovers.
+			DB_POSTGRESDB_POOL_SIZE: '10',
 			N8N_ENCRYPTION_KEY: secrets.encryptionKey,
 			N8N_WEBHOOK_URL: `${nginx.url}/`,
 			N8N_PROXY_HOPS: '1',

@@ -1,0 +1,162 @@
+/**
+ * Part 7 (--queue): n8n's queue mode (scripts/queue/stack.ts) against n8n's regular mode (scripts/stack.ts), in
+ * the same run, on the same sandbox data.
+ *   - End to end: the sandbox emits `appointment.created` for N new appointments (admin API, 8 at a time) to an
+ *     active workflow "Appointments Trigger -> No Operation"; per event, latency = the execution's stoppedAt minus
+ *     the event's own timestamp; throughput = N / (last stoppedAt - first timestamp). Queue mode with 1 and 2
+ *     webhook processes and 1 and 2 workers (processes stopped and started within one stack); the baseline is
+ *     regular mode (one process, SQLite).
+ *   - Get Many, Return All of 10,000 appointments, run from the editor's "Execute workflow" (a worker runs it in
+ *     queue mode, the main in regular mode): the median execution time (startedAt -> stoppedAt) of 3 runs.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { median, round, type PartContext, type Row } from '../lib/common';
+import { DEV_DIR } from '../../scripts/paths';
+import type { JsonClient } from '../../scripts/http';
+
+const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
+const OWNER = { email: 'bench@example.com', password: 'Bench-Passw0rd', firstName: 'Bench', lastName: 'Owner' };
+const CREDENTIALS = { appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' } };
+const node = (name: string, type: string, x: number, parameters: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+	parameters,
+	id: crypto.randomUUID(),
+	name,
+	type,
+	typeVersion: 1,
+	position: [x, 0],
+	...extra,
+});
+
+interface Target {
+	api: JsonClient;
+	rest: JsonClient;
+	admin: JsonClient;
+}
+
+async function triggerWorkflow(t: Target): Promise<string> {
+	const wf: any = await t.api.ok('POST', '/api/v1/workflows', {
+		body: {
+			name: 'Bench: trigger to No Operation',
+			nodes: [
+				node('On Created', TRIGGER_TYPE, 0, { events: ['appointment.created'], options: {} }, { webhookId: crypto.randomUUID(), credentials: CREDENTIALS }),
+				node('Handle Event', 'n8n-nodes-base.noOp', 220),
+			],
+			connections: { 'On Created': { main: [[{ node: 'Handle Event', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		},
+	});
+	await t.api.ok('POST', `/api/v1/workflows/${wf.id}/activate`);
+	return wf.id;
+}
+
+async function getManyWorkflow(t: Target): Promise<string> {
+	const wf: any = await t.api.ok('POST', '/api/v1/workflows', {
+		body: {
+			name: 'Bench: Get Many, Return All',
+			nodes: [
+				node('Start', 'n8n-nodes-base.manualTrigger', 0),
+				node('Get Many', 'n8n-nodes-appointments.appointments', 220, { resource: 'appointment', operation: 'getAll', dateRange: 'all', returnAll: true }, { credentials: CREDENTIALS }),
+			],
+			connections: { Start: { main: [[{ node: 'Get Many', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1', saveDataSuccessExecution: 'none' },
+		},
+	});
+	return wf.id;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function endToEnd(t: Target, workflowId: string, n: number) {
+	const ev = await import('../../scripts/queue/events');
+	const before = new Set((await ev.settle(t.admin, t.api, workflowId)).map((e: any) => String(e.id)));
+	await ev.createAppointments(t.admin, n);
+	await ev.settle(t.admin, t.api, workflowId);
+	const runs = (await ev.handledEvents(t.api, workflowId, 'On Created', 'Handle Event')).filter((e) => !before.has(e.executionId));
+	if (runs.length !== n || runs.some((r) => r.status !== 'success')) {
+		throw new Error(`expected ${n} successful executions, got ${runs.length} (${runs.filter((r) => r.status !== 'success').length} not successful)`);
+	}
+	const latencies = runs.map((r) => r.stoppedAt - r.emittedAt).sort((a, b) => a - b);
+	const span = Math.max(...runs.map((r) => r.stoppedAt)) - Math.min(...runs.map((r) => r.emittedAt));
+	return { perSecond: round((n * 1000) / span, 1), p50: latencies[Math.floor(n / 2)], p95: pct(latencies, 95) };
+}
+
+async function getMany(t: Target, workflowId: string, runs: number): Promise<number> {
+	const { pollUntil } = await import('../../scripts/proc');
+	const ms: number[] = [];
+	for (let i = 0; i < runs; i++) {
+		const r: any = await t.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: 'Start' } } });
+		const id = r.data.executionId;
+		const ex: any = await pollUntil(`Get Many execution ${id}`, async () => {
+			const e: any = await t.api.ok('GET', `/api/v1/executions/${id}`);
+			return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
+		}, { timeoutMs: 300000, intervalMs: 100 });
+		if (ex.status !== 'success') throw new Error(`Get Many execution ${id} ended with ${ex.status}`);
+		ms.push(Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt));
+	}
+	return median(ms);
+}
+
+export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
+	const proc = (await import('../../scripts/proc')) as typeof import('../../scripts/proc');
+	proc.killAllOnSignals();
+	const n = ctx.smoke ? 50 : Number(process.env.QUEUE_BENCH_EVENTS ?? 500);
+	const seed = ctx.smoke ? 1000 : 10000;
+	const root = path.join(DEV_DIR, 'bench-queue');
+	fs.rmSync(root, { recursive: true, force: true });
+	const rows: Row[] = [];
+
+	ctx.log('part 7: regular mode (one n8n process, SQLite)...');
+	const { startStack } = await import('../../scripts/stack');
+	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox: { seed }, log: (m) => ctx.log(`part 7: ${m}`) });
+	let base: Awaited<ReturnType<typeof endToEnd>>;
+	let baseGetMany: number;
+	try {
+		base = await endToEnd(regular, await triggerWorkflow(regular), n);
+		baseGetMany = await getMany(regular, await getManyWorkflow(regular), 3);
+	} finally {
+		await regular.stop();
+	}
+	ctx.log(`part 7: regular: ${base.perSecond} events/s, p50 ${base.p50} ms, p95 ${base.p95} ms; Get Many ${baseGetMany} ms`);
+
+	ctx.log('part 7: queue mode (Postgres, Redis, nginx, main, 2 webhook processes, 2 workers)...');
+	const { startQueueStack } = await import('../../scripts/queue/stack');
+	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox: { seed }, log: (m) => ctx.log(`part 7: ${m}`) });
+	try {
+		const target = () => ({ api: q.api, rest: q.rest, admin: q.admin });
+		const wf = await triggerWorkflow(target());
+		const [w1, w2] = q.webhooks;
+		const [k1, k2] = q.workers;
+		// From 2 x 2 down to 1 x 1 and back up to 2 x 1, stopping and starting processes of the one stack.
+		const shapes: Array<[string, () => Promise<void>]> = [
+			['2 webhook processes, 2 workers', async () => undefined],
+			['1 webhook process, 2 workers', () => w2.stop()],
+			['1 webhook process, 1 worker', () => k2.stop()],
+			['2 webhook processes, 1 worker', () => w2.start()],
+		];
+		for (const [shape, change] of shapes) {
+			await change();
+			const m = await endToEnd(target(), wf, n);
+			ctx.log(`part 7: ${shape}: ${m.perSecond} events/s, p50 ${m.p50} ms, p95 ${m.p95} ms`);
+			rows.push(
+				{ part: 7, name: `Queue mode, ${shape}: events/s end to end`, value: m.perSecond, baseline: base.perSecond, unit: 'events/s', ratio: round(m.perSecond / base.perSecond, 3), details: { events: n } },
+				{ part: 7, name: `Queue mode, ${shape}: latency p50 / p95`, value: `${m.p50} / ${m.p95}`, baseline: `${base.p50} / ${base.p95}`, unit: 'ms', ratio: round(m.p50 / base.p50, 3) },
+			);
+		}
+		await k2.start();
+		const getManyMs = await getMany(target(), await getManyWorkflow(target()), 3);
+		ctx.log(`part 7: Get Many of ${seed} on a worker: ${getManyMs} ms`);
+		rows.push({
+			part: 7,
+			name: `Get Many, Return All of ${seed} appointments: on a worker / regular mode`,
+			value: getManyMs,
+			baseline: baseGetMany,
+			unit: 'ms',
+			ratio: round(getManyMs / baseGetMany, 3),
+		});
+	} finally {
+		await q.stop();
+	}
+	return rows;
+}

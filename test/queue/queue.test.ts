@@ -1,0 +1,282 @@
+/**
+ * The package in n8n's queue mode (`npm run test:queue`): Postgres, Redis, a main, two webhook processes behind
+ * nginx (https) and two workers, against the sandbox. Driven from outside only: the sandbox's admin API, n8n's
+ * public and REST APIs, nginx's access log (which process got a delivery) and the workers' logs (which worker ran
+ * an execution). QUEUE_EVENTS sets the size of the load tests (default 1000).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { nodeOutput } from '../../scripts/n8n';
+import { DEV_DIR } from '../../scripts/paths';
+import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
+import { createAppointments, handledEvents, settle, type HandledEvent } from '../../scripts/queue/events';
+import { startQueueStack, type QueueStack } from '../../scripts/queue/stack';
+
+const EVENTS = Number(process.env.QUEUE_EVENTS ?? 1000);
+const TZ = 'America/Santiago';
+const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
+const DEDUPE_WF = 'apptTriggerDedupe'; // example 6: trigger -> Remove Duplicates -> Handle Event
+const TRIGGER_NODE = 'On Any Appointment Event';
+let stack: QueueStack;
+
+beforeAll(async () => {
+	killAllOnSignals();
+	const root = path.join(DEV_DIR, 'queue-test');
+	fs.rmSync(root, { recursive: true, force: true }); // a fresh database every run
+	try {
+		stack = await startQueueStack({
+			dir: root,
+			owner: { email: 'queue@example.com', password: 'Queue-Passw0rd', firstName: 'Queue', lastName: 'Owner' },
+			log: (m) => process.stderr.write(`[queue] ${m}\n`),
+		});
+	} catch (e) {
+		process.stderr.write(`\n[queue] ERROR: could not set up the queue-mode stack:\n${(e as Error).message}\n\n`);
+		throw e;
+	}
+}, 20 * 60_000);
+
+afterAll(async () => {
+	await stack?.stop();
+	await stopAll();
+});
+
+async function subscriptions(): Promise<any[]> {
+	return (await stack.admin.ok('GET', '/__sandbox/webhooks/')).webhooks;
+}
+
+function webhookIdOf(workflow: any): string {
+	return workflow.nodes.find((n: any) => n.type === TRIGGER_TYPE).webhookId;
+}
+
+const exampleJson = (id: string) => stack.examples.find((e) => e.id === id)!.json;
+
+async function publish(workflowId: string, webhookId: string): Promise<any> {
+	await stack.api.ok('POST', `/api/v1/workflows/${workflowId}/activate`);
+	const prefix = `${stack.url}/webhook/${webhookId}/`;
+	const [sub] = await pollUntil('the subscription', async () => {
+		const s = (await subscriptions()).filter((w) => String(w.url).startsWith(prefix));
+		return s.length ? s : undefined;
+	});
+	return sub;
+}
+
+async function unpublish(workflowId: string) {
+	await stack.api.ok('POST', `/api/v1/workflows/${workflowId}/deactivate`);
+	await pollUntil('no subscription left', async () => ((await subscriptions()).length === 0 ? true : undefined));
+}
+
+/** One new appointment gives exactly one new execution of the workflow, carrying that appointment. */
+async function probe(workflowId: string) {
+	const before = (await settle(stack.admin, stack.api, workflowId)).length;
+	const [key] = await createAppointments(stack.admin, 1);
+	const after = await settle(stack.admin, stack.api, workflowId);
+	expect(after).toHaveLength(before + 1);
+	const ex: any = await stack.api.ok('GET', `/api/v1/executions/${after[after.length - 1].id}?includeData=true`);
+	expect(nodeOutput(ex, TRIGGER_NODE)[0].data.appointment_key).toBe(key);
+}
+
+/** Since the request log was last cleared: no subscription created, changed or deleted; still exactly `sub`. */
+async function subscriptionUntouched(sub: any) {
+	const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
+	expect(requests.filter((r: any) => String(r.path).startsWith('/api/v3/webhooks/') && r.method !== 'GET')).toEqual([]);
+	expect(await subscriptions()).toEqual([sub]);
+}
+
+describe('subscriptions in queue mode', () => {
+	test('publishing creates one subscription; three restarts of the main and of the webhook processes keep exactly one; unpublishing removes it', async () => {
+		const webhookId = webhookIdOf(exampleJson(DEDUPE_WF));
+		const sub = await publish(DEDUPE_WF, webhookId);
+		// The balancer's URL, not a process's own: every webhook process can take the deliveries.
+		expect(sub.url).toBe(`${stack.url}/webhook/${webhookId}/webhook`);
+		expect(await subscriptions()).toHaveLength(1);
+		try {
+			// n8n 2.41 keeps webhook registrations in its database: a process that starts does not subscribe again.
+			for (let round = 1; round <= 3; round++) {
+				await stack.admin.ok('DELETE', '/__sandbox/requests/');
+				await stack.restartMain();
+				await probe(DEDUPE_WF);
+				await subscriptionUntouched(sub);
+				if (round < 3) {
+					await stack.restartWebhooks();
+					await probe(DEDUPE_WF);
+					await subscriptionUntouched(sub);
+				}
+			}
+		} finally {
+			await unpublish(DEDUPE_WF);
+		}
+		expect(await subscriptions()).toEqual([]);
+	}, 20 * 60_000);
+});
+
+/** Deliveries of `n` new appointments with duplicates on and 10% of the answers lost once; returns the keys. */
+async function deliverUnderFaults(n: number): Promise<string[]> {
+	await stack.admin.ok('DELETE', '/__sandbox/deliveries/');
+	await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: true, deliveryFailRate: 0.1 } });
+	try {
+		return await createAppointments(stack.admin, n);
+	} finally {
+		// New settings apply to new events only: the ones queued keep their copies and faults.
+		await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: false, deliveryFailRate: 0 } });
+	}
+}
+
+function perKey(events: HandledEvent[], keys: string[]) {
+	const count = new Map(keys.map((k) => [k, 0]));
+	for (const e of events) if (e.handled > 0) count.set(e.appointmentKey, (count.get(e.appointmentKey) ?? 0) + e.handled);
+	return count;
+}
+
+async function deliveryLog(): Promise<any> {
+	return stack.admin.ok('GET', '/__sandbox/deliveries/');
+}
+
+describe(`${EVENTS} events across two webhook processes and two workers`, () => {
+	test(`with Remove Duplicates (example 6): exactly ${EVENTS} executions get past it, one per event`, async () => {
+		const webhookId = webhookIdOf(exampleJson(DEDUPE_WF));
+		await publish(DEDUPE_WF, webhookId);
+		const skipped = new Set((await settle(stack.admin, stack.api, DEDUPE_WF)).map((e) => String(e.id)));
+		const since = Date.now() / 1000;
+		try {
+			const keys = await deliverUnderFaults(EVENTS);
+			await settle(stack.admin, stack.api, DEDUPE_WF);
+			const events = (await handledEvents(stack.api, DEDUPE_WF, TRIGGER_NODE, 'Handle Event')).filter((e) => !skipped.has(e.executionId));
+			const log = await deliveryLog();
+			const received = log.deliveries.filter((d: any) => d.status === 200).length;
+			const lostAnswers = log.deliveries.filter((d: any) => String(d.error ?? '').includes('answer dropped')).length;
+			const passedTrigger = events.length;
+			process.stdout.write(
+				`[queue] Remove Duplicates: ${EVENTS} events, ${received} deliveries received by n8n (${lostAnswers} answers lost once), ` +
+					`${passedTrigger} executions started (${passedTrigger - EVENTS} duplicates got past the trigger's per-process memory), ` +
+					`${events.filter((e) => e.handled > 0).length} got past Remove Duplicates\n`,
+			);
+			expect(log.gave_up).toBe(0);
+			expect(lostAnswers).toBeGreaterThan(0);
+			expect(events.filter((e) => e.status !== 'success')).toEqual([]);
+			const count = perKey(events, keys);
+			expect([...count.values()].filter((c) => c !== 1)).toEqual([]);
+			expect(events.filter((e) => e.handled > 0)).toHaveLength(EVENTS);
+
+			// Both webhook processes took deliveries, both workers ran executions.
+			const byProcess = new Map<string, number>();
+			for (const r of stack.webhookRequests().filter((r) => r.at >= since)) byProcess.set(r.process, (byProcess.get(r.process) ?? 0) + 1);
+			expect([...byProcess.keys()].sort()).toEqual(stack.webhooks.map((w) => w.name).sort());
+			const byWorker = stack.executionsByWorker();
+			const ids = events.map((e) => e.executionId);
+			for (const w of stack.workers) expect(ids.filter((id) => byWorker.get(w.name)!.has(id)).length).toBeGreaterThan(0);
+			expect(ids.filter((id) => !stack.workers.some((w) => byWorker.get(w.name)!.has(id)))).toEqual([]);
+			process.stdout.write(
+				`[queue] deliveries per webhook process: ${JSON.stringify(Object.fromEntries(byProcess))}; executions per worker: ` +
+					JSON.stringify(Object.fromEntries(stack.workers.map((w) => [w.name, ids.filter((id) => byWorker.get(w.name)!.has(id)).length]))) +
+					'\n',
+			);
+		} finally {
+			await unpublish(DEDUPE_WF);
+		}
+	}, 30 * 60_000);
+
+	test('without Remove Duplicates: every event runs at least once, and the duplicates the per-process memory lets through are counted', async () => {
+		// Example 6 without its Remove Duplicates node: the trigger's own memory is the only dedupe.
+		const base = exampleJson(DEDUPE_WF);
+		const trigger = base.nodes.find((n: any) => n.type === TRIGGER_TYPE);
+		const created: any = await stack.api.ok('POST', '/api/v1/workflows', {
+			body: {
+				name: 'Queue test: trigger only',
+				nodes: [
+					{ ...trigger, id: crypto.randomUUID(), webhookId: '0b6f1f5c-5c0e-4f6e-9a55-3d2f4f8a7b10' },
+					{ ...base.nodes.find((n: any) => n.name === 'Handle Event'), id: crypto.randomUUID() },
+				],
+				connections: { [TRIGGER_NODE]: { main: [[{ node: 'Handle Event', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			},
+		});
+		await publish(created.id, '0b6f1f5c-5c0e-4f6e-9a55-3d2f4f8a7b10');
+		try {
+			const keys = await deliverUnderFaults(EVENTS);
+			await settle(stack.admin, stack.api, created.id);
+			const events = await handledEvents(stack.api, created.id, TRIGGER_NODE, 'Handle Event');
+			const log = await deliveryLog();
+			expect(log.gave_up).toBe(0);
+			expect(events.filter((e) => e.status !== 'success')).toEqual([]);
+			const count = perKey(events, keys);
+			// Nothing lost: every event ran at least once.
+			expect([...count.entries()].filter(([, c]) => c < 1)).toEqual([]);
+			const received = log.deliveries.filter((d: any) => d.status === 200).length;
+			const duplicates = events.length - EVENTS;
+			process.stdout.write(
+				`[queue] trigger only: ${EVENTS} events, ${received} deliveries received by n8n, ${events.length} executions: ` +
+					`${duplicates} duplicate executions (${((100 * duplicates) / EVENTS).toFixed(1)}% of the events)\n`,
+			);
+			// The memory is per process: a copy that reaches the other webhook process is not recognised.
+			expect(duplicates).toBeGreaterThan(0);
+			expect(events.length).toBeLessThan(received);
+		} finally {
+			await unpublish(created.id);
+		}
+	}, 30 * 60_000);
+});
+
+describe('action node examples run on a worker', () => {
+	const wall = (d: DateTime) => d.toFormat("yyyy-MM-dd'T'HH:mm:ss");
+	const dayRange = (d: DateTime) => ({ start_date: wall(d.startOf('day')), end_date: wall(d.endOf('day').set({ millisecond: 0 })) });
+
+	async function list(query: Record<string, string>): Promise<any[]> {
+		const qs = new URLSearchParams({ ...query, page_size: '500' }).toString();
+		const page: any = await stack.sandboxApi.ok('GET', `/api/v3/appointments/?${qs}`);
+		expect(page.next).toBeFalsy();
+		return page.results;
+	}
+
+	/** What the editor's "Execute workflow" does; with OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS a worker runs it. */
+	async function runOnWorker(workflowId: string, triggerName: string): Promise<any> {
+		const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: triggerName } } });
+		const id = String(r.data.executionId);
+		const ex: any = await pollUntil(
+			`execution ${id} of ${workflowId}`,
+			async () => {
+				const e: any = await stack.api.ok('GET', `/api/v1/executions/${id}?includeData=true`);
+				return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
+			},
+			{ timeoutMs: 120000 },
+		);
+		expect(ex.status).toBe('success');
+		const byWorker = stack.executionsByWorker();
+		expect(stack.workers.filter((w) => byWorker.get(w.name)!.has(id))).toHaveLength(1);
+		return ex;
+	}
+
+	const keys = (items: any[]) => items.map((i) => i.appointment_key).sort();
+
+	test("1 daily report: the summary matches today's CONFIRMED appointments of the calendar", async () => {
+		const now = DateTime.now().setZone(TZ);
+		const calendar = (await stack.admin.ok('GET', '/__sandbox/appointments/')).appointments.find((a: any) => a.calendar.calendar_key === stack.calendarKey).calendar;
+		await stack.admin.ok('POST', '/__sandbox/appointments/', {
+			body: { status: 'CONFIRMED', calendar, start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 })).set({ millisecond: 0 }).toISO() },
+		});
+		const expected = await list({ calendar_key: stack.calendarKey!, status: 'CONFIRMED', ...dayRange(now) });
+		expect(expected.length).toBeGreaterThan(0);
+		const ex = await runOnWorker('apptDailyReport', 'Or Run It Now');
+		const [summary] = nodeOutput(ex, 'Summary');
+		expect(summary.count).toBe(expected.length);
+		expect([...summary.appointmentKeys].sort()).toEqual(keys(expected));
+		expect(summary.calendarKey).toBe(stack.calendarKey);
+	});
+
+	test('2 mark no-shows: every CONFIRMED appointment of yesterday becomes NO_SHOW', async () => {
+		const yesterday = DateTime.now().setZone(TZ).minus({ days: 1 });
+		await stack.admin.ok('POST', '/__sandbox/appointments/', {
+			body: { status: 'CONFIRMED', start_date: yesterday.set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toISO() },
+		});
+		const query = { status: 'CONFIRMED', ...dayRange(yesterday) };
+		const before = await list(query);
+		expect(before.length).toBeGreaterThan(0);
+		const ex = await runOnWorker('apptMarkNoShows', "When clicking 'Execute workflow'");
+		const out = nodeOutput(ex, 'Mark as No-Show');
+		expect(keys(out)).toEqual(keys(before));
+		for (const item of out) expect(item.status).toBe('NO_SHOW');
+		for (const a of before) expect((await stack.admin.ok('GET', `/__sandbox/appointments/${a.appointment_key}/`)).status).toBe('NO_SHOW');
+		expect(await list(query)).toHaveLength(0);
+	});
+});
