@@ -73,13 +73,15 @@ async function endToEnd(t: Target, workflowId: string, n: number) {
 	const before = new Set((await ev.settle(t.admin, t.api, workflowId)).map((e: any) => String(e.id)));
 	await ev.createAppointments(t.admin, n);
 	await ev.settle(t.admin, t.api, workflowId);
-	const runs = (await ev.handledEvents(t.api, workflowId, 'On Created', 'Handle Event')).filter((e) => !before.has(e.executionId));
-	if (runs.length !== n || runs.some((r) => r.status !== 'success')) {
-		throw new Error(`expected ${n} successful executions, got ${runs.length} (${runs.filter((r) => r.status !== 'success').length} not successful)`);
-	}
+	const all = (await ev.handledEvents(t.api, workflowId, 'On Created', 'Handle Event')).filter((e) => !before.has(e.executionId));
+	// The first execution of each event (a redelivery after a time-out may start a second one elsewhere).
+	const first = new Map<string, (typeof all)[number]>();
+	for (const r of all) if (r.status === 'success' && !first.has(r.appointmentKey)) first.set(r.appointmentKey, r);
+	const runs = [...first.values()];
+	if (runs.length !== n) throw new Error(`expected ${n} events to run, ${runs.length} did (${all.length} executions)`);
 	const latencies = runs.map((r) => r.stoppedAt - r.emittedAt).sort((a, b) => a - b);
 	const span = Math.max(...runs.map((r) => r.stoppedAt)) - Math.min(...runs.map((r) => r.emittedAt));
-	return { perSecond: round((n * 1000) / span, 1), p50: latencies[Math.floor(n / 2)], p95: pct(latencies, 95) };
+	return { perSecond: round((n * 1000) / span, 1), p50: latencies[Math.floor(n / 2)], p95: pct(latencies, 95), duplicates: all.length - n };
 }
 
 async function getMany(t: Target, workflowId: string, runs: number): Promise<number> {
@@ -101,7 +103,7 @@ async function getMany(t: Target, workflowId: string, runs: number): Promise<num
 export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 	const proc = (await import('../../scripts/proc')) as typeof import('../../scripts/proc');
 	proc.killAllOnSignals();
-	const n = ctx.smoke ? 50 : Number(process.env.QUEUE_BENCH_EVENTS ?? 500);
+	const n = ctx.smoke ? 50 : Number(process.env.QUEUE_BENCH_EVENTS ?? 300);
 	const seed = ctx.smoke ? 1000 : 10000;
 	const root = path.join(DEV_DIR, 'bench-queue');
 	fs.rmSync(root, { recursive: true, force: true });
@@ -109,7 +111,9 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 
 	ctx.log('part 7: regular mode (one n8n process, SQLite)...');
 	const { startStack } = await import('../../scripts/stack');
-	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox: { seed }, log: (m) => ctx.log(`part 7: ${m}`) });
+	// A generous delivery time-out: on a loaded machine a slow answer would otherwise add redeliveries.
+	const sandbox = { seed, deliveryTimeoutMs: 60000 };
+	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 7: ${m}`) });
 	let base: Awaited<ReturnType<typeof endToEnd>>;
 	let baseGetMany: number;
 	try {
@@ -122,7 +126,7 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 
 	ctx.log('part 7: queue mode (Postgres, Redis, nginx, main, 2 webhook processes, 2 workers)...');
 	const { startQueueStack } = await import('../../scripts/queue/stack');
-	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox: { seed }, log: (m) => ctx.log(`part 7: ${m}`) });
+	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 7: ${m}`) });
 	try {
 		const target = () => ({ api: q.api, rest: q.rest, admin: q.admin });
 		const wf = await triggerWorkflow(target());
@@ -140,7 +144,7 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 			const m = await endToEnd(target(), wf, n);
 			ctx.log(`part 7: ${shape}: ${m.perSecond} events/s, p50 ${m.p50} ms, p95 ${m.p95} ms`);
 			rows.push(
-				{ part: 7, name: `Queue mode, ${shape}: events/s end to end`, value: m.perSecond, baseline: base.perSecond, unit: 'events/s', ratio: round(m.perSecond / base.perSecond, 3), details: { events: n } },
+				{ part: 7, name: `Queue mode, ${shape}: events/s end to end`, value: m.perSecond, baseline: base.perSecond, unit: 'events/s', ratio: round(m.perSecond / base.perSecond, 3), details: { events: n, duplicates: m.duplicates } },
 				{ part: 7, name: `Queue mode, ${shape}: latency p50 / p95`, value: `${m.p50} / ${m.p95}`, baseline: `${base.p50} / ${base.p95}`, unit: 'ms', ratio: round(m.p50 / base.p50, 3) },
 			);
 		}

@@ -206,11 +206,18 @@ export interface NginxOptions {
 	webhookUpstreams: string[];
 	/** https host:port of the main process (editor, API, /webhook-test/) */
 	main: string;
+	/**
+	 * How /webhook/ requests are spread: `round-robin` (n8n's docs), or `event`: by a hash of the body, so every
+	 * copy and redelivery of one event reaches the same webhook process, whose trigger memory then drops it.
+	 */
+	balance: 'round-robin' | 'event';
+	/** Default: a free port. */
+	port?: number;
 }
 
 /**
- * Terminates https and routes as n8n's queue-mode docs recommend: /webhook/ to the webhook processes (round
- * robin), everything else (the editor, the API, /webhook-test/ whose listeners live in the main) to the main.
+ * Terminates https and routes as n8n's queue-mode docs recommend: /webhook/ to the webhook processes, everything
+ * else (the editor, the API, /webhook-test/ whose listeners live in the main) to the main.
  * The access log names the upstream that answered each request, which tells which webhook process got a delivery.
  */
 export async function startNginx(opts: NginxOptions): Promise<Nginx> {
@@ -220,7 +227,7 @@ export async function startNginx(opts: NginxOptions): Promise<Nginx> {
 	fs.mkdirSync(tmp, { recursive: true });
 	// nginx's worker processes run as `nobody` when started as root: they write request bodies here.
 	fs.chmodSync(tmp, 0o777);
-	const port = await freePort();
+	const port = opts.port ?? (await freePort());
 	const accessLog = path.join(dir, 'access.log');
 	const errorLog = path.join(dir, 'error.log');
 	const conf = `
@@ -238,7 +245,7 @@ http {
   scgi_temp_path ${tmp}/scgi;
   log_format upstream '$msec $request_method $uri $status $upstream_addr $request_time';
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
-  upstream n8n_webhooks {
+  upstream n8n_webhooks {${opts.balance === 'event' ? '\n    hash $request_body consistent;' : ''}
 ${opts.webhookUpstreams.map((u) => `    server ${u};`).join('\n')}
     keepalive 32;
   }
@@ -252,6 +259,8 @@ ${opts.webhookUpstreams.map((u) => `    server ${u};`).join('\n')}
     ssl_certificate ${opts.certPath};
     ssl_certificate_key ${opts.keyPath};
     client_max_body_size 16m;
+    # The whole body in memory, so that $request_body (the balancing key) is set.
+    client_body_buffer_size 1m;
     proxy_http_version 1.1;
     proxy_set_header Host $host:$server_port;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
@@ -280,7 +289,6 @@ ${opts.webhookUpstreams.map((u) => `    server ${u};`).join('\n')}
 `;
 	const confFile = path.join(dir, 'nginx.conf');
 	fs.writeFileSync(confFile, conf);
-	fs.rmSync(accessLog, { force: true });
 	const logFile = path.join(dir, 'nginx.out');
 	const out = fs.openSync(logFile, 'a');
 	const proc = spawnGroup('nginx', NGINX, ['-e', errorLog, '-p', dir, '-c', confFile], { stdio: ['ignore', out, out] });

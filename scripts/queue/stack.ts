@@ -1,7 +1,7 @@
 /**
  * n8n's queue mode as its docs describe it, for `npm run dev -- --queue`, `npm run test:queue` and the queue
  * benchmark: Postgres + Redis, one main (editor, API, activation), N webhook processes (`n8n webhook`) behind
- * nginx (https, /webhook/ round robin), M workers (`n8n worker`), all with one encryption key; plus the sandbox,
+ * nginx (https), M workers (`n8n worker`), all with one encryption key; plus the sandbox,
  * our package in every process, an owner, an API key, the credential and the examples imported.
  */
 import crypto from 'node:crypto';
@@ -13,7 +13,7 @@ import { createApiKey, loginRest, prepare, type Owner } from '../n8n';
 import { freePort } from '../proc';
 import { importAll, type ExampleWorkflow, type SandboxOptions } from '../stack';
 import { executionsByWorker, n8nProcess, type N8nProcess } from './processes';
-import { ensureQueuePackages, readAccessLog, startNginx, startPostgres, startRedis, type Nginx } from './services';
+import { ensureQueuePackages, readAccessLog, startNginx, startPostgres, startRedis, type Nginx, type NginxOptions } from './services';
 
 export interface QueueStackOptions {
 	/** Everything of this stack lives here (database cluster, user folders, logs). */
@@ -22,6 +22,8 @@ export interface QueueStackOptions {
 	webhookProcesses?: number;
 	workers?: number;
 	workerConcurrency?: number;
+	/** How nginx spreads /webhook/ requests (default `event`; see NginxOptions). */
+	balance?: NginxOptions['balance'];
 	sandbox?: Partial<NonNullable<SandboxOptions>>;
 	apiToken?: string;
 	adminToken?: string;
@@ -49,6 +51,8 @@ export interface QueueStack {
 	calendarKey?: string;
 	restartMain(): Promise<void>;
 	restartWebhooks(): Promise<void>;
+	/** Restarts nginx (same port, same URL) with another balancing of /webhook/. */
+	setBalance(balance: NginxOptions['balance']): Promise<void>;
 	/** Which webhook process answered each /webhook/ request nginx proxied (by process name). */
 	webhookRequests(): Array<{ at: number; path: string; status: number; process: string }>;
 	executionsByWorker(): Map<string, Set<string>>;
@@ -96,13 +100,15 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 		const mainPort = await freePort();
 		const webhookPorts = await Promise.all(Array.from({ length: nWebhooks }, () => freePort()));
 		const workerPorts = await Promise.all(Array.from({ length: nWorkers }, () => freePort()));
-		const nginx = await startNginx({
+		const nginxOptions: NginxOptions = {
 			dir: path.join(opts.dir, 'nginx'),
 			certPath: cert.certPath,
 			keyPath: cert.keyPath,
 			webhookUpstreams: webhookPorts.map((p) => `127.0.0.1:${p}`),
 			main: `127.0.0.1:${mainPort}`,
-		});
+			balance: opts.balance ?? 'event',
+		};
+		let nginx = await startNginx(nginxOptions);
 		cleanups.push(() => nginx.stop());
 
 		const shared: Record<string, string> = {
@@ -185,6 +191,11 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			},
 			async restartWebhooks() {
 				for (const w of webhooks) await w.restart();
+			},
+			async setBalance(balance) {
+				await nginx.stop();
+				nginx = await startNginx({ ...nginxOptions, port: nginx.port, balance });
+				stack.nginx = nginx;
 			},
 			webhookRequests() {
 				return readAccessLog(nginx.accessLog)
