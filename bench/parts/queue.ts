@@ -48,6 +48,12 @@ async function triggerWorkflow(t: Target): Promise<string> {
 		},
 	});
 	await t.api.ok('POST', `/api/v1/workflows/${wf.id}/activate`);
+	const { pollUntil } = await import('../../scripts/proc');
+	// Events emitted before the subscription exists go nowhere.
+	const hookId = wf.nodes.find((n: any) => n.type === TRIGGER_TYPE).webhookId;
+	await pollUntil('the trigger to subscribe', async () =>
+		(await t.admin.ok('GET', '/__sandbox/webhooks/')).webhooks.some((w: any) => String(w.url).includes(`/webhook/${hookId}/`)) ? true : undefined,
+	);
 	return wf.id;
 }
 
@@ -78,10 +84,17 @@ async function endToEnd(t: Target, workflowId: string, n: number) {
 	const first = new Map<string, (typeof all)[number]>();
 	for (const r of all) if (r.status === 'success' && !first.has(r.appointmentKey)) first.set(r.appointmentKey, r);
 	const runs = [...first.values()];
-	if (runs.length !== n) throw new Error(`expected ${n} events to run, ${runs.length} did (${all.length} executions)`);
+	const deliveries: any = await t.admin.ok('GET', '/__sandbox/deliveries/?summary=true');
 	const latencies = runs.map((r) => r.stoppedAt - r.emittedAt).sort((a, b) => a - b);
 	const span = Math.max(...runs.map((r) => r.stoppedAt)) - Math.min(...runs.map((r) => r.emittedAt));
-	return { perSecond: round((n * 1000) / span, 1), p50: latencies[Math.floor(n / 2)], p95: pct(latencies, 95), duplicates: all.length - n };
+	return {
+		perSecond: round((runs.length * 1000) / span, 1),
+		p50: latencies[Math.floor(latencies.length / 2)],
+		p95: pct(latencies, 95),
+		duplicates: all.length - runs.length,
+		missing: n - runs.length,
+		deliveries,
+	};
 }
 
 async function getMany(t: Target, workflowId: string, runs: number): Promise<number> {
@@ -111,8 +124,10 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 
 	ctx.log('part 7: regular mode (one n8n process, SQLite)...');
 	const { startStack } = await import('../../scripts/stack');
-	// A generous delivery time-out: on a loaded machine a slow answer would otherwise add redeliveries.
-	const sandbox = { seed, deliveryTimeoutMs: 60000 };
+	// Under a burst n8n (either mode) may answer 503 for a while (its database health ping times out): a longer
+	// retry schedule than the sandbox's default, so that no event is given up; a generous time-out, so that a slow
+	// answer does not add redeliveries; 16 deliveries in flight.
+	const sandbox = { seed, deliveryTimeoutMs: 60000, deliveryConcurrency: 16, retrySchedule: [1000, 2000, 4000, 8000, 16000, 32000, 60000] };
 	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 7: ${m}`) });
 	let base: Awaited<ReturnType<typeof endToEnd>>;
 	let baseGetMany: number;
@@ -122,7 +137,7 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 	} finally {
 		await regular.stop();
 	}
-	ctx.log(`part 7: regular: ${base.perSecond} events/s, p50 ${base.p50} ms, p95 ${base.p95} ms; Get Many ${baseGetMany} ms`);
+	ctx.log(`part 7: regular: ${JSON.stringify(base)}; Get Many ${baseGetMany} ms`);
 
 	ctx.log('part 7: queue mode (Postgres, Redis, nginx, main, 2 webhook processes, 2 workers)...');
 	const { startQueueStack } = await import('../../scripts/queue/stack');
@@ -142,9 +157,17 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 		for (const [shape, change] of shapes) {
 			await change();
 			const m = await endToEnd(target(), wf, n);
-			ctx.log(`part 7: ${shape}: ${m.perSecond} events/s, p50 ${m.p50} ms, p95 ${m.p95} ms`);
+			ctx.log(`part 7: ${shape}: ${JSON.stringify(m)}`);
 			rows.push(
-				{ part: 7, name: `Queue mode, ${shape}: events/s end to end`, value: m.perSecond, baseline: base.perSecond, unit: 'events/s', ratio: round(m.perSecond / base.perSecond, 3), details: { events: n, duplicates: m.duplicates } },
+				{
+					part: 7,
+					name: `Queue mode, ${shape}: events/s end to end`,
+					value: m.perSecond,
+					baseline: base.perSecond,
+					unit: 'events/s',
+					ratio: round(m.perSecond / base.perSecond, 3),
+					details: { events: n, queue: m, regular: base },
+				},
 				{ part: 7, name: `Queue mode, ${shape}: latency p50 / p95`, value: `${m.p50} / ${m.p95}`, baseline: `${base.p50} / ${base.p95}`, unit: 'ms', ratio: round(m.p50 / base.p50, 3) },
 			);
 		}

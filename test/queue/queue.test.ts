@@ -28,8 +28,10 @@ beforeAll(async () => {
 		stack = await startQueueStack({
 			dir: root,
 			owner: { email: 'queue@example.com', password: 'Queue-Passw0rd', firstName: 'Queue', lastName: 'Owner' },
-			// A loaded machine may take longer than the default 10 s to answer; a time-out would add redeliveries.
-			sandbox: { deliveryTimeoutMs: 30000 },
+			// Under a burst n8n may answer 503 for a while (its database health ping times out): retries for longer
+			// than the sandbox's default 15 s, so that no event is given up; and a loaded machine may take longer than
+			// 10 s to answer, which would add redeliveries.
+			sandbox: { deliveryTimeoutMs: 30000, retrySchedule: [500, 1000, 2000, 4000, 8000, 16000, 32000, 60000] },
 			log: (m) => process.stderr.write(`[queue] ${m}\n`),
 		});
 	} catch (e) {
