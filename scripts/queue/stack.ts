@@ -124,6 +124,8 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			// The default pool (2) starves under a burst of deliveries: the health ping then times out and the
 			// webhook processes answer 503 until it recovers.
 			DB_POSTGRESDB_POOL_SIZE: '10',
+			// On a loaded machine 20 s (the default) to get a connection is not always enough.
+			DB_POSTGRESDB_CONNECTION_TIMEOUT: '60000',
 			N8N_ENCRYPTION_KEY: secrets.encryptionKey,
 			N8N_WEBHOOK_URL: `${nginx.url}/`,
 			N8N_PROXY_HOPS: '1',
