@@ -1,7 +1,7 @@
 /**
- * `npm run bench` - parts 1-5 (see bench/README.md), one table of ratios against baselines measured in the same
+ * `npm run bench` - parts 1-5 and 7 (see bench/README.md), one table of ratios against baselines measured in the same
  * run. `npm run bench -- --smoke`: tiny sizes, checks that everything works (exit 0 when targets are missed, non-0
- * when something crashes). `npm run bench -- --n8n`: adds part 6 (a real n8n); `--queue`: part 7 (n8n's queue mode
+ * when something crashes). `npm run bench -- --n8n`: adds part 6 (a real n8n); `--queue`: part 8 (n8n's queue mode
  * against its regular mode). `--only=1,3`: a subset.
  *
  * Every part runs in a child process of its own (Node 24 with --expose-gc and tsx), so that one part's heap, JIT
@@ -31,7 +31,8 @@ const PARTS: PartSpec[] = [
 	{ id: 4, key: 'load', title: 'Package load and packed size', timeoutSec: { full: 150, smoke: 90 } },
 	{ id: 5, key: 'sandbox', title: 'Sandbox throughput', timeoutSec: { full: 90, smoke: 30 } },
 	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node', timeoutSec: { full: 1200, smoke: 1200 } },
-	{ id: 7, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 } },
+	{ id: 7, key: 'polling', title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)', timeoutSec: { full: 240, smoke: 60 } },
+	{ id: 8, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 } },
 ];
 
 function parseArgs(argv: string[]) {
@@ -72,6 +73,9 @@ async function runChild(args: ReturnType<typeof parseArgs>): Promise<void> {
 			break;
 		case 'n8n':
 			rows = await (await import('./parts/n8n')).runN8nPart(ctx);
+			break;
+		case 'polling':
+			rows = await (await import('./parts/polling')).runPollingPart(ctx);
 			break;
 		case 'queue':
 			rows = await (await import('./parts/queue')).runQueuePart(ctx);
@@ -188,7 +192,7 @@ async function main(): Promise<void> {
 		process.exit(0);
 	}
 	const mode = args.smoke ? 'smoke' : 'full';
-	const ids = args.only ?? [1, 2, 3, 4, 5, ...(args.n8n ? [6] : []), ...(args.queue ? [7] : [])];
+	const ids = args.only ?? [1, 2, 3, 4, 5, 7, ...(args.n8n ? [6] : []), ...(args.queue ? [8] : [])];
 	const started = Date.now();
 	process.stderr.write(`bench (${mode}) on ${os.cpus().length} cores, Node ${process.version}, parts ${ids.join(', ')}\n`);
 	const outcomes: PartOutcome[] = [];

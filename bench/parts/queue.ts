@@ -1,5 +1,5 @@
 /**
- * Part 7 (--queue): n8n's queue mode (scripts/queue/stack.ts) against n8n's regular mode (scripts/stack.ts), in
+ * Part 8 (--queue): n8n's queue mode (scripts/queue/stack.ts) against n8n's regular mode (scripts/stack.ts), in
  * the same run, on the same sandbox data.
  *   - End to end: the sandbox emits `appointment.created` for N new appointments (admin API, 8 at a time) to an
  *     active workflow "Appointments Trigger -> No Operation"; per event, latency = the execution's stoppedAt minus
@@ -122,13 +122,13 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 	fs.rmSync(root, { recursive: true, force: true });
 	const rows: Row[] = [];
 
-	ctx.log('part 7: regular mode (one n8n process, SQLite)...');
+	ctx.log('part 8: regular mode (one n8n process, SQLite)...');
 	const { startStack } = await import('../../scripts/stack');
 	// Under a burst n8n (either mode) may answer 503 for a while (its database health ping times out): a longer
 	// retry schedule than the sandbox's default, so that no event is given up; a generous time-out, so that a slow
 	// answer does not add redeliveries; 16 deliveries in flight.
 	const sandbox = { seed, deliveryTimeoutMs: 60000, deliveryConcurrency: 16, retrySchedule: [1000, 2000, 4000, 8000, 16000, 32000, 60000] };
-	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 7: ${m}`) });
+	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 8: ${m}`) });
 	let base: Awaited<ReturnType<typeof endToEnd>>;
 	let baseGetMany: number;
 	try {
@@ -137,11 +137,11 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 	} finally {
 		await regular.stop();
 	}
-	ctx.log(`part 7: regular: ${JSON.stringify(base)}; Get Many ${baseGetMany} ms`);
+	ctx.log(`part 8: regular: ${JSON.stringify(base)}; Get Many ${baseGetMany} ms`);
 
-	ctx.log('part 7: queue mode (Postgres, Redis, nginx, main, 2 webhook processes, 2 workers)...');
+	ctx.log('part 8: queue mode (Postgres, Redis, nginx, main, 2 webhook processes, 2 workers)...');
 	const { startQueueStack } = await import('../../scripts/queue/stack');
-	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 7: ${m}`) });
+	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 8: ${m}`) });
 	try {
 		const target = () => ({ api: q.api, rest: q.rest, admin: q.admin });
 		const wf = await triggerWorkflow(target());
@@ -157,10 +157,10 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 		for (const [shape, change] of shapes) {
 			await change();
 			const m = await endToEnd(target(), wf, n);
-			ctx.log(`part 7: ${shape}: ${JSON.stringify(m)}`);
+			ctx.log(`part 8: ${shape}: ${JSON.stringify(m)}`);
 			rows.push(
 				{
-					part: 7,
+					part: 8,
 					name: `Queue mode, ${shape}: events/s end to end`,
 					value: m.perSecond,
 					baseline: base.perSecond,
@@ -168,14 +168,14 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 					ratio: round(m.perSecond / base.perSecond, 3),
 					details: { events: n, queue: m, regular: base },
 				},
-				{ part: 7, name: `Queue mode, ${shape}: latency p50 / p95`, value: `${m.p50} / ${m.p95}`, baseline: `${base.p50} / ${base.p95}`, unit: 'ms', ratio: round(m.p50 / base.p50, 3) },
+				{ part: 8, name: `Queue mode, ${shape}: latency p50 / p95`, value: `${m.p50} / ${m.p95}`, baseline: `${base.p50} / ${base.p95}`, unit: 'ms', ratio: round(m.p50 / base.p50, 3) },
 			);
 		}
 		await k2.start();
 		const getManyMs = await getMany(target(), await getManyWorkflow(target()), 3);
-		ctx.log(`part 7: Get Many of ${seed} on a worker: ${getManyMs} ms`);
+		ctx.log(`part 8: Get Many of ${seed} on a worker: ${getManyMs} ms`);
 		rows.push({
-			part: 7,
+			part: 8,
 			name: `Get Many, Return All of ${seed} appointments: on a worker / regular mode`,
 			value: getManyMs,
 			baseline: baseGetMany,

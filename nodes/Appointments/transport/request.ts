@@ -1,7 +1,7 @@
 /**
  * HTTP transport of the Appointments nodes. The one place that speaks HTTP.
  *
- *   type TransportContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions
+ *   type TransportContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IPollFunctions
  *   interface RequestPolicy { maxAttempts: number; maxWaitMs: number; timeoutMs: number; baseDelayMs: number }
  *   const DEFAULT_POLICY: RequestPolicy            // { maxAttempts: 5, maxWaitMs: 60000, timeoutMs: 30000, baseDelayMs: 500 }
  *   interface ApiRequestOptions {
@@ -39,6 +39,7 @@ import {
 	type IHttpRequestMethods,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
+	type IPollFunctions,
 	type IWebhookFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
@@ -58,7 +59,8 @@ export type TransportContext =
 	| IExecuteFunctions
 	| IHookFunctions
 	| IWebhookFunctions
-	| ILoadOptionsFunctions;
+	| ILoadOptionsFunctions
+	| IPollFunctions;
 
 export interface RequestPolicy {
 	/** Attempts in total, first one included. */

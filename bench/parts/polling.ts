@@ -1,0 +1,196 @@
+/**
+ * Part 7: the Appointments Polling Trigger watching 10,000 appointments (the sandbox's seed spreads them over
+ * now - 14 days .. now + 14 days; Days Back 14 and Days Ahead 14 watch all of them), run by test/helpers/polling.ts
+ * (n8n-core's real PollContext and PollTriggerExecutor). Measured from the sandbox's request log and the saved
+ * static data:
+ * - requests of one poll / list pages needed for the window (ceil(records the window query returns / page size)),
+ *   with nothing changed and with 50 changes (10 each: created, cancelled, rescheduled, status changed, and
+ *   rescheduled beyond the window, which is read back by key);
+ * - static data bytes per watched appointment;
+ * - time of one poll / time of a poll that only reads the same window through the same transport (what the
+ *   comparison and the state add).
+ */
+import { DateTime } from 'luxon';
+import type { INodeType, IPollFunctions } from 'n8n-workflow';
+
+import {
+	ADMIN_TOKEN,
+	API_TOKEN,
+	Client,
+	clearSandboxRequests,
+	median,
+	requireProjectFile,
+	round,
+	sandboxRequests,
+	startBenchSandbox,
+	type PartContext,
+	type Row,
+} from '../lib/common';
+import { configurePageSize, gc } from '../lib/node';
+
+type Harness = typeof import('../../test/helpers/polling');
+type Transport = typeof import('../../nodes/Appointments/transport');
+
+const ZONE = 'America/Santiago';
+const LIST_PATH = '/api/v3/appointments/';
+const OPTIONS = { daysBack: 14, daysAhead: 14, maxWatched: 20000 };
+const ALL_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
+
+/** The baseline: a polling node that reads the trigger's window through the same transport and keeps nothing. */
+function readOnlyNode(transport: Transport, trigger: INodeType): INodeType {
+	return {
+		description: { ...trigger.description, name: 'readOnlyPoll' },
+		async poll(this: IPollFunctions) {
+			const now = DateTime.now().setZone(ZONE);
+			const wall = (d: DateTime) => d.toFormat("yyyy-MM-dd'T'HH:mm:ss");
+			// The trigger's window with its 27 h padding on each side: the same pages.
+			const qs = {
+				start_date: wall(now.minus({ days: OPTIONS.daysBack, hours: 27 })),
+				end_date: wall(now.plus({ days: OPTIONS.daysAhead, hours: 27 })),
+			};
+			await transport.paginateAll(this, 'appointments/', qs, { keyField: 'appointment_key' });
+			return null;
+		},
+	};
+}
+
+export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
+	const total = ctx.smoke ? 600 : 10000;
+	const runs = ctx.smoke ? 1 : 7;
+	const { startPollingHarness } = requireProjectFile<Harness>('test/helpers/polling', 'The poll harness');
+	const transport = requireProjectFile<Transport>('nodes/Appointments/transport', 'The transport');
+	const { AppointmentsPollingTrigger } = requireProjectFile<{ AppointmentsPollingTrigger: new () => INodeType }>(
+		'nodes/Appointments/AppointmentsPollingTrigger.node',
+		'The polling trigger',
+	);
+	const trigger = new AppointmentsPollingTrigger();
+	const rows: Row[] = [];
+
+	ctx.log(`part 7: sandbox with ${total} appointments`);
+	const sb = await startBenchSandbox({ seed: total, timeZone: ZONE });
+	const admin = new Client(sb.url, ADMIN_TOKEN);
+	const api = new Client(sb.url, API_TOKEN);
+	try {
+		await configurePageSize(admin, sb.url, 50);
+		const credentials = { baseUrl: sb.url, accessToken: API_TOKEN };
+		const harness = startPollingHarness({
+			credentials,
+			parameters: { events: ALL_EVENTS, options: OPTIONS },
+			timezone: ZONE,
+			nodeType: trigger,
+		});
+		await harness.activate();
+
+		const pagesNeeded = async () => {
+			const logged = (await sandboxRequests(admin)).filter((r) => r.path === LIST_PATH);
+			const query = new URLSearchParams(logged[0].query as Record<string, string>);
+			const first = (await api.ok('GET', `${LIST_PATH}?${query}`)) as { count: number; results: unknown[] };
+			return { pages: Math.ceil(first.count / first.results.length), records: first.count };
+		};
+		const pollCounted = async () => {
+			await clearSandboxRequests(admin);
+			const result = await harness.poll();
+			if (result.error) throw result.error;
+			const requests = await sandboxRequests(admin);
+			return { result, requests: requests.length, needed: await pagesNeeded() };
+		};
+
+		const quiet = await pollCounted();
+		if (quiet.result.items) throw new Error(`a poll without changes emitted ${quiet.result.items.length} items`);
+		rows.push({
+			part: 7,
+			name: `Polling trigger, ${quiet.needed.records} watched, page 50, nothing changed: requests of one poll / list pages needed`,
+			value: quiet.requests,
+			baseline: quiet.needed.pages,
+			unit: 'req.',
+			ratio: round(quiet.requests / quiet.needed.pages, 3),
+			target: '= 1',
+			met: quiet.requests === quiet.needed.pages,
+		});
+
+		const expected = await makeChanges(admin, api, ctx.smoke ? 2 : 10);
+		const busy = await pollCounted();
+		const emitted = (busy.result.items ?? []).map((i) => `${i.json.event} ${(i.json.data as { appointment_key: string }).appointment_key}`).sort();
+		const right = JSON.stringify(emitted) === JSON.stringify([...expected.events].sort());
+		rows.push({
+			part: 7,
+			name: `Polling trigger, ${expected.events.length} changes (${expected.outside} moved beyond the window): requests / pages needed + read-backs`,
+			value: busy.requests,
+			baseline: busy.needed.pages + expected.outside,
+			unit: 'req.',
+			ratio: round(busy.requests / (busy.needed.pages + expected.outside), 3),
+			target: `= 1, and exactly the ${expected.events.length} events`,
+			met: busy.requests === busy.needed.pages + expected.outside && right,
+			details: right ? undefined : { emitted, expected: expected.events },
+		});
+
+		const state = (harness.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } }).state;
+		const watched = state.entries.split(';').length;
+		const bytes = harness.savedBytes();
+		rows.push({
+			part: 7,
+			name: `Polling trigger: static data bytes per watched appointment (${watched} watched, ${Math.round(bytes / 1024)} kB)`,
+			value: round(bytes / watched, 1),
+			unit: 'B',
+			target: '<= 48',
+			met: bytes / watched <= 48,
+		});
+
+		// Time: the trigger's poll against a poll that only reads the same pages.
+		const reader = startPollingHarness({ credentials, parameters: { events: ALL_EVENTS, options: OPTIONS }, timezone: ZONE, nodeType: readOnlyNode(transport, trigger) });
+		await reader.activate();
+		const pollMs: number[] = [];
+		const readMs: number[] = [];
+		for (let i = 0; i < runs + 1; i++) {
+			for (const [h, into] of (i % 2 ? [[harness, pollMs], [reader, readMs]] : [[reader, readMs], [harness, pollMs]]) as Array<[typeof harness, number[]]>) {
+				gc();
+				const t0 = performance.now();
+				const r = await h.poll();
+				const ms = performance.now() - t0;
+				if (r.error) throw r.error;
+				if (i > 0) into.push(ms);
+			}
+		}
+		const poll = median(pollMs);
+		const read = median(readMs);
+		rows.push({
+			part: 7,
+			name: `Polling trigger: one poll / reading the same pages only (${quiet.needed.pages} pages)`,
+			value: round(poll, 1),
+			baseline: round(read, 1),
+			unit: 'ms',
+			ratio: round(poll / read, 3),
+			target: '<= 1.3',
+			met: poll / read <= 1.3,
+			details: { pollMs, readMs },
+		});
+	} finally {
+		await admin.close();
+		await api.close();
+		await sb.close();
+	}
+	return rows;
+}
+
+/** n of each change between two polls; returns the events the trigger must emit. */
+async function makeChanges(admin: Client, api: Client, n: number): Promise<{ events: string[]; outside: number }> {
+	const now = DateTime.now().setZone(ZONE);
+	const all = ((await admin.ok('GET', '/__sandbox/appointments/')) as { appointments: Array<{ appointment_key: string; start_date: string; status: string }> }).appointments;
+	// CONFIRMED ones: each change below is then a real change (a PATCH to the current status changes nothing).
+	const open = all.filter((a) => a.status === 'CONFIRMED' && Math.abs(Date.parse(a.start_date) - Date.now()) < 10 * 86_400_000);
+	const pick = (i: number) => open[i].appointment_key;
+	const events: string[] = [];
+	for (let i = 0; i < n; i++) {
+		const created = (await admin.ok('POST', '/__sandbox/appointments/', { start_date: now.plus({ days: 1 + (i % 5), hours: i }).toISO(), status: 'CONFIRMED' })) as { appointment_key: string };
+		events.push(`appointment.created ${created.appointment_key}`);
+		await api.ok('DELETE', `${LIST_PATH}${pick(i)}/?send_email=false`);
+		events.push(`appointment.canceled ${pick(i)}`);
+		await api.ok('PATCH', `${LIST_PATH}${pick(n + i)}/reschedule/`, { start_date: now.plus({ days: 2, minutes: 15 * i }).toISO() });
+		events.push(`appointment.updated ${pick(n + i)}`);
+		await api.ok('PATCH', `${LIST_PATH}${pick(2 * n + i)}/`, { status: 'NO_SHOW' });
+		events.push(`appointment.updated ${pick(2 * n + i)}`);
+		await api.ok('PATCH', `${LIST_PATH}${pick(3 * n + i)}/reschedule/`, { start_date: now.plus({ days: 60 }).toISO() });
+		events.push(`appointment.updated ${pick(3 * n + i)}`);
+	}
+	return { events, outside: n };
+}

@@ -1,0 +1,127 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { EVENTS, eventList } from './shared';
+import { pollChanges, sampleEvent, type PollingOptions } from './polling/poll';
+
+function readOptions(ctx: IPollFunctions): PollingOptions {
+	const node = ctx.getNode();
+	let events: string[];
+	try {
+		events = eventList(node, ctx.getNodeParameter('events', []), '', 0);
+	} catch (error) {
+		throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
+	}
+	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
+	const whole = (name: string, fallback: number, min: number, max: number) => {
+		const value = options[name] ?? fallback;
+		if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+			throw new NodeOperationError(
+				node,
+				`The option "${name}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+			);
+		}
+		return value;
+	};
+	return {
+		events: new Set(events),
+		daysBack: whole('daysBack', 1, 0, 31),
+		daysAhead: whole('daysAhead', 30, 1, 366),
+		maxWatched: whole('maxWatched', 20000, 100, 200000),
+		simplify: options.simplify === true,
+	};
+}
+
+export class AppointmentsPollingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Appointments Polling Trigger',
+		name: 'appointmentsPollingTrigger',
+		icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description:
+			'Starts the workflow when an appointment is created, updated or cancelled, by asking the service at each poll time (no public https needed)',
+		defaults: { name: 'Appointments Polling Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'appointmentsApi', required: true }],
+		properties: [
+			{
+				displayName:
+					'Asks the service for changes at each poll time, so it works where the service cannot reach n8n; events arrive up to one poll interval late. The items are those of the Appointments Trigger (webhook), which is instant but needs n8n on public https.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				options: [...EVENTS],
+				default: [],
+				description:
+					'The events that start the workflow: created (new appointment), updated (status or start changed), canceled',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Days Ahead',
+						name: 'daysAhead',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 366 },
+						default: 30,
+						description:
+							'How far ahead of now appointments are watched (by start). Each poll lists all of them, so a longer horizon costs more requests.',
+					},
+					{
+						displayName: 'Days Back',
+						name: 'daysBack',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 31 },
+						default: 1,
+						description:
+							'How long after their start appointments stay watched, e.g. to see them marked attended or no-show',
+					},
+					{
+						displayName: 'Max Watched Appointments',
+						name: 'maxWatched',
+						type: 'number',
+						typeOptions: { minValue: 100, maxValue: 200000 },
+						default: 20000,
+						description:
+							"Upper bound of the appointments remembered in the workflow's static data (about 47 bytes each). A window holding more makes the poll fail with a message.",
+					},
+					{
+						displayName: 'Simplify',
+						name: 'simplify',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
+					},
+				],
+			},
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const options = readOptions(this);
+		if (this.getMode() === 'manual') return await sampleEvent(this, options);
+		return await pollChanges(this, options);
+	}
+}

@@ -1,0 +1,166 @@
+/**
+ * One poll: list the appointments whose start lies in the watched window, compare them with the state of the last
+ * successful poll (state.ts), and turn the differences into the webhook trigger's items. The state is written only
+ * after every request succeeded, so a failing poll leaves it as it was and the next one catches up.
+ *
+ * Why it is correct whatever the service does with its filters: the window is padded on the service's side and
+ * cut exactly here on the records' own start_date (an account in another time zone, or a service that ignores
+ * end_date, costs requests, never events); created_at is not used, since nothing could check what it matched;
+ * a watched appointment missing from the list is read by key, so a service that hides cancelled appointments or
+ * a page that shifted under the paging still yields the right event.
+ */
+import { DateTime } from 'luxon';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type INodeExecutionData,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { simplifyAppointment, WALL_CLOCK_FORMAT } from '../shared';
+import { apiRequest, appointmentPath, paginate } from '../transport';
+import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry } from './state';
+
+export interface PollingOptions {
+	events: ReadonlySet<string>;
+	daysBack: number;
+	daysAhead: number;
+	simplify: boolean;
+	maxWatched: number;
+}
+
+interface Change {
+	event: string;
+	data: IDataObject;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+/** More than the largest difference between two time zones' offsets (26 h), so the service's reading of the
+ * offset-less filters in its account's zone always covers the window computed here. */
+const PAD = 27 * 60 * 60 * 1000;
+
+function wallClock(ms: number, zone: string): string {
+	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
+}
+
+function windowQuery(from: number, to: number, zone: string): IDataObject {
+	return { start_date: wallClock(from - PAD, zone), end_date: wallClock(to + PAD, zone) };
+}
+
+function changeOf(before: Entry, record: IDataObject): Change {
+	const cancelledNow = isCancelled(record.status) && !isCancelled(statusOf(before.fp));
+	return { event: cancelledNow ? 'appointment.canceled' : 'appointment.updated', data: record };
+}
+
+function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
+	const { event, data } = change;
+	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp } : { event, timestamp, data } };
+}
+
+/** The appointment as the service has it now; undefined when it answers 404. */
+async function readBack(ctx: IPollFunctions, key: string): Promise<IDataObject | undefined> {
+	const response = await apiRequest<IDataObject>(ctx, 'GET', appointmentPath(key), {
+		allowStatus: [404],
+		resource: `Appointment ${key}`,
+	});
+	return response.statusCode === 404 ? undefined : ((response.body ?? {}) as IDataObject);
+}
+
+/** "Fetch test event": one real appointment of the window as a sample of the first selected event. */
+export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][]> {
+	const zone = ctx.getTimezone();
+	const now = DateTime.now().setZone(zone);
+	const from = now.minus({ days: options.daysBack }).toMillis();
+	const to = now.plus({ days: options.daysAhead }).toMillis();
+	for await (const record of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 1 })) {
+		const event = [...options.events][0] ?? 'appointment.created';
+		return [[toItem({ event, data: record }, now.toISO()!, options.simplify)]];
+	}
+	throw new NodeOperationError(ctx.getNode(), 'No appointment found to show as a test event', {
+		description: `The service has no appointment starting between ${wallClock(from, zone)} and ${wallClock(to, zone)} (${zone}). Create one, or widen Days Back or Days Ahead.`,
+	});
+}
+
+export async function pollChanges(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][] | null> {
+	const zone = ctx.getTimezone();
+	const now = DateTime.now().setZone(zone);
+	const timestamp = now.toISO()!;
+	const from = now.minus({ days: options.daysBack }).toMillis();
+	const to = now.plus({ days: options.daysAhead }).toMillis();
+	const inWindow = (start: number) => start >= from && start <= to;
+
+	const staticData = ctx.getWorkflowStaticData('node');
+	const previous = readState(staticData);
+	const entries = new Map(previous?.entries);
+	const changes: Change[] = [];
+	const listed = new Set<string>();
+
+	for await (const record of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
+		const key = record.appointment_key;
+		if (typeof key !== 'string' || key === '') continue;
+		listed.add(key);
+		const entry: Entry = { fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) };
+		const before = entries.get(key);
+		if (before === undefined) {
+			if (!inWindow(entry.start)) continue;
+			entries.set(key, entry);
+			// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
+			// window: it entered as the window moved (or its options changed), so it is only remembered.
+			if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
+				changes.push({ event: 'appointment.created', data: record });
+				if (isCancelled(record.status)) changes.push({ event: 'appointment.canceled', data: record });
+			}
+		} else if (before.fp !== entry.fp) {
+			entries.set(key, entry);
+			changes.push(changeOf(before, record));
+		}
+	}
+
+	// Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed.
+	for (const [key, before] of previous?.entries ?? []) {
+		if (listed.has(key) || !inWindow(before.start) || isCancelled(statusOf(before.fp))) continue;
+		const record = await readBack(ctx, key);
+		if (record === undefined) {
+			entries.delete(key);
+			changes.push({ event: 'appointment.canceled', data: { appointment_key: key, canceled: true } });
+			continue;
+		}
+		const entry: Entry = { fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) };
+		entries.set(key, entry);
+		if (entry.fp !== before.fp) changes.push(changeOf(before, record));
+	}
+
+	forgetBeyond(ctx, entries, from, to, options);
+	writeState(staticData, { from, to, entries });
+
+	const items = changes.filter((c) => options.events.has(c.event)).map((c) => toItem(c, timestamp, options.simplify));
+	return items.length > 0 ? [items] : null;
+}
+
+/**
+ * Keeps appointments that left the window for a while (rescheduled far ahead, or past by up to Days Back more), so
+ * that one coming back is an update, not a creation; the farthest from the window go first when the state would
+ * exceed Max Watched Appointments. A window that alone holds more is an error, never a silent gap.
+ */
+function forgetBeyond(ctx: IPollFunctions, entries: Map<string, Entry>, from: number, to: number, options: PollingOptions): void {
+	const keepFrom = from - Math.max(options.daysBack, 1) * DAY;
+	const outside: Array<[string, number]> = [];
+	for (const [key, entry] of entries) {
+		if (Number.isNaN(entry.start) || entry.start < keepFrom) entries.delete(key);
+		else if (entry.start > to) outside.push([key, entry.start - to]);
+		else if (entry.start < from) outside.push([key, from - entry.start]);
+	}
+	if (entries.size <= options.maxWatched) return;
+	outside.sort((a, b) => b[1] - a[1]);
+	for (const [key] of outside) {
+		if (entries.size <= options.maxWatched) return;
+		entries.delete(key);
+	}
+	if (entries.size > options.maxWatched) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The watched window holds ${entries.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
+			{ description: 'Lower Days Ahead or Days Back, or raise Max Watched Appointments (each one costs about 47 bytes of the workflow\'s static data).' },
+		);
+	}
+}

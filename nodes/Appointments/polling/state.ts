@@ -1,0 +1,91 @@
+/**
+ * What the polling trigger remembers between polls, kept in the node's static data as one string so that n8n's
+ * change-tracking proxy sees one assignment per poll, not one per appointment, and the saved JSON needs no escaping:
+ *
+ *   { v: 1, from: <ms>, to: <ms>, entries: "<key>,<fingerprint>;<key>,<fingerprint>;…" }
+ *
+ * `from`/`to` is the window of start times the last successful poll listed completely. A fingerprint is
+ * `<status>:<start>`: the status as one base-36 digit for the 11 known statuses (`~<status>` for others), the
+ * start in seconds since the epoch in base 36 (`!<text>` when it cannot be read): 9 bytes. Keys and free text are
+ * URI-encoded, so they never contain the separators (a UUID stays as it is): 47 bytes per watched appointment.
+ */
+import { STATUS_VALUES } from '../shared';
+
+export interface Entry {
+	/** status + start, compared to detect a change */
+	fp: string;
+	/** start in ms (NaN when unreadable), for the window bookkeeping */
+	start: number;
+}
+
+export interface PollState {
+	from: number;
+	to: number;
+	entries: Map<string, Entry>;
+}
+
+const CANCELLED = new Set(['CANCELED', 'CANCELED_CLIENT', 'CANCELED_GOOGLE']);
+
+export function isCancelled(status: unknown): boolean {
+	return typeof status === 'string' && CANCELLED.has(status.toUpperCase());
+}
+
+/** The start as epoch ms (NaN when unreadable). Date.parse reads ISO 8601 with an offset natively, about 30 times
+ * faster than Luxon, which matters at 10,000 records a poll. */
+export function startMs(startDate: unknown): number {
+	return typeof startDate === 'string' ? Date.parse(startDate) : NaN;
+}
+
+export function fingerprint(status: unknown, startDate: unknown): string {
+	const text = typeof status === 'string' ? status : '';
+	const index = STATUS_VALUES.indexOf(text);
+	const statusPart = index >= 0 ? index.toString(36) : `~${encodeURIComponent(text)}`;
+	const ms = startMs(startDate);
+	const startPart = Number.isNaN(ms)
+		? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}`
+		: Math.floor(ms / 1000).toString(36);
+	return `${statusPart}:${startPart}`;
+}
+
+/** The status a fingerprint holds (the inverse of its status part). */
+export function statusOf(fp: string): string {
+	const part = fp.slice(0, fp.indexOf(':'));
+	if (!part.startsWith('~')) return STATUS_VALUES[parseInt(part, 36)] ?? '';
+	try {
+		return decodeURIComponent(part.slice(1));
+	} catch {
+		return '';
+	}
+}
+
+function startOfFingerprint(fp: string): number {
+	const part = fp.slice(fp.indexOf(':') + 1);
+	return part.startsWith('!') ? NaN : parseInt(part, 36) * 1000;
+}
+
+/** The saved state, or undefined when there is none (first activation) or it cannot be read (then a new baseline). */
+export function readState(staticData: Record<string, unknown>): PollState | undefined {
+	const saved = staticData.state as { v?: unknown; from?: unknown; to?: unknown; entries?: unknown } | undefined;
+	if (!saved || saved.v !== 1 || typeof saved.from !== 'number' || typeof saved.to !== 'number') return undefined;
+	if (typeof saved.entries !== 'string') return undefined;
+	const entries = new Map<string, Entry>();
+	for (const part of saved.entries === '' ? [] : saved.entries.split(';')) {
+		const comma = part.indexOf(',');
+		const fp = part.slice(comma + 1);
+		let key: string;
+		try {
+			key = decodeURIComponent(part.slice(0, comma));
+		} catch {
+			return undefined;
+		}
+		if (comma <= 0 || !fp.includes(':')) return undefined;
+		entries.set(key, { fp, start: startOfFingerprint(fp) });
+	}
+	return { from: saved.from, to: saved.to, entries };
+}
+
+export function writeState(staticData: Record<string, unknown>, state: PollState): void {
+	const parts: string[] = [];
+	for (const [key, entry] of state.entries) parts.push(`${encodeURIComponent(key)},${entry.fp}`);
+	staticData.state = { v: 1, from: state.from, to: state.to, entries: parts.join(';') };
+}

@@ -1,0 +1,186 @@
+/**
+ * End-to-end: the Appointments Polling Trigger in a real n8n 2.41.1 (example 7, "Every Minute", n8n's shortest
+ * poll time: n8n refuses sub-minute cron expressions for polling nodes), driven from outside as in n8n.test.ts.
+ * Each wait below is for n8n's own next poll, so the file takes a few minutes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+
+import { createApiKey, deleteApiKey, loginRest, publicApi, startN8n, type N8n } from '../../scripts/n8n';
+import type { JsonClient } from '../../scripts/http';
+import { DEV_DIR } from '../../scripts/paths';
+import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
+import { activate, deactivate, startStack, type Stack } from '../../scripts/stack';
+
+const WORKFLOW = 'apptPollEvents';
+const POLL_WAIT = { timeoutMs: 150_000, intervalMs: 1000 };
+
+let stack: Stack;
+let n8n: N8n;
+/** n8n's public API of the n8n running now (a restart closes the clients of the previous process). */
+let api: JsonClient;
+let restartedKey: { rest: JsonClient; id: string } | undefined;
+
+beforeAll(async () => {
+	killAllOnSignals();
+	const root = path.join(DEV_DIR, 'e2e-polling');
+	if (fs.existsSync(root)) {
+		const recent = (d: string) => Date.now() - fs.statSync(path.join(root, d)).mtimeMs < 30 * 60_000;
+		for (const d of fs.readdirSync(root).sort().slice(0, -1)) {
+			if (!recent(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
+		}
+	}
+	const userFolder = path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
+	try {
+		stack = await startStack({
+			userFolder,
+			owner: { email: 'e2e@example.com', password: 'E2e-Passw0rd', firstName: 'E2E', lastName: 'Owner' },
+			reimport: 'always',
+			log: (m) => process.stderr.write(`[e2e polling] ${m}\n`),
+		});
+		n8n = stack.n8n;
+		api = stack.api;
+	} catch (e) {
+		process.stderr.write(`\n[e2e polling] ERROR: could not set up the stack:\n${(e as Error).message}\n\n`);
+		throw e;
+	}
+}, 20 * 60_000);
+
+afterAll(async () => {
+	if (restartedKey) await deleteApiKey(restartedKey.rest, restartedKey.id).catch(() => undefined);
+	if (n8n !== stack?.n8n) await n8n?.stop();
+	await stack?.stop();
+	await stopAll();
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+async function executions(): Promise<Json[]> {
+	const b: Json = await api.ok('GET', `/api/v1/executions?workflowId=${WORKFLOW}&limit=250&includeData=true`);
+	return (b.data ?? []).sort((x: Json, y: Json) => Number(x.id) - Number(y.id));
+}
+
+/** The trigger's items of one execution: "<event> <appointment key>". */
+function triggerEvents(execution: Json): string[] {
+	const run = execution.data?.resultData?.runData?.['Every Minute: Appointment Changes']?.[0];
+	return (run?.data?.main?.[0] ?? []).map((i: Json) => `${i.json.event} ${i.json.data.appointment_key}`).sort();
+}
+
+async function nextExecution(after: number): Promise<Json> {
+	return await pollUntil(
+		'the polling workflow to run',
+		async () => {
+			const list = (await executions()).filter((e) => Number(e.id) > after && e.finished !== undefined && e.status !== 'running');
+			return list.length > 0 ? list : undefined;
+		},
+		POLL_WAIT,
+	).then((list: Json[]) => {
+		expect(list).toHaveLength(1);
+		return list[0];
+	});
+}
+
+/**
+ * Waits until n8n has made one whole poll that started after `since` (ms): the first list request and then every
+ * page of its window, as the sandbox's request log shows. The activation poll runs after the API call returns.
+ */
+async function wholePollSince(since: number): Promise<void> {
+	await pollUntil(
+		'a whole poll in the sandbox\'s request log',
+		async () => {
+			const log: Json = await stack.admin.ok('GET', '/__sandbox/requests/');
+			const lists = log.requests.filter((r: Json) => r.path === '/api/v3/appointments/' && Date.parse(r.at) >= since);
+			const first = lists.find((r: Json) => r.query.page === undefined);
+			if (!first) return undefined;
+			const page: Json = await stack.sandboxApi.ok('GET', `/api/v3/appointments/?${new URLSearchParams(first.query)}`);
+			const pages = Math.ceil(page.count / page.results.length);
+			const window = (r: Json) => r.query.start_date === first.query.start_date;
+			return lists.some((r: Json) => window(r) && Number(r.query.page ?? 1) === pages) ? true : undefined;
+		},
+		POLL_WAIT,
+	);
+}
+
+async function createAppointment(daysAhead: number): Promise<Json> {
+	const start = DateTime.now().setZone('America/Santiago').plus({ days: daysAhead }).set({ hour: 11, minute: 0, second: 0, millisecond: 0 });
+	return await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { start_date: start.toISO(), status: 'CONFIRMED' } });
+}
+
+async function serviceState(): Promise<{ webhooks: Json[]; writes: Json[] }> {
+	const hooks: Json = await stack.admin.ok('GET', '/__sandbox/webhooks/');
+	const log: Json = await stack.admin.ok('GET', '/__sandbox/requests/');
+	return {
+		webhooks: Array.isArray(hooks) ? hooks : (hooks.webhooks ?? []),
+		writes: log.requests.filter((r: Json) => r.method !== 'GET'),
+	};
+}
+
+describe('polling trigger in a real n8n', () => {
+	test('published on Every Minute: created, status change, cancel and reschedule each run once; a restart or a failing poll loses and repeats nothing; unpublishing leaves nothing behind', async () => {
+		await stack.admin.ok('DELETE', '/__sandbox/requests/');
+		const activatedAt = Date.now();
+		await activate(api, WORKFLOW);
+		const deactivated = { done: false };
+		try {
+			// The activation poll took the baseline: nothing old ran.
+			await wholePollSince(activatedAt);
+			expect(await executions()).toEqual([]);
+
+			const first = await createAppointment(2);
+			const run1 = await nextExecution(0);
+			expect(run1.status).toBe('success');
+			expect(triggerEvents(run1)).toEqual([`appointment.created ${first.appointment_key}`]);
+			expect(run1.data.resultData.runData['New Appointment'][0].data.main[0][0].json.message).toContain(first.search_code);
+
+			// n8n stops; the service changes meanwhile; n8n starts again on the same user folder.
+			await n8n.stop();
+			const second = await createAppointment(3);
+			await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${first.appointment_key}/`, { body: { status: 'PENDING' } });
+			n8n = await startN8n({ userFolder: n8n.userFolder, port: n8n.port, cert: n8n.cert });
+			const rest = await loginRest(n8n, stack.owner);
+			const key = await createApiKey(rest, `restarted-${Date.now()}`);
+			restartedKey = { rest, id: key.id };
+			api = publicApi(n8n, key.key);
+			const run2 = await nextExecution(Number(run1.id));
+			expect(triggerEvents(run2)).toEqual(
+				[`appointment.created ${second.appointment_key}`, `appointment.updated ${first.appointment_key}`].sort(),
+			);
+
+			// Nothing old comes back: the next event's execution holds that event alone, and nothing ran in between.
+			await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${second.appointment_key}/?send_email=false`);
+			const later = DateTime.fromISO(first.start_date).plus({ days: 1 });
+			await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${first.appointment_key}/reschedule/`, { body: { start_date: later.toISO() } });
+			const run3 = await nextExecution(Number(run2.id));
+			expect(triggerEvents(run3)).toEqual(
+				[`appointment.canceled ${second.appointment_key}`, `appointment.updated ${first.appointment_key}`].sort(),
+			);
+			expect((await executions()).map((e) => e.id)).toEqual([run1.id, run2.id, run3.id]);
+
+			// A failing poll is a failed execution with our message; the next poll reports what it missed, once.
+			await stack.admin.ok('POST', '/__sandbox/faults/', {
+				body: { count: 1, status: 401, body: { detail: 'Invalid token.' }, match: { path: '/api/v3/appointments/' } },
+			});
+			const third = await createAppointment(4);
+			const failed = await nextExecution(Number(run3.id));
+			expect(failed.status).toBe('error');
+			expect(JSON.stringify(failed.data.resultData.error)).toContain('Authorization failed');
+			const run4 = await nextExecution(Number(failed.id));
+			expect(triggerEvents(run4)).toEqual([`appointment.created ${third.appointment_key}`]);
+
+			await deactivate(api, WORKFLOW);
+			deactivated.done = true;
+			// A polling trigger subscribes to nothing and changes nothing in the service.
+			const after = await serviceState();
+			expect(after.webhooks).toEqual([]);
+			expect(after.writes.map((r: Json) => `${r.method} ${r.path}`)).toEqual([
+				`PATCH /api/v3/appointments/${first.appointment_key}/`,
+				`DELETE /api/v3/appointments/${second.appointment_key}/`,
+				`PATCH /api/v3/appointments/${first.appointment_key}/reschedule/`,
+			]);
+		} finally {
+			if (!deactivated.done) await deactivate(api, WORKFLOW).catch(() => undefined);
+		}
+	}, 15 * 60_000);
+});
