@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import { nodeOutput } from '../../scripts/n8n';
 import { DEV_DIR } from '../../scripts/paths';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
-import { createAppointments, handledEvents, settle, type HandledEvent } from '../../scripts/queue/events';
+import { createAppointments, handledEvents, listExecutions, settle, type HandledEvent } from '../../scripts/queue/events';
 import { startQueueStack, type QueueStack } from '../../scripts/queue/stack';
 
 const EVENTS = Number(process.env.QUEUE_EVENTS ?? 1000);
@@ -114,14 +114,20 @@ describe('subscriptions in queue mode', () => {
 	}, 20 * 60_000);
 });
 
-/** Deliveries of `n` new appointments with duplicates on and 10% of the answers lost once; returns the keys. */
-async function deliverUnderFaults(n: number): Promise<string[]> {
+/**
+ * `n` new appointments, every event delivered twice, 10% of the first answers dropped; waits until the sandbox
+ * has delivered everything and the workflow's executions have ended. Returns the appointments' keys.
+ */
+async function deliverUnderFaults(n: number, workflowId: string): Promise<string[]> {
 	await stack.admin.ok('DELETE', '/__sandbox/deliveries/');
+	// duplicateDelivery applies when an event is queued, deliveryFailRate when it is attempted: both stay on until
+	// everything is delivered.
 	await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: true, deliveryFailRate: 0.1 } });
 	try {
-		return await createAppointments(stack.admin, n);
+		const keys = await createAppointments(stack.admin, n);
+		await settle(stack.admin, stack.api, workflowId);
+		return keys;
 	} finally {
-		// New settings apply to new events only: the ones queued keep their copies and faults.
 		await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: false, deliveryFailRate: 0 } });
 	}
 }
@@ -146,8 +152,7 @@ async function load(label: string): Promise<LoadResult> {
 	try {
 		const skipped = new Set((await settle(stack.admin, stack.api, DEDUPE_WF)).map((e) => String(e.id)));
 		const since = Date.now() / 1000;
-		const keys = await deliverUnderFaults(EVENTS);
-		await settle(stack.admin, stack.api, DEDUPE_WF);
+		const keys = await deliverUnderFaults(EVENTS, DEDUPE_WF);
 		const events = (await handledEvents(stack.api, DEDUPE_WF, TRIGGER_NODE, 'Handle Event')).filter((e) => !skipped.has(e.executionId));
 		const log = await stack.admin.ok('GET', '/__sandbox/deliveries/');
 		expect(log.gave_up).toBe(0);
@@ -271,4 +276,55 @@ describe('action node examples run on a worker', () => {
 		for (const a of before) expect((await stack.admin.ok('GET', `/__sandbox/appointments/${a.appointment_key}/`)).status).toBe('NO_SHOW');
 		expect(await list(query)).toHaveLength(0);
 	});
+});
+
+describe('polling trigger in queue mode', () => {
+	const WORKFLOW = 'apptPollEvents'; // example 7: Appointments Polling Trigger, every minute
+	const POLL_NODE = 'Every Minute: Appointment Changes';
+
+	/** When each poll began: the sandbox's first-page list requests (a poll reads its window page by page). */
+	async function pollStarts(since: number): Promise<number[]> {
+		const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
+		return requests
+			.filter((r: any) => r.method === 'GET' && r.path === '/api/v3/appointments/' && r.query.page === undefined && Date.parse(r.at) >= since)
+			.map((r: any) => Date.parse(r.at));
+	}
+
+	test('one poll per interval for the whole cluster (not one per process), its executions run on workers, one per change', async () => {
+		const since = Date.now();
+		await stack.api.ok('POST', `/api/v1/workflows/${WORKFLOW}/activate`);
+		try {
+			// Activation polls once (the baseline), then n8n polls every minute: wait for three more polls.
+			const starts = await pollUntil(
+				'four polls',
+				async () => {
+					const s = await pollStarts(since);
+					return s.length >= 4 ? s : undefined;
+				},
+				{ timeoutMs: 6 * 60_000, intervalMs: 2000 },
+			);
+			// Five n8n processes: if each polled, polls would come in bursts within the same minute.
+			const gaps = starts.slice(1).map((t, i) => t - starts[i]);
+			process.stdout.write(`[queue] polling: poll starts ${starts.map((t) => new Date(t).toISOString()).join(', ')}\n`);
+			for (const g of gaps.slice(1)) expect(g).toBeGreaterThan(30_000);
+
+			const before = new Set((await listExecutions(stack.api, WORKFLOW)).map((e) => String(e.id)));
+			const [key] = await createAppointments(stack.admin, 1);
+			const run = await pollUntil(
+				'the poll that sees the new appointment to run the workflow',
+				async () => {
+					const l = (await listExecutions(stack.api, WORKFLOW, true)).filter((e) => !before.has(String(e.id)));
+					const withKey = l.filter((e) => nodeOutput(e, POLL_NODE).some((i) => i.data?.appointment_key === key));
+					return withKey.length && l.every((e) => e.finished || ['success', 'error'].includes(e.status)) ? withKey : undefined;
+				},
+				{ timeoutMs: 3 * 60_000, intervalMs: 2000 },
+			);
+			expect(run).toHaveLength(1);
+			expect(run[0].status).toBe('success');
+			const ran = stack.executionsByWorker();
+			expect(stack.workers.filter((w) => ran.get(w.name)!.has(String(run[0].id)))).toHaveLength(1);
+		} finally {
+			await stack.api.ok('POST', `/api/v1/workflows/${WORKFLOW}/deactivate`);
+		}
+	}, 12 * 60_000);
 });
