@@ -1,7 +1,8 @@
 /**
  * `npm run bench` - parts 1-5 and 7 (see bench/README.md), one table of ratios against baselines measured in the same
  * run. `npm run bench -- --smoke`: tiny sizes, checks that everything works (exit 0 when targets are missed, non-0
- * when something crashes). `npm run bench -- --n8n`: adds parts 6 and 8 (a real n8n each). `--only=1,3`: a subset.
+ * when something crashes). `npm run bench -- --n8n`: adds parts 6 and 8 (a real n8n each); `--queue`: part 9 (n8n's
+ * queue mode against its regular mode). `--only=1,3`: a subset.
  *
  * Every part runs in a child process of its own (Node 24 with --expose-gc and tsx), so that one part's heap, JIT
  * state and sockets do not leak into the next, and a crash is reported against its part. Results go to
@@ -32,6 +33,7 @@ const PARTS: PartSpec[] = [
 	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node', timeoutSec: { full: 1200, smoke: 1200 } },
 	{ id: 7, key: 'polling', title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)', timeoutSec: { full: 240, smoke: 60 } },
 	{ id: 8, key: 'n8n-list', title: 'Real n8n: Get Many / HTTP Request pagination + Split Out', timeoutSec: { full: 1200, smoke: 1200 } },
+	{ id: 9, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 } },
 ];
 
 function parseArgs(argv: string[]) {
@@ -40,6 +42,7 @@ function parseArgs(argv: string[]) {
 	return {
 		smoke: has('--smoke'),
 		n8n: has('--n8n'),
+		queue: has('--queue'),
 		only: value('only')?.split(',').map(Number),
 		child: value('child'),
 		out: value('out'),
@@ -74,8 +77,12 @@ async function runChild(args: ReturnType<typeof parseArgs>): Promise<void> {
 			break;
 		case 'polling':
 			rows = await (await import('./parts/polling')).runPollingPart(ctx);
+			break;
 		case 'n8n-list':
 			rows = await (await import('./parts/n8n')).runN8nListPart(ctx);
+			break;
+		case 'queue':
+			rows = await (await import('./parts/queue')).runQueuePart(ctx);
 			break;
 		default:
 			throw new Error(`unknown part ${args.child}`);
@@ -189,7 +196,7 @@ async function main(): Promise<void> {
 		process.exit(0);
 	}
 	const mode = args.smoke ? 'smoke' : 'full';
-	const ids = args.only ?? [1, 2, 3, 4, 5, 7, ...(args.n8n ? [6, 8] : [])];
+	const ids = args.only ?? [1, 2, 3, 4, 5, 7, ...(args.n8n ? [6, 8] : []), ...(args.queue ? [9] : [])];
 	const started = Date.now();
 	process.stderr.write(`bench (${mode}) on ${os.cpus().length} cores, Node ${process.version}, parts ${ids.join(', ')}\n`);
 	const outcomes: PartOutcome[] = [];

@@ -233,6 +233,10 @@ export class DeliveryEngine {
 			status = res.statusCode;
 			await res.body.dump({ limit: 65536 }).catch(() => undefined);
 			if (status < 200 || status > 299) error = `HTTP ${status}`;
+			// The receiver got it and answered, but the answer is lost: what makes a real service redeliver.
+			else if (job.attempts === 1 && cfg.deliveryFailRate > 0 && Math.random() < cfg.deliveryFailRate) {
+				error = `HTTP ${status}, answer dropped (deliveryFailRate fault)`;
+			}
 		} catch (e) {
 			const err = e as Error & { code?: string; cause?: Error & { code?: string } };
 			if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') {

@@ -36,6 +36,8 @@ export interface SandboxOptions {
 	retrySchedule?: number[];
 	deliveryTimeoutMs?: number;
 	duplicateDelivery?: boolean;
+	/** Share (0..1) of deliveries whose first answer is dropped: received, then retried as if it failed. Default 0. */
+	deliveryFailRate?: number;
 	shuffleDelivery?: boolean;
 	/** Events queued within this window are shuffled together (shuffleDelivery only). Default 100 ms. */
 	shuffleWindowMs?: number;
@@ -66,6 +68,7 @@ export interface RuntimeConfig {
 	retrySchedule: number[];
 	deliveryTimeoutMs: number;
 	duplicateDelivery: boolean;
+	deliveryFailRate: number;
 	shuffleDelivery: boolean;
 	shuffleWindowMs: number;
 	deliveryConcurrency: number;
@@ -103,6 +106,7 @@ export const runtimeConfigPatch = z
 		retrySchedule: z.array(ms).max(50),
 		deliveryTimeoutMs: z.number().int().min(1).max(600_000),
 		duplicateDelivery: z.boolean(),
+		deliveryFailRate: z.number().min(0).max(1),
 		shuffleDelivery: z.boolean(),
 		shuffleWindowMs: z.number().int().min(0).max(60_000),
 		deliveryConcurrency: z.number().int().min(1).max(1024),
@@ -135,6 +139,7 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 		retrySchedule: o.retrySchedule ?? [500, 1000, 2000, 4000, 8000],
 		deliveryTimeoutMs: o.deliveryTimeoutMs ?? 10000,
 		duplicateDelivery: o.duplicateDelivery ?? false,
+		deliveryFailRate: o.deliveryFailRate ?? 0,
 		shuffleDelivery: o.shuffleDelivery ?? false,
 		shuffleWindowMs: o.shuffleWindowMs ?? 100,
 		deliveryConcurrency: o.deliveryConcurrency ?? 64,

@@ -3,6 +3,7 @@
  * an owner, the "Appointments API" credential, the examples imported and the trigger workflow published.
  * Stays up until Ctrl-C, then deactivates the trigger workflow (removing its sandbox subscription) and
  * stops everything it started. All state lives under .dev/ and is reused by the next run.
+ * `npm run dev -- --queue`: the same in n8n's queue mode (scripts/queue/dev.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -134,7 +135,8 @@ async function main() {
 	}
 }
 
-main().catch(async (e) => {
+const run = process.argv.includes('--queue') ? () => import('./queue/dev').then((m) => m.runQueueDev()) : main;
+run().catch(async (e) => {
 	console.error(`\nERROR: ${e instanceof SetupError ? e.message : (e as Error).stack ?? e}`);
 	await stopAll();
 	process.exit(1);

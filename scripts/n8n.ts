@@ -261,10 +261,16 @@ export interface CliResult {
  * Runs an n8n CLI command against the same user folder (same database). While a server runs, the CLI gets
  * a task-runner broker port of its own; its logs go to a file so stdout holds only the command's output.
  */
-export async function n8nCli(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, args: string[], timeoutMs = 180000): Promise<CliResult> {
+export type CliTarget = Pick<N8n, 'userFolder' | 'port' | 'cert'> & {
+	/** Environment beyond n8nEnv's (queue mode: Postgres, Redis, encryption key). */
+	extraEnv?: Record<string, string>;
+};
+
+export async function n8nCli(n8n: CliTarget, args: string[], timeoutMs = 180000): Promise<CliResult> {
 	const brokerPort = await freePort();
 	const logFile = path.join(n8n.userFolder, `cli-${Date.now()}-${process.pid}.log`);
 	const env = n8nEnv(n8n.userFolder, n8n.port, n8n.cert, brokerPort, {
+		...n8n.extraEnv,
 		N8N_LOG_OUTPUT: 'file',
 		N8N_LOG_FILE_LOCATION: logFile,
 	});
@@ -290,7 +296,7 @@ export async function n8nCli(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, arg
 	return { code, stdout, stderr, log };
 }
 
-export async function n8nCliOk(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, args: string[]): Promise<CliResult> {
+export async function n8nCliOk(n8n: CliTarget, args: string[]): Promise<CliResult> {
 	const r = await n8nCli(n8n, args);
 	if (r.code !== 0) {
 		throw new Error(`n8n ${args.join(' ')} failed (exit ${r.code}):\n${(r.stderr + r.stdout + r.log).slice(-4000)}`);

@@ -16,6 +16,7 @@ import {
 	prepare,
 	publicApi,
 	startN8n,
+	type CliTarget,
 	type N8n,
 	type Owner,
 } from './n8n';
@@ -95,8 +96,8 @@ export interface StackOptions {
 }
 
 /** Imports the credential (pointing at the sandbox) and the examples through n8n's CLI, before the server starts. */
-async function importAll(
-	target: { userFolder: string; port: number; cert: N8n['cert'] },
+export async function importAll(
+	target: CliTarget,
 	sandboxUrl: string,
 	apiToken: string,
 	calendarKey: string | undefined,

@@ -188,7 +188,7 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 			const target = latencyMs ? 0.35 : 0.8;
 			const where = latencyMs ? `${latencyMs} ms latency per request` : 'loopback';
 			rows.push({
-				part: 7,
+				part: 8,
 				name: `Real n8n: Get Many, Return All, ${total} items, page ${config.pageSize}, ${where}: node time / HTTP Request pagination + Split Out`,
 				value: round(o, 0),
 				baseline: round(p, 0),
@@ -201,7 +201,7 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 			if (latencyMs) {
 				const ideal = Math.ceil(pages / PAGE_CONCURRENCY) * latencyMs;
 				rows.push({
-					part: 7,
+					part: 8,
 					name: `Real n8n: Get Many, ${where}: node time / ideal ceil(${pages} pages / ${PAGE_CONCURRENCY}) x ${latencyMs} ms`,
 					value: round(o, 0),
 					baseline: ideal,

@@ -205,6 +205,24 @@ describe('at-least-once options', () => {
 		}
 	});
 
+	it('deliveryFailRate 1: each delivery is received, its answer dropped, and sent again once; at 0 none is', async () => {
+		await adm.ok('POST', '/__sandbox/config/', { deliveryFailRate: 1 });
+		const r = await recv();
+		await subscribe(r.url(), ['appointment.created']);
+		const a = await create();
+		const d = await settled((x) => x.deliveries.length === 2);
+		expect(d.deliveries.map((x: any) => [x.attempt, x.status, x.ok, x.error])).toEqual([
+			[1, 200, false, 'HTTP 200, answer dropped (deliveryFailRate fault)'],
+			[2, 200, true, null],
+		]);
+		expect(r.got.map((g) => g.body.data.appointment_key)).toEqual([a.appointment_key, a.appointment_key]);
+		expect(r.got[0].raw).toBe(r.got[1].raw);
+		await adm.ok('POST', '/__sandbox/config/', { deliveryFailRate: 0 });
+		await create();
+		expect((await settled((x) => x.deliveries.length === 3)).deliveries[2]).toMatchObject({ attempt: 1, ok: true });
+		expect((await adm('POST', '/__sandbox/config/', { deliveryFailRate: 1.5 })).status).toBe(400);
+	});
+
 	async function order(shuffle: boolean): Promise<{ sent: string[]; got: string[] }> {
 		await adm.ok('POST', '/__sandbox/reset/');
 		await adm.ok('POST', '/__sandbox/config/', { shuffleDelivery: shuffle, shuffleWindowMs: 1500, deliveryConcurrency: 1 });
