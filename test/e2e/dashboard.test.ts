@@ -3,14 +3,11 @@
  * the published trigger's subscription under Settings › Integrations › Webhooks, create an appointment in the
  * dashboard, and the n8n workflow runs; its delivery shows under Deliveries with n8n's 200.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 
 import { launchBrowser } from '../../scripts/browser';
 import { nodeOutput } from '../../scripts/n8n';
-import { DEV_DIR } from '../../scripts/paths';
+import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { activate, deactivate, startStack, type Stack } from '../../scripts/stack';
 
@@ -23,8 +20,7 @@ let page: Page;
 
 beforeAll(async () => {
 	killAllOnSignals();
-	const userFolder = path.join(DEV_DIR, 'e2e-dashboard', `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
-	fs.mkdirSync(path.dirname(userFolder), { recursive: true });
+	const userFolder = e2eUserFolder('e2e-dashboard');
 	stack = await startStack({
 		userFolder,
 		owner: { email: 'dash@example.com', password: 'Dash-Passw0rd', firstName: 'Dash', lastName: 'Board' },

@@ -5,15 +5,13 @@
  * event. `npm run screenshots` saves each step to docs/screenshots/editor-*.png (the README shows the key ones).
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 
 import { DateTime } from 'luxon';
 import { selectors, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 import v1Workflow from '../fixtures/v1-mark-no-shows.json';
 import { launchBrowser, screenshot } from '../../scripts/browser';
-import { DEV_DIR } from '../../scripts/paths';
+import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { startStack, type Stack } from '../../scripts/stack';
 
@@ -27,10 +25,8 @@ let page: Page;
 
 beforeAll(async () => {
 	killAllOnSignals();
-	const root = path.join(DEV_DIR, 'e2e-editor');
-	fs.rmSync(root, { recursive: true, force: true });
 	stack = await startStack({
-		userFolder: path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`),
+		userFolder: e2eUserFolder('e2e-editor'),
 		owner,
 		reimport: 'always',
 		log: (m) => process.stderr.write(`[e2e editor] ${m}\n`),

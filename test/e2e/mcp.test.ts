@@ -6,15 +6,12 @@
  * tools and calls them; the sandbox then holds what the calls did.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { DateTime } from 'luxon';
 import { Agent, fetch as undiciFetch } from 'undici';
 
-import { DEV_DIR } from '../../scripts/paths';
+import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { activate, CREDENTIAL_ID, CREDENTIAL_NAME, startStack, type Stack } from '../../scripts/stack';
 
@@ -77,10 +74,8 @@ function toolWorkflow() {
 
 beforeAll(async () => {
 	killAllOnSignals();
-	const root = path.join(DEV_DIR, 'e2e-mcp');
-	fs.rmSync(root, { recursive: true, force: true });
 	stack = await startStack({
-		userFolder: path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`),
+		userFolder: e2eUserFolder('e2e-mcp'),
 		owner: { email: 'mcp@example.com', password: 'Mcp-Passw0rd', firstName: 'MCP', lastName: 'Owner' },
 		reimport: 'always',
 		log: (m) => process.stderr.write(`[e2e mcp] ${m}\n`),

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { executeWorkflow, n8nCliOk, nodeOutput, type CliRun } from '../../scripts/n8n';
-import { DEV_DIR } from '../../scripts/paths';
+import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import {
 	activate,
@@ -28,16 +28,7 @@ let stack: Stack;
 
 beforeAll(async () => {
 	killAllOnSignals();
-	const root = path.join(DEV_DIR, 'e2e');
-	// Every run starts with a fresh database in a folder of its own. Keep the previous run's folder for debugging,
-	// and any folder touched in the last 30 minutes (a run going on in parallel); remove the others.
-	if (fs.existsSync(root)) {
-		const recent = (d: string) => Date.now() - fs.statSync(path.join(root, d)).mtimeMs < 30 * 60_000;
-		for (const d of fs.readdirSync(root).sort().slice(0, -1)) {
-			if (!recent(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
-		}
-	}
-	const userFolder = path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
+	const userFolder = e2eUserFolder('e2e');
 	try {
 		stack = await startStack({
 			userFolder,

@@ -3,13 +3,11 @@
  * poll time: n8n refuses sub-minute cron expressions for polling nodes), driven from outside as in n8n.test.ts.
  * Each wait below is for n8n's own next poll, so the file takes a few minutes.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { DateTime } from 'luxon';
 
 import { createApiKey, deleteApiKey, loginRest, publicApi, startN8n, type N8n } from '../../scripts/n8n';
 import type { JsonClient } from '../../scripts/http';
-import { DEV_DIR } from '../../scripts/paths';
+import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { activate, deactivate, startStack, type Stack } from '../../scripts/stack';
 
@@ -24,14 +22,7 @@ let restartedKey: { rest: JsonClient; id: string } | undefined;
 
 beforeAll(async () => {
 	killAllOnSignals();
-	const root = path.join(DEV_DIR, 'e2e-polling');
-	if (fs.existsSync(root)) {
-		const recent = (d: string) => Date.now() - fs.statSync(path.join(root, d)).mtimeMs < 30 * 60_000;
-		for (const d of fs.readdirSync(root).sort().slice(0, -1)) {
-			if (!recent(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
-		}
-	}
-	const userFolder = path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
+	const userFolder = e2eUserFolder('e2e-polling');
 	try {
 		stack = await startStack({
 			userFolder,
