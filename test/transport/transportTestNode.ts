@@ -63,8 +63,8 @@ export class TransportTestNode implements INodeType {
 			try {
 				let records: IDataObject[] = [];
 				if (call === 'paginate') {
-					for await (const r of paginate(this, path, json('qs'), { limit, maxPages, itemIndex: i, policy, pageConcurrency })) {
-						records.push(r);
+					for await (const page of paginate(this, path, json('qs'), { limit, maxPages, itemIndex: i, policy, pageConcurrency })) {
+						records.push(...page);
 					}
 				} else if (call === 'apiRequest') {
 					const method = this.getNodeParameter('method', i) as 'GET';

@@ -72,7 +72,7 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 	const now = DateTime.now().setZone(zone);
 	const from = now.minus({ days: options.daysBack }).toMillis();
 	const to = now.plus({ days: options.daysAhead }).toMillis();
-	for await (const record of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 1 })) {
+	for await (const [record] of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 1 })) {
 		const event = [...options.events][0] ?? 'appointment.created';
 		return [[toItem({ event, data: record }, now.toISO()!, options.simplify)]];
 	}
@@ -95,24 +95,26 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	const changes: Change[] = [];
 	const listed = new Set<string>();
 
-	for await (const record of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
-		const key = record.appointment_key;
-		if (typeof key !== 'string' || key === '') continue;
-		listed.add(key);
-		const entry: Entry = { fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) };
-		const before = entries.get(key);
-		if (before === undefined) {
-			if (!inWindow(entry.start)) continue;
-			entries.set(key, entry);
-			// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
-			// window: it entered as the window moved (or its options changed), so it is only remembered.
-			if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
-				changes.push({ event: 'appointment.created', data: record });
-				if (isCancelled(record.status)) changes.push({ event: 'appointment.canceled', data: record });
+	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
+		for (const record of records) {
+			const key = record.appointment_key;
+			if (typeof key !== 'string' || key === '') continue;
+			listed.add(key);
+			const entry: Entry = { fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) };
+			const before = entries.get(key);
+			if (before === undefined) {
+				if (!inWindow(entry.start)) continue;
+				entries.set(key, entry);
+				// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
+				// window: it entered as the window moved (or its options changed), so it is only remembered.
+				if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
+					changes.push({ event: 'appointment.created', data: record });
+					if (isCancelled(record.status)) changes.push({ event: 'appointment.canceled', data: record });
+				}
+			} else if (before.fp !== entry.fp) {
+				entries.set(key, entry);
+				changes.push(changeOf(before, record));
 			}
-		} else if (before.fp !== entry.fp) {
-			entries.set(key, entry);
-			changes.push(changeOf(before, record));
 		}
 	}
 

@@ -1,7 +1,7 @@
 /**
  * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
  * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
- * yielded once (by `keyField`, default `appointment_key` then `webhook_key`), no page requested beyond `limit`.
+ * handed over once (by `keyField`, default `appointment_key` then `webhook_key`), no page requested beyond `limit`.
  * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
  * pages are fetched several at a time and still handed over in the service's order.
  */
@@ -44,12 +44,17 @@ function notice(ctx: TransportContext, message: string): void {
 	}
 }
 
+/**
+ * Yields each page's records not returned before (never an empty array), in the service's order. Whole pages,
+ * not single records: an async generator pays a few promise turns per value, which per record cost more than
+ * everything else this function does.
+ */
 export async function* paginate<T = IDataObject>(
 	ctx: TransportContext,
 	path: string,
 	qs?: IDataObject,
 	opts: PaginateOptions = {},
-): AsyncGenerator<T> {
+): AsyncGenerator<T[]> {
 	const limit = opts.limit;
 	if (limit !== undefined && limit <= 0) return;
 	const node = ctx.getNode();
@@ -77,8 +82,9 @@ export async function* paginate<T = IDataObject>(
 
 	try {
 		for (;;) {
-			let fresh = 0;
+			const fresh: T[] = [];
 			for (const record of page.records) {
+				if (limit !== undefined && yielded + fresh.length >= limit) break;
 				const key = recordKey(record, opts.keyField);
 				if (key !== undefined) {
 					if (yieldedKeys.has(key)) {
@@ -87,17 +93,19 @@ export async function* paginate<T = IDataObject>(
 					}
 					yieldedKeys.add(key);
 				}
-				fresh++;
-				yield record as T;
-				yielded++;
-				if (limit !== undefined && yielded >= limit) return;
+				fresh.push(record as T);
 			}
+			if (fresh.length > 0) {
+				yielded += fresh.length;
+				yield fresh;
+			}
+			if (limit !== undefined && yielded >= limit) return;
 			if (page.count !== undefined) lastCount = page.count;
 
 			if (page.records.length === 0 || page.next === undefined) return;
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
 			if (fetched.has(nextUrl)) return;
-			stale = fresh === 0 ? stale + 1 : 0;
+			stale = fresh.length === 0 ? stale + 1 : 0;
 			if (stale >= STALE_PAGES) {
 				throw new NodeOperationError(
 					node,
@@ -161,6 +169,8 @@ export async function paginateAll<T = IDataObject>(
 	opts: PaginateOptions = {},
 ): Promise<T[]> {
 	const out: T[] = [];
-	for await (const record of paginate<T>(ctx, path, qs, opts)) out.push(record);
+	for await (const records of paginate<T>(ctx, path, qs, opts)) {
+		for (const record of records) out.push(record);
+	}
 	return out;
 }
