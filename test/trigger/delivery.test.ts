@@ -77,6 +77,26 @@ describe('delivery from the sandbox', () => {
 		expect(reasons).toHaveLength(2);
 		expect(reasons[0]).toContain(canceled.data.appointment_key);
 	});
+	it('parameters given as expressions are resolved for every notification, as typed ones are', async () => {
+		const h = await harness(ctx, {
+			parameters: {
+				events: '={{ ["appointment.created"] }}',
+				otherEvents: '={{ "appointment." + "updated" }}',
+				options: { dedupeKey: '={{ "off" }}' },
+			},
+		});
+		await h.activate();
+		const created = envelope({ event: 'appointment.created' });
+		expect(await post(h.productionUrl, JSON.stringify(envelope({ event: 'appointment.canceled' })))).toMatchObject({
+			status: 200,
+			body: { started: false, reason: 'event not subscribed' },
+		});
+		expect((await post(h.productionUrl, JSON.stringify(envelope({ event: 'appointment.updated' })))).status).toBe(200);
+		// Dedupe Key "off" (from its expression): the same notification twice starts twice.
+		expect((await post(h.productionUrl, JSON.stringify(created))).status).toBe(200);
+		expect((await post(h.productionUrl, JSON.stringify(created))).status).toBe(200);
+		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.updated', 'appointment.created', 'appointment.created']);
+	});
 });
 
 describe('invalid notifications', () => {

@@ -10,6 +10,7 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type IHookFunctions,
+	type INode,
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
@@ -39,18 +40,40 @@ export interface ReceiverConfig {
 
 const DEDUPE_MODES: readonly DedupeMode[] = ['eventKeyTimestamp', 'appointmentKey', 'off'];
 
+type ReadParameter = (name: string, fallback: unknown) => unknown;
+
+function hasExpression(value: unknown): boolean {
+	if (typeof value === 'string') return value.startsWith('=');
+	if (value !== null && typeof value === 'object') return Object.values(value).some(hasExpression);
+	return false;
+}
+
+/**
+ * Reads parameters from the node as saved, asking getNodeParameter() only for a value that holds an expression.
+ * In n8n 2.41 every getNodeParameter() call resolves all of the node's parameters against its description (a
+ * fifth of the CPU a notification costs, for three calls); the saved parameters already hold the defaults, which
+ * n8n fills in when it builds the workflow, and the checks below are ours anyway.
+ */
+function savedParameters(ctx: Ctx, node: INode): ReadParameter {
+	return (name, fallback) => {
+		const value = node.parameters[name];
+		if (value === undefined || hasExpression(value)) return ctx.getNodeParameter(name, fallback as never);
+		return value;
+	};
+}
+
 // `node` when the caller has it: n8n's getNode() deep-copies the node on every call.
-export function readEvents(ctx: Ctx, node = ctx.getNode()): string[] {
+export function readEvents(ctx: Ctx, node = ctx.getNode(), read: ReadParameter = (n, f) => ctx.getNodeParameter(n, f as never)): string[] {
 	try {
-		return eventList(node, ctx.getNodeParameter('events', []), ctx.getNodeParameter('otherEvents', ''), 0);
+		return eventList(node, read('events', []), read('otherEvents', ''), 0);
 	} catch (error) {
 		// eventList names the item; a trigger has none.
 		throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
 	}
 }
 
-export function readOptions(ctx: Ctx): TriggerOptions {
-	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
+export function readOptions(ctx: Ctx, read: ReadParameter = (n, f) => ctx.getNodeParameter(n, f as never)): TriggerOptions {
+	const options = (read('options', {}) ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
 	if (!DEDUPE_MODES.includes(mode as DedupeMode)) {
 		throw new NodeOperationError(
@@ -76,17 +99,18 @@ function scopeOf(workflowId: string, nodeId: string, mode: string, dedupe: Dedup
 
 export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 	const node = ctx.getNode();
+	const read = savedParameters(ctx, node);
 	const workflowId = String(ctx.getWorkflow().id ?? '');
 	let events: string[] = [];
 	let eventsProblem: string | undefined;
 	try {
-		events = readEvents(ctx, node);
+		events = readEvents(ctx, node, read);
 	} catch (error) {
 		eventsProblem = (error as Error).message;
 	}
 	let options: TriggerOptions;
 	try {
-		options = readOptions(ctx);
+		options = readOptions(ctx, read);
 	} catch {
 		options = { dedupeKey: 'eventKeyTimestamp', dedupeWindow: clampWindow(undefined), verifyWithApi: false, simplify: false };
 	}
