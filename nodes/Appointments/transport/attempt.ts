@@ -33,9 +33,12 @@ async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
 		const chunks: Buffer[] = [];
 		let size = 0;
 		let done = false;
+		const watch: Watch = { done: false, deadline, timedOut: () => stop('timedOut') };
 		const finish = (result: BodyRead) => {
 			if (done) return;
 			done = true;
+			watch.done = true;
+			watch.timedOut = () => undefined;
 			resolve(result);
 		};
 		const stop = (result: 'tooLarge' | 'timedOut') => {
@@ -52,14 +55,27 @@ async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
 		body.on('end', () => finish((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
 		body.on('error', (error: unknown) => finish({ failed: error }));
 		body.on('close', () => finish({ failed: { code: 'ECONNRESET', message: 'the answer ended early' } }));
-		void (async () => {
-			while (!done) {
-				const left = deadline - Date.now();
-				if (left <= 0) return stop('timedOut');
-				await sleep(Math.min(left, 100));
-			}
-		})();
+		void watchClock(watch);
 	});
+}
+
+interface Watch {
+	done: boolean;
+	deadline: number;
+	timedOut: () => void;
+}
+
+/**
+ * Looks at the clock until the answer is read, for a body that stops arriving. It holds only `watch`, which drops
+ * its hold on the answer when the read ends: a sleeping watchdog that kept the stream and its chunks reachable
+ * cost 5 % of Get Many's CPU (the garbage collector kept them until it woke).
+ */
+async function watchClock(watch: Watch): Promise<void> {
+	while (!watch.done) {
+		const left = watch.deadline - Date.now();
+		if (left <= 0) return watch.timedOut();
+		await sleep(Math.min(left, 100));
+	}
 }
 
 /** JSON when the text is JSON, else the text itself (an HTML page, say); '' and null are no body. */
