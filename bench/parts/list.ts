@@ -8,25 +8,24 @@
  * undici loop over the same pages is context: no n8n node can reach it. Contestants run warm and alternate, a GC
  * runs before every timed run, medians are taken; n8n's fixed cost of one execution is reported beside them.
  */
-import { request, Agent } from 'undici';
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+import { Agent } from 'undici';
 import {
 	ADMIN_TOKEN,
 	API_TOKEN,
 	Client,
 	clearSandboxRequests,
 	median,
-	queryString,
 	round,
 	sandboxRequests,
 	startBenchSandbox,
-	startSandboxProcess,
 	type PartContext,
 	type Row,
 } from '../lib/common';
+import { bareLoop, helperLoopNode, listRequests, pageSizes, passThroughNode, samePages } from '../lib/list-loops';
 import { configurePageSize, gc, loadRunNode } from '../lib/node';
+import { latencyRows } from './list-latency';
 
-const LIST_PATH = '/api/v3/appointments/';
+type Contestant = 'node' | 'node1' | 'bare' | 'floor' | 'floorStream';
 
 export async function runListPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;
@@ -309,91 +308,7 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 				await admin.ok('POST', '/__sandbox/config/', { pagination: 'page' });
 			}
 		}
-		// With a real network round trip per page (20 ms added by the sandbox), at the default page size: pages
-		// in parallel (the node's default Page Concurrency, 4) against the ideal and the do-it-yourself route. The
-		// service runs in a process of its own here, as across a network: in this process its work and its
-		// 20 ms timers would queue behind the client's on one event loop.
-		{
-			const latencyMs = 20;
-			const pageConcurrency = 4;
-			const remote = await startSandboxProcess({ seed: total, latencyMs, pageSize: sizes.defaultSize });
-			try {
-				const credentials = { baseUrl: remote.url, accessToken: API_TOKEN };
-				const firstUrl = `${remote.url}/api/v3/appointments/`;
-				const pages = Math.ceil(total / sizes.defaultSize);
-				const ideal = Math.ceil(pages / pageConcurrency) * latencyMs;
-				const latencyRuns = ctx.smoke ? 1 : 2;
-				const times: Record<'node' | 'sequential' | 'floor' | 'bare', number[]> = { node: [], sequential: [], floor: [], bare: [] };
-				const floorType = helperLoopNode(firstUrl);
-				const sequential = { ...parameters, options: { pageConcurrency: 1 } };
-				for (let i = 0; i < latencyRuns; i++) {
-					for (const which of ['floor', 'node', 'bare', 'sequential'] as const) {
-						gc();
-						const t0 = performance.now();
-						let got: number;
-						if (which === 'bare') got = await bareLoop(firstUrl, bareAgent);
-						else {
-							const r = await runNode(
-								which === 'floor'
-									? { parameters: {}, credentials, nodeType: floorType }
-									: { parameters: which === 'node' ? parameters : sequential, credentials },
-							);
-							if (r.error) throw new Error(`${which} with latency failed: ${r.error.message}`);
-							got = r.items[0]?.length ?? 0;
-						}
-						times[which].push(performance.now() - t0);
-						if (got !== total) throw new Error(`${which} with latency got ${got} records, expected ${total}`);
-					}
-				}
-				const n = median(times.node);
-				const f = median(times.floor);
-				const b = median(times.bare);
-				const q = median(times.sequential);
-				const all = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.map((x) => round(x, 0))]));
-				ctx.log(
-					`part 1: with ${latencyMs} ms latency: node ${n.toFixed(0)} ms (ideal ${ideal} ms), one page at a time ${q.toFixed(0)} ms, helper loop ${f.toFixed(0)} ms, bare ${b.toFixed(0)} ms`,
-				);
-				rows.push({
-					part: 1,
-					name: `Get Many, Return All, ${total} items, page ${sizes.defaultSize}, ${latencyMs} ms latency per request: node / ideal ceil(${pages} pages / ${pageConcurrency}) x ${latencyMs} ms`,
-					value: round(n, 0),
-					baseline: ideal,
-					unit: 'ms',
-					ratio: round(n / ideal, 3),
-					target: '<= 2',
-					met: n / ideal <= 2,
-					details: { runs: latencyRuns, pageConcurrency, ms: all },
-				});
-				rows.push({
-					part: 1,
-					name: `Get Many, ${latencyMs} ms latency: node / n8n's HTTP helper following next in a plain loop (the do-it-yourself route's floor, in-process)`,
-					value: round(n, 0),
-					baseline: round(f, 0),
-					unit: 'ms',
-					ratio: round(n / f, 3),
-					target: '<= 0.35',
-					met: n / f <= 0.35,
-				});
-				rows.push({
-					part: 1,
-					name: `Context: the same with ${latencyMs} ms latency, Page Concurrency 1 (one page after the other, as before) / ideal ${pages} x ${latencyMs} ms`,
-					value: round(q, 0),
-					baseline: pages * latencyMs,
-					unit: 'ms',
-					ratio: round(q / (pages * latencyMs), 3),
-				});
-				rows.push({
-					part: 1,
-					name: `Context: the same with ${latencyMs} ms latency, bare undici loop (one page after the other) / ideal ${pages} x ${latencyMs} ms`,
-					value: round(b, 0),
-					baseline: pages * latencyMs,
-					unit: 'ms',
-					ratio: round(b / (pages * latencyMs), 3),
-				});
-			} finally {
-				await remote.close();
-			}
-		}
+		rows.push(...(await latencyRows(ctx, { runNode, parameters, total, pageSize: sizes.defaultSize, bareAgent })));
 		rows.push({
 			part: 1,
 			name: 'n8n fixed cost of one execution in the harness (pass-through node; included in the node times above)',
@@ -407,135 +322,4 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 		await sb.close();
 	}
 	return rows;
-}
-
-/** The bare baseline: GET the first page, then every `next`, parse each body, keep every record. */
-async function bareLoop(firstUrl: string, dispatcher: Agent): Promise<number> {
-	const records: unknown[] = [];
-	let next: string | undefined = firstUrl;
-	while (next) {
-		const res = await request(next, {
-			dispatcher,
-			headers: { authorization: `Bearer ${API_TOKEN}`, accept: 'application/json' },
-		});
-		if (res.statusCode !== 200) throw new Error(`GET ${next} answered ${res.statusCode}`);
-		const body = (await res.body.json()) as { results: unknown[]; next?: string | null };
-		for (const record of body.results) records.push(record);
-		next = body.next ? new URL(body.next, next).href : undefined;
-	}
-	return records.length;
-}
-
-/** Whether two runs fetched the same pages (the node fetches several at a time, so in another order). */
-function samePages(a: string[], b: string[]): boolean {
-	return a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
-}
-
-/** The list requests in the sandbox's log, as path?query strings. */
-function listRequests(requests: Array<{ method: string; path: string; query?: unknown }>): string[] {
-	return requests
-		.filter((r) => r.method === 'GET' && r.path.replace(/\?.*$/, '') === LIST_PATH)
-		.map((r) => {
-			const inPath = r.path.includes('?') ? r.path.slice(r.path.indexOf('?') + 1) : '';
-			const q = inPath || queryString(r.query);
-			return q ? `${LIST_PATH}?${q}` : LIST_PATH;
-		});
-}
-
-async function pageSizes(admin: Client): Promise<{ defaultSize: number; maxSize: number }> {
-	const config = (await admin.ok('GET', '/__sandbox/config/')) as IDataObject;
-	const find = (re: RegExp): number | undefined => {
-		for (const [k, v] of Object.entries(config)) if (re.test(k) && typeof v === 'number') return v;
-		return undefined;
-	};
-	return {
-		defaultSize: find(/^(default)?page_?size$/i) ?? 50,
-		maxSize: find(/^max_?page_?size$/i) ?? 500,
-	};
-}
-
-type Contestant = 'node' | 'node1' | 'bare' | 'floor' | 'floorStream';
-
-/**
- * The floor for any n8n node: GET the first page and every `next` through this.helpers.httpRequestWithAuthentication
- * (n8n's HTTP stack, our credential), keep every record, and output them as items with n8n's helpers.
- * `stream`: each answer read as a stream with a byte count, the least a node must do to bound an answer's size
- * (n8n's helper sets no limit and its time-out stops at the headers; issue 10 asks for both): in n8n 2.41 that
- * is axios's `responseType: 'stream'`, which wraps every answer in an async generator.
- */
-function helperLoopNode(firstUrl: string, stream = false): INodeType {
-	return {
-		description: {
-			displayName: 'n8n Helper Loop',
-			name: 'benchHelperLoop',
-			group: ['transform'],
-			version: 1,
-			description: 'Fetches pages through n8n helpers',
-			defaults: { name: 'n8n Helper Loop' },
-			inputs: ['main'],
-			outputs: ['main'],
-			credentials: [{ name: 'appointmentsApi', required: true }],
-			properties: [],
-		},
-		async execute(this: IExecuteFunctions) {
-			const records: IDataObject[] = [];
-			let next: string | undefined = firstUrl;
-			while (next) {
-				let body: { results: IDataObject[]; next?: string | null };
-				if (stream) {
-					const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'appointmentsApi', {
-						method: 'GET',
-						url: next,
-						headers: { Accept: 'application/json' },
-						encoding: 'stream',
-						returnFullResponse: true,
-					})) as { body: NodeJS.ReadableStream };
-					body = JSON.parse(await readCapped(response.body)) as typeof body;
-				} else {
-					body = (await this.helpers.httpRequestWithAuthentication.call(this, 'appointmentsApi', {
-						method: 'GET',
-						url: next,
-						headers: { Accept: 'application/json' },
-						json: true,
-					})) as typeof body;
-				}
-				for (const record of body.results) records.push(record);
-				next = body.next ? new URL(body.next, next).href : undefined;
-			}
-			return [this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(records), { itemData: { item: 0 } })];
-		},
-	} as unknown as INodeType;
-}
-
-async function readCapped(body: NodeJS.ReadableStream, limit = 64 * 1024 * 1024): Promise<string> {
-	return await new Promise<string>((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		body.on('data', (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > limit) reject(new Error('too large'));
-			else chunks.push(chunk);
-		});
-		body.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-		body.on('error', reject);
-	});
-}
-
-function passThroughNode(): INodeType {
-	return {
-		description: {
-			displayName: 'Pass Through',
-			name: 'benchPassThrough',
-			group: ['transform'],
-			version: 1,
-			description: 'Returns its input',
-			defaults: { name: 'Pass Through' },
-			inputs: ['main'],
-			outputs: ['main'],
-			properties: [],
-		},
-		async execute(this: { getInputData(): INodeExecutionData[] }) {
-			return [this.getInputData()];
-		},
-	} as unknown as INodeType;
 }
