@@ -27,10 +27,10 @@ interface PartSpec {
 const PARTS: PartSpec[] = [
 	{ id: 1, key: 'list', title: 'Get Many, Return All (node / n8n helper loop, ideal)', timeoutSec: { full: 420, smoke: 60 } },
 	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / n8n helper loop, requests per update)', timeoutSec: { full: 180, smoke: 30 } },
-	{ id: 3, key: 'trigger', title: 'Trigger webhook() (node / bare JSON.parse) and dedupe memory', timeoutSec: { full: 150, smoke: 40 } },
+	{ id: 3, key: 'trigger', title: 'Trigger webhook() (node / plainest webhook()) and dedupe memory', timeoutSec: { full: 150, smoke: 40 } },
 	{ id: 4, key: 'load', title: 'Package load and packed size', timeoutSec: { full: 150, smoke: 90 } },
 	{ id: 5, key: 'sandbox', title: 'Sandbox throughput', timeoutSec: { full: 90, smoke: 30 } },
-	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node', timeoutSec: { full: 1200, smoke: 1200 } },
+	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node with Header Auth', timeoutSec: { full: 1200, smoke: 1200 } },
 	{ id: 7, key: 'polling', title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)', timeoutSec: { full: 240, smoke: 60 } },
 	{ id: 8, key: 'n8n-list', title: 'Real n8n: Get Many / HTTP Request pagination + Split Out', timeoutSec: { full: 1200, smoke: 1200 } },
 	{ id: 9, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 } },
