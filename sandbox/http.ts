@@ -1,7 +1,7 @@
 /** Answers and request parsing shared by the sandbox's plugins: results, JSON bodies, query strings, paging. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import type { FieldErrors } from './store';
+import type { FieldErrors } from './listFilter';
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;

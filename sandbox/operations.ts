@@ -9,7 +9,8 @@ import type { Notification } from './deliveries';
 import { NOT_FOUND, describe, fieldErrors, json, unknownKeys, type Result } from './http';
 import { generateAppointment, searchCode, uuid } from './seed';
 import { EVENTS, type SandboxState, type Webhook } from './state';
-import { CANCELLED_STATUSES, STATUSES, internalRecord, isStatus, type Appointment, type FieldErrors, type Status } from './store';
+import { CANCELLED_STATUSES, STATUSES, internalRecord, isStatus, type Appointment, type Status } from './store';
+import { type FieldErrors } from './listFilter';
 import type { AdminCreate } from './schemas';
 
 export interface Outcome extends Result {

@@ -6,7 +6,8 @@ import { NOT_FOUND, fieldErrors, json, readJsonObject, send, splitUrl, type Resu
 import { createAppointment } from '../operations';
 import { caList, runtimeConfigPatch, zodFieldErrors } from '../options';
 import { adminCreateSchema, resetSchema } from '../schemas';
-import { internalRecord, parseBoolean } from '../store';
+import { internalRecord } from '../store';
+import { parseBoolean } from '../listFilter';
 import { appointmentParam } from './appointments';
 
 export default async function adminRoutes(app: FastifyInstance) {

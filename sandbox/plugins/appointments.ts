@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NOT_FOUND, detail, fieldErrors, pageParams, readJsonObject, splitUrl, type Result } from '../http';
 import { cancel, changeStatus, reschedule } from '../operations';
 import type { SandboxState } from '../state';
-import { UUID_RE, parseBoolean, parseListFilter, type Appointment, type ListFilter } from '../store';
+import { UUID_RE, type Appointment } from '../store';
+import { parseBoolean, parseListFilter, type ListFilter } from '../listFilter';
 
 /** The appointment named by the path's `:key` (a malformed key names none: 404, as documented). */
 export function appointmentParam(s: SandboxState, req: FastifyRequest): Appointment | undefined {
