@@ -31,12 +31,12 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		[
 			'malformed appointment key',
 			{ resource: 'appointment', operation: 'get', appointmentKey: 'abc/../x' },
-			/^The field "Appointment Key" \(item 0\) must be a UUID such as .* \(got "abc\/\.\.\/x"\)$/,
+			/^The field "Appointment" \(item 0\) must be a UUID such as .* \(got "abc\/\.\.\/x"\)$/,
 		],
 		[
 			'empty appointment key',
 			{ resource: 'appointment', operation: 'cancel', appointmentKey: '={{ "" }}' },
-			/"Appointment Key" \(item 0\) must be a UUID/,
+			/"Appointment" \(item 0\) must be a UUID/,
 		],
 		[
 			'unknown status from an expression',
@@ -249,7 +249,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				{ input: [{ key: keys[0] }, { key: keys[1] }, { key: 'bad-key' }, { key: keys[3] }] },
 			);
 			expect(result.error?.message).toMatch(
-				/^The field "Appointment Key" \(item 2\) must be a UUID/,
+				/^The field "Appointment" \(item 2\) must be a UUID/,
 			);
 			expect(await apiRequests(admin)).toHaveLength(0);
 		}
@@ -353,7 +353,7 @@ describe('continue on fail', () => {
 		const items = result.items[0];
 		expect(items.map((i) => i.json)).toEqual([
 			expect.objectContaining({ appointment_key: keys[0] }),
-			{ error: expect.stringMatching(/^The field "Appointment Key" \(item 1\) must be a UUID/) },
+			{ error: expect.stringMatching(/^The field "Appointment" \(item 1\) must be a UUID/) },
 			{ error: 'Appointment 00000000-0000-4000-8000-000000000000 not found' },
 			expect.objectContaining({ appointment_key: keys[3] }),
 		]);

@@ -95,7 +95,16 @@ describe('resource locators', () => {
 			},
 			{ input: [{ key: all[0].appointment_key }, { key: 'not-a-key' }] },
 		);
-		expect(bad.message).toMatch(/"Appointment Key" \(item 1\) must be a UUID.*not-a-key/);
+		// The field as version 2 labels it ("Appointment"); version 1's field is still "Appointment Key".
+		expect(bad.message).toMatch(/"Appointment" \(item 1\) must be a UUID.*not-a-key/);
+		expect(await apiRequests(admin)).toEqual([]);
+		const { runNode } = await import('../helpers/n8n');
+		const v1 = await runNode({
+			parameters: { resource: 'appointment', operation: 'get', appointmentKey: 'not-a-key' },
+			credentials: { baseUrl: sb.url, accessToken: TOKEN },
+			nodeTypeVersion: 1,
+		});
+		expect(v1.error?.message).toMatch(/"Appointment Key" \(item 0\) must be a UUID.*not-a-key/);
 		expect(await apiRequests(admin)).toEqual([]);
 	});
 

@@ -5,10 +5,11 @@
  */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { requireUuid, toBoolean } from '../../shared';
+import { toBoolean } from '../../shared';
 import { cancelAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
+import { appointmentKeyOf } from './key';
 
 const properties: INodeProperties[] = [
 	appointmentKeyField,
@@ -30,7 +31,7 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i, undefined, { extractValue: true }), 'Appointment Key', i);
+	const key = appointmentKeyOf(this, i);
 	const sendEmail = toBoolean(
 		node,
 		this.getNodeParameter('sendEmail', i, false),

@@ -1,10 +1,11 @@
 /** Appointment > Get: GET /api/v3/appointments/{key}/; the full record, or with Simplify (version 2) Get Many's fields. */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { requireUuid, simplifyAppointment } from '../../shared';
+import { simplifyAppointment } from '../../shared';
 import { getAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
+import { appointmentKeyOf } from './key';
 
 const properties: INodeProperties[] = [appointmentKeyField, optionsCollection(false)];
 
@@ -15,12 +16,7 @@ export const description = updateDisplayOptions(
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const key = requireUuid(
-		this.getNode(),
-		this.getNodeParameter('appointmentKey', i, undefined, { extractValue: true }),
-		'Appointment Key',
-		i,
-	);
+	const key = appointmentKeyOf(this, i);
 	// Version 1 has no Simplify: its Get keeps returning the full record.
 	const simplify = this.getNodeParameter('simplify', i, false) as boolean;
 	return async () => {

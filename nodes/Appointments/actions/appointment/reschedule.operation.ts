@@ -4,10 +4,11 @@
  */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { offsetIsoValue, requireUuid } from '../../shared';
+import { offsetIsoValue } from '../../shared';
 import { appointmentPath, mutateAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
+import { appointmentKeyOf } from './key';
 
 const properties: INodeProperties[] = [
 	appointmentKeyField,
@@ -32,7 +33,7 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i, undefined, { extractValue: true }), 'Appointment Key', i);
+	const key = appointmentKeyOf(this, i);
 	const startDate = offsetIsoValue(
 		node,
 		this.getNodeParameter('startDate', i),

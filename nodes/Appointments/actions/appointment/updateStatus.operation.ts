@@ -1,10 +1,11 @@
 /** Appointment > Update Status: PATCH /api/v3/appointments/{key}/ {status}; returns the updated appointment. */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { STATUSES, requireStatus, requireUuid } from '../../shared';
+import { STATUSES, requireStatus } from '../../shared';
 import { appointmentPath, mutateAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
+import { appointmentKeyOf } from './key';
 
 const properties: INodeProperties[] = [
 	appointmentKeyField,
@@ -28,7 +29,7 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requireUuid(node, this.getNodeParameter('appointmentKey', i, undefined, { extractValue: true }), 'Appointment Key', i);
+	const key = appointmentKeyOf(this, i);
 	const status = requireStatus(node, this.getNodeParameter('status', i), 'Status', i);
 	return async () =>
 		await mutateAppointment(this, 'PATCH', appointmentPath(key), key, {
