@@ -166,7 +166,8 @@ test('a bad input from the agent comes back as a readable tool error and changes
 		arguments: { appointment_key: 'the next one', status: 'ATTENDED' },
 	});
 	const text = JSON.stringify(result);
-	expect(text).toMatch(/Appointment Key.*must be a UUID/);
+	// Version 2 names the field as it labels it: "Appointment".
+	expect(text).toMatch(/Appointment\W+\(item \d+\) must be a UUID/);
 	const { requests: after } = await stack.admin.ok('GET', '/__sandbox/requests/');
 	expect(after.filter((r: any) => r.method === 'PATCH').length).toBe(before.filter((r: any) => r.method === 'PATCH').length);
 });

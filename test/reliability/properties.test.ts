@@ -608,7 +608,7 @@ describe('Appointment > Get, Update Status, Cancel, Reschedule with random keys,
 						if (withZone) parameters.options = { timeZone: '={{ $json.tz }}' };
 					}
 					const batch: ItemCase[] = items.map((it) => {
-						const fields: FieldCheck[] = [{ label: 'Appointment Key', verdict: uuidVerdict(it.key, true) }];
+						const fields: FieldCheck[] = [{ label: 'Appointment', verdict: uuidVerdict(it.key, true) }];
 						let verifyOutput: ItemCase['verifyOutput'];
 						if (operation === 'updateStatus') {
 							fields.push({ label: 'Status', verdict: statusVerdict(it.status, true) });
