@@ -223,7 +223,7 @@ describe(`${EVENTS} events, every one delivered twice and 10% of the answers los
 });
 
 describe('a webhook process down', () => {
-	test('nginx sends its share of the deliveries to the other process: no delivery fails, every event exactly once past the trigger', async () => {
+	test('nginx sends its share of the deliveries to the other process: nothing lost, every event exactly once past the trigger', async () => {
 		const n = Math.min(EVENTS, 50);
 		const [up, down] = stack.webhooks;
 		await publish(DEDUPE_WF, webhookIdOf(exampleJson(DEDUPE_WF)));
@@ -235,12 +235,16 @@ describe('a webhook process down', () => {
 			const events = (await handledEvents(stack.api, DEDUPE_WF, TRIGGER_NODE, 'Handle Event')).filter((e) => !skipped.has(e.executionId));
 			expect(events.map((e) => e.appointmentKey).sort()).toEqual([...keys].sort());
 			expect(events.filter((e) => e.handled !== 1)).toEqual([]);
-			// The stopped process refuses connections: nginx tries the other one for the same request.
+			expect((await stack.admin.ok('GET', '/__sandbox/deliveries/')).gave_up).toBe(0);
+			// The stopped process refuses connections: nginx sends the same request to the other one. (A request nginx
+			// sent on a kept-alive connection just as the process exited is answered 502 and resent by the service.)
 			const requests = stack.webhookRequests().filter((r) => r.at >= since);
-			expect(new Set(requests.map((r) => r.process))).toEqual(new Set([up.name]));
+			expect(new Set(requests.filter((r) => r.status === 200).map((r) => r.process))).toEqual(new Set([up.name]));
 			expect(requests.filter((r) => r.failedOver).length).toBeGreaterThan(0);
-			const { deliveries } = await stack.admin.ok('GET', '/__sandbox/deliveries/');
-			expect(deliveries.filter((d: any) => d.status !== 200)).toEqual([]);
+			process.stdout.write(
+				`[queue] ${down.name} down: ${n} events, ${requests.length} requests, ${requests.filter((r) => r.failedOver).length} failed over to ${up.name}, ` +
+					`${requests.filter((r) => r.status !== 200).length} answered ${[...new Set(requests.filter((r) => r.status !== 200).map((r) => r.status))].join('/') || '-'}\n`,
+			);
 		} finally {
 			if (!down.running()) await down.start();
 			await unpublish(DEDUPE_WF);
