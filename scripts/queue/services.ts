@@ -243,15 +243,23 @@ http {
   fastcgi_temp_path ${tmp}/fastcgi;
   uwsgi_temp_path ${tmp}/uwsgi;
   scgi_temp_path ${tmp}/scgi;
-  log_format upstream '$msec $request_method $uri $status $upstream_addr $request_time';
+  log_format upstream '$msec\t$request_method\t$uri\t$status\t$upstream_addr\t$upstream_status\t$request_time\t$upstream_response_time';
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
+  # n8n's servers close a keep-alive connection after 5 s idle (Node's default keepAliveTimeout); nginx keeps
+  # them 60 s, and a request sent on one Node is closing is reset (502). keepalive_timeout below 5 s avoids that.
+  # max_fails=0: one failed request does not take a webhook process out of the hash for 10 s (nginx's default
+  # max_fails=1 fail_timeout=10s), which would send that process's events, and then later copies of events it
+  # already saw, to the other process, whose memory does not know them. A process that is down still fails over:
+  # a refused connection is retried on the other one (proxy_next_upstream error), for POST too, as nothing was sent.
   upstream n8n_webhooks {${opts.balance === 'event' ? '\n    hash $request_body consistent;' : ''}
-${opts.webhookUpstreams.map((u) => `    server ${u};`).join('\n')}
+${opts.webhookUpstreams.map((u) => `    server ${u} max_fails=0;`).join('\n')}
     keepalive 32;
+    keepalive_timeout 4s;
   }
   upstream n8n_main {
     server ${opts.main};
     keepalive 8;
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${port} ssl;
@@ -298,15 +306,18 @@ ${opts.webhookUpstreams.map((u) => `    server ${u};`).join('\n')}
 	return { url: `https://localhost:${port}`, port, accessLog, proc, stop: () => proc.stop() };
 }
 
-/** The access log's /webhook/ lines: [time (s), method, path, status, upstream]. */
-export function readAccessLog(file: string): Array<{ at: number; method: string; path: string; status: number; upstream: string }> {
+/**
+ * The access log's /webhook/ lines. `upstreams`: every process nginx tried, in order (more than one when it
+ * failed over); the last one answered `status`.
+ */
+export function readAccessLog(file: string): Array<{ at: number; method: string; path: string; status: number; upstreams: string[] }> {
 	if (!fs.existsSync(file)) return [];
 	return fs
 		.readFileSync(file, 'utf8')
 		.split('\n')
 		.filter(Boolean)
 		.map((l) => {
-			const [at, method, p, status, upstream] = l.split(' ');
-			return { at: Number(at), method, path: p, status: Number(status), upstream };
+			const [at, method, p, status, upstreams] = l.split('\t');
+			return { at: Number(at), method, path: p, status: Number(status), upstreams: upstreams.split(/, | : /) };
 		});
 }

@@ -53,8 +53,8 @@ export interface QueueStack {
 	restartWebhooks(): Promise<void>;
 	/** Restarts nginx (same port, same URL) with another balancing of /webhook/. */
 	setBalance(balance: NginxOptions['balance']): Promise<void>;
-	/** Which webhook process answered each /webhook/ request nginx proxied (by process name). */
-	webhookRequests(): Array<{ at: number; path: string; status: number; process: string }>;
+	/** Which webhook process answered each /webhook/ request nginx proxied (by process name), and whether nginx tried another first. */
+	webhookRequests(): Array<{ at: number; path: string; status: number; process: string; failedOver: boolean }>;
 	executionsByWorker(): Map<string, Set<string>>;
 	stop(): Promise<void>;
 }
@@ -202,7 +202,10 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			webhookRequests() {
 				return readAccessLog(nginx.accessLog)
 					.filter((l) => l.path.startsWith('/webhook/'))
-					.map((l) => ({ at: l.at, path: l.path, status: l.status, process: byUpstream.get(l.upstream) ?? l.upstream }));
+					.map((l) => {
+						const [process, ...tried] = l.upstreams.map((u) => byUpstream.get(u) ?? u).reverse();
+						return { at: l.at, path: l.path, status: l.status, process, failedOver: tried.length > 0 };
+					});
 			},
 			executionsByWorker: () => executionsByWorker(workers),
 			stop: stopAllStarted,

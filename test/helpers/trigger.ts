@@ -17,6 +17,9 @@
  *                                        receiver's own https origin
  *     onRequest?: (r: { mode, path, body }) => number | undefined,
  *                                        fault injection: answer this status without calling the node
+ *     startFails?: (items) => boolean,   fault injection after the node: n8n could not store or queue the
+ *                                        execution webhook() asked for (e.g. no database connection in time):
+ *                                        answered 500 as n8n 2.41 does, no start recorded
  *     autoStopTest?: true,               like n8n, a test webhook is removed once a request started the workflow
  *   });
  *   receiverCa()               PEM of the receivers' self-signed certificate (the same for every harness of the
@@ -61,6 +64,7 @@
  */
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code, never shipped: it serves https and polls */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -113,6 +117,7 @@ export interface TriggerHarnessOptions {
 	nodeType?: INodeType;
 	webhookBaseUrl?: string;
 	onRequest?: (request: { mode: TriggerMode | 'none'; path: string; body: unknown }) => number | undefined;
+	startFails?: (items: INodeExecutionData[]) => boolean;
 	autoStopTest?: boolean;
 }
 
@@ -179,7 +184,7 @@ function certificate(): { key: string; cert: string } {
 // ---------------------------------------------------------------------------------------------------------
 // A response object with the parts of express.Response a node may use (writeHead/end/status/json/send).
 
-class CapturingResponse {
+class CapturingResponse extends EventEmitter {
 	statusCode = 200;
 	headers: Record<string, string> = {};
 	chunks: string[] = [];
@@ -214,6 +219,7 @@ class CapturingResponse {
 		this.headersSent = true;
 		this.finished = true;
 		this.done();
+		this.emit('finish');
 		return this;
 	}
 	json(value: unknown): this {
@@ -385,7 +391,7 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 	async function dispatch(
 		mode: TriggerMode,
 		request: { body: unknown; headers: Record<string, string>; rawBody?: Buffer; path: string },
-		res: CapturingResponse | ServerResponse,
+		res: CapturingResponse,
 	): Promise<{ status: number; body: unknown; items?: INodeExecutionData[] }> {
 		const target = mode === 'production' ? production : test;
 		if (!target) {
@@ -420,6 +426,11 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 			return { status: 200, body: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' } };
 		}
 		const items = result.workflowData[0] ?? [];
+		// n8n answers through the same response object once the execution is stored (and queued).
+		if (options.startFails?.(items) === true) {
+			res.status(500).end();
+			return { status: 500, body: { code: 0, message: 'There was a problem executing the workflow' } };
+		}
 		starts.push({ mode, items, at: Date.now() });
 		if (mode === 'test' && options.autoStopTest !== false) {
 			const p = stopTest().catch((error) => errors.push(error as Error));
@@ -437,6 +448,7 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 					: result.webhookResponse !== undefined
 						? result.webhookResponse
 						: { message: 'Workflow was started' };
+		res.status(200).end();
 		return { status: 200, body, items };
 	}
 

@@ -61,6 +61,26 @@ describe('delivery from the sandbox', () => {
 		expect(startsOf(h).map((j) => j.data.appointment_key).sort()).toEqual([...keys].sort());
 	});
 
+	it('a delivery the node accepted but n8n could not start (500 from n8n, e.g. no database connection) is not remembered: its resend starts the workflow', async () => {
+		const failed = new Set<string>();
+		const h = await harness(ctx, {
+			startFails: ([item]) => {
+				const key = String((item.json.data as { appointment_key?: string } | undefined)?.appointment_key);
+				if (failed.has(key)) return false;
+				failed.add(key);
+				return true;
+			},
+		});
+		await h.activate();
+		const keys: string[] = [];
+		for (let i = 0; i < 3; i++) keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', {})).appointment_key);
+		const delivered = await settled(h.productionUrl, 3);
+		expect(delivered.filter((d) => d.status === 500)).toHaveLength(3);
+		expect([...failed].sort()).toEqual([...keys].sort());
+		expect(startsOf(h).map((j) => j.data.appointment_key).sort()).toEqual([...keys].sort());
+		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toEqual([]);
+	});
+
 	it('events the workflow did not subscribe to are acknowledged with 200 and start nothing', async () => {
 		const h = await harness(ctx, { parameters: { events: ['appointment.created'], otherEvents: 'appointment.updated', options: {} } });
 		await h.activate();

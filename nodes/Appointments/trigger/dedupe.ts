@@ -73,6 +73,14 @@ export class RecentKeys {
 		return true;
 	}
 
+	/**
+	 * Forgets `key` at once. Its ring slot stays until overwritten: if the key is remembered again meanwhile, that
+	 * slot's turn forgets it early (before the window is over), never keeps it longer.
+	 */
+	forget(key: string): void {
+		this.keys.delete(key);
+	}
+
 	/** A new window keeps the newest keys that fit. */
 	resize(limit: number): void {
 		const max = clampWindow(limit);

@@ -10,10 +10,11 @@
  * the appointment key only (no other personal data).
  *
  * A notification counts as handled (and its key is remembered) only once its workflow is started or it is dropped
- * for an unknown appointment. While "Verify with API" re-reads it, its key is in flight: a copy arriving then
- * waits for that outcome (handled: 200 duplicate; failed: 500 too, so the service resends it). A re-read that
- * fails or takes longer than VERIFY_POLICY allows answers 500 and leaves nothing remembered, so a resend gets
- * a fresh chance.
+ * for an unknown appointment; it is forgotten again when n8n then answers the delivery with an error (it could not
+ * store or queue the execution), since the service resends it and that resend must run. While "Verify with API"
+ * re-reads it, its key is in flight: a copy arriving then waits for that outcome (handled: 200 duplicate;
+ * failed: 500 too, so the service resends it). A re-read that fails or takes longer than VERIFY_POLICY allows
+ * answers 500 and leaves nothing remembered, so a resend gets a fresh chance.
  */
 import {
 	NodeOperationError,
@@ -26,7 +27,7 @@ import { getAppointment } from '../transport';
 import { simplifyAppointment } from '../shared';
 import { receiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
-import { dedupeKey } from './dedupe';
+import { dedupeKey, type RecentKeys } from './dedupe';
 
 /**
  * One attempt, well inside a callback time-out: the spec asks receivers to answer promptly, and a service that
@@ -91,7 +92,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	};
 	if (memory?.store.has(memory.key)) return duplicate();
 	if (!config.options.verifyWithApi) {
-		memory?.store.remember(memory.key);
+		if (memory !== undefined) rememberUnlessRefused(this, memory);
 		return started(config.options.simplify, envelope, envelope.data);
 	}
 
@@ -112,8 +113,8 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	} finally {
 		memory?.store.inFlight.delete(memory.key);
 	}
-	memory?.store.remember(memory.key);
 	if (record === undefined) {
+		memory?.store.remember(memory.key);
 		this.logger.warn(
 			`Appointments Trigger: dropped ${JSON.stringify(event)}: the service does not know appointment ${JSON.stringify(appointmentKey)} (Verify with API)`,
 			{ ...where, event, appointmentKey },
@@ -125,7 +126,22 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		});
 		return ignored('appointment not found');
 	}
+	if (memory !== undefined) rememberUnlessRefused(this, memory);
 	return started(config.options.simplify, envelope, record);
+}
+
+/**
+ * Remembers a notification whose workflow webhook() starts. n8n answers the delivery only after that, through
+ * the same response: 2xx once the execution is stored (and queued, in queue mode); otherwise (e.g. 500 when no
+ * database connection came in time) the workflow may never run and the service resends, which must not be
+ * taken for a duplicate.
+ */
+function rememberUnlessRefused(ctx: IWebhookFunctions, memory: { store: RecentKeys; key: string }): void {
+	memory.store.remember(memory.key);
+	const res = ctx.getResponseObject();
+	res.once('finish', () => {
+		if (res.statusCode < 200 || res.statusCode > 299) memory.store.forget(memory.key);
+	});
 }
 
 /** The service's current record; undefined when it does not know the appointment (404). */
