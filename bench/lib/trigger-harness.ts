@@ -2,6 +2,7 @@
  * Part 3's harness: webhook() called as n8n 2.41 calls it for a production webhook (a new Workflow and n8n-core
  * WebhookContext per request), realistic envelopes, and the plainest webhook() to compare with.
  */
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,14 +76,16 @@ export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 		getKnownTypes: () => ({}),
 	};
 	const request = { body: undefined as unknown, headers: { 'content-type': 'application/json' }, params: {}, query: {} };
-	const response = {
+	// n8n answers every request after webhook() returned: 'finish' with its status, which the trigger listens for.
+	const response = Object.assign(new EventEmitter(), {
+		statusCode: 200,
 		writeHead: () => response,
 		end: () => response,
 		status: () => response,
 		json: () => response,
 		send: () => response,
 		setHeader: () => response,
-	};
+	});
 	const additionalData = {
 		httpRequest: request,
 		httpResponse: response,
@@ -121,7 +124,9 @@ export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 		nodeId,
 		async call(body) {
 			request.body = body;
-			return await webhook.call((reused ?? context()) as unknown as IWebhookFunctions);
+			const answer = await webhook.call((reused ?? context()) as unknown as IWebhookFunctions);
+			response.emit('finish');
+			return answer;
 		},
 		contextOnly: context,
 	};
