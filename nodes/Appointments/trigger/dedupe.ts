@@ -95,6 +95,8 @@ export class RecentKeys {
 
 // Map iteration order doubles as recency: a scope is re-inserted when used, so the first one is the oldest.
 const stores = new Map<string, RecentKeys>();
+// The scope used last is the newest already: a run of notifications for one workflow re-inserts nothing.
+let newest: string | undefined;
 
 /** The memory of `scope`, created on first use and resized when the node's window option changed. */
 export function recentKeysFor(scope: string, limit: number): RecentKeys {
@@ -104,14 +106,17 @@ export function recentKeysFor(scope: string, limit: number): RecentKeys {
 		if (stores.size >= MAX_SCOPES) stores.delete(stores.keys().next().value as string);
 	} else {
 		store.resize(limit);
+		if (scope === newest) return store;
 		stores.delete(scope);
 	}
 	stores.set(scope, store);
+	newest = scope;
 	return store;
 }
 
 export function forgetScope(scope: string): void {
 	stores.delete(scope);
+	if (scope === newest) newest = undefined;
 }
 
 export function scopeCount(): number {
