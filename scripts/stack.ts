@@ -12,14 +12,13 @@ import {
 	createApiKey,
 	deleteApiKey,
 	loginRest,
-	n8nCliOk,
 	prepare,
 	publicApi,
 	startN8n,
-	type CliTarget,
 	type N8n,
 	type Owner,
 } from './n8n';
+import { n8nCliOk, type CliTarget } from './n8nCli';
 import { ROOT } from './paths';
 import { freePort } from './proc';
 

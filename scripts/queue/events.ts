@@ -4,7 +4,7 @@
  * queue benchmark.
  */
 import type { JsonClient } from '../http';
-import { nodeOutput } from '../n8n';
+import { nodeOutput } from '../n8nCli';
 import { pollUntil } from '../proc';
 
 /** Creates `n` appointments through the sandbox's admin API, `concurrency` at a time; returns their keys in order. */

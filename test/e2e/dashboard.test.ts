@@ -6,7 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 
 import { launchBrowser } from '../../scripts/browser';
-import { nodeOutput } from '../../scripts/n8n';
+import { nodeOutput } from '../../scripts/n8nCli';
 import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { activate, deactivate, startStack, type Stack } from '../../scripts/stack';

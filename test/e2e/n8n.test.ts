@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { executeWorkflow, n8nCliOk, nodeOutput, type CliRun } from '../../scripts/n8n';
+import { executeWorkflow, n8nCliOk, nodeOutput, type CliRun } from '../../scripts/n8nCli';
 import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import {

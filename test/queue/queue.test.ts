@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { nodeOutput } from '../../scripts/n8n';
+import { nodeOutput } from '../../scripts/n8nCli';
 import { DEV_DIR } from '../../scripts/paths';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { createAppointments, handledEvents, listExecutions, settle, type HandledEvent } from '../../scripts/queue/events';
