@@ -46,12 +46,6 @@ export interface Notification {
 }
 
 interface Job extends Notification {
-	event_id: string;
-	copy: number;
-	webhook_key: string;
-	url: string;
-	event: string;
-	appointment_key: string;
 	timer?: NodeJS.Timeout;
 	generation: number;
 }
