@@ -11,7 +11,7 @@
  *   plain: the same with the plainest trigger possible: our description (n8n resolves its parameters when it
  *          builds the Workflow), a webhook() that puts the body out as one item
  *   n8n:   new Workflow + new WebhookContext + JSON.parse(body)              (the same loop without any webhook())
- *   reads: n8n's loop + the n8n calls our webhook() makes (node, workflow, mode, body)
+ *   reads: n8n's loop + the n8n calls our webhook() makes (node, workflow, mode, body, response)
  *   bare:  JSON.parse(body)
  * The target is what our code adds: the rate of the node loop / the rate of the plain loop (>= 0.5: validation,
  * event filter and dedupe may at most double what n8n spends on a notification anyway). The same against a bare
@@ -75,14 +75,15 @@ export async function runTriggerPart(ctx: PartContext): Promise<Row[]> {
 				if (h.contextOnly() !== undefined) sink += (JSON.parse(bodies[i]) as { data: { appointment_key: string } }).data.appointment_key.length;
 			}
 		},
-		// The n8n calls webhook() makes for every notification (node, workflow id, mode, body; the parameters are
-		// read from the node as saved, see trigger/config.ts).
+		// The n8n calls webhook() makes for every notification (node, workflow id, mode, body, response; the
+		// parameters are read from the node as saved, see trigger/config.ts).
 		reads: async (bodies) => {
 			for (let i = 0; i < bodies.length; i++) {
 				const c = h.contextOnly() as IWebhookFunctions;
 				sink += (JSON.parse(bodies[i]) as { data: { appointment_key: string } }).data.appointment_key.length;
 				sink += c.getNode().name.length + String(c.getWorkflow().id).length + c.getMode().length;
 				if (c.getBodyData() !== undefined) sink++;
+				if (c.getResponseObject() !== undefined) sink++;
 			}
 		},
 		plain: async (bodies) => {

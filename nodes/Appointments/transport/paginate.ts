@@ -46,8 +46,8 @@ function notice(ctx: TransportContext, message: string): void {
 
 /**
  * Yields each page's records not returned before (never an empty array), in the service's order. Whole pages,
- * not single records: an async generator pays a few promise turns per value, which per record cost more than
- * everything else this function does.
+ * not single records: an async generator pays a few promise turns per value, about 4 % of Get Many's CPU when
+ * it handed over each record (bench/README.md).
  */
 export async function* paginate<T = IDataObject>(
 	ctx: TransportContext,

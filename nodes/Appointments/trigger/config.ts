@@ -55,15 +55,19 @@ function hasExpression(value: unknown): boolean {
  * n8n fills in when it builds the workflow, and the checks below are ours anyway.
  */
 function savedParameters(ctx: Ctx, node: INode): ReadParameter {
+	const n8n = throughN8n(ctx);
 	return (name, fallback) => {
 		const value = node.parameters[name];
-		if (value === undefined || hasExpression(value)) return ctx.getNodeParameter(name, fallback as never);
-		return value;
+		return value === undefined || hasExpression(value) ? n8n(name, fallback) : value;
 	};
 }
 
+function throughN8n(ctx: Ctx): ReadParameter {
+	return (name, fallback) => ctx.getNodeParameter(name, fallback as never);
+}
+
 // `node` when the caller has it: n8n's getNode() deep-copies the node on every call.
-export function readEvents(ctx: Ctx, node = ctx.getNode(), read: ReadParameter = (n, f) => ctx.getNodeParameter(n, f as never)): string[] {
+export function readEvents(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx)): string[] {
 	try {
 		return eventList(node, read('events', []), read('otherEvents', ''), 0);
 	} catch (error) {
@@ -72,7 +76,7 @@ export function readEvents(ctx: Ctx, node = ctx.getNode(), read: ReadParameter =
 	}
 }
 
-export function readOptions(ctx: Ctx, read: ReadParameter = (n, f) => ctx.getNodeParameter(n, f as never)): TriggerOptions {
+export function readOptions(ctx: Ctx, read = throughN8n(ctx)): TriggerOptions {
 	const options = (read('options', {}) ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
 	if (!DEDUPE_MODES.includes(mode as DedupeMode)) {
