@@ -1,7 +1,7 @@
 /** Answers and request parsing shared by the sandbox's plugins: results, JSON bodies, query strings, paging. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import type { FieldErrors } from './listFilter';
+import { fieldErrorMap, type FieldErrors } from './listFilter';
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -136,13 +136,13 @@ export function readJsonObject(req: FastifyRequest): { value?: Record<string, un
 }
 
 export function unknownKeys(body: Record<string, unknown>, allowed: readonly string[]): FieldErrors {
-	const errors: FieldErrors = {};
+	const errors = fieldErrorMap();
 	for (const k of Object.keys(body)) if (!allowed.includes(k)) errors[k] = [`Unknown field; expected only ${allowed.join(', ')}.`];
 	return errors;
 }
 
 export function pageParams(q: URLSearchParams, defaultSize: number): { page: number; size: number; errors?: FieldErrors } {
-	const errors: FieldErrors = {};
+	const errors = fieldErrorMap();
 	let page = 1;
 	let size = defaultSize;
 	const p = q.get('page');

@@ -3,6 +3,8 @@ import { dayBounds, parseDateTime } from './dates';
 import { UUID_RE, normPhone, normIdent, isStatus, STATUSES, type Entry } from './store';
 
 export type FieldErrors = Record<string, string[]>;
+/** A field map keyed by what the client sent: no prototype, so a field named `constructor` is just a field. */
+export const fieldErrorMap = (): FieldErrors => Object.create(null) as FieldErrors;
 
 /** A parsed list query: a start range (binary searched) and predicates. */
 export interface ListFilter {
@@ -49,7 +51,7 @@ export function parseBoolean(v: string): boolean | undefined {
  * comma-separated values; a record matches when it has ANY of the given keys.
  */
 export function parseListFilter(q: URLSearchParams, zone: string): { filter?: ListFilter; errors?: FieldErrors } {
-	const errors: FieldErrors = {};
+	const errors = fieldErrorMap();
 	const err = (f: string, m: string) => (errors[f] ??= []).push(m);
 	const last = (name: string): string | undefined => {
 		const all = q.getAll(name);
