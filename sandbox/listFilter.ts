@@ -1,10 +1,7 @@
 /** The 17 list filters of GET /api/v3/appointments/, parsed from a query into a start range and predicates. */
 import { dayBounds, parseDateTime } from './dates';
-import { UUID_RE, normPhone, normIdent, isStatus, STATUSES, type Entry } from './store';
+import { UUID_RE, fieldErrorMap, normPhone, normIdent, isStatus, STATUSES, type Entry, type FieldErrors } from './vocabulary';
 
-export type FieldErrors = Record<string, string[]>;
-/** A field map keyed by what the client sent: no prototype, so a field named `constructor` is just a field. */
-export const fieldErrorMap = (): FieldErrors => Object.create(null) as FieldErrors;
 
 /** A parsed list query: a start range (binary searched) and predicates. */
 export interface ListFilter {

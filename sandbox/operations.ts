@@ -8,9 +8,9 @@ import { formatInstant, parseDateTime } from './dates';
 import type { Notification } from './deliveries';
 import { NOT_FOUND, describe, fieldErrors, json, unknownKeys, type Result } from './http';
 import { generateAppointment, searchCode, uuid } from './seed';
-import { EVENTS, type SandboxState, type Webhook } from './state';
-import { CANCELLED_STATUSES, STATUSES, internalRecord, isStatus, type Appointment, type Status } from './store';
-import { fieldErrorMap, type FieldErrors } from './listFilter';
+import type { SandboxState, Webhook } from './state';
+import { internalRecord } from './store';
+import { CANCELLED_STATUSES, EVENTS, STATUSES, fieldErrorMap, isStatus, type Appointment, type FieldErrors, type Status } from './vocabulary';
 import type { AdminCreate } from './schemas';
 
 export interface Outcome extends Result {

@@ -2,7 +2,7 @@
 import { z } from 'zod/v4';
 
 import { isValidTimeZone } from './dates';
-import { fieldErrorMap } from './listFilter';
+import { fieldErrorMap } from './vocabulary';
 
 export type Pagination = 'page' | 'cursor' | 'none';
 export type MutationResponse = 'body' | 'empty';

@@ -16,7 +16,7 @@ import faults from './plugins/faults';
 import webhooks from './plugins/webhooks';
 import { SandboxState } from './state';
 
-export { EVENTS } from './state';
+export { EVENTS } from './vocabulary';
 export { TRANSITIONS } from './operations';
 export { DEFAULT_PAGE_SIZE, MAX_JSON_DEPTH, MAX_PAGE_SIZE } from './http';
 export type { RequestLogEntry } from './state';
