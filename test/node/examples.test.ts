@@ -10,6 +10,7 @@ import example1 from '../../examples/1-daily-report.json';
 import example2 from '../../examples/2-mark-no-shows.json';
 import example3 from '../../examples/3-reschedule-and-cancel.json';
 import example5 from '../../examples/5-webhook-housekeeping.json';
+import example9 from '../../examples/9-no-show-follow-up.json';
 import { runOk, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
 interface ExampleNode {
@@ -24,6 +25,7 @@ const examples: Record<string, { nodes: ExampleNode[] }> = {
 	'2-': example2,
 	'3-': example3,
 	'5-': example5,
+	'9-': example9,
 };
 
 function nodesOf(prefix: string): ExampleNode[] {
@@ -117,4 +119,21 @@ test('5 webhook housekeeping: create, list, update, delete', async () => {
 	const [deleted] = await runOk(sb, byInput(del.parameters), { input: [created] });
 	expect(deleted).toEqual({ deleted: true, webhook_key: created.webhook_key });
 	expect(await admin.webhooks()).toHaveLength(0);
+});
+
+test('9 no-show follow-up: Get reads the appointment of a started item, Update Status marks a still CONFIRMED one NO_SHOW', async () => {
+	const [get, update] = nodesOf('9-');
+	expect([get, update].map((n) => n.parameters.operation)).toEqual(['get', 'updateStatus']);
+	const a = (await admin.appointments()).find((x) => x.status === 'CONFIRMED')!;
+	// The polling trigger's item (after the Wait node, unchanged): { event, timestamp, data }.
+	const startedItem = { event: 'appointment.started', timestamp: new Date().toISOString(), data: a };
+	const [read] = await runOk(sb, get.parameters, { input: [startedItem] });
+	expect(read.appointment_key).toBe(a.appointment_key);
+	expect(read.status).toBe('CONFIRMED');
+	const [marked] = await runOk(sb, update.parameters, { input: [read] });
+	expect(marked).toMatchObject({ appointment_key: a.appointment_key, status: 'NO_SHOW' });
+	expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
+	// The email node reads the record Update Status returns.
+	expect(marked).toHaveProperty('person.email');
+	expect(marked).toHaveProperty('calendar.name');
 });

@@ -3,6 +3,9 @@
  * PollContext and PollTriggerExecutor against the sandbox, with a clock the test controls: luxon's Settings.now,
  * which the trigger reads through DateTime.now() (the sandbox does not read it). Every rule of docs/reminders.md.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { DateTime, Settings } from 'luxon';
 
 import type { Sandbox } from '../../sandbox';
@@ -348,5 +351,37 @@ describe('time zones: the window is computed on instants', () => {
 			expect(await pollAt(h, Date.parse(remindAt) - 1000)).toEqual([]);
 			expect(await pollAt(h, Date.parse(remindAt))).toEqual([`${SOON} ${a}`]);
 		}
+	});
+});
+
+describe('examples 8 and 9 as saved', () => {
+	const triggerOf = (file: string) =>
+		JSON.parse(readFileSync(join(__dirname, '../../examples', file), 'utf8')).nodes.find(
+			(n: Json) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger',
+		);
+
+	test('8 remind 24 hours before: one reminder for an appointment when it is 24 hours away, with the client\'s email', async () => {
+		const node = triggerOf('8-remind-24-hours-before.json');
+		expect(node.parameters).toMatchObject({ events: [SOON], leadTime: 1440 });
+		const a = await create(T0 + 30 * HOUR);
+		const h = startPollingHarness({ credentials: { baseUrl: sb.url, accessToken: TOKEN }, parameters: node.parameters, timezone: ZONE });
+		await h.activate();
+		expect(await pollAt(h, T0 + 6 * HOUR - MIN)).toEqual([]);
+		clock = T0 + 6 * HOUR;
+		const { items } = await h.poll();
+		expect(names(items)).toEqual([`${SOON} ${a}`]);
+		expect((items![0].json.data as Json).person.email).toMatch(/@/);
+		expect(await pollAt(h, T0 + 6 * HOUR + MIN)).toEqual([]);
+	});
+
+	test('9 no-show follow-up: one started run at the first poll at or after the start', async () => {
+		const node = triggerOf('9-no-show-follow-up.json');
+		expect(node.parameters.events).toEqual([STARTED]);
+		const a = await create(T0 + 2 * HOUR);
+		const h = startPollingHarness({ credentials: { baseUrl: sb.url, accessToken: TOKEN }, parameters: node.parameters, timezone: ZONE });
+		await h.activate();
+		expect(await pollAt(h, T0 + 2 * HOUR - 1000)).toEqual([]);
+		expect(await pollAt(h, T0 + 2 * HOUR + 20 * 1000)).toEqual([`${STARTED} ${a}`]);
+		expect(await pollAt(h, T0 + 2 * HOUR + MIN)).toEqual([]);
 	});
 });
