@@ -76,7 +76,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Starting soon and started run once per appointment and start time (a reschedule counts again; canceled ones never). On publishing, appointments already inside Lead Time get no reminder, only those entering it later. More in docs/reminders.md.',
+					'Starting soon and started run once per appointment and start time: a rescheduled appointment counts again, a canceled one never. On publishing, appointments already inside Lead Time get no starting soon and those already started get no started; only later ones do. After n8n was down, starting soon is caught up until the start, started up to 24 hours late.',
 				name: 'timeNotice',
 				type: 'notice',
 				default: '',
