@@ -10,7 +10,16 @@ import {
 
 import { EVENTS, eventList, numberValue } from './shared';
 import { pollChanges, sampleEvent } from './polling/poll';
-import { LEAD_MAX, LEAD_MIN, pollTimeEvents, STARTING_SOON, TIME_EVENTS, type TimeOptions } from './polling/timeEvents';
+import {
+	LEAD_MAX,
+	LEAD_MIN,
+	pollTimeEvents,
+	sampleTimeEvent,
+	STARTED,
+	STARTING_SOON,
+	TIME_EVENTS,
+	type TimeOptions,
+} from './polling/timeEvents';
 
 const POLLING_EVENTS = [...EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
 
@@ -80,7 +89,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				name: 'timeNotice',
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { events: [STARTING_SOON, 'appointment.started'] } },
+				displayOptions: { show: { events: [STARTING_SOON, STARTED] } },
 			},
 			{
 				displayName: 'Events',
@@ -151,7 +160,11 @@ export class AppointmentsPollingTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = readOptions(this);
-		if (this.getMode() === 'manual') return await sampleEvent(this, options);
+		if (this.getMode() === 'manual') {
+			const first = [...options.events][0];
+			const time = first === STARTING_SOON || first === STARTED ? await sampleTimeEvent(this, options, first) : undefined;
+			return time ?? (await sampleEvent(this, options));
+		}
 		// Every request first, then the time events' state: a failing request leaves both states as they were.
 		const time = await pollTimeEvents(this, options);
 		const changes = await pollChanges(this, options);

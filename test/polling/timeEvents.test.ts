@@ -300,7 +300,11 @@ describe('selection, cost and the builder\'s view', () => {
 	});
 
 	test('Simplify gives the simplified item; Fetch test event returns a sample of the selected time event', async () => {
+		const past = await create(T0 - 3 * HOUR);
+		const recent = await create(T0 - 2 * HOUR);
+		await create(T0 + 90 * MIN, 'CANCELED');
 		const a = await create(T0 + 2 * HOUR);
+		await create(T0 + 3 * HOUR);
 		const h = harness([SOON], 60, { simplify: true });
 		await h.activate();
 		clock = T0 + HOUR;
@@ -318,12 +322,20 @@ describe('selection, cost and the builder\'s view', () => {
 				timestamp: iso(T0 + HOUR),
 			},
 		]);
-		for (const event of [SOON, STARTED]) {
+		clock = T0;
+		// The sample fits the event: the next appointment to start (not a canceled one), the last one started.
+		for (const [event, key] of [[SOON, a], [STARTED, recent]]) {
 			const sample = harness([event], 60);
 			const [item] = (await sample.manual())!;
 			expect(item.json.event).toBe(event);
-			expect(item.json.data).toEqual(await api('GET', `appointments/${(item.json.data as Json).appointment_key}/`));
+			expect(item.json.data).toEqual(await api('GET', `appointments/${key}/`));
+			expect(sample.saved()).toEqual({});
 		}
+		// None started in the past 24 hours: any appointment of the watched window, as for the change events.
+		clock = T0 - 5 * HOUR;
+		const [fallback] = (await harness([STARTED]).manual())!;
+		expect(fallback.json.event).toBe(STARTED);
+		expect([past, recent, a]).toContain((fallback.json.data as Json).appointment_key);
 	});
 
 	test('a bad Lead Time fails the poll with a message naming the field', async () => {

@@ -171,3 +171,30 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 		},
 	};
 }
+
+/**
+ * "Fetch test event" for a time event: a real appointment that fits it, the next one to start for starting soon
+ * (within Lead Time or Days Ahead), the last one started in the past 24 hours for started. Undefined when there is
+ * none, so the caller falls back to any appointment of the watched window. Reads at most 200 records; saves nothing.
+ */
+export async function sampleTimeEvent(
+	ctx: IPollFunctions,
+	options: TimeOptions,
+	event: string,
+): Promise<INodeExecutionData[][] | undefined> {
+	const zone = ctx.getTimezone();
+	const nowDt = DateTime.now().setZone(zone);
+	const now = nowDt.toMillis();
+	const soon = event === STARTING_SOON;
+	const from = soon ? now + 1 : now - CATCH_UP_MS;
+	const to = soon ? now + Math.max(options.leadTime * 60_000, options.daysAhead * 86_400_000) : now;
+	let best: { start: number; record: Change['data'] } | undefined;
+	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 200 })) {
+		for (const record of records) {
+			const start = startMs(record.start_date);
+			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status)) continue;
+			if (best === undefined || (soon ? start < best.start : start > best.start)) best = { start, record };
+		}
+	}
+	return best && [[toItem({ event, data: best.record }, nowDt.toISO()!, options.simplify)]];
+}
