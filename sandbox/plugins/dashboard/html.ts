@@ -89,7 +89,7 @@ caption{text-align:left;padding:6px 10px;color:#57606a}
 form.inline{display:inline}
 button{white-space:nowrap}
 form.bar{margin:0 0 10px}
-.card>h2:first-child{margin-top:0}
+.card>h2:first-child,.notice>h2:first-child{margin-top:0}
 .actions{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .actions .card{margin:0}
 .login{max-width:380px;margin:80px auto}
