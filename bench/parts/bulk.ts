@@ -117,7 +117,20 @@ async function concurrencyRows(b: BulkBench, concurrency: number, formerTarget: 
 			else if (check.good !== n) throw new Error(`the n8n helper loop is wrong: ${check.summary}`);
 		},
 	});
-	const [node, floor] = [s.wallMs.node[0], s.wallMs.floor[0]];
+	return rowsOf({ n, concurrency, formerTarget, ideal, node: s.wallMs.node[0], floor: s.wallMs.floor[0], check: nodeCheck! });
+}
+
+interface ConcurrencyRun {
+	n: number;
+	concurrency: number;
+	formerTarget: number;
+	ideal: number;
+	node: number;
+	floor: number;
+	check: OrderCheck;
+}
+
+function rowsOf({ n, concurrency, formerTarget, ideal, node, floor, check }: ConcurrencyRun): Row[] {
 	return [
 		{
 			part: 2,
@@ -133,12 +146,12 @@ async function concurrencyRows(b: BulkBench, concurrency: number, formerTarget: 
 		{
 			part: 2,
 			name: `Update Status, concurrency ${concurrency}: output items in input order, paired, with the new status`,
-			value: nodeCheck!.good,
+			value: check.good,
 			baseline: n,
 			unit: 'items',
 			target: `all ${n}`,
-			met: nodeCheck!.good === n && nodeCheck!.total === n,
-			details: { firstProblem: nodeCheck!.firstProblem, outputItems: nodeCheck!.total },
+			met: check.good === n && check.total === n,
+			details: { firstProblem: check.firstProblem, outputItems: check.total },
 		},
 		{
 			part: 2,
