@@ -135,8 +135,8 @@ async function queueRows(ctx: PartContext, root: string, seed: number, n: number
 	try {
 		const target = () => ({ api: q.api, rest: q.rest, admin: q.admin });
 		const wf = await triggerWorkflow(target());
-		const [w1, w2] = q.webhooks;
-		const [k1, k2] = q.workers;
+		const w2 = q.webhooks[1];
+		const k2 = q.workers[1];
 		// From 2 x 2 down to 1 x 1 and back up to 2 x 1, stopping and starting processes of the one stack.
 		const shapes: Array<[string, () => Promise<void>]> = [
 			['2 webhook processes, 2 workers', async () => undefined],
