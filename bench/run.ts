@@ -22,18 +22,20 @@ interface PartSpec {
 	key: string;
 	title: string;
 	timeoutSec: { full: number; smoke: number };
+	/** Runs in the part's child process. */
+	run: (ctx: PartContext, args: Args) => Promise<Row[]>;
 }
 
 const PARTS: PartSpec[] = [
-	{ id: 1, key: 'list', title: 'Get Many, Return All (node / n8n helper loop, ideal)', timeoutSec: { full: 420, smoke: 60 } },
-	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / n8n helper loop, requests per update)', timeoutSec: { full: 180, smoke: 30 } },
-	{ id: 3, key: 'trigger', title: 'Trigger webhook() (node / plainest webhook()) and dedupe memory', timeoutSec: { full: 150, smoke: 40 } },
-	{ id: 4, key: 'load', title: 'Package load and packed size', timeoutSec: { full: 150, smoke: 90 } },
-	{ id: 5, key: 'sandbox', title: 'Sandbox throughput', timeoutSec: { full: 90, smoke: 30 } },
-	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node with Header Auth', timeoutSec: { full: 1200, smoke: 1200 } },
-	{ id: 7, key: 'polling', title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)', timeoutSec: { full: 240, smoke: 60 } },
-	{ id: 8, key: 'n8n-list', title: 'Real n8n: Get Many / HTTP Request pagination + Split Out', timeoutSec: { full: 1200, smoke: 1200 } },
-	{ id: 9, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 } },
+	{ id: 1, key: 'list', title: 'Get Many, Return All (node / n8n helper loop, ideal)', timeoutSec: { full: 420, smoke: 60 }, run: async (ctx) => (await import('./parts/list')).runListPart(ctx) },
+	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / n8n helper loop, requests per update)', timeoutSec: { full: 180, smoke: 30 }, run: async (ctx) => (await import('./parts/bulk')).runBulkPart(ctx) },
+	{ id: 3, key: 'trigger', title: 'Trigger webhook() (node / plainest webhook()) and dedupe memory', timeoutSec: { full: 150, smoke: 40 }, run: async (ctx) => (await import('./parts/trigger')).runTriggerPart(ctx) },
+	{ id: 4, key: 'load', title: 'Package load and packed size', timeoutSec: { full: 150, smoke: 90 }, run: async (ctx) => (await import('./parts/load')).runLoadPart(ctx) },
+	{ id: 5, key: 'sandbox', title: 'Sandbox throughput', timeoutSec: { full: 90, smoke: 30 }, run: async (ctx, args) => (await import('./parts/sandbox')).runSandboxPart(ctx, args.nodeMsPerPage) },
+	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node with Header Auth', timeoutSec: { full: 1200, smoke: 1200 }, run: async (ctx) => (await import('./parts/n8n')).runN8nPart(ctx) },
+	{ id: 7, key: 'polling', title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)', timeoutSec: { full: 240, smoke: 60 }, run: async (ctx) => (await import('./parts/polling')).runPollingPart(ctx) },
+	{ id: 8, key: 'n8n-list', title: 'Real n8n: Get Many / HTTP Request pagination + Split Out', timeoutSec: { full: 1200, smoke: 1200 }, run: async (ctx) => (await import('./parts/n8n')).runN8nListPart(ctx) },
+	{ id: 9, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 }, run: async (ctx) => (await import('./parts/queue')).runQueuePart(ctx) },
 ];
 
 function parseArgs(argv: string[]) {
@@ -50,44 +52,16 @@ function parseArgs(argv: string[]) {
 	};
 }
 
-async function runChild(args: ReturnType<typeof parseArgs>): Promise<void> {
+type Args = ReturnType<typeof parseArgs>;
+
+async function runChild(args: Args): Promise<void> {
 	const ctx: PartContext = {
 		smoke: args.smoke,
 		log: (m) => process.stderr.write(`  ${m}\n`),
 	};
-	let rows: Row[];
-	switch (args.child) {
-		case 'list':
-			rows = await (await import('./parts/list')).runListPart(ctx);
-			break;
-		case 'bulk':
-			rows = await (await import('./parts/bulk')).runBulkPart(ctx);
-			break;
-		case 'trigger':
-			rows = await (await import('./parts/trigger')).runTriggerPart(ctx);
-			break;
-		case 'load':
-			rows = await (await import('./parts/load')).runLoadPart(ctx);
-			break;
-		case 'sandbox':
-			rows = await (await import('./parts/sandbox')).runSandboxPart(ctx, args.nodeMsPerPage);
-			break;
-		case 'n8n':
-			rows = await (await import('./parts/n8n')).runN8nPart(ctx);
-			break;
-		case 'polling':
-			rows = await (await import('./parts/polling')).runPollingPart(ctx);
-			break;
-		case 'n8n-list':
-			rows = await (await import('./parts/n8n')).runN8nListPart(ctx);
-			break;
-		case 'queue':
-			rows = await (await import('./parts/queue')).runQueuePart(ctx);
-			break;
-		default:
-			throw new Error(`unknown part ${args.child}`);
-	}
-	fs.writeFileSync(args.out!, JSON.stringify(rows));
+	const part = PARTS.find((p) => p.key === args.child);
+	if (!part) throw new Error(`unknown part ${args.child}`);
+	fs.writeFileSync(args.out!, JSON.stringify(await part.run(ctx, args)));
 }
 
 interface PartOutcome {
@@ -137,24 +111,25 @@ async function spawnPart(part: PartSpec, smoke: boolean, extra: string[]): Promi
 	process.removeListener('SIGINT', stopOnSignal);
 	process.removeListener('SIGTERM', stopOnSignal);
 	const seconds = (performance.now() - started) / 1000;
-	let rows: Row[] = [];
-	let error: string | undefined;
+	const outcome = readOutcome(out, timedOut ? `timed out after ${timeoutSec} s` : undefined, code);
+	fs.rmSync(path.dirname(out), { recursive: true, force: true });
+	return { part, seconds, ...outcome };
+}
+
+/** The rows a part's child wrote, or why there are none. */
+function readOutcome(out: string, timedOut: string | undefined, code: number | null): { rows: Row[]; error?: string } {
 	let written: unknown;
 	try {
 		written = JSON.parse(fs.readFileSync(out, 'utf8'));
 	} catch {
 		written = undefined;
 	}
-	if (timedOut) error = `timed out after ${timeoutSec} s`;
-	else if (written && !Array.isArray(written) && typeof (written as { error?: unknown }).error === 'string') {
-		error = (written as { error: string }).error.split('\n')[0].slice(0, 200);
-	} else if (code !== 0) error = `crashed (exit code ${code}); see the output above`;
-	else {
-		if (Array.isArray(written)) rows = written as Row[];
-		else error = 'wrote no results';
+	if (timedOut) return { rows: [], error: timedOut };
+	if (written && !Array.isArray(written) && typeof (written as { error?: unknown }).error === 'string') {
+		return { rows: [], error: (written as { error: string }).error.split('\n')[0].slice(0, 200) };
 	}
-	fs.rmSync(path.dirname(out), { recursive: true, force: true });
-	return { part, rows, error, seconds };
+	if (code !== 0) return { rows: [], error: `crashed (exit code ${code}); see the output above` };
+	return Array.isArray(written) ? { rows: written as Row[] } : { rows: [], error: 'wrote no results' };
 }
 
 function table(outcomes: PartOutcome[]): string {

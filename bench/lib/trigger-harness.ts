@@ -59,22 +59,25 @@ interface Harness {
 /** `reuse`: one Workflow and context for every call (the memory run, where n8n's construction only costs time). */
 export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType, workflowId: string, reuse = false): Harness {
 	const nodeId = `trigger-${workflowId}`;
-	// What n8n loads from the database for every request: new objects each time.
-	const savedNode = (): INode => ({
-		id: nodeId,
-		name: 'Appointments Trigger',
-		type: 'bench.appointmentsTrigger',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { events: [...EVENTS], options: {} },
-		webhookId: `wh-${workflowId}`,
-		credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
-	});
-	const nodeTypes = {
-		getByName: () => trigger,
-		getByNameAndVersion: (_n: string, v?: number) => workflowLib.NodeHelpers.getVersionedNodeType(trigger, v),
-		getKnownTypes: () => ({}),
+	const { request, response, additionalData } = fakeHttp();
+	const context = contextFactory(core, workflowLib, trigger, workflowId, additionalData);
+	const webhook = trigger.webhook!;
+	const reused = reuse ? context() : undefined;
+	return {
+		workflowId,
+		nodeId,
+		async call(body) {
+			request.body = body;
+			const answer = await webhook.call((reused ?? context()) as unknown as IWebhookFunctions);
+			response.emit('finish');
+			return answer;
+		},
+		contextOnly: context,
 	};
+}
+
+/** The request and response n8n hands a webhook, in the additional data of an execution. */
+function fakeHttp() {
 	const request = { body: undefined as unknown, headers: { 'content-type': 'application/json' }, params: {}, query: {} };
 	// n8n answers every request after webhook() returned: 'finish' with its status, which the trigger listens for.
 	const response = Object.assign(new EventEmitter(), {
@@ -94,9 +97,29 @@ export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
 		variables: {},
 	} as never;
+	return { request, response, additionalData };
+}
+
+/** A new Workflow (the saved trigger, as n8n loads it from the database) and WebhookContext per call. */
+function contextFactory(core: Core, workflowLib: WorkflowLib, trigger: INodeType, workflowId: string, additionalData: never): () => unknown {
+	// What n8n loads from the database for every request: new objects each time.
+	const savedNode = (): INode => ({
+		id: `trigger-${workflowId}`,
+		name: 'Appointments Trigger',
+		type: 'bench.appointmentsTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { events: [...EVENTS], options: {} },
+		webhookId: `wh-${workflowId}`,
+		credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
+	});
+	const nodeTypes = {
+		getByName: () => trigger,
+		getByNameAndVersion: (_n: string, v?: number) => workflowLib.NodeHelpers.getVersionedNodeType(trigger, v),
+		getKnownTypes: () => ({}),
+	};
 	const description = trigger.description.webhooks?.[0];
-	const webhook = trigger.webhook!;
-	const context = () => {
+	return () => {
 		const workflow = new workflowLib.Workflow({
 			id: workflowId,
 			name: 'Bench trigger',
@@ -117,18 +140,6 @@ export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 			workflowExecuteAdditionalData: additionalData,
 		} as never;
 		return new core.WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], null);
-	};
-	const reused = reuse ? context() : undefined;
-	return {
-		workflowId,
-		nodeId,
-		async call(body) {
-			request.body = body;
-			const answer = await webhook.call((reused ?? context()) as unknown as IWebhookFunctions);
-			response.emit('finish');
-			return answer;
-		},
-		contextOnly: context,
 	};
 }
 

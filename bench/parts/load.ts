@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { median, ROOT, round, type PartContext, type Row } from '../lib/common';
+import { runRounds } from '../lib/rounds';
 
 const PRELOAD = ['n8n-workflow', 'lodash', 'luxon', 'zod', 'zod/v4'];
 const PROBE = path.join(ROOT, 'bench', 'lib', 'load-probe.cjs');
@@ -38,18 +39,7 @@ function probe(preload: string[], files: string[]): { ms: number; classes: numbe
 
 export async function runLoadPart(ctx: PartContext): Promise<Row[]> {
 	const samples = ctx.smoke ? 3 : 15;
-	ctx.log('part 4: npm run build');
-	try {
-		npm(['run', 'build', '--silent']);
-	} catch (error) {
-		const e = error as { stderr?: string; stdout?: string; message: string };
-		throw new Error(`npm run build failed: ${(e.stderr || e.stdout || e.message).slice(-3000)}`);
-	}
-	const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-	const files: string[] = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map((f: string) => path.join(ROOT, f));
-	const missing = files.filter((f) => !fs.existsSync(f));
-	if (missing.length) throw new Error(`built files missing after npm run build: ${missing.map((f) => path.relative(ROOT, f)).join(', ')}`);
-
+	const files = build(ctx);
 	const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-empty-'));
 	const empty = path.join(emptyDir, 'empty.js');
 	fs.writeFileSync(empty, 'module.exports = {};\n');
@@ -61,38 +51,26 @@ export async function runLoadPart(ctx: PartContext): Promise<Row[]> {
 			return false;
 		}
 	});
-
-	const ours: number[] = [];
-	const base: number[] = [];
-	const oursCold: number[] = [];
-	const baseCold: number[] = [];
-	let classes = 0;
+	let warm: Record<'ours' | 'empty', Array<{ ms: number; classes: number }>>;
+	let cold: typeof warm;
 	try {
 		probe(preload, files); // warm the OS file cache
-		for (let i = 0; i < samples; i++) {
-			const a = probe(preload, files);
-			classes = a.classes;
-			ours.push(a.ms);
-			base.push(probe(preload, [empty]).ms);
-		}
-		for (let i = 0; i < Math.min(samples, 5); i++) {
-			oursCold.push(probe([], files).ms);
-			baseCold.push(probe([], [empty]).ms);
-		}
+		// Each probe is a process of its own that times itself: nothing to collect here.
+		const probes = (rounds: number, loaded: string[]) =>
+			runRounds({ contestants: ['ours', 'empty'], rounds, order: 'fixed', gc: false, run: async (which) => probe(loaded, which === 'ours' ? files : [empty]) });
+		warm = (await probes(samples, preload)).results;
+		cold = (await probes(Math.min(samples, 5), [])).results;
 	} finally {
 		fs.rmSync(emptyDir, { recursive: true, force: true });
 	}
+	const classes = warm.ours[warm.ours.length - 1].classes;
 	if (classes !== files.length) throw new Error(`expected ${files.length} classes in the built files, found ${classes}`);
+	const ours = warm.ours.map((p) => p.ms);
+	const base = warm.empty.map((p) => p.ms);
 	const oursMs = median(ours);
 	const baseMs = median(base);
 	const extra = oursMs - baseMs;
 	ctx.log(`part 4: require ${oursMs.toFixed(1)} ms vs empty ${baseMs.toFixed(2)} ms (+${extra.toFixed(1)} ms)`);
-
-	const out = npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
-	const info = JSON.parse(out.slice(out.indexOf('[')))[0] as { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
-	const biggest = [...info.files].sort((a, b) => b.size - a.size).slice(0, 5).map((f) => `${f.path} ${f.size}`);
-	ctx.log(`part 4: packed ${info.size} bytes, ${info.entryCount} files`);
-
 	return [
 		{
 			part: 4,
@@ -110,18 +88,42 @@ export async function runLoadPart(ctx: PartContext): Promise<Row[]> {
 				files: files.map((f) => path.relative(ROOT, f)),
 				oursMs: ours.map((v) => round(v, 2)),
 				emptyMs: base.map((v) => round(v, 2)),
-				coldOursMs: round(median(oursCold), 1),
-				coldEmptyMs: round(median(baseCold), 2),
+				coldOursMs: round(median(cold.ours.map((p) => p.ms)), 1),
+				coldEmptyMs: round(median(cold.empty.map((p) => p.ms)), 2),
 			},
 		},
-		{
-			part: 4,
-			name: 'Packed size (npm pack --dry-run)',
-			value: round(info.size / 1000, 1),
-			unit: 'kB',
-			target: '< 150 kB',
-			met: info.size < 150_000,
-			details: { bytes: info.size, unpackedBytes: info.unpackedSize, files: info.entryCount, biggest },
-		},
+		packedSizeRow(ctx),
 	];
+}
+
+/** `npm run build`; the built files n8n loads (package.json's n8n.nodes and n8n.credentials). */
+function build(ctx: PartContext): string[] {
+	ctx.log('part 4: npm run build');
+	try {
+		npm(['run', 'build', '--silent']);
+	} catch (error) {
+		const e = error as { stderr?: string; stdout?: string; message: string };
+		throw new Error(`npm run build failed: ${(e.stderr || e.stdout || e.message).slice(-3000)}`);
+	}
+	const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+	const files: string[] = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map((f: string) => path.join(ROOT, f));
+	const missing = files.filter((f) => !fs.existsSync(f));
+	if (missing.length) throw new Error(`built files missing after npm run build: ${missing.map((f) => path.relative(ROOT, f)).join(', ')}`);
+	return files;
+}
+
+function packedSizeRow(ctx: PartContext): Row {
+	const out = npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
+	const info = JSON.parse(out.slice(out.indexOf('[')))[0] as { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
+	const biggest = [...info.files].sort((a, b) => b.size - a.size).slice(0, 5).map((f) => `${f.path} ${f.size}`);
+	ctx.log(`part 4: packed ${info.size} bytes, ${info.entryCount} files`);
+	return {
+		part: 4,
+		name: 'Packed size (npm pack --dry-run)',
+		value: round(info.size / 1000, 1),
+		unit: 'kB',
+		target: '< 150 kB',
+		met: info.size < 150_000,
+		details: { bytes: info.size, unpackedBytes: info.unpackedSize, files: info.entryCount, biggest },
+	};
 }

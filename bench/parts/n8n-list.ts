@@ -5,12 +5,12 @@
  * n8n records in the saved execution (Appointments alone / HTTP Request + Split Out), 10,000 appointments at the
  * default page size, on loopback and with 20 ms added to every sandbox response.
  */
-import crypto from 'node:crypto';
-
 import { median, pollUntil, round, type PartContext, type Row } from '../lib/common';
+import { runRounds } from '../lib/rounds';
+import { chain, node, random, webhookNode } from '../lib/workflows';
 
-type Stack = Awaited<ReturnType<(typeof import('../../scripts/stack'))['startStack']>>;
 type StackModule = typeof import('../../scripts/stack');
+type Stack = Awaited<ReturnType<StackModule['startStack']>>;
 
 const TOTAL = 10000;
 const PAGE_CONCURRENCY = 4;
@@ -40,90 +40,70 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 	await stack.admin.ok('POST', '/__sandbox/reset/', { body: { seed: total } });
 	await stack.admin.ok('POST', '/__sandbox/config/', { body: { pagination: 'page', nextLinks: 'absolute' } });
 	const config = (await stack.admin.ok('GET', '/__sandbox/config/')) as { pageSize: number };
-	const pages = Math.ceil(total / config.pageSize);
+	const { ours, oursPath, peer, peerPath } = await publishWorkflows(stack, stackMod);
+	const runOnce = executionTimer(stack, total);
+	const runs = {
+		ours: () => runOnce(ours.id, oursPath, ['Get Many'], 'Get Many'),
+		peer: () => runOnce(peer.id, peerPath, ['HTTP Request', 'Split Out'], 'Split Out'),
+	};
+	const rows: Row[] = [];
+	try {
+		for (const latencyMs of [0, 20]) {
+			await stack.admin.ok('POST', '/__sandbox/faults/', { body: { latencyMs } });
+			rows.push(...(await latencyRows(ctx, stack, runs, { latencyMs, total, pageSize: config.pageSize })));
+		}
+	} finally {
+		await stack.admin.ok('POST', '/__sandbox/faults/', { body: { latencyMs: 0 } });
+		await stackMod.deactivate(stack.api, ours.id).catch(() => undefined);
+		await stackMod.deactivate(stack.api, peer.id).catch(() => undefined);
+	}
+	return rows;
+}
 
-	const webhook = (path: string) => ({
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
-		id: crypto.randomUUID(),
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: crypto.randomUUID(),
+/** G: Webhook -> Appointments Get Many; P: Webhook -> HTTP Request following next -> Split Out; both active. */
+async function publishWorkflows(stack: Stack, stackMod: StackModule) {
+	const webhook = (path: string) => webhookNode({ path, responseMode: 'lastNode', responseData: 'noData' });
+	const oursPath = random('bench-getmany');
+	const getMany = node('Get Many', 'n8n-nodes-appointments.appointments', 220, { resource: 'appointment', operation: 'getAll', returnAll: true, simplify: false, options: {} }, {
+		credentials: { appointmentsApi: { id: stackMod.CREDENTIAL_ID, name: stackMod.CREDENTIAL_NAME } },
 	});
-	const oursPath = `bench-getmany-${crypto.randomBytes(4).toString('hex')}`;
-	const ours = await stack.api.ok('POST', '/api/v1/workflows', {
-		body: {
-			name: 'Bench: Get Many',
-			nodes: [
-				webhook(oursPath),
-				{
-					parameters: { resource: 'appointment', operation: 'getAll', returnAll: true, simplify: false, options: {} },
-					id: crypto.randomUUID(),
-					name: 'Get Many',
-					type: 'n8n-nodes-appointments.appointments',
-					typeVersion: 1,
-					position: [220, 0],
-					credentials: { appointmentsApi: { id: stackMod.CREDENTIAL_ID, name: stackMod.CREDENTIAL_NAME } },
-				},
-			],
-			connections: { Webhook: { main: [[{ node: 'Get Many', type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		},
-	});
+	const ours = await stack.api.ok('POST', '/api/v1/workflows', { body: chain('Bench: Get Many', [webhook(oursPath), getMany]) });
 	const cred = await stack.api.ok('POST', '/api/v1/credentials', {
 		body: { name: 'Bench bearer header', type: 'httpHeaderAuth', data: { name: 'Authorization', value: `Bearer ${stack.apiToken}` } },
 	});
-	const peerPath = `bench-peer-${crypto.randomBytes(4).toString('hex')}`;
-	const peer = await stack.api.ok('POST', '/api/v1/workflows', {
-		body: {
-			name: 'Bench: HTTP Request pagination + Split Out',
-			nodes: [
-				webhook(peerPath),
-				{
-					parameters: {
-						url: `${stack.sandboxUrl}/api/v3/appointments/`,
-						authentication: 'genericCredentialType',
-						genericAuthType: 'httpHeaderAuth',
-						options: {
-							pagination: {
-								pagination: {
-									paginationMode: 'responseContainsNextURL',
-									nextURL: '={{ $response.body.next }}',
-									paginationCompleteWhen: 'other',
-									completeExpression: '={{ !$response.body.next }}',
-								},
-							},
-						},
+	const peerPath = random('bench-peer');
+	const httpRequest = node(
+		'HTTP Request',
+		'n8n-nodes-base.httpRequest',
+		220,
+		{
+			url: `${stack.sandboxUrl}/api/v3/appointments/`,
+			authentication: 'genericCredentialType',
+			genericAuthType: 'httpHeaderAuth',
+			options: {
+				pagination: {
+					pagination: {
+						paginationMode: 'responseContainsNextURL',
+						nextURL: '={{ $response.body.next }}',
+						paginationCompleteWhen: 'other',
+						completeExpression: '={{ !$response.body.next }}',
 					},
-					id: crypto.randomUUID(),
-					name: 'HTTP Request',
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					position: [220, 0],
-					credentials: { httpHeaderAuth: { id: cred.id, name: 'Bench bearer header' } },
 				},
-				{
-					parameters: { fieldToSplitOut: 'results', options: {} },
-					id: crypto.randomUUID(),
-					name: 'Split Out',
-					type: 'n8n-nodes-base.splitOut',
-					typeVersion: 1,
-					position: [440, 0],
-				},
-			],
-			connections: {
-				Webhook: { main: [[{ node: 'HTTP Request', type: 'main', index: 0 }]] },
-				'HTTP Request': { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] },
 			},
-			settings: { executionOrder: 'v1' },
 		},
-	});
+		{ typeVersion: 4.2, credentials: { httpHeaderAuth: { id: cred.id, name: 'Bench bearer header' } } },
+	);
+	const splitOut = node('Split Out', 'n8n-nodes-base.splitOut', 440, { fieldToSplitOut: 'results', options: {} });
+	const peer = await stack.api.ok('POST', '/api/v1/workflows', { body: chain('Bench: HTTP Request pagination + Split Out', [webhook(peerPath), httpRequest, splitOut]) });
 	await stackMod.activate(stack.api, ours.id);
 	await stackMod.activate(stack.api, peer.id);
+	return { ours, oursPath, peer, peerPath };
+}
 
+/** Calls a workflow's webhook and reads the node time n8n saved in the execution it started. */
+function executionTimer(stack: Stack, total: number) {
 	const seen = new Set<string>();
-	const runOnce = async (workflowId: string, path: string, nodes: string[], lastNode: string): Promise<Timed> => {
+	return async (workflowId: string, path: string, nodes: string[], lastNode: string): Promise<Timed> => {
 		// n8n registers a production webhook shortly after activation: until then it answers 404.
 		const res = await pollUntil(
 			`the webhook ${path}`,
@@ -156,66 +136,62 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 		if (items !== total) throw new Error(`${path}: ${items} items out of ${lastNode}, expected ${total}`);
 		return { nodeMs, items };
 	};
-	const runOurs = () => runOnce(ours.id, oursPath, ['Get Many'], 'Get Many');
-	const runPeer = () => runOnce(peer.id, peerPath, ['HTTP Request', 'Split Out'], 'Split Out');
+}
 
-	const rows: Row[] = [];
-	try {
-		for (const latencyMs of [0, 20]) {
-			await stack.admin.ok('POST', '/__sandbox/faults/', { body: { latencyMs } });
-			const rounds = ctx.smoke ? 1 : latencyMs ? 3 : 5;
-			// Warm-up (JIT, sqlite, n8n's caches), then alternating rounds.
-			await runOurs();
-			await runPeer();
-			const a: number[] = [];
-			const b: number[] = [];
-			const inFlightOurs: number[] = [];
-			const inFlightPeer: number[] = [];
-			for (let r = 0; r < rounds; r++) {
-				for (const which of r % 2 ? (['peer', 'ours'] as const) : (['ours', 'peer'] as const)) {
-					await stack.admin.ok('DELETE', '/__sandbox/requests/');
-					const t = which === 'ours' ? await runOurs() : await runPeer();
-					(which === 'ours' ? a : b).push(t.nodeMs);
-					const together = await mostTogether(stack);
-					(which === 'ours' ? inFlightOurs : inFlightPeer).push(together);
-					ctx.log(
-						`part 8: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time, up to ${together} list requests arrived within 10 ms`,
-					);
-				}
-			}
-			const o = median(a);
-			const p = median(b);
-			const target = latencyMs ? 0.35 : 0.8;
-			const where = latencyMs ? `${latencyMs} ms latency per request` : 'loopback';
-			rows.push({
-				part: 8,
-				name: `Real n8n: Get Many, Return All, ${total} items, page ${config.pageSize}, ${where}: node time / HTTP Request pagination + Split Out`,
-				value: round(o, 0),
-				baseline: round(p, 0),
-				unit: 'ms',
-				ratio: round(o / p, 3),
-				target: `<= ${target}`,
-				met: o / p <= target,
-				details: { rounds, oursMs: a, peerMs: b, listRequestsArrivingWithin10ms: { ours: inFlightOurs, peer: inFlightPeer } },
-			});
-			if (latencyMs) {
-				const ideal = Math.ceil(pages / PAGE_CONCURRENCY) * latencyMs;
-				rows.push({
-					part: 8,
-					name: `Real n8n: Get Many, ${where}: node time / ideal ceil(${pages} pages / ${PAGE_CONCURRENCY}) x ${latencyMs} ms`,
-					value: round(o, 0),
-					baseline: ideal,
-					unit: 'ms',
-					ratio: round(o / ideal, 3),
-					target: '<= 2',
-					met: o / ideal <= 2,
-				});
-			}
-		}
-	} finally {
-		await stack.admin.ok('POST', '/__sandbox/faults/', { body: { latencyMs: 0 } });
-		await stackMod.deactivate(stack.api, ours.id).catch(() => undefined);
-		await stackMod.deactivate(stack.api, peer.id).catch(() => undefined);
+async function latencyRows(
+	ctx: PartContext,
+	stack: Stack,
+	runs: Record<'ours' | 'peer', () => Promise<Timed>>,
+	{ latencyMs, total, pageSize }: { latencyMs: number; total: number; pageSize: number },
+): Promise<Row[]> {
+	const rounds = ctx.smoke ? 1 : latencyMs ? 3 : 5;
+	// Warm-up (JIT, sqlite, n8n's caches), then alternating rounds.
+	await runs.ours();
+	await runs.peer();
+	const inFlight: Record<'ours' | 'peer', number[]> = { ours: [], peer: [] };
+	const s = await runRounds({
+		contestants: ['ours', 'peer'],
+		rounds,
+		order: 'alternate',
+		gc: false,
+		before: () => stack.admin.ok('DELETE', '/__sandbox/requests/'),
+		run: (which) => runs[which](),
+		after: async (which, t) => {
+			const together = await mostTogether(stack);
+			inFlight[which].push(together);
+			ctx.log(`part 8: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time, up to ${together} list requests arrived within 10 ms`);
+		},
+	});
+	const [a, b] = [s.results.ours.map((t) => t.nodeMs), s.results.peer.map((t) => t.nodeMs)];
+	const [o, p] = [median(a), median(b)];
+	const target = latencyMs ? 0.35 : 0.8;
+	const where = latencyMs ? `${latencyMs} ms latency per request` : 'loopback';
+	const rows: Row[] = [
+		{
+			part: 8,
+			name: `Real n8n: Get Many, Return All, ${total} items, page ${pageSize}, ${where}: node time / HTTP Request pagination + Split Out`,
+			value: round(o, 0),
+			baseline: round(p, 0),
+			unit: 'ms',
+			ratio: round(o / p, 3),
+			target: `<= ${target}`,
+			met: o / p <= target,
+			details: { rounds, oursMs: a, peerMs: b, listRequestsArrivingWithin10ms: inFlight },
+		},
+	];
+	if (latencyMs) {
+		const pages = Math.ceil(total / pageSize);
+		const ideal = Math.ceil(pages / PAGE_CONCURRENCY) * latencyMs;
+		rows.push({
+			part: 8,
+			name: `Real n8n: Get Many, ${where}: node time / ideal ceil(${pages} pages / ${PAGE_CONCURRENCY}) x ${latencyMs} ms`,
+			value: round(o, 0),
+			baseline: ideal,
+			unit: 'ms',
+			ratio: round(o / ideal, 3),
+			target: '<= 2',
+			met: o / ideal <= 2,
+		});
 	}
 	return rows;
 }

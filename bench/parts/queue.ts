@@ -13,21 +13,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { median, round, type PartContext, type Row } from '../lib/common';
+import { runRounds } from '../lib/rounds';
+import { chain, node, TRIGGER_TYPE } from '../lib/workflows';
 import { DEV_DIR } from '../../scripts/paths';
 import type { JsonClient } from '../../scripts/http';
 
-const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
 const OWNER = { email: 'bench@example.com', password: 'Bench-Passw0rd', firstName: 'Bench', lastName: 'Owner' };
 const CREDENTIALS = { appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' } };
-const node = (name: string, type: string, x: number, parameters: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-	parameters,
-	id: crypto.randomUUID(),
-	name,
-	type,
-	typeVersion: 1,
-	position: [x, 0],
-	...extra,
-});
 
 interface Target {
 	api: JsonClient;
@@ -36,17 +28,8 @@ interface Target {
 }
 
 async function triggerWorkflow(t: Target): Promise<string> {
-	const wf: any = await t.api.ok('POST', '/api/v1/workflows', {
-		body: {
-			name: 'Bench: trigger to No Operation',
-			nodes: [
-				node('On Created', TRIGGER_TYPE, 0, { events: ['appointment.created'], options: {} }, { webhookId: crypto.randomUUID(), credentials: CREDENTIALS }),
-				node('Handle Event', 'n8n-nodes-base.noOp', 220),
-			],
-			connections: { 'On Created': { main: [[{ node: 'Handle Event', type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		},
-	});
+	const trigger = node('On Created', TRIGGER_TYPE, 0, { events: ['appointment.created'], options: {} }, { webhookId: crypto.randomUUID(), credentials: CREDENTIALS });
+	const wf: any = await t.api.ok('POST', '/api/v1/workflows', { body: chain('Bench: trigger to No Operation', [trigger, node('Handle Event', 'n8n-nodes-base.noOp', 220)]) });
 	await t.api.ok('POST', `/api/v1/workflows/${wf.id}/activate`);
 	const { pollUntil } = await import('../../scripts/proc');
 	// Events emitted before the subscription exists go nowhere.
@@ -58,17 +41,9 @@ async function triggerWorkflow(t: Target): Promise<string> {
 }
 
 async function getManyWorkflow(t: Target): Promise<string> {
-	const wf: any = await t.api.ok('POST', '/api/v1/workflows', {
-		body: {
-			name: 'Bench: Get Many, Return All',
-			nodes: [
-				node('Start', 'n8n-nodes-base.manualTrigger', 0),
-				node('Get Many', 'n8n-nodes-appointments.appointments', 220, { resource: 'appointment', operation: 'getAll', dateRange: 'all', returnAll: true }, { credentials: CREDENTIALS }),
-			],
-			connections: { Start: { main: [[{ node: 'Get Many', type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1', saveDataSuccessExecution: 'none' },
-		},
-	});
+	const getMany = node('Get Many', 'n8n-nodes-appointments.appointments', 220, { resource: 'appointment', operation: 'getAll', dateRange: 'all', returnAll: true }, { credentials: CREDENTIALS });
+	const body = chain('Bench: Get Many, Return All', [node('Start', 'n8n-nodes-base.manualTrigger', 0), getMany], { saveDataSuccessExecution: 'none' });
+	const wf: any = await t.api.ok('POST', '/api/v1/workflows', { body });
 	return wf.id;
 }
 
@@ -99,19 +74,28 @@ async function endToEnd(t: Target, workflowId: string, n: number) {
 
 async function getMany(t: Target, workflowId: string, runs: number): Promise<number> {
 	const { pollUntil } = await import('../../scripts/proc');
-	const ms: number[] = [];
-	for (let i = 0; i < runs; i++) {
-		const r: any = await t.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: 'Start' } } });
-		const id = r.data.executionId;
-		const ex: any = await pollUntil(`Get Many execution ${id}`, async () => {
-			const e: any = await t.api.ok('GET', `/api/v1/executions/${id}`);
-			return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
-		}, { timeoutMs: 300000, intervalMs: 100 });
-		if (ex.status !== 'success') throw new Error(`Get Many execution ${id} ended with ${ex.status}`);
-		ms.push(Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt));
-	}
-	return median(ms);
+	const s = await runRounds({
+		contestants: ['getMany'],
+		rounds: runs,
+		gc: false,
+		run: async () => {
+			const r: any = await t.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: 'Start' } } });
+			const id = r.data.executionId;
+			const ex: any = await pollUntil(`Get Many execution ${id}`, async () => {
+				const e: any = await t.api.ok('GET', `/api/v1/executions/${id}`);
+				return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
+			}, { timeoutMs: 300000, intervalMs: 100 });
+			if (ex.status !== 'success') throw new Error(`Get Many execution ${id} ended with ${ex.status}`);
+			return Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt);
+		},
+	});
+	return median(s.results.getMany);
 }
+
+// Under a burst n8n (either mode) may answer 503 for a while (its database health ping times out): a longer
+// retry schedule than the sandbox's default, so that no event is given up; a generous time-out, so that a slow
+// answer does not add redeliveries; 16 deliveries in flight.
+const sandboxOptions = (seed: number) => ({ seed, deliveryTimeoutMs: 60000, deliveryConcurrency: 16, retrySchedule: [1000, 2000, 4000, 8000, 16000, 32000, 60000] });
 
 export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 	const proc = (await import('../../scripts/proc')) as typeof import('../../scripts/proc');
@@ -120,33 +104,39 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 	const seed = ctx.smoke ? 1000 : 10000;
 	const root = path.join(DEV_DIR, 'bench-queue');
 	fs.rmSync(root, { recursive: true, force: true });
-	const rows: Row[] = [];
+	const base = await regularMode(ctx, root, seed, n);
+	return await queueRows(ctx, root, seed, n, base);
+}
 
+type EndToEnd = Awaited<ReturnType<typeof endToEnd>>;
+
+/** The baseline: end to end and Get Many in n8n's regular mode (one process, SQLite). */
+async function regularMode(ctx: PartContext, root: string, seed: number, n: number): Promise<{ e2e: EndToEnd; getManyMs: number }> {
 	ctx.log('part 9: regular mode (one n8n process, SQLite)...');
 	const { startStack } = await import('../../scripts/stack');
-	// Under a burst n8n (either mode) may answer 503 for a while (its database health ping times out): a longer
-	// retry schedule than the sandbox's default, so that no event is given up; a generous time-out, so that a slow
-	// answer does not add redeliveries; 16 deliveries in flight.
-	const sandbox = { seed, deliveryTimeoutMs: 60000, deliveryConcurrency: 16, retrySchedule: [1000, 2000, 4000, 8000, 16000, 32000, 60000] };
-	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 9: ${m}`) });
-	let base: Awaited<ReturnType<typeof endToEnd>>;
-	let baseGetMany: number;
+	const regular = await startStack({ userFolder: path.join(root, 'regular'), owner: OWNER, sandbox: sandboxOptions(seed), log: (m) => ctx.log(`part 9: ${m}`) });
+	let e2e: EndToEnd;
+	let getManyMs: number;
 	try {
-		base = await endToEnd(regular, await triggerWorkflow(regular), n);
-		baseGetMany = await getMany(regular, await getManyWorkflow(regular), 3);
+		e2e = await endToEnd(regular, await triggerWorkflow(regular), n);
+		getManyMs = await getMany(regular, await getManyWorkflow(regular), 3);
 	} finally {
 		await regular.stop();
 	}
-	ctx.log(`part 9: regular: ${JSON.stringify(base)}; Get Many ${baseGetMany} ms`);
+	ctx.log(`part 9: regular: ${JSON.stringify(e2e)}; Get Many ${getManyMs} ms`);
+	return { e2e, getManyMs };
+}
 
+async function queueRows(ctx: PartContext, root: string, seed: number, n: number, base: { e2e: EndToEnd; getManyMs: number }): Promise<Row[]> {
 	ctx.log('part 9: queue mode (Postgres, Redis, nginx, main, 2 webhook processes, 2 workers)...');
 	const { startQueueStack } = await import('../../scripts/queue/stack');
-	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox, log: (m) => ctx.log(`part 9: ${m}`) });
+	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox: sandboxOptions(seed), log: (m) => ctx.log(`part 9: ${m}`) });
+	const rows: Row[] = [];
 	try {
 		const target = () => ({ api: q.api, rest: q.rest, admin: q.admin });
 		const wf = await triggerWorkflow(target());
-		const [w1, w2] = q.webhooks;
-		const [k1, k2] = q.workers;
+		const w2 = q.webhooks[1];
+		const k2 = q.workers[1];
 		// From 2 x 2 down to 1 x 1 and back up to 2 x 1, stopping and starting processes of the one stack.
 		const shapes: Array<[string, () => Promise<void>]> = [
 			['2 webhook processes, 2 workers', async () => undefined],
@@ -163,12 +153,12 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 					part: 9,
 					name: `Queue mode, ${shape}: events/s end to end`,
 					value: m.perSecond,
-					baseline: base.perSecond,
+					baseline: base.e2e.perSecond,
 					unit: 'events/s',
-					ratio: round(m.perSecond / base.perSecond, 3),
-					details: { events: n, queue: m, regular: base },
+					ratio: round(m.perSecond / base.e2e.perSecond, 3),
+					details: { events: n, queue: m, regular: base.e2e },
 				},
-				{ part: 9, name: `Queue mode, ${shape}: latency p50 / p95`, value: `${m.p50} / ${m.p95}`, baseline: `${base.p50} / ${base.p95}`, unit: 'ms', ratio: round(m.p50 / base.p50, 3) },
+				{ part: 9, name: `Queue mode, ${shape}: latency p50 / p95`, value: `${m.p50} / ${m.p95}`, baseline: `${base.e2e.p50} / ${base.e2e.p95}`, unit: 'ms', ratio: round(m.p50 / base.e2e.p50, 3) },
 			);
 		}
 		await k2.start();
@@ -178,9 +168,9 @@ export async function runQueuePart(ctx: PartContext): Promise<Row[]> {
 			part: 9,
 			name: `Get Many, Return All of ${seed} appointments: on a worker / regular mode`,
 			value: getManyMs,
-			baseline: baseGetMany,
+			baseline: base.getManyMs,
 			unit: 'ms',
-			ratio: round(getManyMs / baseGetMany, 3),
+			ratio: round(getManyMs / base.getManyMs, 3),
 		});
 	} finally {
 		await q.stop();
