@@ -13,6 +13,8 @@ export type RepeatCancel = 'idempotent' | 'email-again' | 'not-found';
 export interface SandboxOptions {
 	port?: number;
 	host?: string;
+	/** Port of the local mail sink (SMTP, on `host`); 0 picks a free one. Default: no SMTP server. */
+	smtpPort?: number;
 	/** Full-access API tokens. Default: one random token (see the returned `tokens`). */
 	tokens?: string[];
 	/** Appointments only: every /webhooks/ endpoint answers 403. */

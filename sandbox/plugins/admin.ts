@@ -71,6 +71,12 @@ export default async function adminRoutes(app: FastifyInstance) {
 		return { status: 204 };
 	});
 
+	route('GET', '/__sandbox/mailbox/', () => json(200, { results: s.mailbox.list() }));
+	route('DELETE', '/__sandbox/mailbox/', () => {
+		s.mailbox.clear();
+		return { status: 204 };
+	});
+
 	route('GET', '/__sandbox/webhooks/', () => json(200, { webhooks: [...s.webhooks.values()] }));
 
 	const publicConfig = () => ({ ...s.cfg, ca: s.cfg.ca.length, tokens: s.tokens.size, restrictedTokens: s.restricted.size });
