@@ -141,6 +141,8 @@ async function mailsMatching(count: number, match: (m: Mail) => boolean, what: s
 
 const FRONT_DESK = 'front-desk@example.com';
 const SENDER = 'bookings@example.com';
+/** A status as the agenda email writes it: PENDING_PAYMENT → Pending payment. */
+const readable = (status: unknown) => String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
 const fmt = (iso: string, f: string) => DateTime.fromISO(iso, { setZone: true }).setZone(TZ).toFormat(f);
 
 // ---------- tests ----------
@@ -211,7 +213,7 @@ describe('example workflows run on demand', () => {
 		const lines = mail.text.split('\n').filter((l) => /^\d\d:\d\d /.test(l));
 		expect(lines).toHaveLength(expected.length);
 		for (const a of expected) {
-			expect(lines).toContain(`${fmt(a.start_date, 'HH:mm')}  ${a.person.full_name} · ${a.calendar.name} · ${a.status} · ${a.search_code}`);
+			expect(lines).toContain(`${fmt(a.start_date, 'HH:mm')}  ${a.person.full_name} · ${a.calendar.name} · ${readable(a.status)} · ${a.search_code}`);
 		}
 	});
 

@@ -39,6 +39,8 @@ async function run(prefix: string): Promise<ExampleRun> {
 
 const local = (iso: unknown) => DateTime.fromISO(String(iso), { setZone: true }).setZone(ZONE);
 const person = (a: IDataObject) => a.person as IDataObject;
+/** A status as the agenda email writes it: PENDING_PAYMENT → Pending payment. */
+const readable = (status: unknown) => String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
 
 describe('every example', () => {
 	test.each(Object.keys(examples))('%s: sticky notes, the shared credentials, and every branch ends in an email', (file) => {
@@ -109,7 +111,7 @@ describe('1 morning agenda', () => {
 		expect(lines).toEqual(
 			expected.map(
 				(a) =>
-					`${local(a.start_date).toFormat('HH:mm')}  ${person(a).full_name} · ${(a.calendar as IDataObject).name} · ${a.status} · ${a.search_code}`,
+					`${local(a.start_date).toFormat('HH:mm')}  ${person(a).full_name} · ${(a.calendar as IDataObject).name} · ${readable(a.status)} · ${a.search_code}`,
 			),
 		);
 	});
