@@ -12,7 +12,7 @@ import { PRODUCT } from './product';
 
 export interface MailMessage {
 	id: string;
-	/** The From header as written (`Name <address>`), else the envelope sender. */
+	/** The From header's first sender (`Name <address>`, or the address alone), else the envelope sender. */
 	from: string;
 	/** The envelope recipients (every address the message was delivered to, Bcc included). */
 	to: string[];
@@ -88,9 +88,10 @@ export async function startMailSink(mailbox: Mailbox, host: string, port: number
 				}
 				simpleParser(Buffer.concat(chunks), { skipImageLinks: true }).then(
 					(mail) => {
+						const sender = mail.from?.value[0];
 						const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
 						const stored = mailbox.add({
-							from: mail.from?.text || envelopeFrom,
+							from: sender?.address ? (sender.name ? `${sender.name} <${sender.address}>` : sender.address) : envelopeFrom,
 							to: session.envelope.rcptTo.map((r) => r.address),
 							subject: mail.subject ?? '',
 							text: mail.text ?? '',

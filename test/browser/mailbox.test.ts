@@ -66,7 +66,7 @@ it('a delivered message shows in the list (received, from, to, subject) and on i
 	const frame = page.frameLocator('iframe[title="HTML of the email"]');
 	expect(await frame.getByRole('listitem').allTextContents()).toEqual(['10:00 Ana Rojas (Box 1)', '10:30 Diego Soto (Box 2)']);
 	// the email's own inline style applies inside its frame
-	expect(await frame.getByRole('heading', { name: 'Agenda' }).evaluate((h) => getComputedStyle(h).color)).toBe('rgb(11, 87, 208)');
+	expect(await frame.getByRole('heading', { name: 'Agenda' }).evaluate((h) => (globalThis as any).getComputedStyle(h).color)).toBe('rgb(11, 87, 208)');
 	// breadcrumbs lead back
 	await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Mailbox' }).click();
 	await page.waitForURL(`${sb.url}/dashboard/mailbox/`);

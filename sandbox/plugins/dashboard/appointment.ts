@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 
 import { formatHuman } from '../../dates';
 import { cancel, changeStatus, reschedule, type Outcome } from '../../operations';
-import { STATUSES, UUID_RE, type Appointment } from '../../store';
+import { STATUSES, UUID_RE, type Appointment } from '../../vocabulary';
 import { crumbs, csrfInput, field, html, select, type Html } from './html';
 
 export interface Done {

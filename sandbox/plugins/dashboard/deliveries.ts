@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { formatHuman } from '../../dates';
 import type { DeliveryLogEntry, Notification } from '../../deliveries';
-import { EVENTS } from '../../state';
+import { EVENTS } from '../../vocabulary';
 import { field, html, pretty, select } from './html';
 
 const PAGE_SIZE = 50;
@@ -47,7 +47,7 @@ ${shown.length ? '' : html`<p class="card muted">No notifications${f.event || f.
 ${shown.map((n) => {
 	const tries = attempts.get(`${n.event_id}|${n.copy}|${n.webhook_key}`) ?? [];
 	return html`<article class="card" aria-label="${n.event} to ${n.url}">
-<div class="row" style="justify-content:space-between"><div><strong>${n.event}</strong> → <code>${n.url}</code>${n.copy > 1 ? html` <span class="pill">copy ${n.copy}</span>` : ''}</div>
+<div class="row between"><div><strong>${n.event}</strong> → <code>${n.url}</code>${n.copy > 1 ? html` <span class="pill">copy ${n.copy}</span>` : ''}</div>
 <span class="pill ${STATE_CLASS[n.state]}">${n.state}</span></div>
 <p class="muted">Appointment <a class="mono" href="/dashboard/appointments/${n.appointment_key}/">${n.appointment_key}</a> · event <span class="mono">${n.event_id}</span> · queued ${at(n.queuedAt)}${n.nextAt ? html` · <strong>next retry ${at(n.nextAt)}</strong>` : ''}</p>
 ${tries.length

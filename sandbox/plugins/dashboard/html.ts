@@ -83,6 +83,13 @@ header button{background:transparent;color:#d8dee9;border-color:#56607a}
 .pill{display:inline-block;padding:1px 8px;border-radius:10px;background:#eaeef2;font-size:12px}
 .pill.ok{background:#dafbe1;color:#116329}.pill.bad{background:#ffebe9;color:#a40e26}.pill.wait{background:#fff8c5;color:#7d4e00}
 .pager{display:flex;gap:12px;align-items:center;margin:12px 0}
+caption{text-align:left;padding:6px 10px;color:#57606a}
+.nowrap{white-space:nowrap}
+.row.between{justify-content:space-between;align-items:center}
+form.inline{display:inline}
+button{white-space:nowrap}
+form.bar{margin:0 0 10px}
+.card>h2:first-child,.notice>h2:first-child{margin-top:0}
 .actions{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .actions .card{margin:0}
 .login{max-width:380px;margin:80px auto}

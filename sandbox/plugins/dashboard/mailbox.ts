@@ -31,10 +31,10 @@ export async function mailboxPages(app: FastifyInstance) {
 ${notice === 'emptied' ? html`<p class="notice" role="status">Mailbox emptied.</p>` : ''}
 <p class="muted">${port === undefined ? 'The mail sink is off (start the sandbox with an SMTP port).' : html`Emails sent to the local mail sink (SMTP at <code>${s.smtpHost}:${port}</code>, no TLS, no password) and the service's own emails to clients. Nothing leaves this machine.`} Times in ${s.cfg.timeZone}.</p>
 ${list.length
-	? html`<form method="post" action="${BASE}empty">${csrfInput(reply.csrfToken())}<button type="submit">Empty mailbox</button></form>
-<table><caption class="muted" style="text-align:left;padding:6px 10px">${list.length} message${list.length === 1 ? '' : 's'}</caption>
+	? html`<form class="bar" method="post" action="${BASE}empty">${csrfInput(reply.csrfToken())}<button type="submit">Empty mailbox</button></form>
+<table><caption>${list.length} message${list.length === 1 ? '' : 's'}</caption>
 <thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th></tr></thead><tbody>
-${list.map((m) => html`<tr><td>${when(m)}</td><td>${m.from}</td><td>${m.to.join(', ')}</td><td><a href="${BASE}${m.id}/">${m.subject || '(no subject)'}</a></td></tr>`)}</tbody></table>`
+${list.map((m) => html`<tr><td class="nowrap">${when(m)}</td><td>${m.from}</td><td>${m.to.join(', ')}</td><td><a href="${BASE}${m.id}/">${m.subject || '(no subject)'}</a></td></tr>`)}</tbody></table>`
 	: html`<p class="card muted">No emails yet. Run a workflow that sends one with the Local mail sink credential, or cancel an appointment with <em>Send email to client</em>.</p>`}`,
 		});
 	});

@@ -46,13 +46,13 @@ export async function settingsPages(app: FastifyInstance) {
 			title: 'API access',
 			section: 'settings',
 			body: html`${crumbs([SETTINGS], 'API access')}<h1>API access</h1>
-<section class="card" aria-labelledby="n8n-title"><h2 id="n8n-title" style="margin-top:0">Connect n8n</h2>
+<section class="card" aria-labelledby="n8n-title"><h2 id="n8n-title">Connect n8n</h2>
 <p>In n8n, create an <strong>Appointments API</strong> credential and paste these two values.</p>
 ${copyRow('base-url', 'Base URL', baseUrl(req), false)}
 ${token === undefined ? html`<p class="muted">No API token is set.</p>` : copyRow('api-token', 'API token', token, true)}
 <p class="muted">The token gives full access to appointments and webhooks. Keep it secret: anyone who has it can read and change your appointments.</p></section>
 ${restricted.length
-	? html`<section class="card" aria-labelledby="restricted-title"><h2 id="restricted-title" style="margin-top:0">Appointments-only tokens</h2>
+	? html`<section class="card" aria-labelledby="restricted-title"><h2 id="restricted-title">Appointments-only tokens</h2>
 <p class="muted">These tokens can read and change appointments but not webhooks.</p>
 ${restricted.map((t, i) => copyRow(`restricted-token-${i + 1}`, `Appointments-only token ${i + 1}`, t, true))}</section>`
 	: ''}`,

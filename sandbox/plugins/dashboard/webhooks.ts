@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 
 import { formatHuman, formatInstantMs } from '../../dates';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../operations';
-import { EVENTS, type Webhook } from '../../state';
+import type { Webhook } from '../../state';
+import { EVENTS } from '../../vocabulary';
 import { crumbs as trail, csrfInput, field, html, raw, type Html } from './html';
 
 const BASE = '/dashboard/settings/integrations/webhooks/';
@@ -60,12 +61,12 @@ export async function webhookPages(app: FastifyInstance) {
 ${notice === 'saved' ? html`<p class="notice" role="status">Webhook saved.</p>` : notice === 'deleted' ? html`<p class="notice" role="status">Webhook deleted.</p>` : ''}
 <p><a class="button" href="${BASE}new">Add webhook</a></p>
 ${rows.length
-	? html`<table><caption class="muted" style="text-align:left;padding:6px 10px">${rows.length} subscription${rows.length === 1 ? '' : 's'}; times in ${s.cfg.timeZone}</caption>
+	? html`<table><caption>${rows.length} subscription${rows.length === 1 ? '' : 's'}; times in ${s.cfg.timeZone}</caption>
 <thead><tr><th scope="col">Callback URL</th><th scope="col">Events</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead><tbody>
 ${rows.map(
-	(w: Webhook) => html`<tr><td class="mono">${w.url}</td><td>${w.events.map((e) => html`<span class="pill">${e}</span> `)}</td><td class="mono">${w.webhook_key}</td><td>${formatHuman(Date.parse(w.created_at), s.cfg.timeZone)}</td>
+	(w: Webhook) => html`<tr><td class="mono">${w.url}</td><td>${w.events.map((e) => html`<span class="pill">${e}</span> `)}</td><td class="mono">${w.webhook_key}</td><td class="nowrap">${formatHuman(Date.parse(w.created_at), s.cfg.timeZone)}</td>
 <td><a href="${BASE}${w.webhook_key}/edit" aria-label="Edit ${w.url}">Edit</a> · <a href="${BASE}${w.webhook_key}/delete" aria-label="Delete ${w.url}">Delete</a>
-<form method="post" action="${BASE}${w.webhook_key}/test" style="display:inline">${csrfInput(token)}<button type="submit" aria-label="Send test event to ${w.url}">Send test event</button></form></td></tr>`,
+<form method="post" action="${BASE}${w.webhook_key}/test" class="inline">${csrfInput(token)}<button type="submit" aria-label="Send test event to ${w.url}">Send test event</button></form></td></tr>`,
 )}</tbody></table>`
 	: html`<p class="card muted">No webhooks yet. Add one, or publish an n8n workflow with the Appointments Trigger.</p>`}`,
 		});
