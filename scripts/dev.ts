@@ -104,7 +104,7 @@ async function main() {
 			`Ready in ${Math.round((Date.now() - t0) / 1000)} s.`,
 			'',
 			`  n8n:       ${n8nUrl}/   (self-signed certificate: ${certPath}; accept it in the browser)`,
-			`  e-mail:    ${login.email}`,
+			`  email:     ${login.email}`,
 			`  password:  ${login.password}`,
 			'',
 			`  Sandbox:   ${stack.sandboxUrl}   (seeded with demo appointments)`,

@@ -95,6 +95,56 @@ async function runOk(workflowId: string): Promise<CliRun> {
 
 const keys = (items: any[]) => items.map((i) => i.appointment_key).sort();
 
+/** What the editor's "Execute workflow" does: a manual run from the given trigger (a Schedule Trigger works too). */
+async function runFromEditor(workflowId: string, triggerName: string): Promise<any> {
+	const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: triggerName } } });
+	const id = String(r.data.executionId);
+	const ex: any = await pollUntil(
+		`execution ${id} of ${workflowId}`,
+		async () => {
+			const e: any = await stack.api.ok('GET', `/api/v1/executions/${id}?includeData=true`);
+			return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
+		},
+		{ timeoutMs: 120000 },
+	);
+	if (ex.status !== 'success') throw new Error(`workflow ${workflowId} did not succeed: ${JSON.stringify(ex.data?.resultData?.error ?? ex.status)}`);
+	return ex;
+}
+
+interface Mail {
+	from: string;
+	to: string[];
+	subject: string;
+	text: string;
+}
+
+/** The emails the sandbox's mail sink received, oldest first. */
+async function mailbox(): Promise<Mail[]> {
+	const { results } = await stack.admin.ok('GET', '/__sandbox/mailbox/');
+	return [...results].reverse();
+}
+
+const emptyMailbox = () => stack.admin.ok('DELETE', '/__sandbox/mailbox/');
+
+/** Waits until the mailbox holds `count` emails that `match`, and returns them. */
+async function mailsMatching(count: number, match: (m: Mail) => boolean, what: string): Promise<Mail[]> {
+	return await pollUntil(
+		what,
+		async () => {
+			const got = (await mailbox()).filter(match);
+			if (got.length >= count) return got;
+			throw new Error(`${got.length} so far; mailbox: ${JSON.stringify((await mailbox()).map((m) => m.subject))}`);
+		},
+		{ timeoutMs: 30000 },
+	);
+}
+
+const FRONT_DESK = 'front-desk@example.com';
+const SENDER = 'bookings@example.com';
+/** A status as the agenda email writes it: PENDING_PAYMENT → Pending payment. */
+const readable = (status: unknown) => String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
+const fmt = (iso: string, f: string) => DateTime.fromISO(iso, { setZone: true }).setZone(TZ).toFormat(f);
+
 // ---------- tests ----------
 
 describe('package in a real n8n', () => {
@@ -143,44 +193,54 @@ describe('package in a real n8n', () => {
 });
 
 describe('example workflows run on demand', () => {
-	test('1 daily report: summary matches today\'s CONFIRMED appointments of the calendar', async () => {
-		expect(stack.calendarKey).toBeTruthy();
+	test("1 morning agenda: Execute workflow emails the front desk today's appointments, in the mailbox", async () => {
 		const now = DateTime.now().setZone(TZ);
-		const sample = await record((await listAppointments({ calendar_key: stack.calendarKey! }))[0].appointment_key);
-		// Make sure there is at least one to report (later today, same calendar).
-		await createAppointment({
+		// Make sure there is at least one to report (later today).
+		const made = await createAppointment({
 			status: 'CONFIRMED',
-			calendar: sample.calendar,
-			start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 })).set({ millisecond: 0 }).toISO(),
+			start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 })).set({ second: 0, millisecond: 0 }).toISO(),
 		});
-		const expected = await listAppointments({ calendar_key: stack.calendarKey!, status: 'CONFIRMED', ...dayRange(now) });
-		expect(expected.length).toBeGreaterThan(0);
-		const r = await runOk('apptDailyReport');
-		const [summary] = nodeOutput(r.run, 'Summary');
-		expect(summary.count).toBe(expected.length);
-		expect([...summary.appointmentKeys].sort()).toEqual(keys(expected));
-		expect(summary.calendarKey).toBe(stack.calendarKey);
+		const expected = await listAppointments({ is_cancelled: 'false', ...dayRange(now) });
+		expect(keys(expected)).toContain(made.appointment_key);
+		await emptyMailbox();
+		const ex = await runFromEditor('apptDailyReport', 'Every Day at 07:00');
+		expect(keys(nodeOutput(ex, "Today's Appointments"))).toEqual(keys(expected));
+		const [mail] = await mailsMatching(1, (m) => m.subject.startsWith("Today's appointments"), 'the agenda email');
+		expect(await mailbox()).toHaveLength(1);
+		expect(mail.from).toContain(SENDER);
+		expect(mail.to).toEqual([FRONT_DESK]);
+		expect(mail.subject).toBe(`Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`);
+		const lines = mail.text.split('\n').filter((l) => /^\d\d:\d\d /.test(l));
+		expect(lines).toHaveLength(expected.length);
+		for (const a of expected) {
+			expect(lines).toContain(`${fmt(a.start_date, 'HH:mm')}  ${a.person.full_name} · ${a.calendar.name} · ${readable(a.status)} · ${a.search_code}`);
+		}
 	});
 
-	test('2 mark no-shows: every CONFIRMED appointment of yesterday becomes NO_SHOW', async () => {
+	test('2 mark no-shows: every CONFIRMED appointment of yesterday becomes NO_SHOW, the front desk gets the list', async () => {
 		const yesterday = DateTime.now().setZone(TZ).minus({ days: 1 });
 		await createAppointment({ status: 'CONFIRMED', start_date: yesterday.set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toISO() });
 		const query = { status: 'CONFIRMED', ...dayRange(yesterday) };
 		const before = await listAppointments(query);
 		expect(before.length).toBeGreaterThan(0);
-		const r = await runOk('apptMarkNoShows');
-		const out = nodeOutput(r.run, 'Mark as No-Show');
+		await emptyMailbox();
+		const ex = await runFromEditor('apptMarkNoShows', 'Every Day at 06:00');
+		const out = nodeOutput(ex, 'Mark as No-Show');
 		expect(keys(out)).toEqual(keys(before));
 		for (const item of out) expect(item.status).toBe('NO_SHOW');
 		for (const a of before) expect((await record(a.appointment_key)).status).toBe('NO_SHOW');
 		expect(await listAppointments(query)).toHaveLength(0);
+		const [mail] = await mailsMatching(1, (m) => m.subject.startsWith('No-shows yesterday'), 'the no-show email');
+		expect(mail).toMatchObject({ to: [FRONT_DESK], subject: `No-shows yesterday: ${before.length}` });
+		for (const a of before) expect(mail.text).toContain(`${a.person.full_name} <${a.person.email}>`);
 	});
 
-	test('3 reschedule and cancel: start moved one day, the other cancelled with the e-mail sent', async () => {
+	test('3 reschedule and cancel: start moved one day and the client emailed, the other canceled with the service\'s email, the front desk emailed', async () => {
 		const now = DateTime.now().setZone(TZ);
 		await createAppointment({ status: 'CONFIRMED', start_date: now.plus({ days: 1 }).set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).toISO() });
 		await createAppointment({ status: 'PENDING', start_date: now.plus({ days: 2 }).set({ hour: 15, minute: 0, second: 0, millisecond: 0 }).toISO() });
 		await stack.admin.ok('DELETE', '/__sandbox/requests/');
+		await emptyMailbox();
 		const r = await runOk('apptReschedCancel');
 
 		const [picked] = nodeOutput(r.run, 'Next Confirmed Tomorrow');
@@ -192,8 +252,8 @@ describe('example workflows run on demand', () => {
 
 		const [pending] = nodeOutput(r.run, 'Next Pending This Week');
 		expect(pending.status).toBe('PENDING');
-		const cancelled = nodeOutput(r.run, 'Cancel and E-mail Client');
-		expect(cancelled).toHaveLength(1);
+		const canceled = nodeOutput(r.run, 'Cancel and Email Client');
+		expect(canceled).toHaveLength(1);
 		const rec = await record(pending.appointment_key);
 		expect(rec.is_cancelled === true || String(rec.status).startsWith('CANCELED')).toBe(true);
 		const { emails } = await stack.admin.ok('GET', '/__sandbox/emails/');
@@ -203,9 +263,16 @@ describe('example workflows run on demand', () => {
 		expect(del).toHaveLength(1);
 		expect(del[0].path).toContain(pending.appointment_key);
 		expect(String(del[0].query?.send_email ?? new URLSearchParams(del[0].query).get('send_email'))).toBe('true');
+
+		const [toClient] = await mailsMatching(1, (m) => m.subject.startsWith('Your appointment has moved'), "the client's email");
+		expect(toClient).toMatchObject({ to: [picked.person.email], subject: `Your appointment has moved to ${fmt(moved.start_date, 'ccc d LLL, HH:mm')}` });
+		expect(toClient.text).toContain(picked.search_code);
+		const [toDesk] = await mailsMatching(1, (m) => m.to.includes(FRONT_DESK), "the front desk's email");
+		expect(toDesk.subject).toBe(`Canceled: ${pending.person.full_name}, ${fmt(pending.start_date, 'ccc d LLL, HH:mm')}`);
 	});
 
-	test('5 webhook housekeeping: create, list, update, delete are all reflected in the sandbox', async () => {
+	test('5 webhook housekeeping: create, list, update, delete are all reflected in the sandbox, the list is emailed', async () => {
+		await emptyMailbox();
 		const r = await runOk('apptWebhookHousekeep');
 		const [created] = nodeOutput(r.run, 'Create Demo Subscription');
 		expect(created.webhook_key).toBeTruthy();
@@ -217,6 +284,10 @@ describe('example workflows run on demand', () => {
 		expect(deleted).toHaveLength(1);
 		expect(deleted[0].deleted).toBe(true);
 		expect((await subscriptions()).map((s) => s.webhook_key)).not.toContain(created.webhook_key);
+		const listed = nodeOutput(r.run, 'List Subscriptions');
+		const [mail] = await mailsMatching(1, (m) => m.subject.startsWith('Webhook subscriptions'), 'the subscription list email');
+		expect(mail.subject).toBe(`Webhook subscriptions: ${listed.length}`);
+		expect(mail.text).toContain(`${created.url}  appointment.created  (${created.webhook_key})`);
 	});
 
 	test('a malformed appointment key fails before any request, with our message in the execution', async () => {
@@ -325,7 +396,7 @@ describe('trigger in a real n8n', () => {
 		return out;
 	}
 
-	test('4 react to events: activation registers one https subscription; each event takes its branch; deactivation removes it', async () => {
+	test('4 email on new and canceled: activation registers one https subscription; each event emails the front desk; deactivation removes it', async () => {
 		const wf = 'apptReactToEvents';
 		const node = 'On Created or Canceled';
 		const before = (await subscriptions()).length; // 0 unless example 5 failed to clean up after itself
@@ -341,25 +412,27 @@ describe('trigger in a real n8n', () => {
 			expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created']);
 
 			let created: any;
+			await emptyMailbox();
 			const c = await expectOneExecution(wf, node, 'appointment.created', async () => {
 				created = await createAppointment({ status: 'CONFIRMED' });
 				return created.appointment_key;
 			});
 			expect(nodeOutput(c.execution, 'Which Event?', 0)).toHaveLength(1);
 			expect(nodeOutput(c.execution, 'Which Event?', 1)).toHaveLength(0);
-			const [hello] = nodeOutput(c.execution, 'New Appointment');
-			expect(hello.message).toBe(
-				`New appointment ${created.search_code} for ${created.person.full_name} at ${c.item.data.start_date}`,
-			);
+			const when = fmt(c.item.data.start_date, 'ccc d LLL, HH:mm');
+			const [hello] = await mailsMatching(1, (m) => m.text.includes(created.search_code), 'the new-appointment email');
+			expect(hello).toMatchObject({ to: [FRONT_DESK], subject: `New appointment: ${created.person.full_name}, ${when}` });
+			expect(hello.from).toContain(SENDER);
 
 			const x = await expectOneExecution(wf, node, 'appointment.canceled', async () => {
 				await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${created.appointment_key}/?send_email=false`);
 				return created.appointment_key;
 			});
 			expect(nodeOutput(x.execution, 'Which Event?', 0)).toHaveLength(0);
-			const [bye] = nodeOutput(x.execution, 'Canceled Appointment');
-			expect(bye.message).toBe(`Appointment ${created.search_code} of ${created.person.full_name} was canceled`);
-			// send_email=false: the service sent no cancellation e-mail.
+			const mails = await mailsMatching(2, (m) => m.text.includes(created.search_code), 'the canceled-appointment email');
+			expect(mails).toHaveLength(2);
+			expect(mails[1]).toMatchObject({ to: [FRONT_DESK], subject: `Canceled: ${created.person.full_name}, ${when}` });
+			// send_email=false: the service sent no cancellation email to the client.
 			const { emails } = await stack.admin.ok('GET', '/__sandbox/emails/');
 			expect(emails.filter((e: any) => e.appointment_key === created.appointment_key)).toHaveLength(0);
 		} finally {
@@ -369,9 +442,10 @@ describe('trigger in a real n8n', () => {
 		expect(await subscriptions()).toHaveLength(before);
 	});
 
-	test('6 created, cancelled and updated each give exactly one execution, with duplicate delivery on', async () => {
+	test('6 created, canceled and updated each give exactly one execution and one email, with duplicate delivery on', async () => {
 		const wf = 'apptTriggerDedupe';
 		const node = 'On Any Appointment Event';
+		await emptyMailbox();
 		await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: true } });
 		try {
 			await activate(stack.api, wf);
@@ -390,7 +464,7 @@ describe('trigger in a real n8n', () => {
 			}, 2);
 			expect(c.item.data.status).toBe('CONFIRMED');
 			// Remove Duplicates lets a first delivery through.
-			expect(nodeOutput(c.execution, 'Handle Event')).toHaveLength(1);
+			expect(nodeOutput(c.execution, 'Email the Event')).toHaveLength(1);
 
 			await expectOneExecution(wf, node, 'appointment.canceled', async () => {
 				await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${created.appointment_key}/?send_email=false`);
@@ -412,6 +486,13 @@ describe('trigger in a real n8n', () => {
 				['appointment.created', created.appointment_key],
 				['appointment.canceled', created.appointment_key],
 				['appointment.updated', victim.appointment_key],
+			]);
+			// One email per event, not per delivery.
+			const emailed = await mailsMatching(3, (m) => m.subject.startsWith('Appointment '), 'one email per event');
+			expect(emailed.map((m) => [m.subject.split(':')[0], m.text.includes(created.search_code) ? 'created' : 'victim'])).toEqual([
+				['Appointment created', 'created'],
+				['Appointment canceled', 'created'],
+				['Appointment updated', 'victim'],
 			]);
 		} finally {
 			await deactivate(stack.api, wf).catch(() => undefined);
@@ -507,6 +588,8 @@ describe('trigger test mode in a real n8n', () => {
 				{ timeoutMs: 60000 },
 			);
 			expect(fresh.map((e) => e.mode).sort()).toEqual(['manual', 'webhook']);
+			// One email from each run.
+			expect(await mailsMatching(2, (m) => m.text.includes(created.search_code), 'an email from each run')).toHaveLength(2);
 			for (const e of fresh) {
 				expect(e.status).toBe('success');
 				const ex: any = await stack.api.ok('GET', `/api/v1/executions/${e.id}?includeData=true`);
@@ -514,8 +597,7 @@ describe('trigger test mode in a real n8n', () => {
 				expect(items).toHaveLength(1);
 				expect(items[0].event).toBe('appointment.created');
 				expect(items[0].data.appointment_key).toBe(key);
-				const [hello] = nodeOutput(ex, 'New Appointment');
-				expect(hello.message).toContain(created.search_code);
+				expect(nodeOutput(ex, 'Email New Appointment')).toHaveLength(1);
 			}
 			const d: any = await stack.admin.ok('GET', `/__sandbox/deliveries/?appointment_key=${key}`);
 			const okTo = (url: string) => d.deliveries.filter((x: any) => x.ok && x.url === url && x.event === 'appointment.created');

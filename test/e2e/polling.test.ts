@@ -124,7 +124,10 @@ describe('polling trigger in a real n8n', () => {
 			const run1 = await nextExecution(0);
 			expect(run1.status).toBe('success');
 			expect(triggerEvents(run1)).toEqual([`appointment.created ${first.appointment_key}`]);
-			expect(run1.data.resultData.runData['New Appointment'][0].data.main[0][0].json.message).toContain(first.search_code);
+			// Example 7 emails the front desk about it (the sandbox's mail sink).
+			expect(run1.data.resultData.runData['Email New Appointment'][0].data.main[0]).toHaveLength(1);
+			const { results: mails } = await stack.admin.ok('GET', '/__sandbox/mailbox/');
+			expect(mails.filter((m: Json) => m.subject.startsWith('New appointment:') && m.text.includes(first.search_code))).toHaveLength(1);
 
 			// n8n stops; the service changes meanwhile; n8n starts again on the same user folder.
 			await n8n.stop();

@@ -1,42 +1,26 @@
 /**
- * The Appointments nodes of examples/*.json, with their saved parameters, run through the node against the
- * sandbox, each fed what the node before it would give: the examples keep working as the node changes.
- * (The real-n8n run of whole workflows is the e2e suite.)
+ * The example workflows (examples/*.json) as a builder imports them: what every example must have (sticky notes,
+ * the credentials `npm run dev` imports, an email at the end), and examples 1, 2, 3 and 5 run whole in n8n-core's
+ * WorkflowExecute against the sandbox, with n8n's expression engine building the emails they send (a stand-in
+ * records each email: n8n-nodes-base is not installed here; test/e2e runs every example in a real n8n).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
+import fs from 'node:fs';
+import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import example1 from '../../examples/1-daily-report.json';
-import example2 from '../../examples/2-mark-no-shows.json';
-import example3 from '../../examples/3-reschedule-and-cancel.json';
-import example5 from '../../examples/5-webhook-housekeeping.json';
-import example9 from '../../examples/9-no-show-follow-up.json';
-import { runOk, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
+import { runExample, type ExampleJson, type ExampleRun } from '../helpers/exampleRun';
+import { runOk, TOKEN, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
-interface ExampleNode {
-	name: string;
-	type: string;
-	typeVersion: number;
-	parameters: IDataObject;
-}
-
-const examples: Record<string, { nodes: ExampleNode[] }> = {
-	'1-': example1,
-	'2-': example2,
-	'3-': example3,
-	'5-': example5,
-	'9-': example9,
-};
-
-function nodesOf(prefix: string): ExampleNode[] {
-	const nodes = examples[prefix].nodes.filter((n) => n.type === 'n8n-nodes-appointments.appointments');
-	// The examples show what a builder gets today: version 2 (test/e2e runs a saved version-1 workflow).
-	for (const node of nodes) expect(node.typeVersion).toBe(2);
-	return nodes;
-}
+const DIR = path.join(__dirname, '../../examples');
+const examples: Record<string, ExampleJson> = Object.fromEntries(
+	fs
+		.readdirSync(DIR)
+		.filter((f) => /^\d+-.*\.json$/.test(f))
+		.map((f) => [f, JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as ExampleJson]),
+);
+const byPrefix = (p: string) => Object.entries(examples).find(([f]) => f.startsWith(p))![1];
+const TEAM = 'front-desk@example.com';
 
 let sb: Sandbox;
 let admin: Admin;
@@ -47,93 +31,170 @@ beforeEach(async () => {
 	await admin.reset();
 });
 
-const localDay = (iso: unknown) =>
-	DateTime.fromISO(String(iso), { setZone: true }).setZone(ZONE).toFormat('yyyy-MM-dd');
+async function run(prefix: string): Promise<ExampleRun> {
+	const r = await runExample(byPrefix(prefix), { credentials: { baseUrl: sb.url, accessToken: TOKEN }, timezone: ZONE });
+	if (r.error) throw r.error;
+	return r;
+}
 
-test('1 daily report: today, CONFIRMED, one calendar', async () => {
-	const [getMany] = nodesOf('1-');
-	const all = await admin.appointments();
-	const today = DateTime.now().setZone(ZONE).toFormat('yyyy-MM-dd');
-	const calendarKey = String(
-		(
-			all.find((a) => a.status === 'CONFIRMED' && localDay(a.start_date) === today)!
-				.calendar as IDataObject
-		).calendar_key,
-	);
-	const out = await runOk(sb, getMany.parameters, { input: [{ calendarKey }] });
-	const expected = all.filter(
-		(a) =>
-			a.status === 'CONFIRMED' &&
-			localDay(a.start_date) === today &&
-			(a.calendar as IDataObject).calendar_key === calendarKey,
-	);
-	expect(out.map((a) => a.appointment_key).sort()).toEqual(
-		expected.map((a) => a.appointment_key).sort(),
-	);
-	// The example's Code node reads these fields.
-	for (const a of out) expect(a).toHaveProperty('person.full_name');
-});
+const local = (iso: unknown) => DateTime.fromISO(String(iso), { setZone: true }).setZone(ZONE);
+const person = (a: IDataObject) => a.person as IDataObject;
+/** A status as the agenda email writes it: PENDING_PAYMENT → Pending payment. */
+const readable = (status: unknown) => String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
 
-test('2 mark no-shows: yesterday CONFIRMED, then NO_SHOW with concurrency 5', async () => {
-	const [getMany, update] = nodesOf('2-');
-	const found = await runOk(sb, getMany.parameters);
-	expect(found.length).toBeGreaterThan(0);
-	const updated = await runOk(sb, update.parameters, { input: found });
-	expect(updated.map((a) => a.appointment_key)).toEqual(found.map((a) => a.appointment_key));
-	expect(updated.every((a) => a.status === 'NO_SHOW')).toBe(true);
-	for (const a of found)
-		expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
-});
+describe('every example', () => {
+	test.each(Object.keys(examples))('%s: sticky notes, the shared credentials, and every branch ends in an email', (file) => {
+		const ex = examples[file];
+		const notes = ex.nodes.filter((n) => n.type === 'n8n-nodes-base.stickyNote').map((n) => String(n.parameters.content));
+		expect(notes.length).toBeGreaterThanOrEqual(2);
+		expect(notes.some((c) => /^## /.test(c))).toBe(true); // what it does
+		expect(notes.some((c) => /before you use it for real/i.test(c) && /credential/i.test(c))).toBe(true);
+		// Builder-facing words (the filter's internal name isCancelled aside): "canceled", "email", nothing to replace.
+		expect(JSON.stringify(ex).replaceAll('"isCancelled"', '')).not.toMatch(/REPLACE_WITH|cancelled|e-mail/i);
 
-test('3 reschedule one day later and cancel with e-mail', async () => {
-	const [tomorrow, reschedule, next7, cancel] = nodesOf('3-');
-	expect([tomorrow, reschedule, next7, cancel].map((n) => n.parameters.operation)).toEqual([
-		'getAll',
-		'reschedule',
-		'getAll',
-		'cancel',
-	]);
-	const [first] = await runOk(sb, tomorrow.parameters);
-	const [moved] = await runOk(sb, reschedule.parameters, { input: [first] });
-	expect(DateTime.fromISO(String(moved.start_date)).toMillis()).toBe(
-		DateTime.fromISO(String(first.start_date), { setZone: true }).plus({ days: 1 }).toMillis(),
-	);
-	const [pending] = await runOk(sb, next7.parameters);
-	expect(pending.status).toBe('PENDING');
-	const [cancelled] = await runOk(sb, cancel.parameters, { input: [pending] });
-	expect(cancelled.appointment_key).toBe(pending.appointment_key);
-	expect((await admin.emails()).map((e) => e.appointment_key)).toEqual([pending.appointment_key]);
-});
-
-test('5 webhook housekeeping: create, list, update, delete', async () => {
-	const [create, list, update, del] = nodesOf('5-');
-	const [created] = await runOk(sb, create.parameters);
-	expect(created).toMatchObject({ events: ['appointment.created'] });
-	const listed = await runOk(sb, list.parameters);
-	expect(listed.map((w) => w.webhook_key)).toContain(created.webhook_key);
-	// The saved expression reads the key from the "Create Demo Subscription" node; here it comes as input.
-	expect(update.parameters.webhookKey).toMatchObject({ mode: 'id', value: expect.stringContaining('webhook_key') });
-	const byInput = (p: IDataObject) => ({
-		...p,
-		webhookKey: { __rl: true, mode: 'id', value: '={{ $json.webhook_key }}' },
+		const working = ex.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+		for (const n of working.filter((x) => x.type.startsWith('n8n-nodes-appointments.'))) {
+			expect(n.credentials).toEqual({ appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' } });
+			if (n.type === 'n8n-nodes-appointments.appointments') expect(n.typeVersion).toBe(2);
+		}
+		const connections = ex.connections as Record<string, { main: Array<Array<{ node: string }>> }>;
+		const leaves = working.filter((n) => !(connections[n.name]?.main ?? []).some((o) => o.length > 0));
+		expect(leaves.length).toBeGreaterThan(0);
+		for (const leaf of leaves) {
+			expect(leaf).toMatchObject({
+				type: 'n8n-nodes-base.emailSend',
+				typeVersion: 2.1,
+				credentials: { smtp: { id: 'mailSinkSmtp001', name: 'Local mail sink' } },
+				parameters: { fromEmail: 'bookings@example.com', emailFormat: 'text' },
+			});
+		}
+		// Every node is reachable from the trigger (nothing left dangling in the canvas).
+		const reached = new Set<string>();
+		const visit = (name: string) => {
+			if (reached.has(name)) return;
+			reached.add(name);
+			for (const o of connections[name]?.main ?? []) for (const c of o) visit(c.node);
+		};
+		for (const n of working.filter((x) => /trigger/i.test(x.type))) visit(n.name);
+		expect([...reached].sort()).toEqual(working.map((n) => n.name).sort());
 	});
-	const [updated] = await runOk(sb, byInput(update.parameters), { input: [created] });
-	expect(updated.events).toEqual(['appointment.created', 'appointment.canceled']);
-	const [deleted] = await runOk(sb, byInput(del.parameters), { input: [created] });
-	expect(deleted).toEqual({ deleted: true, webhook_key: created.webhook_key });
-	expect(await admin.webhooks()).toHaveLength(0);
 });
+
+describe('1 morning agenda', () => {
+	test('runs every day at 07:00 and needs no calendar to be typed in', () => {
+		const ex = byPrefix('1-');
+		const schedule = ex.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger')!;
+		expect(schedule.parameters).toEqual({ rule: { interval: [{ triggerAtHour: 7 }] } });
+		expect(ex.nodes.filter((n) => n.type === 'n8n-nodes-base.manualTrigger')).toEqual([]);
+		const getMany = ex.nodes.find((n) => n.type === 'n8n-nodes-appointments.appointments')!;
+		expect(getMany.parameters).toMatchObject({ operation: 'getAll', dateRange: 'today', returnAll: true });
+		expect(getMany.parameters.filters).not.toHaveProperty('calendarKey');
+	});
+
+	test("one email to the front desk listing today's appointments that are not canceled, earliest first", async () => {
+		const today = DateTime.now().setZone(ZONE).toFormat('yyyy-MM-dd');
+		const all = await admin.appointments();
+		const expected = all
+			.filter((a) => local(a.start_date).toFormat('yyyy-MM-dd') === today && !String(a.status).startsWith('CANCELED'))
+			.sort((a, b) => local(a.start_date).toMillis() - local(b.start_date).toMillis());
+		expect(expected.length).toBeGreaterThan(1);
+		expect(all.some((a) => local(a.start_date).toFormat('yyyy-MM-dd') === today && String(a.status).startsWith('CANCELED'))).toBe(true);
+
+		const { emails } = await run('1-');
+		expect(emails).toHaveLength(1);
+		const [email] = emails;
+		expect(email).toMatchObject({ fromEmail: 'bookings@example.com', toEmail: TEAM });
+		expect(email.subject).toBe(
+			`Today's appointments: ${expected.length} (${DateTime.now().setZone(ZONE).toFormat('cccc d LLLL')})`,
+		);
+		const lines = email.text.split('\n').filter((l) => /^\d\d:\d\d /.test(l));
+		expect(lines).toEqual(
+			expected.map(
+				(a) =>
+					`${local(a.start_date).toFormat('HH:mm')}  ${person(a).full_name} · ${(a.calendar as IDataObject).name} · ${readable(a.status)} · ${a.search_code}`,
+			),
+		);
+	});
+
+	test('a day without appointments still gets its email, saying so', async () => {
+		await admin.reset({ seed: 0 });
+		expect(await admin.appointments()).toEqual([]);
+		const { emails } = await run('1-');
+		expect(emails).toHaveLength(1);
+		expect(emails[0].subject).toMatch(/^Today's appointments: 0 /);
+		expect(emails[0].text).toContain('No appointments today.');
+	});
+});
+
+test("2 mark no-shows: yesterday's CONFIRMED become NO_SHOW, and one email lists them", async () => {
+	const yesterday = DateTime.now().setZone(ZONE).minus({ days: 1 }).toFormat('yyyy-MM-dd');
+	const before = (await admin.appointments()).filter(
+		(a) => a.status === 'CONFIRMED' && local(a.start_date).toFormat('yyyy-MM-dd') === yesterday,
+	);
+	expect(before.length).toBeGreaterThan(0);
+	const r = await run('2-');
+	const marked = r.output('Mark as No-Show');
+	expect(marked.map((a) => a.appointment_key).sort()).toEqual(before.map((a) => a.appointment_key).sort());
+	for (const a of before) expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
+	expect(r.emails).toHaveLength(1);
+	expect(r.emails[0]).toMatchObject({ toEmail: TEAM, subject: `No-shows yesterday: ${before.length}` });
+	for (const a of before) expect(r.emails[0].text).toContain(`${person(a).full_name} <${person(a).email}>`);
+});
+
+test('3 reschedule and cancel: the client gets the new time, the front desk the cancellation, the service its email', async () => {
+	const r = await run('3-');
+	const [first] = r.output('Next Confirmed Tomorrow');
+	const [moved] = r.output('Move One Day Later');
+	const newStart = local(first.start_date).plus({ days: 1 });
+	expect(local(moved.start_date).toMillis()).toBe(newStart.toMillis());
+	expect(local((await admin.appointment(String(first.appointment_key))).start_date).toMillis()).toBe(newStart.toMillis());
+
+	const [pending] = r.output('Next Pending This Week');
+	expect(pending.status).toBe('PENDING');
+	expect(String((await admin.appointment(String(pending.appointment_key))).status)).toMatch(/^CANCELED/);
+	expect((await admin.emails()).map((e) => e.appointment_key)).toEqual([pending.appointment_key]);
+
+	expect(r.emails).toEqual([
+		expect.objectContaining({
+			toEmail: person(first).email,
+			subject: `Your appointment has moved to ${newStart.toFormat('ccc d LLL, HH:mm')}`,
+			text: expect.stringContaining(`${first.search_code}`),
+		}),
+		expect.objectContaining({
+			toEmail: TEAM,
+			subject: `Canceled: ${person(pending).full_name}, ${local(pending.start_date).toFormat('ccc d LLL, HH:mm')}`,
+			text: expect.stringContaining(`Appointment ${pending.search_code} of ${person(pending).full_name}`),
+		}),
+	]);
+});
+
+test('5 webhook housekeeping: create, list, update, delete, then an email with the list', async () => {
+	const r = await run('5-');
+	const [created] = r.output('Create Demo Subscription');
+	expect(created).toMatchObject({ events: ['appointment.created'] });
+	expect(r.output('List Subscriptions').map((w) => w.webhook_key)).toContain(created.webhook_key);
+	expect(r.output('Also Listen to Cancellations')).toEqual([
+		expect.objectContaining({ webhook_key: created.webhook_key, events: ['appointment.created', 'appointment.canceled'] }),
+	]);
+	expect(r.output('Delete Demo Subscription')).toEqual([{ deleted: true, webhook_key: created.webhook_key }]);
+	expect(await admin.webhooks()).toHaveLength(0);
+	expect(r.emails).toHaveLength(1);
+	expect(r.emails[0].subject).toBe('Webhook subscriptions: 1');
+	expect(r.emails[0].text).toContain(`${String(created.url)}  appointment.created  (${String(created.webhook_key)})`);
+});
+
+const appointmentNodes = (prefix: string) => byPrefix(prefix).nodes.filter((n) => n.type === 'n8n-nodes-appointments.appointments');
 
 test('9 no-show follow-up: Get reads the appointment of a started item, Update Status marks a still CONFIRMED one NO_SHOW', async () => {
-	const [get, update] = nodesOf('9-');
+	const [get, update] = appointmentNodes('9-');
 	expect([get, update].map((n) => n.parameters.operation)).toEqual(['get', 'updateStatus']);
 	const a = (await admin.appointments()).find((x) => x.status === 'CONFIRMED')!;
 	// The polling trigger's item (after the Wait node, unchanged): { event, timestamp, data }.
 	const startedItem = { event: 'appointment.started', timestamp: new Date().toISOString(), data: a };
-	const [read] = await runOk(sb, get.parameters, { input: [startedItem] });
+	const [read] = await runOk(sb, get.parameters as IDataObject, { input: [startedItem] });
 	expect(read.appointment_key).toBe(a.appointment_key);
 	expect(read.status).toBe('CONFIRMED');
-	const [marked] = await runOk(sb, update.parameters, { input: [read] });
+	const [marked] = await runOk(sb, update.parameters as IDataObject, { input: [read] });
 	expect(marked).toMatchObject({ appointment_key: a.appointment_key, status: 'NO_SHOW' });
 	expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
 	// The email node reads the record Update Status returns.
@@ -141,34 +202,30 @@ test('9 no-show follow-up: Get reads the appointment of a started item, Update S
 	expect(marked).toHaveProperty('calendar.name');
 });
 
-test('8 and 9: the emails go to the client and give the start in words, in the calendar\'s time (n8n\'s expression engine)', async () => {
+test("8 and 9: the emails go to the client and give the start in words, in the calendar's time (n8n's expression engine)", async () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { Workflow } = require('n8n-workflow') as typeof import('n8n-workflow');
 	const a = (await admin.appointments())[0];
 	const inWords = DateTime.fromISO(String(a.start_date), { setZone: true }).toFormat("cccc d LLLL 'at' HH:mm");
-	const person = a.person as IDataObject;
-	for (const [file, item] of [
-		['8-remind-24-hours-before.json', { event: 'appointment.starting_soon', timestamp: new Date().toISOString(), data: a }],
-		['9-no-show-follow-up.json', a], // after Update Status: the record
+	for (const [prefix, item] of [
+		['8-', { event: 'appointment.starting_soon', timestamp: new Date().toISOString(), data: a }],
+		['9-', a], // after Update Status: the record
 	] as const) {
-		const example = JSON.parse(readFileSync(join(__dirname, '../../examples', file), 'utf8'));
-		const email = example.nodes.find((n: ExampleNode) => n.type === 'n8n-nodes-base.emailSend');
-		expect(email).toMatchObject({ typeVersion: 2.1, credentials: { smtp: { id: 'mailSinkSmtp001', name: 'Local mail sink' } } });
-		expect(email.parameters.fromEmail).toBe('bookings@example.com');
-		const parameters = structuredClone(email.parameters);
+		const email = byPrefix(prefix).nodes.find((n) => n.type === 'n8n-nodes-base.emailSend')!;
+		const parameters = structuredClone(email.parameters) as IDataObject;
 		const noTypes = { description: { properties: [], inputs: ['main'], outputs: ['main'] } };
 		const workflow = new Workflow({
-			nodes: [structuredClone(email)],
+			nodes: [structuredClone(email) as never],
 			connections: {},
 			active: false,
 			nodeTypes: { getByName: () => noTypes, getByNameAndVersion: () => noTypes, getKnownTypes: () => ({}) } as never,
 			settings: { timezone: 'Europe/Lisbon' },
 		});
 		const value = (name: string) =>
-			workflow.expression.getParameterValue(parameters[name], null, 0, 0, email.name, [{ json: item as IDataObject }], 'manual', {});
-		expect(value('toEmail')).toBe(person.email);
-		expect(`${value('subject')}\n${value('text')}`).toContain(file.startsWith('8') ? `on ${inWords}` : String((a.calendar as IDataObject).name));
-		expect(value('text')).toContain(String(person.full_name));
+			workflow.expression.getParameterValue(parameters[name] as string, null, 0, 0, email.name, [{ json: item as IDataObject }], 'manual', {});
+		expect(value('toEmail')).toBe(person(a).email);
+		expect(`${value('subject')}\n${value('text')}`).toContain(prefix === '8-' ? `on ${inWords}` : String((a.calendar as IDataObject).name));
+		expect(value('text')).toContain(String(person(a).full_name));
 		expect(value('text')).toContain(inWords);
 	}
 });

@@ -16,7 +16,7 @@ import { startQueueStack, type QueueStack } from '../../scripts/queue/stack';
 const EVENTS = Number(process.env.QUEUE_EVENTS ?? 1000);
 const TZ = 'America/Santiago';
 const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
-const DEDUPE_WF = 'apptTriggerDedupe'; // example 6: trigger -> Remove Duplicates -> Handle Event
+const DEDUPE_WF = 'apptTriggerDedupe'; // example 6: trigger -> Remove Duplicates -> Email the Event
 const TRIGGER_NODE = 'On Any Appointment Event';
 let stack: QueueStack;
 
@@ -155,7 +155,7 @@ async function load(label: string): Promise<LoadResult> {
 		const skipped = new Set((await settle(stack.admin, stack.api, DEDUPE_WF)).map((e) => String(e.id)));
 		const since = Date.now() / 1000;
 		const keys = await deliverUnderFaults(EVENTS, DEDUPE_WF);
-		const events = (await handledEvents(stack.api, DEDUPE_WF, TRIGGER_NODE, 'Handle Event')).filter((e) => !skipped.has(e.executionId));
+		const events = (await handledEvents(stack.api, DEDUPE_WF, TRIGGER_NODE, 'Email the Event')).filter((e) => !skipped.has(e.executionId));
 		const log = await stack.admin.ok('GET', '/__sandbox/deliveries/');
 		expect(log.gave_up).toBe(0);
 		const perKey = new Map(keys.map((k) => [k, 0]));
@@ -232,7 +232,7 @@ describe('a webhook process down', () => {
 			await down.stop();
 			const since = Date.now() / 1000;
 			const keys = await deliverUnderFaults(n, DEDUPE_WF);
-			const events = (await handledEvents(stack.api, DEDUPE_WF, TRIGGER_NODE, 'Handle Event')).filter((e) => !skipped.has(e.executionId));
+			const events = (await handledEvents(stack.api, DEDUPE_WF, TRIGGER_NODE, 'Email the Event')).filter((e) => !skipped.has(e.executionId));
 			expect(events.map((e) => e.appointmentKey).sort()).toEqual([...keys].sort());
 			expect(events.filter((e) => e.handled !== 1)).toEqual([]);
 			expect((await stack.admin.ok('GET', '/__sandbox/deliveries/')).gave_up).toBe(0);
@@ -283,19 +283,20 @@ describe('action node examples run on a worker', () => {
 
 	const keys = (items: any[]) => items.map((i) => i.appointment_key).sort();
 
-	test("1 daily report: the summary matches today's CONFIRMED appointments of the calendar", async () => {
+	test("1 morning agenda: the email lists today's appointments that are not canceled", async () => {
 		const now = DateTime.now().setZone(TZ);
-		const calendar = (await stack.admin.ok('GET', '/__sandbox/appointments/')).appointments.find((a: any) => a.calendar.calendar_key === stack.calendarKey).calendar;
 		await stack.admin.ok('POST', '/__sandbox/appointments/', {
-			body: { status: 'CONFIRMED', calendar, start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 })).set({ millisecond: 0 }).toISO() },
+			body: { status: 'CONFIRMED', start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 })).set({ millisecond: 0 }).toISO() },
 		});
-		const expected = await list({ calendar_key: stack.calendarKey!, status: 'CONFIRMED', ...dayRange(now) });
+		const expected = await list({ is_cancelled: 'false', ...dayRange(now) });
 		expect(expected.length).toBeGreaterThan(0);
-		const ex = await runOnWorker('apptDailyReport', 'Or Run It Now');
-		const [summary] = nodeOutput(ex, 'Summary');
-		expect(summary.count).toBe(expected.length);
-		expect([...summary.appointmentKeys].sort()).toEqual(keys(expected));
-		expect(summary.calendarKey).toBe(stack.calendarKey);
+		await stack.admin.ok('DELETE', '/__sandbox/mailbox/');
+		const ex = await runOnWorker('apptDailyReport', 'Every Day at 07:00');
+		expect(keys(nodeOutput(ex, "Today's Appointments"))).toEqual(keys(expected));
+		expect(nodeOutput(ex, 'Email the Agenda')).toHaveLength(1);
+		const { results: mails } = await stack.admin.ok('GET', '/__sandbox/mailbox/');
+		expect(mails.map((m: any) => m.subject)).toEqual([`Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`]);
+		for (const a of expected) expect(mails[0].text).toContain(a.search_code);
 	});
 
 	test('2 mark no-shows: every CONFIRMED appointment of yesterday becomes NO_SHOW', async () => {
@@ -306,7 +307,7 @@ describe('action node examples run on a worker', () => {
 		const query = { status: 'CONFIRMED', ...dayRange(yesterday) };
 		const before = await list(query);
 		expect(before.length).toBeGreaterThan(0);
-		const ex = await runOnWorker('apptMarkNoShows', "When clicking 'Execute workflow'");
+		const ex = await runOnWorker('apptMarkNoShows', 'Every Day at 06:00');
 		const out = nodeOutput(ex, 'Mark as No-Show');
 		expect(keys(out)).toEqual(keys(before));
 		for (const item of out) expect(item.status).toBe('NO_SHOW');
