@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ensureCert, type DevCert } from './cert';
 import { JsonClient } from './http';
 import { ensureN8nInstalled, node24Env, SetupError } from './install';
-import { DEV_DIR, N8N_BIN, N8N_INSTALL_DIR, N8N_VERSION, NODE24, ROOT } from './paths';
+import { DEV_DIR, N8N_INSTALL_DIR, N8N_VERSION, n8nPaths, NODE24, ROOT } from './paths';
 import { freePort, pollUntil, spawnGroup, type Managed } from './proc';
 
 export { ensureN8nInstalled, SetupError, N8N_VERSION };
@@ -79,6 +79,8 @@ export function installPackage(userFolder: string, tarball: string): void {
 
 export interface StartOptions {
 	userFolder: string;
+	/** The installed n8n version to start (default N8N_VERSION: N8N_DEV_VERSION or 2.41.1). */
+	version?: string;
 	port?: number;
 	cert?: DevCert;
 	/** Where n8n's stdout/stderr go (default <userFolder>/n8n.log). */
@@ -159,7 +161,7 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 	const logFile = opts.logFile ?? path.join(opts.userFolder, 'n8n.log');
 	const env = n8nEnv(opts.userFolder, port, cert, brokerPort, opts.env);
 	const out = fs.openSync(logFile, 'a');
-	const proc = spawnGroup('n8n', NODE24, [N8N_BIN, 'start'], {
+	const proc = spawnGroup('n8n', NODE24, [n8nPaths(opts.version).bin, 'start'], {
 		cwd: opts.userFolder,
 		env,
 		stdio: ['ignore', out, out],
