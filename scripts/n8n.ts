@@ -152,7 +152,7 @@ export function tail(file: string, bytes = 6000): string {
 	}
 }
 
-/** Starts n8n (already installed) on Node 24 serving https on localhost; resolves once /healthz/readiness is 200. */
+/** Starts n8n (already installed) on Node 24 serving https on localhost; resolves once readiness and REST answer 200. */
 export async function startN8n(opts: StartOptions): Promise<N8n> {
 	const cert = opts.cert ?? ensureCert();
 	const port = opts.port ?? (await freePort());
@@ -176,7 +176,10 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 			`n8n readiness on ${url}/healthz/readiness`,
 			async () => {
 				const r = await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 });
-				return r.status === 200 ? true : undefined;
+				if (r.status !== 200) return undefined;
+				// n8n 1.x answers readiness before its REST routes exist (a POST /rest/login is then a 404).
+				const settings = await http.call('GET', '/rest/settings', { timeoutMs: 3000 });
+				return settings.status === 200 ? true : undefined;
 			},
 			{
 				timeoutMs: opts.readinessTimeoutMs ?? 120000,

@@ -18,6 +18,7 @@ import { e2eUserFolder } from '../helpers/e2e';
 const NODE_TYPE = 'n8n-nodes-appointments.appointments';
 const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
 const POLLING_TYPE = 'n8n-nodes-appointments.appointmentsPollingTrigger';
+const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 const log = (m: string) => process.stderr.write(`[compat ${N8N_VERSION}] ${m}\n`);
 
 let stack: Stack;
@@ -97,7 +98,9 @@ describe(`package on n8n ${N8N_VERSION}`, () => {
 		expect(await testWith(stack.apiToken)).toEqual(expect.objectContaining({ status: 'OK' }));
 		const bad = await testWith('not-the-right-token');
 		expect(bad.status).toBe('Error');
-		expect(bad.message).toMatch(/access token is invalid/i);
+		// n8n 1.x's credential tester gets the 401 without its response (n8n-core wraps it differently), so our rule's
+		// message cannot apply and n8n's generic one shows (docs/compatibility.md).
+		expect(bad.message).toMatch(N8N_MAJOR >= 2 ? /access token is invalid/i : /^Authorization failed - please check your credentials$/);
 		expect(bad.message).not.toContain('not-the-right-token');
 		const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
 		expect(requests.map((r: Json) => `${r.path} ${r.status}`)).toEqual(
