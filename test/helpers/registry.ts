@@ -10,7 +10,12 @@
  * tunnel it terminates with its own certificate, which n8n and npm are told to trust, or a plain proxy request) and
  * refuses every other host, so nothing leaves the machine.
  *
- *   startRegistry(dir, port?)  verdaccio with a user; publish(tarballOrFolder), stop(), restart() on the same port
+ * verdaccio is installed like n8n, in a folder of its own (.dev/verdaccio-<version>, once): its audit plugin asks
+ * for node-fetch@cjs, a dist-tag the registry here does not serve, and the npm `overrides` that fixes it are not
+ * allowed in a community package's package.json (n8n's lint rule no-overrides-field).
+ *
+ *   ensureVerdaccio()  the install; startRegistry(dir)  verdaccio with a user: publish(tarballOrFolder), stop(),
+ *       restart() on the same port
  *   startRegistryProxy(registryPort)  { url, caFile, requests, stop() }
  *   n8nRegistryEnv(proxy, dir)  the environment n8n needs; writeNodesNpmrc(userFolder, proxy, dir) the same as npm
  *       config in n8n's nodes folder, because n8n 1.x runs `npm outdated` (the list's update check) with an
@@ -25,11 +30,38 @@ import tls from 'node:tls';
 import selfsigned from 'selfsigned';
 import { stringify } from 'yaml';
 
-import { ROOT } from '../../scripts/paths';
+import { node24Env, SetupError } from '../../scripts/install';
+import { DEV_DIR } from '../../scripts/paths';
 import { freePort, pollUntil, spawnGroup, type Managed } from '../../scripts/proc';
 
 export const PUBLIC_REGISTRY_HOST = 'registry.npmjs.org';
-const VERDACCIO = path.join(ROOT, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
+export const VERDACCIO_VERSION = '6.10.4';
+const VERDACCIO_DIR = path.join(DEV_DIR, `verdaccio-${VERDACCIO_VERSION}`);
+const VERDACCIO = path.join(VERDACCIO_DIR, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
+
+/** Installs verdaccio into .dev/verdaccio-<version> unless it is there; returns its bin. */
+export function ensureVerdaccio(log: (m: string) => void = console.log): string {
+	const marker = path.join(VERDACCIO_DIR, '.installed');
+	if (fs.existsSync(marker) && fs.existsSync(VERDACCIO)) return VERDACCIO;
+	log(`Installing verdaccio ${VERDACCIO_VERSION} into ${VERDACCIO_DIR} (first run only)...`);
+	fs.mkdirSync(VERDACCIO_DIR, { recursive: true });
+	const manifest = {
+		name: 'verdaccio-dev-install',
+		private: true,
+		dependencies: { verdaccio: VERDACCIO_VERSION },
+		overrides: { 'verdaccio-audit': { 'node-fetch': '2.7.0' } },
+	};
+	fs.writeFileSync(path.join(VERDACCIO_DIR, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+	fs.writeFileSync(path.join(VERDACCIO_DIR, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\n');
+	const r = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: VERDACCIO_DIR,
+		env: node24Env(),
+		encoding: 'utf8',
+	});
+	if (r.status !== 0 || !fs.existsSync(VERDACCIO)) throw new SetupError(`npm install verdaccio@${VERDACCIO_VERSION} failed: ${(r.stderr || r.stdout).slice(-2000)}`);
+	fs.writeFileSync(marker, VERDACCIO_VERSION + '\n');
+	return VERDACCIO;
+}
 
 export interface Registry {
 	url: string;
@@ -41,6 +73,7 @@ export interface Registry {
 }
 
 export async function startRegistry(dir: string): Promise<Registry> {
+	const bin = ensureVerdaccio();
 	fs.mkdirSync(dir, { recursive: true });
 	const port = await freePort();
 	const url = `http://127.0.0.1:${port}`;
@@ -59,7 +92,7 @@ export async function startRegistry(dir: string): Promise<Registry> {
 	);
 	let proc: Managed | undefined;
 	const start = async () => {
-		proc = spawnGroup('verdaccio', process.execPath, [VERDACCIO, '--config', config, '--listen', `127.0.0.1:${port}`], {
+		proc = spawnGroup('verdaccio', process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], {
 			cwd: dir,
 			// Tarball URLs in the metadata as the public registry's, so npm fetches them through the same proxy.
 			env: { ...process.env, VERDACCIO_PUBLIC_URL: `https://${PUBLIC_REGISTRY_HOST}/` },
