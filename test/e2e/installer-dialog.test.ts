@@ -59,6 +59,11 @@ afterAll(async () => {
 	if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+afterEach(async () => {
+	// What the page showed last (where a failing step stopped), next to n8n's log.
+	await page?.screenshot({ path: path.join(n8n.userFolder, 'last-page.png') }).catch(() => undefined);
+});
+
 test('Settings > Community nodes > Install: the dialog installs the package from the registry and n8n loads its nodes', async () => {
 	await page.goto('/signin');
 	await page.getByTestId('emailOrLdapLoginId').locator('input').fill(owner.email);
@@ -67,18 +72,20 @@ test('Settings > Community nodes > Install: the dialog installs the package from
 	await page.waitForURL(/\/(home|workflows)/);
 
 	await page.goto('/settings/community-nodes');
-	await page.getByTestId('action-box').getByRole('button').click();
-	const dialog = page.getByTestId('communityPackageInstall-modal');
-	await dialog.waitFor();
-	await dialog.locator('input').first().fill(PACKAGE_NAME);
-	const install = page.getByTestId('install-community-package-button');
+	await page.getByTestId('empty-state').getByRole('button', { name: 'Install a community node' }).click();
+	const dialog = page.getByRole('dialog');
+	await dialog.getByText('Install community nodes').waitFor();
+	await dialog.getByRole('textbox').first().fill(PACKAGE_NAME);
+	const install = dialog.getByRole('button', { name: 'Install', exact: true });
 	expect(await install.isDisabled()).toBe(true); // until the risk box is ticked
-	await page.getByTestId('user-agreement-checkbox').click();
+	await dialog.getByRole('checkbox').first().check({ force: true });
+	expect(await install.isDisabled()).toBe(false);
 	await screenshot(page, 'installer-1-dialog');
 	await install.click();
 
 	// The dialog closes and the settings page lists the package with its version.
 	await dialog.waitFor({ state: 'hidden', timeout: 180_000 });
+	await page.getByText('Package installed').waitFor();
 	await page.getByText(PACKAGE_NAME).first().waitFor();
 	await page.getByText(`v${version}`).first().waitFor();
 	await screenshot(page, 'installer-2-installed');
@@ -94,7 +101,7 @@ test('Settings > Community nodes > Install: the dialog installs the package from
 		const ours = all.filter((t) => t.name.startsWith(`${PACKAGE_NAME}.`));
 		return ours.length ? ours : undefined;
 	});
-	expect(new Set(types.map((t) => t.name))).toEqual(
-		new Set([`${PACKAGE_NAME}.appointments`, `${PACKAGE_NAME}.appointmentsTrigger`, `${PACKAGE_NAME}.appointmentsPollingTrigger`]),
+	expect(types.map((t) => t.name)).toEqual(
+		expect.arrayContaining([`${PACKAGE_NAME}.appointments`, `${PACKAGE_NAME}.appointmentsTrigger`, `${PACKAGE_NAME}.appointmentsPollingTrigger`]),
 	);
 });
