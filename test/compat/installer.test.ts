@@ -103,7 +103,11 @@ const state: { credentialId?: string; credential?: Json; getUpdate?: string; tri
 /** The webhook-called workflow: Get Many (node version 1) -> Update Status (node version 2); answers the updated items. */
 async function runGetUpdate(): Promise<void> {
 	for (let i = 0; i < 2; i++) await admin('POST', '/__sandbox/appointments/', { status: 'CONFIRMED' });
-	const r = await n8n.http.call('GET', '/webhook/compat-installer-get-update', { timeoutMs: 60_000 });
+	// Right after publishing, n8n 2.x may not have registered the production webhook yet: 404 until it has.
+	const r = await pollUntil('the webhook to answer', async () => {
+		const res = await n8n.http.call('GET', '/webhook/compat-installer-get-update', { timeoutMs: 60_000 });
+		return res.status === 404 ? undefined : res;
+	});
 	expect(r.status).toBe(200);
 	const items: Json[] = Array.isArray(r.body) ? r.body : [r.body];
 	expect(items).toHaveLength(2);
