@@ -1,7 +1,8 @@
 /**
  * `npm run sandbox -- --port 8787 [options]`: runs the sandbox until SIGINT/SIGTERM.
  * Prints `SANDBOX_URL=<url>` on a line of its own, then the tokens (SANDBOX_TOKEN=, SANDBOX_RESTRICTED_TOKEN=,
- * SANDBOX_ADMIN_TOKEN=) and SANDBOX_DASHBOARD=<url>/dashboard/. `--help` lists every flag.
+ * SANDBOX_ADMIN_TOKEN=), SANDBOX_DASHBOARD=<url>/dashboard/ and, with the mail sink on (the default), SANDBOX_SMTP_PORT=
+ * and SANDBOX_MAILBOX=<url>/dashboard/mailbox/. `--help` lists every flag.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -12,6 +13,8 @@ const HELP = `Usage: npm run sandbox -- [options]
 
   --port N                   port (default 8787; 0 picks a free one)
   --host H                   address to listen on (default 127.0.0.1)
+  --smtp-port N|off          port of the local mail sink, SMTP on the same address (default 2525; 0 picks a
+                             free one; off: no SMTP server)
   --tls-cert FILE            serve https with this certificate (PEM) ...
   --tls-key FILE             ... and this key (PEM)
   --ca FILE                  extra CA (PEM) trusted for https callbacks, besides the system CAs (repeatable)
@@ -73,6 +76,7 @@ async function main() {
 			options: {
 				port: { type: 'string' },
 				host: { type: 'string' },
+				'smtp-port': { type: 'string' },
 				'tls-cert': { type: 'string' },
 				'tls-key': { type: 'string' },
 				ca: { type: 'string', multiple: true },
@@ -121,6 +125,7 @@ async function main() {
 	const options: SandboxOptions = {
 		port: int('port', s('port')) ?? 8787,
 		host: s('host') ?? '127.0.0.1',
+		smtpPort: s('smtp-port') === 'off' ? undefined : (int('smtp-port', s('smtp-port')) ?? 2525),
 		tls: s('tls-cert') ? { cert: read('tls-cert', s('tls-cert')!), key: read('tls-key', s('tls-key')!) } : undefined,
 		ca: list('ca')?.map((f) => read('ca', f)),
 		tokens: list('token'),
@@ -158,6 +163,7 @@ async function main() {
 		...sb.restrictedTokens.map((t) => `SANDBOX_RESTRICTED_TOKEN=${t}`),
 		`SANDBOX_ADMIN_TOKEN=${sb.adminToken}`,
 		`SANDBOX_DASHBOARD=${sb.url}/dashboard/`,
+		...(sb.smtpPort === undefined ? [] : [`SANDBOX_SMTP_PORT=${sb.smtpPort}`, `SANDBOX_MAILBOX=${sb.url}/dashboard/mailbox/`]),
 	];
 	process.stdout.write(`${lines.join('\n')}\n`);
 	process.stderr.write(`sandbox: dashboard at ${sb.url}/dashboard/ (sign in with the admin token)\n`);

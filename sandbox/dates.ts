@@ -80,3 +80,8 @@ export function dayBounds(ms: number, zone: string): [number, number] {
 	const dt = DateTime.fromMillis(ms, { zone });
 	return [dt.startOf('day').toMillis(), dt.endOf('day').toMillis()];
 }
+
+/** How the dashboard and the service's e-mails show a time: `Tue 24 Nov 2026, 10:00` (`…, 10:00:05` with seconds). */
+export function formatHuman(ms: number, zone: string, seconds = false): string {
+	return DateTime.fromMillis(ms, { zone }).setLocale('en-GB').toFormat(seconds ? 'ccc d LLL yyyy, HH:mm:ss' : 'ccc d LLL yyyy, HH:mm');
+}

@@ -9,11 +9,13 @@
 import type { AddressInfo } from 'node:net';
 
 import type { DeliveryCounters } from './deliveries';
+import { startMailSink, type MailSink } from './mailbox';
 import type { SandboxOptions } from './options';
 import { buildServer } from './server';
 
+export type { MailMessage } from './mailbox';
 export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList, RepeatCancel } from './options';
-export { STATUSES, CANCELLED_STATUSES } from './store';
+export { STATUSES, CANCELLED_STATUSES } from './vocabulary';
 export { LIST_FILTERS } from './listFilter';
 export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_JSON_DEPTH } from './server';
 
@@ -25,6 +27,8 @@ export interface Sandbox {
 	tokens: string[];
 	restrictedTokens: string[];
 	adminToken: string;
+	/** Port of the local mail sink (SMTP on the same host), when `smtpPort` was given. */
+	smtpPort: number | undefined;
 	/** The delivery counters (also after close: what the shutdown finished). */
 	deliveryStats(): DeliveryCounters;
 	/**
@@ -42,6 +46,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const port = (app.server.address() as AddressInfo).port;
 	const shownHost = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 	const url = `${options.tls ? 'https' : 'http'}://${shownHost}:${port}`;
+	let sink: MailSink | undefined;
+	if (options.smtpPort !== undefined) {
+		try {
+			sink = await startMailSink(state.mailbox, host, options.smtpPort);
+			state.smtpHost = shownHost;
+			state.smtpPort = sink.port;
+		} catch (e) {
+			await app.close();
+			await state.deliveries.close();
+			throw new Error(`Cannot start the mail sink on ${host}:${options.smtpPort}: ${(e as Error).message}`);
+		}
+	}
 	let closing: Promise<void> | undefined;
 	return {
 		url,
@@ -49,12 +65,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		tokens,
 		restrictedTokens,
 		adminToken,
+		smtpPort: sink?.port,
 		deliveryStats: () => state.deliveries.stats(),
 		close() {
 			closing ??= (async () => {
 				const stopped = app.close();
+				const sinkStopped = sink?.close();
 				await state.deliveries.close();
 				await stopped;
+				await sinkStopped;
 			})();
 			return closing;
 		},

@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 
 import { isValidTimeZone } from './dates';
+import { fieldErrorMap } from './vocabulary';
 
 export type Pagination = 'page' | 'cursor' | 'none';
 export type MutationResponse = 'body' | 'empty';
@@ -13,6 +14,8 @@ export type RepeatCancel = 'idempotent' | 'email-again' | 'not-found';
 export interface SandboxOptions {
 	port?: number;
 	host?: string;
+	/** Port of the local mail sink (SMTP, on `host`); 0 picks a free one. Default: no SMTP server. */
+	smtpPort?: number;
 	/** Full-access API tokens. Default: one random token (see the returned `tokens`). */
 	tokens?: string[];
 	/** Appointments only: every /webhooks/ endpoint answers 403. */
@@ -158,7 +161,7 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 
 /** DRF-style field map from zod issues: `{"a.b": ["message"]}`. */
 export function zodFieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }>): Record<string, string[]> {
-	const out: Record<string, string[]> = {};
+	const out = fieldErrorMap();
 	for (const issue of issues) {
 		if (issue.code === 'unrecognized_keys' && issue.keys) {
 			const prefix = issue.path.map(String).join('.');

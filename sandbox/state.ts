@@ -1,15 +1,14 @@
 /** What every plugin of the sandbox shares (decorated on the fastify instance as `sandbox`). */
 import crypto from 'node:crypto';
 
-import { formatInstantMs, parseDateTime } from './dates';
+import { formatHuman, formatInstantMs, parseDateTime } from './dates';
 import { DeliveryEngine, type Notification } from './deliveries';
 import { Faults } from './faults';
+import { Mailbox, cancellationMessage } from './mailbox';
 import { initialConfig, type RuntimeConfig, type SandboxOptions } from './options';
 import { rng, seedAppointments, world, type Rand, type SeedWorld } from './seed';
-import { AppointmentStore, type Appointment } from './store';
-
-export const EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'] as const;
-export type EventName = (typeof EVENTS)[number];
+import { AppointmentStore } from './store';
+import type { Appointment, EventName } from './vocabulary';
 
 export interface Webhook {
 	webhook_key: string;
@@ -92,6 +91,11 @@ export class SandboxState {
 	readonly store: AppointmentStore;
 	readonly webhooks = new Map<string, Webhook>();
 	emails: Email[] = [];
+	/** What the mail sink received and the service's own e-mails (cancellations), for the Mailbox page. */
+	readonly mailbox = new Mailbox();
+	/** Where the mail sink listens, once started (for the Mailbox page). */
+	smtpHost = '127.0.0.1';
+	smtpPort: number | undefined;
 	readonly requests: RequestLog;
 	readonly faults = new Faults();
 	readonly deliveries: DeliveryEngine;
@@ -139,6 +143,7 @@ export class SandboxState {
 		this.deliveries.configChanged();
 		this.webhooks.clear();
 		this.emails = [];
+		this.mailbox.clear();
 		this.requests.clear();
 		this.faults.clear();
 		this.seed(seed.seed ?? this.options.seed ?? 300, seed.seedValue ?? this.options.seedValue ?? 1, seed.now ?? this.options.now);
@@ -154,5 +159,6 @@ export class SandboxState {
 
 	recordEmail(a: Appointment) {
 		this.emails.push({ appointment_key: a.appointment_key, to: a.person.email, type: 'cancellation', at: new Date().toISOString() });
+		this.mailbox.add(cancellationMessage(a, formatHuman(a.start, this.cfg.timeZone), this.cfg.timeZone));
 	}
 }

@@ -1,6 +1,7 @@
 /**
- * `npm run dev`: the sandbox with demo data + a real n8n 2.41.1 (https, self-signed) with our package,
- * an owner, the "Appointments API" credential, the examples imported and the trigger workflow published.
+ * `npm run dev`: the sandbox with demo data and its local mail sink + a real n8n 2.41.1 (https, self-signed) with
+ * our package, an owner, the "Appointments API" and "Local mail sink" (SMTP) credentials, the examples imported
+ * and the trigger workflow published.
  * Stays up until Ctrl-C, then deactivates the trigger workflow (removing its sandbox subscription) and
  * stops everything it started. All state lives under .dev/ and is reused by the next run.
  * `npm run dev -- --queue`: the same in n8n's queue mode (scripts/queue/dev.ts).
@@ -78,7 +79,7 @@ async function main() {
 		reimport: 'changed',
 		// n8n's and the sandbox's usual ports when free, so the URLs stay the same from one run to the next.
 		n8nPort: await preferredPort(5678),
-		sandbox: { port: await preferredPort(8787) },
+		sandbox: { port: await preferredPort(8787), smtpPort: await preferredPort(2525) },
 		log: (m) => console.log(m),
 	});
 	if (stopping) return;
@@ -108,13 +109,14 @@ async function main() {
 			'',
 			`  Sandbox:   ${stack.sandboxUrl}   (seeded with demo appointments)`,
 			`  Dashboard: ${stack.sandboxUrl}/dashboard/   (sign in with the admin token)`,
+			`  Mailbox:   ${stack.sandboxUrl}/dashboard/mailbox/   (what the workflows email; SMTP 127.0.0.1:${stack.smtpPort})`,
 			`  Admin token for /__sandbox/ and the dashboard: ${login.sandboxAdminToken}`,
 			'',
 			'  Workflows (imported from examples/; open one and press "Execute workflow"):',
 			...stack.examples.map(
 				(e) => `    - ${e.name}${e.id === DEV_TRIGGER_WORKFLOW ? '   [published: its Appointments Trigger is subscribed]' : ''}`,
 			),
-			`  Credential "Appointments API" points at the sandbox.`,
+			`  Credentials: "Appointments API" points at the sandbox, "Local mail sink" (SMTP) at its mail sink.`,
 			'',
 			'  Create an appointment (dashboard: Appointments › New appointment, or curl); the published workflow runs',
 			'  within a second (see Executions in n8n, and the delivery under Deliveries in the dashboard):',

@@ -1,7 +1,8 @@
 /**
  * The whole local stack used by `npm run dev` and the e2e suite: a sandbox on loopback that trusts n8n's
- * certificate for its callbacks, and a real n8n (https) with our package, an owner, an API key, the
- * "Appointments API" credential pointing at the sandbox and the example workflows imported.
+ * certificate for its callbacks and runs its local mail sink, and a real n8n (https) with our package, an owner, an
+ * API key, the "Appointments API" credential pointing at the sandbox, the "Local mail sink" SMTP credential
+ * pointing at the sink, and the example workflows imported.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -27,6 +28,15 @@ export const CREDENTIAL_NAME = 'Appointments API';
 export const CREDENTIAL_TYPE = 'appointmentsApi';
 export const EXAMPLES_DIR = path.join(ROOT, 'examples');
 export const CALENDAR_PLACEHOLDER = 'REPLACE_WITH_YOUR_CALENDAR_KEY';
+/** n8n's SMTP credential for the sandbox's mail sink, used by the examples' Send Email nodes. */
+export const SMTP_CREDENTIAL_ID = 'mailSinkSmtp001';
+export const SMTP_CREDENTIAL_NAME = 'Local mail sink';
+export const SMTP_CREDENTIAL_TYPE = 'smtp';
+
+/** The SMTP credential's data (n8n's `smtp` type): the sink on loopback, no TLS, no user. */
+export function smtpCredentialData(smtpPort: number) {
+	return { user: '', password: '', host: '127.0.0.1', port: smtpPort, secure: false, disableStartTls: true, hostName: '' };
+}
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 export type SandboxOptions = Parameters<typeof startSandbox>[0];
@@ -35,6 +45,8 @@ export interface Stack {
 	n8n: N8n;
 	sandbox: Sandbox;
 	sandboxUrl: string;
+	/** The sandbox's mail sink (SMTP on 127.0.0.1); its messages at /__sandbox/mailbox/ and /dashboard/mailbox/. */
+	smtpPort: number;
 	apiToken: string;
 	adminToken: string;
 	/** Admin client for the sandbox's /__sandbox/ endpoints. */
@@ -94,13 +106,17 @@ export interface StackOptions {
 	reimport?: 'changed' | 'always';
 }
 
-/** Imports the credential (pointing at the sandbox) and the examples through n8n's CLI, before the server starts. */
+/**
+ * Imports the credentials (the Appointments API pointing at the sandbox, and with `smtpPort` the Local mail sink)
+ * and the examples through n8n's CLI, before the server starts.
+ */
 export async function importAll(
 	target: CliTarget,
 	sandboxUrl: string,
 	apiToken: string,
 	calendarKey: string | undefined,
 	reimport: 'changed' | 'always',
+	smtpPort?: number,
 ): Promise<ExampleWorkflow[]> {
 	const work = path.join(target.userFolder, 'import');
 	fs.mkdirSync(work, { recursive: true });
@@ -114,6 +130,7 @@ export async function importAll(
 				type: CREDENTIAL_TYPE,
 				data: { baseUrl: sandboxUrl, accessToken: apiToken },
 			},
+			...(smtpPort === undefined ? [] : [{ id: SMTP_CREDENTIAL_ID, name: SMTP_CREDENTIAL_NAME, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(smtpPort) }]),
 		]),
 		{ mode: 0o600 },
 	);
@@ -162,9 +179,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 			adminToken,
 			seed: 300,
 			seedValue: 1,
+			smtpPort: 0,
 			...opts.sandbox,
 			ca: cert.cert,
 		});
+		const smtpPort = sandbox.smtpPort!;
 		cleanups.push(() => sandbox.close());
 		const admin = new JsonClient(sandbox.url, undefined, { authorization: `Bearer ${adminToken}` });
 		const sandboxApi = new JsonClient(sandbox.url, undefined, { authorization: `Bearer ${apiToken}` });
@@ -182,6 +201,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 			apiToken,
 			calendarKey,
 			opts.reimport ?? 'always',
+			smtpPort,
 		);
 		log('Starting n8n...');
 		const n8n = await startN8n({ userFolder: opts.userFolder, port, cert });
@@ -194,6 +214,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 			n8n,
 			sandbox,
 			sandboxUrl: sandbox.url,
+			smtpPort,
 			apiToken,
 			adminToken,
 			admin,

@@ -87,9 +87,9 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 			const first = (await api.ok('GET', `${LIST_PATH}?${query}`)) as { count: number; results: unknown[] };
 			return { pages: Math.ceil(first.count / first.results.length), records: first.count };
 		};
-		const pollCounted = async () => {
+		const pollCounted = async (h = harness) => {
 			await clearSandboxRequests(admin);
-			const result = await harness.poll();
+			const result = await h.poll();
 			if (result.error) throw result.error;
 			const requests = await sandboxRequests(admin);
 			return { result, requests: requests.length, needed: await pagesNeeded() };
@@ -136,6 +136,8 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 			met: bytes / watched <= 48,
 		});
 
+		rows.push(...(await timeEventRows(pollCounted, () => startPollingHarness({ credentials, parameters: TIME_PARAMETERS, timezone: ZONE, nodeType: trigger }), quiet.needed.pages)));
+
 		// Time: the trigger's poll against a poll that only reads the same pages.
 		const reader = startPollingHarness({ credentials, parameters: { events: ALL_EVENTS, options: OPTIONS }, timezone: ZONE, nodeType: readOnlyNode(transport, trigger) });
 		await reader.activate();
@@ -170,6 +172,58 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 		await sb.close();
 	}
 	return rows;
+}
+
+type PollingHarness = ReturnType<Harness['startPollingHarness']>;
+const TIME_PARAMETERS = { events: ['appointment.starting_soon', 'appointment.started'], leadTime: 1440, options: {} };
+
+/**
+ * The time events (Starting Soon with Lead Time 1440, and Started) on the same account: one poll lists only their
+ * window (now - 24 h .. now + 24 h, padded 27 h each side), whatever the account holds beyond it.
+ */
+async function timeEventRows(
+	pollCounted: (h: PollingHarness) => Promise<{ requests: number; needed: { pages: number; records: number } }>,
+	start: () => PollingHarness,
+	accountPages: number,
+): Promise<Row[]> {
+	const h = start();
+	await h.activate();
+	const quiet = await pollCounted(h);
+	const saved = h.saved() as { 'node:Appointments Polling Trigger': { time: { done: string } } };
+	const state = saved['node:Appointments Polling Trigger'].time;
+	const pairs = state.done === '' ? 0 : state.done.split(';').length;
+	// Per pair, without the state's fixed fields (about 100 bytes, which would weigh on a small account only).
+	state.done = '';
+	const bytes = h.savedBytes() - JSON.stringify(saved).length;
+	return [
+		{
+			part: 7,
+			name: `Polling trigger, time events (Starting Soon 1440 min + Started), ${quiet.needed.records} in their padded window: requests of one poll / list pages of that window`,
+			value: quiet.requests,
+			baseline: quiet.needed.pages,
+			unit: 'req.',
+			ratio: round(quiet.requests / quiet.needed.pages, 3),
+			target: '= 1 (no read by key)',
+			met: quiet.requests === quiet.needed.pages,
+		},
+		{
+			part: 7,
+			name: 'Context: time events poll / the change events\' poll of the whole account (Days Back 14, Days Ahead 14), requests',
+			value: quiet.requests,
+			baseline: accountPages,
+			unit: 'req.',
+			ratio: round(quiet.requests / accountPages, 3),
+			target: '(context)',
+		},
+		{
+			part: 7,
+			name: `Polling trigger, time events: static data bytes per remembered appointment, fixed fields aside (${pairs} remembered after the baseline)`,
+			value: round(bytes / Math.max(pairs, 1), 1),
+			unit: 'B',
+			target: '<= 48',
+			met: pairs > 0 && bytes / pairs <= 48,
+		},
+	];
 }
 
 /** n of each change between two polls; returns the events the trigger must emit. */

@@ -8,10 +8,22 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { EVENTS, eventList } from './shared';
-import { pollChanges, sampleEvent, type PollingOptions } from './polling/poll';
+import { EVENTS, eventList, numberValue } from './shared';
+import { pollChanges, sampleEvent } from './polling/poll';
+import {
+	LEAD_MAX,
+	LEAD_MIN,
+	pollTimeEvents,
+	sampleTimeEvent,
+	STARTED,
+	STARTING_SOON,
+	TIME_EVENTS,
+	type TimeOptions,
+} from './polling/timeEvents';
 
-function readOptions(ctx: IPollFunctions): PollingOptions {
+const POLLING_EVENTS = [...EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
+
+function readOptions(ctx: IPollFunctions): TimeOptions {
 	const node = ctx.getNode();
 	let events: string[];
 	try {
@@ -30,8 +42,17 @@ function readOptions(ctx: IPollFunctions): PollingOptions {
 		}
 		return value;
 	};
+	let leadTime = 1440;
+	if (events.includes(STARTING_SOON)) {
+		try {
+			leadTime = numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440;
+		} catch (error) {
+			throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
+		}
+	}
 	return {
 		events: new Set(events),
+		leadTime,
 		daysBack: whole('daysBack', 1, 0, 31),
 		daysAhead: whole('daysAhead', 30, 1, 366),
 		maxWatched: whole('maxWatched', 20000, 100, 200000),
@@ -48,7 +69,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description:
-			'Starts the workflow when an appointment is created, updated or cancelled, by asking the service at each poll time (no public https needed)',
+			'Starts the workflow when an appointment is created, updated, canceled, starting soon or started, by asking the service at each poll time (no public https needed)',
 		defaults: { name: 'Appointments Polling Trigger' },
 		polling: true,
 		inputs: [],
@@ -63,14 +84,32 @@ export class AppointmentsPollingTrigger implements INodeType {
 				default: '',
 			},
 			{
+				displayName:
+					'Starting soon and started run once per appointment and start time: a rescheduled appointment counts again, a canceled one never. On publishing, appointments already inside Lead Time get no starting soon and those already started get no started; only later ones do. After n8n was down, starting soon is caught up until the start, started up to 24 hours late.',
+				name: 'timeNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { events: [STARTING_SOON, STARTED] } },
+			},
+			{
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
 				required: true,
-				options: [...EVENTS],
+				options: POLLING_EVENTS,
 				default: [],
 				description:
-					'The events that start the workflow: created (new appointment), updated (status or start changed), canceled',
+					'The events that start the workflow: created (new appointment), updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
+			},
+			{
+				displayName: 'Lead Time (Minutes)',
+				name: 'leadTime',
+				type: 'number',
+				typeOptions: { minValue: LEAD_MIN, maxValue: LEAD_MAX },
+				default: 1440,
+				displayOptions: { show: { events: [STARTING_SOON] } },
+				description:
+					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
 			},
 			{
 				displayName: 'Options',
@@ -121,7 +160,15 @@ export class AppointmentsPollingTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = readOptions(this);
-		if (this.getMode() === 'manual') return await sampleEvent(this, options);
-		return await pollChanges(this, options);
+		if (this.getMode() === 'manual') {
+			const first = [...options.events][0];
+			const time = first === STARTING_SOON || first === STARTED ? await sampleTimeEvent(this, options, first) : undefined;
+			return time ?? (await sampleEvent(this, options));
+		}
+		// Every request first, then the time events' state: a failing request leaves both states as they were.
+		const time = await pollTimeEvents(this, options);
+		const changes = await pollChanges(this, options);
+		const items = [...(changes?.[0] ?? []), ...time.commit()];
+		return items.length > 0 ? [items] : null;
 	}
 }

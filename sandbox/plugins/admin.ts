@@ -2,13 +2,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { parseDateTime } from '../dates';
-import { NOT_FOUND, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../http';
+import { NOT_FOUND, appointmentParam, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../http';
 import { createAppointment } from '../operations';
 import { caList, runtimeConfigPatch, zodFieldErrors } from '../options';
 import { adminCreateSchema, resetSchema } from '../schemas';
 import { internalRecord } from '../store';
 import { parseBoolean } from '../listFilter';
-import { appointmentParam } from './appointments';
 
 export default async function adminRoutes(app: FastifyInstance) {
 	const s = app.sandbox;
@@ -68,6 +67,12 @@ export default async function adminRoutes(app: FastifyInstance) {
 	route('GET', '/__sandbox/emails/', () => json(200, { emails: s.emails }));
 	route('DELETE', '/__sandbox/emails/', () => {
 		s.emails = [];
+		return { status: 204 };
+	});
+
+	route('GET', '/__sandbox/mailbox/', () => json(200, { results: s.mailbox.list() }));
+	route('DELETE', '/__sandbox/mailbox/', () => {
+		s.mailbox.clear();
 		return { status: 204 };
 	});
 

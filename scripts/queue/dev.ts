@@ -76,6 +76,7 @@ export async function runQueueDev(): Promise<void> {
 			`  Webhooks:            ${stack.url}/webhook/… -> nginx -> ${stack.webhooks.map((w) => w.name).join(', ')}`,
 			`  Workers:             ${stack.workers.map((w) => w.name).join(', ')}`,
 			`  Sandbox:             ${stack.sandboxUrl}   (admin token in ${rel(path.join(DIR, 'secrets.json'))})`,
+			`  Mailbox:             ${stack.sandboxUrl}/dashboard/mailbox/   (credential "Local mail sink": SMTP 127.0.0.1:${stack.sandbox.smtpPort})`,
 			`  Published:           ${DEV_TRIGGER_WORKFLOW} (its Appointments Trigger is subscribed through nginx)`,
 			'',
 			`  Logs: ${rel(DIR)}/*/*.log (one per n8n process), ${rel(stack.nginx.accessLog)}. Ctrl-C stops everything.`,

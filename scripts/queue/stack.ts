@@ -86,7 +86,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 		const [pg, redis] = await Promise.all([startPostgres(path.join(opts.dir, 'postgres'), pgBin), startRedis(path.join(opts.dir, 'redis'))]);
 		cleanups.push(() => pg.stop(), () => redis.stop());
 
-		const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', tokens: [apiToken], adminToken, seed: 300, seedValue: 1, ...opts.sandbox, ca: cert.cert });
+		const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', tokens: [apiToken], adminToken, seed: 300, seedValue: 1, smtpPort: 0, ...opts.sandbox, ca: cert.cert });
 		cleanups.push(() => sandbox.close());
 		const admin = new JsonClient(sandbox.url, undefined, { authorization: `Bearer ${adminToken}` });
 		const sandboxApi = new JsonClient(sandbox.url, undefined, { authorization: `Bearer ${apiToken}` });
@@ -131,7 +131,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			N8N_PROXY_HOPS: '1',
 		};
 		log('Importing the credential and the example workflows...');
-		const examples = await importAll({ userFolder: mainFolder, port: mainPort, cert, extraEnv: shared }, sandbox.url, apiToken, calendarKey, opts.reimport ?? 'always');
+		const examples = await importAll({ userFolder: mainFolder, port: mainPort, cert, extraEnv: shared }, sandbox.url, apiToken, calendarKey, opts.reimport ?? 'always', sandbox.smtpPort);
 
 		// One installed copy of our package, seen by every process through its user folder.
 		const nodesDir = path.join(mainFolder, '.n8n', 'nodes');

@@ -1,7 +1,8 @@
 /**
  * End-to-end: the Appointments Polling Trigger in a real n8n 2.41.1 (example 7, "Every Minute", n8n's shortest
  * poll time: n8n refuses sub-minute cron expressions for polling nodes), driven from outside as in n8n.test.ts.
- * Each wait below is for n8n's own next poll, so the file takes a few minutes.
+ * Each wait below is for n8n's own next poll, so the file takes a few minutes. The time events' test publishes a
+ * workflow of its own (starting soon with Lead Time 1 minute, and started) on an emptied sandbox.
  */
 import { DateTime } from 'luxon';
 
@@ -172,6 +173,74 @@ describe('polling trigger in a real n8n', () => {
 			]);
 		} finally {
 			if (!deactivated.done) await deactivate(api, WORKFLOW).catch(() => undefined);
+		}
+	}, 15 * 60_000);
+
+	test('published with starting soon (Lead Time 1 minute) and started: one run within the minute before the start, one more at or after it', async () => {
+		await stack.admin.ok('POST', '/__sandbox/reset/', { body: { seed: 0 } });
+		const trigger = 'Starting Soon or Started';
+		const created: Json = await api.ok('POST', '/api/v1/workflows', {
+			body: {
+				name: 'e2e: starting soon and started',
+				nodes: [
+					{
+						parameters: {
+							pollTimes: { item: [{ mode: 'everyMinute' }] },
+							events: ['appointment.starting_soon', 'appointment.started'],
+							leadTime: 1,
+							options: {},
+						},
+						name: trigger,
+						type: 'n8n-nodes-appointments.appointmentsPollingTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						credentials: { appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' } },
+					},
+				],
+				connections: {},
+				settings: { executionOrder: 'v1', timezone: 'America/Santiago' },
+			},
+		});
+		const id: string = created.id;
+		const runs = async (): Promise<Json[]> => {
+			const b: Json = await api.ok('GET', `/api/v1/executions?workflowId=${id}&limit=50&includeData=true`);
+			return (b.data ?? []).filter((e: Json) => e.status !== 'running' && e.finished !== undefined).sort((x: Json, y: Json) => Number(x.id) - Number(y.id));
+		};
+		const items = (e: Json): Json[] => (e.data?.resultData?.runData?.[trigger]?.[0]?.data?.main?.[0] ?? []).map((i: Json) => i.json);
+		/** Resolves once `count` polls (list requests for page 1) started after `since` (ms). */
+		const pollsSince = async (since: number, count: number) =>
+			await pollUntil(
+				`${count} polls in the sandbox's request log`,
+				async () => {
+					const log: Json = await stack.admin.ok('GET', '/__sandbox/requests/');
+					const firsts = log.requests.filter((r: Json) => r.path === '/api/v3/appointments/' && r.query.page === undefined && Date.parse(r.at) >= since);
+					return firsts.length >= count ? true : undefined;
+				},
+				{ timeoutMs: 4 * 60_000, intervalMs: 1000 },
+			);
+		const activatedAt = Date.now();
+		await activate(api, id);
+		try {
+			await pollsSince(activatedAt, 1); // the activation poll: the baseline
+			const start = DateTime.now().plus({ seconds: 150 }).set({ millisecond: 0 });
+			const a: Json = await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { start_date: start.toISO(), status: 'CONFIRMED' } });
+			const wait = { timeoutMs: 6 * 60_000, intervalMs: 2000 };
+			const [soon] = await pollUntil('the starting soon run', async () => ((await runs()).length >= 1 ? await runs() : undefined), wait);
+			expect(soon.status).toBe('success');
+			expect(items(soon).map((j) => `${j.event} ${j.data.appointment_key}`)).toEqual([`appointment.starting_soon ${a.appointment_key}`]);
+			expect(items(soon)[0].data.start_date).toBe(a.start_date);
+			// A run of the minute before the start: the window opened at start - 1 min.
+			expect(Date.parse(soon.startedAt)).toBeGreaterThanOrEqual(start.toMillis() - 60_000);
+			expect(Date.parse(soon.startedAt)).toBeLessThan(start.toMillis());
+			const list = await pollUntil('the started run', async () => ((await runs()).length >= 2 ? await runs() : undefined), wait);
+			const started = list[1];
+			expect(items(started).map((j) => `${j.event} ${j.data.appointment_key}`)).toEqual([`appointment.started ${a.appointment_key}`]);
+			expect(Date.parse(started.startedAt)).toBeGreaterThanOrEqual(start.toMillis());
+			// Nothing more: two further polls (the first one's run would exist once the second one starts) add none.
+			await pollsSince(Date.parse(started.startedAt) + 1000, 2);
+			expect((await runs()).map((e) => e.id)).toEqual([soon.id, started.id]);
+		} finally {
+			await deactivate(api, id).catch(() => undefined);
 		}
 	}, 15 * 60_000);
 });

@@ -9,8 +9,14 @@
  *   adminRequest(baseUrl, adminToken, method, path, body?)  -> the parsed answer; throws on a 4xx/5xx answer
  *   LoggedRequest, Delivery   entries of the admin API's request and delivery logs
  *   asJson(body)   the body JSON-encoded even when it is a string (undefined stays undefined), for sandboxFetch
+ *
+ * The local mail sink: start the sandbox with `{ smtpPort: 0 }` (any free port; `sb.smtpPort` tells which), then
+ *   smtpCredential(sb)   the data of n8n's SMTP credential pointing at it (as `npm run dev` imports it)
+ *   readMailbox(baseUrl, adminToken)   GET /__sandbox/mailbox/: the messages, newest first
+ *   waitForMail(baseUrl, adminToken, match, timeoutMs?)   polls the mailbox until a message matches; returns it
  */
-import { startSandbox, type SandboxOptions } from '../../sandbox';
+import { startSandbox, type MailMessage, type SandboxOptions } from '../../sandbox';
+import { poll } from './poll';
 import type { DeliveryLogEntry } from '../../sandbox/deliveries';
 import type { RequestLogEntry } from '../../sandbox/server';
 
@@ -81,4 +87,24 @@ export async function adminRequest<T = any>(baseUrl: string, adminToken: string,
 	const res = await sandboxFetch<T>(`${baseUrl}${path}`, method, adminToken, asJson(body));
 	if (res.status >= 400) throw new Error(`admin ${method} ${path} -> ${res.status} ${res.text}`);
 	return res.body;
+}
+
+export type { MailMessage };
+
+/** The data of n8n's SMTP credential (type `smtp`) for the sandbox's mail sink: no TLS, no user. */
+export function smtpCredential(sb: Sandbox) {
+	if (sb.smtpPort === undefined) throw new Error('the sandbox was started without its mail sink: pass { smtpPort: 0 }');
+	return { user: '', password: '', host: '127.0.0.1', port: sb.smtpPort, secure: false, disableStartTls: true, hostName: '' };
+}
+
+export async function readMailbox(baseUrl: string, adminToken: string): Promise<MailMessage[]> {
+	return (await adminRequest<{ results: MailMessage[] }>(baseUrl, adminToken, 'GET', '/__sandbox/mailbox/')).results;
+}
+
+export async function waitForMail(baseUrl: string, adminToken: string, match: (m: MailMessage) => boolean, timeoutMs = 10000): Promise<MailMessage> {
+	return await poll<MailMessage>('a matching message in the sandbox mailbox', async () => (await readMailbox(baseUrl, adminToken)).find(match), (m) => m !== undefined, {
+		timeoutMs,
+		intervalMs: 50,
+		describe: (what, ms, { lastError }) => `timed out after ${ms} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
+	});
 }

@@ -3,6 +3,9 @@
  * sandbox, each fed what the node before it would give: the examples keep working as the node changes.
  * (The real-n8n run of whole workflows is the e2e suite.)
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
@@ -10,6 +13,7 @@ import example1 from '../../examples/1-daily-report.json';
 import example2 from '../../examples/2-mark-no-shows.json';
 import example3 from '../../examples/3-reschedule-and-cancel.json';
 import example5 from '../../examples/5-webhook-housekeeping.json';
+import example9 from '../../examples/9-no-show-follow-up.json';
 import { runOk, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
 interface ExampleNode {
@@ -24,6 +28,7 @@ const examples: Record<string, { nodes: ExampleNode[] }> = {
 	'2-': example2,
 	'3-': example3,
 	'5-': example5,
+	'9-': example9,
 };
 
 function nodesOf(prefix: string): ExampleNode[] {
@@ -117,4 +122,53 @@ test('5 webhook housekeeping: create, list, update, delete', async () => {
 	const [deleted] = await runOk(sb, byInput(del.parameters), { input: [created] });
 	expect(deleted).toEqual({ deleted: true, webhook_key: created.webhook_key });
 	expect(await admin.webhooks()).toHaveLength(0);
+});
+
+test('9 no-show follow-up: Get reads the appointment of a started item, Update Status marks a still CONFIRMED one NO_SHOW', async () => {
+	const [get, update] = nodesOf('9-');
+	expect([get, update].map((n) => n.parameters.operation)).toEqual(['get', 'updateStatus']);
+	const a = (await admin.appointments()).find((x) => x.status === 'CONFIRMED')!;
+	// The polling trigger's item (after the Wait node, unchanged): { event, timestamp, data }.
+	const startedItem = { event: 'appointment.started', timestamp: new Date().toISOString(), data: a };
+	const [read] = await runOk(sb, get.parameters, { input: [startedItem] });
+	expect(read.appointment_key).toBe(a.appointment_key);
+	expect(read.status).toBe('CONFIRMED');
+	const [marked] = await runOk(sb, update.parameters, { input: [read] });
+	expect(marked).toMatchObject({ appointment_key: a.appointment_key, status: 'NO_SHOW' });
+	expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
+	// The email node reads the record Update Status returns.
+	expect(marked).toHaveProperty('person.email');
+	expect(marked).toHaveProperty('calendar.name');
+});
+
+test('8 and 9: the emails go to the client and give the start in words, in the calendar\'s time (n8n\'s expression engine)', async () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { Workflow } = require('n8n-workflow') as typeof import('n8n-workflow');
+	const a = (await admin.appointments())[0];
+	const inWords = DateTime.fromISO(String(a.start_date), { setZone: true }).toFormat("cccc d LLLL 'at' HH:mm");
+	const person = a.person as IDataObject;
+	for (const [file, item] of [
+		['8-remind-24-hours-before.json', { event: 'appointment.starting_soon', timestamp: new Date().toISOString(), data: a }],
+		['9-no-show-follow-up.json', a], // after Update Status: the record
+	] as const) {
+		const example = JSON.parse(readFileSync(join(__dirname, '../../examples', file), 'utf8'));
+		const email = example.nodes.find((n: ExampleNode) => n.type === 'n8n-nodes-base.emailSend');
+		expect(email).toMatchObject({ typeVersion: 2.1, credentials: { smtp: { id: 'mailSinkSmtp001', name: 'Local mail sink' } } });
+		expect(email.parameters.fromEmail).toBe('bookings@example.com');
+		const parameters = structuredClone(email.parameters);
+		const noTypes = { description: { properties: [], inputs: ['main'], outputs: ['main'] } };
+		const workflow = new Workflow({
+			nodes: [structuredClone(email)],
+			connections: {},
+			active: false,
+			nodeTypes: { getByName: () => noTypes, getByNameAndVersion: () => noTypes, getKnownTypes: () => ({}) } as never,
+			settings: { timezone: 'Europe/Lisbon' },
+		});
+		const value = (name: string) =>
+			workflow.expression.getParameterValue(parameters[name], null, 0, 0, email.name, [{ json: item as IDataObject }], 'manual', {});
+		expect(value('toEmail')).toBe(person.email);
+		expect(`${value('subject')}\n${value('text')}`).toContain(file.startsWith('8') ? `on ${inWords}` : String((a.calendar as IDataObject).name));
+		expect(value('text')).toContain(String(person.full_name));
+		expect(value('text')).toContain(inWords);
+	}
 });

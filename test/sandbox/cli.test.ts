@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import nodemailer from 'nodemailer';
 
 import { receiver, selfSigned } from './helpers';
 
@@ -43,13 +44,19 @@ async function waitForUrl(cli: Cli): Promise<string> {
 	}
 }
 
-it('prints the URL and tokens, serves with the flags given, and exits 0 on SIGTERM', async () => {
-	const cli = run(['--port', '0', '--token', 'cli-token', '--token', 'cli-token-2', '--restricted-token', 'cli-limited', '--admin-token', 'cli-admin', '--seed', '25', '--pagination', 'none', '--mutation-response', 'empty', '--retry-schedule', '10,20', '--repeat-cancel', 'not-found']);
+it('prints the URL, tokens and mail sink, serves with the flags given, and exits 0 on SIGTERM', async () => {
+	const cli = run(['--port', '0', '--smtp-port', '0', '--token', 'cli-token', '--token', 'cli-token-2', '--restricted-token', 'cli-limited', '--admin-token', 'cli-admin', '--seed', '25', '--pagination', 'none', '--mutation-response', 'empty', '--retry-schedule', '10,20', '--repeat-cancel', 'not-found']);
 	try {
 		const url = await waitForUrl(cli);
 		expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-		for (const deadline = Date.now() + 5000; cli.lines.length < 6 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-		expect(cli.lines).toEqual([`SANDBOX_URL=${url}`, 'SANDBOX_TOKEN=cli-token', 'SANDBOX_TOKEN=cli-token-2', 'SANDBOX_RESTRICTED_TOKEN=cli-limited', 'SANDBOX_ADMIN_TOKEN=cli-admin', `SANDBOX_DASHBOARD=${url}/dashboard/`]);
+		for (const deadline = Date.now() + 5000; cli.lines.length < 8 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+		const smtpPort = Number(cli.lines.find((l) => l.startsWith('SANDBOX_SMTP_PORT='))?.split('=')[1]);
+		expect(smtpPort).toBeGreaterThan(0);
+		expect(cli.lines).toEqual([`SANDBOX_URL=${url}`, 'SANDBOX_TOKEN=cli-token', 'SANDBOX_TOKEN=cli-token-2', 'SANDBOX_RESTRICTED_TOKEN=cli-limited', 'SANDBOX_ADMIN_TOKEN=cli-admin', `SANDBOX_DASHBOARD=${url}/dashboard/`, `SANDBOX_SMTP_PORT=${smtpPort}`, `SANDBOX_MAILBOX=${url}/dashboard/mailbox/`]);
+		// the printed port takes mail
+		await nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false }).sendMail({ from: 'bookings@example.com', to: 'ana@example.com', subject: 'Through the CLI', text: 'hello' });
+		const box = (await (await fetch(`${url}/__sandbox/mailbox/`, { headers: { authorization: 'Bearer cli-admin' } })).json()) as any;
+		expect(box.results.map((m: any) => [m.from, m.to, m.subject])).toEqual([['bookings@example.com', ['ana@example.com'], 'Through the CLI']]);
 		const dash = await fetch(`${url}/dashboard/`, { redirect: 'manual' });
 		expect([dash.status, dash.headers.get('location')]).toEqual([303, '/dashboard/login?next=%2Fdashboard%2F']);
 		const list = (await (await fetch(`${url}/api/v3/appointments/`, { headers: { authorization: 'Bearer cli-token-2' } })).json()) as any;
@@ -83,7 +90,7 @@ it('serves https with --tls-cert/--tls-key, trusts --ca for callbacks, and finis
 		answered++;
 		return 200;
 	});
-	const cli = run(['--port', '0', '--host', 'localhost', '--tls-cert', path.join(dir, 'cert.pem'), '--tls-key', path.join(dir, 'key.pem'), '--ca', path.join(dir, 'cert.pem'), '--token', 't', '--admin-token', 'a', '--seed', '5']);
+	const cli = run(['--port', '0', '--host', 'localhost', '--tls-cert', path.join(dir, 'cert.pem'), '--tls-key', path.join(dir, 'key.pem'), '--ca', path.join(dir, 'cert.pem'), '--token', 't', '--admin-token', 'a', '--seed', '5', '--smtp-port', 'off']);
 	try {
 		const url = await waitForUrl(cli);
 		expect(url).toMatch(/^https:\/\/localhost:\d+$/);

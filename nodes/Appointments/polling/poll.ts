@@ -17,7 +17,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { simplifyAppointment, WALL_CLOCK_FORMAT } from '../shared';
+import { EVENTS, simplifyAppointment, WALL_CLOCK_FORMAT } from '../shared';
 import { apiRequest, appointmentPath, paginate } from '../transport';
 import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry } from './state';
 
@@ -29,7 +29,7 @@ export interface PollingOptions {
 	maxWatched: number;
 }
 
-interface Change {
+export interface Change {
 	event: string;
 	data: IDataObject;
 }
@@ -43,7 +43,7 @@ function wallClock(ms: number, zone: string): string {
 	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
 }
 
-function windowQuery(from: number, to: number, zone: string): IDataObject {
+export function windowQuery(from: number, to: number, zone: string): IDataObject {
 	return { start_date: wallClock(from - PAD, zone), end_date: wallClock(to + PAD, zone) };
 }
 
@@ -52,7 +52,7 @@ function changeOf(before: Entry, record: IDataObject): Change {
 	return { event: cancelledNow ? 'appointment.canceled' : 'appointment.updated', data: record };
 }
 
-function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
+export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
 	const { event, data } = change;
 	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp } : { event, timestamp, data } };
 }
@@ -82,6 +82,12 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 }
 
 export async function pollChanges(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][] | null> {
+	const staticData = ctx.getWorkflowStaticData('node');
+	if (!EVENTS.some((e) => options.events.has(e.value))) {
+		// Only time events (timeEvents.ts): no request, and no stale state to compare with once one is selected.
+		if (staticData.state !== undefined) delete staticData.state;
+		return null;
+	}
 	const zone = ctx.getTimezone();
 	const now = DateTime.now().setZone(zone);
 	const timestamp = now.toISO()!;
@@ -89,7 +95,6 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	const to = now.plus({ days: options.daysAhead }).toMillis();
 	const inWindow = (start: number) => start >= from && start <= to;
 
-	const staticData = ctx.getWorkflowStaticData('node');
 	const previous = readState(staticData);
 	const entries = new Map(previous?.entries);
 	const changes: Change[] = [];

@@ -2,10 +2,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DateTime } from 'luxon';
 
-import { formatInstant } from '../../dates';
+import { formatHuman } from '../../dates';
 import { cancel, changeStatus, reschedule, type Outcome } from '../../operations';
-import { STATUSES, UUID_RE, internalRecord, type Appointment } from '../../store';
-import { csrfInput, field, html, select, type Html } from './html';
+import { STATUSES, UUID_RE, type Appointment } from '../../vocabulary';
+import { crumbs, csrfInput, field, html, select, type Html } from './html';
 
 export interface Done {
 	/** the API call it corresponds to, e.g. "PATCH /api/v3/appointments/{key}/" */
@@ -36,23 +36,22 @@ ${o.queued.length ? html`<ul>${o.queued.map((n) => html`<li><code>${n.event}</co
 export function appointmentPage(app: FastifyInstance, reply: FastifyReply, a: Appointment, done?: Done, status = 200): FastifyReply {
 	const s = app.sandbox;
 	const tz = s.cfg.timeZone;
-	const rec = internalRecord(a, tz);
 	const token = reply.csrfToken();
 	const base = `/dashboard/appointments/${a.appointment_key}`;
 	const emails = s.emails.filter((e) => e.appointment_key === a.appointment_key);
 	const local = DateTime.fromMillis(a.start, { zone: tz }).toFormat("yyyy-LL-dd'T'HH:mm");
 	const errors = done?.errors ?? {};
-	const body = html`<div class="crumbs"><a href="/dashboard/appointments/">Appointments</a> › ${a.search_code}</div>
-<h1>${a.person.full_name} · ${formatInstant(a.start, tz)}</h1>
+	const body = html`${crumbs([['Appointments', '/dashboard/appointments/']], a.search_code)}
+<h1>${a.person.full_name} · ${formatHuman(a.start, tz)}</h1>
 ${done ? resultPanel(done) : ''}
 <table><tbody>
 <tr><th scope="row">Status</th><td><span class="pill${a.is_cancelled ? ' bad' : ''}">${a.status}</span></td></tr>
-<tr><th scope="row">Start</th><td>${rec.start_date}</td></tr>
+<tr><th scope="row">Start</th><td>${formatHuman(a.start, tz)} <span class="muted">(${tz})</span></td></tr>
 <tr><th scope="row">Client</th><td>${a.person.full_name} &lt;${a.person.email}&gt;</td></tr>
 <tr><th scope="row">Calendar</th><td>${a.calendar.name} <span class="muted mono">${a.calendar.calendar_key}</span></td></tr>
 <tr><th scope="row">Search code</th><td class="mono">${a.search_code}</td></tr>
 <tr><th scope="row">Key</th><td class="mono">${a.appointment_key}</td></tr>
-<tr><th scope="row">E-mails sent</th><td>${emails.length ? emails.map((e) => html`${e.type} to ${e.to} at ${e.at}<br>`) : 'none'}</td></tr>
+<tr><th scope="row">Emails sent</th><td>${emails.length ? html`${emails.map((e) => html`Cancellation email to ${e.to}, ${formatHuman(Date.parse(e.at), tz, true)}<br>`)}<a href="/dashboard/mailbox/">See it in the mailbox</a>` : 'none'}</td></tr>
 <tr><th scope="row">Deliveries</th><td><a href="/dashboard/deliveries/?appointment_key=${a.appointment_key}">Notifications about this appointment</a></td></tr>
 </tbody></table>
 <h2>Actions</h2>
@@ -65,7 +64,7 @@ ${errors.status ? html`<p class="error" id="status-error">${errors.status.join('
 ${field({ name: 'start_date', label: `New start (${tz})`, type: 'datetime-local', value: done?.input?.start_date ?? local, errors: errors.start_date ?? errors.non_field_errors, required: true })}
 <button class="primary" type="submit">Reschedule</button></form>
 <form class="card" method="post" action="${base}/cancel">${csrfInput(token)}<h3>Cancel appointment</h3>
-<div class="field"><span><input type="checkbox" id="f-send_email" name="send_email" value="true" checked> <label for="f-send_email">Send e-mail to client</label></span></div>
+<div class="field"><span><input type="checkbox" id="f-send_email" name="send_email" value="true" checked> <label for="f-send_email">Send email to client</label></span></div>
 <button class="danger" type="submit">Cancel appointment</button></form>
 </div>`;
 	return reply.page({ title: a.person.full_name, section: 'appointments', body }, status);

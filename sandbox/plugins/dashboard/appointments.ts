@@ -1,14 +1,14 @@
 /** Appointments: the paged, filtered list and the New appointment form. The detail page is in appointment.ts. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-import { formatInstant } from '../../dates';
+import { formatHuman } from '../../dates';
 import { createAppointment } from '../../operations';
 import { zodFieldErrors } from '../../options';
 import { adminCreateSchema } from '../../schemas';
-import { STATUSES, type Appointment } from '../../store';
+import { STATUSES, type Appointment } from '../../vocabulary';
 import { parseListFilter } from '../../listFilter';
 import { appointmentDetailPages, appointmentPage } from './appointment';
-import { csrfInput, field, html, select, type Html } from './html';
+import { crumbs, csrfInput, field, html, select, type Html } from './html';
 
 const PAGE_SIZE = 25;
 const statusOptions = (any: string): Array<[string, string]> => [['', any], ...STATUSES.map((x): [string, string] => [x, x])];
@@ -59,12 +59,12 @@ ${field({ name: 'from', label: 'From', type: 'date', value: f.from, errors: erro
 ${field({ name: 'to', label: 'To', type: 'date', value: f.to, errors: errors.end_date })}
 ${select({ name: 'status', label: 'Status', options: statusOptions('Any status'), value: f.status })}
 ${select({ name: 'calendar', label: 'Calendar', options: calendarOptions(app, 'Any calendar'), value: f.calendar })}
-${field({ name: 'q', label: 'Name, e-mail or code', type: 'search', value: f.q })}
+${field({ name: 'q', label: 'Name, email or code', type: 'search', value: f.q })}
 <div class="field"><button class="primary" type="submit">Filter</button></div></form>
 <p class="muted">${rows.length} appointment${rows.length === 1 ? '' : 's'}; times in ${tz}.</p>
 <table><thead><tr><th scope="col">Start</th><th scope="col">Client</th><th scope="col">Status</th><th scope="col">Calendar</th><th scope="col">Code</th></tr></thead><tbody>
 ${shown.map(
-	(a) => html`<tr><td><a href="/dashboard/appointments/${a.appointment_key}/">${formatInstant(a.start, tz)}</a></td><td>${a.person.full_name}<br><span class="muted">${a.person.email}</span></td>
+	(a) => html`<tr><td><a href="/dashboard/appointments/${a.appointment_key}/">${formatHuman(a.start, tz)}</a></td><td>${a.person.full_name}<br><span class="muted">${a.person.email}</span></td>
 <td><span class="pill${a.is_cancelled ? ' bad' : ''}">${a.status}</span></td><td>${a.calendar.name}</td><td class="mono">${a.search_code}</td></tr>`,
 )}</tbody></table>
 <nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="${pageLink(page - 1)}" rel="prev">‹ Previous</a>` : ''}<span>Page ${page} of ${pages}</span>${page < pages ? html`<a href="${pageLink(page + 1)}" rel="next">Next ›</a>` : ''}</nav>`,
@@ -72,10 +72,10 @@ ${shown.map(
 	});
 
 	const newForm = (reply: FastifyReply, v: Record<string, string>, errors: Record<string, string[]> = {}, status = 200): FastifyReply => {
-		const body: Html = html`<div class="crumbs">Appointments</div><h1>New appointment</h1>
+		const body: Html = html`${crumbs([['Appointments', '/dashboard/appointments/']], 'New appointment')}<h1>New appointment</h1>
 <form class="card" method="post" action="/dashboard/appointments/new" novalidate>${csrfInput(reply.csrfToken())}
 ${field({ name: 'full_name', label: 'Client name', value: v.full_name, errors: errors['person.full_name'], attrs: 'autocomplete="off" size="40"' })}
-${field({ name: 'email', label: 'Client e-mail', type: 'email', value: v.email, errors: errors['person.email'], attrs: 'autocomplete="off" size="40"' })}
+${field({ name: 'email', label: 'Client email', type: 'email', value: v.email, errors: errors['person.email'], attrs: 'autocomplete="off" size="40"' })}
 ${field({ name: 'start_date', label: `Start (${s.cfg.timeZone})`, type: 'datetime-local', value: v.start_date, errors: errors.start_date, hint: 'Empty: a free quarter hour within the next week.' })}
 ${select({ name: 'calendar', label: 'Calendar', options: calendarOptions(app, 'Any (generated)'), value: v.calendar })}
 ${select({ name: 'status', label: 'Status', options: statusOptions('CONFIRMED (default)'), value: v.status })}

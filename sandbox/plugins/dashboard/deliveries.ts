@@ -1,8 +1,9 @@
 /** Deliveries: every notification (newest first) with its attempts, next retry, final state and JSON payload. */
 import type { FastifyInstance } from 'fastify';
 
+import { formatHuman } from '../../dates';
 import type { DeliveryLogEntry, Notification } from '../../deliveries';
-import { EVENTS } from '../../state';
+import { EVENTS } from '../../vocabulary';
 import { field, html, pretty, select } from './html';
 
 const PAGE_SIZE = 50;
@@ -29,12 +30,14 @@ export async function deliveryPages(app: FastifyInstance) {
 		const page = Math.min(pages, Math.max(1, Number.parseInt(str(q.page), 10) || 1));
 		const shown = all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
 		const stats = s.deliveries.stats();
+		const tz = s.cfg.timeZone;
+		const at = (ms: number) => formatHuman(ms, tz, true);
 		const pageLink = (n: number) => `/dashboard/deliveries/?${new URLSearchParams({ ...Object.fromEntries(Object.entries(f).filter(([, v]) => v)), page: String(n) })}`;
 		return reply.page({
 			title: 'Deliveries',
 			section: 'deliveries',
 			body: html`<h1>Deliveries</h1>
-<p class="muted">${stats.pending} pending · ${stats.succeeded} delivered · ${stats.gave_up} given up · ${stats.attempts} attempts in all. Retry schedule: ${s.cfg.retrySchedule.join(', ')} ms.</p>
+<p class="muted">${stats.pending} pending · ${stats.succeeded} delivered · ${stats.gave_up} given up · ${stats.attempts} attempts in all. Retry schedule: ${s.cfg.retrySchedule.join(', ')} ms. Times in ${tz}.</p>
 <form class="card row" method="get" action="/dashboard/deliveries/" role="search" aria-label="Filter deliveries">
 ${select({ name: 'event', label: 'Event', options: [['', 'Any event'], ...EVENTS.map((e): [string, string] => [e, e])], value: f.event })}
 ${field({ name: 'appointment_key', label: 'Appointment key', value: f.appointment_key, attrs: 'size="38"' })}
@@ -44,12 +47,12 @@ ${shown.length ? '' : html`<p class="card muted">No notifications${f.event || f.
 ${shown.map((n) => {
 	const tries = attempts.get(`${n.event_id}|${n.copy}|${n.webhook_key}`) ?? [];
 	return html`<article class="card" aria-label="${n.event} to ${n.url}">
-<div class="row" style="justify-content:space-between"><div><strong>${n.event}</strong> → <code>${n.url}</code>${n.copy > 1 ? html` <span class="pill">copy ${n.copy}</span>` : ''}</div>
+<div class="row between"><div><strong>${n.event}</strong> → <code>${n.url}</code>${n.copy > 1 ? html` <span class="pill">copy ${n.copy}</span>` : ''}</div>
 <span class="pill ${STATE_CLASS[n.state]}">${n.state}</span></div>
-<p class="muted">Appointment <a class="mono" href="/dashboard/appointments/${n.appointment_key}/">${n.appointment_key}</a> · event <span class="mono">${n.event_id}</span> · queued ${new Date(n.queuedAt).toISOString()}${n.nextAt ? html` · <strong>next retry ${new Date(n.nextAt).toISOString()}</strong>` : ''}</p>
+<p class="muted">Appointment <a class="mono" href="/dashboard/appointments/${n.appointment_key}/">${n.appointment_key}</a> · event <span class="mono">${n.event_id}</span> · queued ${at(n.queuedAt)}${n.nextAt ? html` · <strong>next retry ${at(n.nextAt)}</strong>` : ''}</p>
 ${tries.length
 	? html`<table><thead><tr><th scope="col">Attempt</th><th scope="col">Time</th><th scope="col">Answer</th><th scope="col">Duration</th></tr></thead><tbody>
-${tries.map((t) => html`<tr><td>${t.attempt}</td><td>${t.at}</td><td>${t.status !== null ? html`<span class="pill ${t.ok ? 'ok' : 'bad'}">${t.status}</span> ` : ''}${t.error ?? ''}</td><td>${t.duration_ms} ms</td></tr>`)}</tbody></table>`
+${tries.map((t) => html`<tr><td>${t.attempt}</td><td>${at(Date.parse(t.at))}</td><td>${t.status !== null ? html`<span class="pill ${t.ok ? 'ok' : 'bad'}">${t.status}</span> ` : ''}${t.error ?? ''}</td><td>${t.duration_ms} ms</td></tr>`)}</tbody></table>`
 	: html`<p class="muted">No attempt yet.</p>`}
 <details><summary>JSON payload</summary><pre>${pretty(n.body)}</pre></details></article>`;
 })}

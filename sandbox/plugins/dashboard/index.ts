@@ -1,7 +1,7 @@
 /**
  * The service's web dashboard under /dashboard/: server-rendered pages, signed in with the admin token. The session
  * is a random id in an HttpOnly, SameSite=Strict cookie (Secure over https); every form carries a CSRF token
- * (@fastify/csrf-protection). No script, no external asset.
+ * (@fastify/csrf-protection). One inline script (copy and reveal buttons) allowed by its hash; no external asset.
  */
 import crypto from 'node:crypto';
 import cookie from '@fastify/cookie';
@@ -9,9 +9,12 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
+import { PRODUCT } from '../../product';
 import { appointmentPages } from './appointments';
 import { deliveryPages } from './deliveries';
-import { CSS_HASH, field, html, layout, type Page } from './html';
+import { CSS_HASH, SCRIPT_HASH, field, html, layout, type Page } from './html';
+import { mailboxPages } from './mailbox';
+import { settingsPages } from './settings';
 import { webhookPages } from './webhooks';
 
 declare module 'fastify' {
@@ -57,7 +60,7 @@ export default async function dashboard(app: FastifyInstance) {
 	});
 
 	app.addHook('onRequest', async (req, reply) => {
-		reply.header('content-security-policy', `default-src 'none'; style-src ${CSS_HASH}; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+		reply.header('content-security-policy', `default-src 'none'; style-src ${CSS_HASH}; script-src ${SCRIPT_HASH}; img-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
 		reply.header('x-content-type-options', 'nosniff');
 		reply.header('referrer-policy', 'same-origin');
 		reply.header('cache-control', 'no-store');
@@ -81,7 +84,7 @@ export default async function dashboard(app: FastifyInstance) {
 		reply.code(error ? 401 : 200).type('text/html; charset=utf-8').send(
 			layout({
 				title: 'Sign in',
-				body: html`<div class="login card"><h1>Sign in</h1>
+				body: html`<div class="login card"><p><strong>${PRODUCT}</strong> <span class="pill wait">local sandbox</span></p><h1>Sign in</h1>
 <p class="muted">Use the sandbox's admin token (<code>SANDBOX_ADMIN_TOKEN</code>, printed at start).</p>
 <form method="post" action="/dashboard/login"><input type="hidden" name="_csrf" value="${reply.generateCsrf()}"><input type="hidden" name="next" value="${next}">
 ${field({ name: 'token', label: 'Admin token', type: 'password', required: true, errors: error ? [error] : undefined, attrs: 'autocomplete="current-password" autofocus' })}
@@ -113,4 +116,6 @@ ${field({ name: 'token', label: 'Admin token', type: 'password', required: true,
 	await app.register(webhookPages);
 	await app.register(appointmentPages);
 	await app.register(deliveryPages);
+	await app.register(mailboxPages);
+	await app.register(settingsPages);
 }

@@ -1,13 +1,20 @@
 /** Settings › Integrations › Webhooks: list, add, edit, delete (with confirmation) and send a test event. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-import { formatInstantMs } from '../../dates';
+import { formatHuman, formatInstantMs } from '../../dates';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../operations';
-import { EVENTS, type Webhook } from '../../state';
-import { csrfInput, field, html, raw, type Html } from './html';
+import type { Webhook } from '../../state';
+import { EVENTS } from '../../vocabulary';
+import { crumbs as trail, csrfInput, field, html, raw, type Html } from './html';
 
 const BASE = '/dashboard/settings/integrations/webhooks/';
-const crumbs = html`<div class="crumbs">Settings › Integrations › Webhooks</div>`;
+const UP: Array<[string, string]> = [
+	['Settings', '/dashboard/settings/'],
+	['Integrations', '/dashboard/settings/integrations/'],
+];
+/** The list's crumbs; its sub-pages add Webhooks as a link. */
+const crumbs = trail(UP, 'Webhooks');
+const subCrumbs = (current: string) => trail([...UP, ['Webhooks', BASE]], current);
 
 interface Form {
 	url?: string;
@@ -27,7 +34,7 @@ function formBody(b: Record<string, unknown>): { form: Form; body: Record<string
 function webhookForm(action: string, title: string, token: string, form: Form, errors: Record<string, string[]> = {}): Html {
 	const checked = new Set(form.events ?? []);
 	const eventErrors = errors.events ?? [];
-	return html`${crumbs}<h1>${title}</h1>
+	return html`${subCrumbs(title)}<h1>${title}</h1>
 <form class="card" method="post" action="${action}" novalidate>${csrfInput(token)}
 ${field({ name: 'url', label: 'Callback URL', type: 'url', value: form.url, errors: errors.url, required: true, hint: 'https:// only; the service POSTs each event there as JSON.', attrs: 'size="70" autocomplete="off"' })}
 <fieldset${eventErrors.length ? raw(' aria-describedby="events-error"') : ''}><legend class="legend">Events</legend>
@@ -41,7 +48,7 @@ ${errors.non_field_errors ? html`<p class="error">${errors.non_field_errors.join
 export async function webhookPages(app: FastifyInstance) {
 	const s = app.sandbox;
 	const find = (key: string) => s.webhooks.get(key.toLowerCase());
-	const missing = (reply: FastifyReply) => reply.page({ title: 'Not found', section: 'webhooks', body: html`<h1>Not found</h1><p>No webhook with this key. <a href="${BASE}">All webhooks</a></p>` }, 404);
+	const missing = (reply: FastifyReply) => reply.page({ title: 'Not found', section: 'settings', body: html`<h1>Not found</h1><p>No webhook with this key. <a href="${BASE}">All webhooks</a></p>` }, 404);
 
 	app.get('/settings/integrations/webhooks/', async (req, reply) => {
 		const notice = (req.query as { notice?: string }).notice;
@@ -49,29 +56,29 @@ export async function webhookPages(app: FastifyInstance) {
 		const token = reply.csrfToken();
 		return reply.page({
 			title: 'Webhooks',
-			section: 'webhooks',
+			section: 'settings',
 			body: html`${crumbs}<h1>Webhooks</h1>
 ${notice === 'saved' ? html`<p class="notice" role="status">Webhook saved.</p>` : notice === 'deleted' ? html`<p class="notice" role="status">Webhook deleted.</p>` : ''}
 <p><a class="button" href="${BASE}new">Add webhook</a></p>
 ${rows.length
-	? html`<table><caption class="muted" style="text-align:left;padding:6px 10px">${rows.length} subscription${rows.length === 1 ? '' : 's'}</caption>
+	? html`<table><caption>${rows.length} subscription${rows.length === 1 ? '' : 's'}; times in ${s.cfg.timeZone}</caption>
 <thead><tr><th scope="col">Callback URL</th><th scope="col">Events</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead><tbody>
 ${rows.map(
-	(w: Webhook) => html`<tr><td class="mono">${w.url}</td><td>${w.events.map((e) => html`<span class="pill">${e}</span> `)}</td><td class="mono">${w.webhook_key}</td><td>${w.created_at}</td>
+	(w: Webhook) => html`<tr><td class="mono">${w.url}</td><td>${w.events.map((e) => html`<span class="pill">${e}</span> `)}</td><td class="mono">${w.webhook_key}</td><td class="nowrap">${formatHuman(Date.parse(w.created_at), s.cfg.timeZone)}</td>
 <td><a href="${BASE}${w.webhook_key}/edit" aria-label="Edit ${w.url}">Edit</a> · <a href="${BASE}${w.webhook_key}/delete" aria-label="Delete ${w.url}">Delete</a>
-<form method="post" action="${BASE}${w.webhook_key}/test" style="display:inline">${csrfInput(token)}<button type="submit" aria-label="Send test event to ${w.url}">Send test event</button></form></td></tr>`,
+<form method="post" action="${BASE}${w.webhook_key}/test" class="inline">${csrfInput(token)}<button type="submit" aria-label="Send test event to ${w.url}">Send test event</button></form></td></tr>`,
 )}</tbody></table>`
 	: html`<p class="card muted">No webhooks yet. Add one, or publish an n8n workflow with the Appointments Trigger.</p>`}`,
 		});
 	});
 
 	app.get('/settings/integrations/webhooks/new', async (_req, reply) =>
-		reply.page({ title: 'Add webhook', section: 'webhooks', body: webhookForm(`${BASE}new`, 'Add webhook', reply.csrfToken(), { events: [...EVENTS] }) }),
+		reply.page({ title: 'Add webhook', section: 'settings', body: webhookForm(`${BASE}new`, 'Add webhook', reply.csrfToken(), { events: [...EVENTS] }) }),
 	);
 	app.post('/settings/integrations/webhooks/new', async (req, reply) => {
 		const { form, body } = formBody((req.body ?? {}) as Record<string, unknown>);
 		const r = createWebhook(s, body);
-		if (r.status !== 201) return reply.page({ title: 'Add webhook', section: 'webhooks', body: webhookForm(`${BASE}new`, 'Add webhook', reply.csrfToken(), form, r.body as Record<string, string[]>) }, 400);
+		if (r.status !== 201) return reply.page({ title: 'Add webhook', section: 'settings', body: webhookForm(`${BASE}new`, 'Add webhook', reply.csrfToken(), form, r.body as Record<string, string[]>) }, 400);
 		return reply.redirect(`${BASE}?notice=saved`, 303);
 	});
 
@@ -80,14 +87,14 @@ ${rows.map(
 		if (!w) return missing(reply);
 		const known = w.events.filter((e) => (EVENTS as readonly string[]).includes(e));
 		const other = w.events.filter((e) => !known.includes(e)).join(', ');
-		return reply.page({ title: 'Edit webhook', section: 'webhooks', body: webhookForm(`${BASE}${w.webhook_key}/edit`, 'Edit webhook', reply.csrfToken(), { url: w.url, events: known, other }) });
+		return reply.page({ title: 'Edit webhook', section: 'settings', body: webhookForm(`${BASE}${w.webhook_key}/edit`, 'Edit webhook', reply.csrfToken(), { url: w.url, events: known, other }) });
 	});
 	app.post('/settings/integrations/webhooks/:key/edit', async (req, reply) => {
 		const w = find((req.params as { key: string }).key);
 		if (!w) return missing(reply);
 		const { form, body } = formBody((req.body ?? {}) as Record<string, unknown>);
 		const r = updateWebhook(s, w.webhook_key, body);
-		if (r.status !== 200) return reply.page({ title: 'Edit webhook', section: 'webhooks', body: webhookForm(`${BASE}${w.webhook_key}/edit`, 'Edit webhook', reply.csrfToken(), form, r.body as Record<string, string[]>) }, 400);
+		if (r.status !== 200) return reply.page({ title: 'Edit webhook', section: 'settings', body: webhookForm(`${BASE}${w.webhook_key}/edit`, 'Edit webhook', reply.csrfToken(), form, r.body as Record<string, string[]>) }, 400);
 		return reply.redirect(`${BASE}?notice=saved`, 303);
 	});
 
@@ -96,8 +103,8 @@ ${rows.map(
 		if (!w) return missing(reply);
 		return reply.page({
 			title: 'Delete webhook',
-			section: 'webhooks',
-			body: html`${crumbs}<h1>Delete webhook?</h1>
+			section: 'settings',
+			body: html`${subCrumbs('Delete webhook')}<h1>Delete webhook?</h1>
 <form class="card" method="post" action="${BASE}${w.webhook_key}/delete">${csrfInput(reply.csrfToken())}
 <p>Events will no longer be sent to <code>${w.url}</code> (${w.events.join(', ')}).</p>
 <button class="danger" type="submit" autofocus>Delete webhook</button> <a class="button" href="${BASE}">Keep it</a></form>`,

@@ -1,0 +1,200 @@
+/**
+ * The polling trigger's time events (docs/reminders.md is the builder's version of these rules):
+ * - appointment.starting_soon: a poll finds `start - Lead Time <= now < start`;
+ * - appointment.started: the first poll at or after the start.
+ *
+ * Each is emitted once per (appointment, start): the pairs already emitted are kept in the node's static data
+ * until they can no longer match, so a reschedule (a new start) re-arms both, and a repeated poll, a restart or a
+ * change of the poll interval does not. The rules read instants (epoch ms) only, so a daylight saving change
+ * moves nothing. Canceled appointments are never emitted; one canceled after its reminder gets no `started`.
+ *
+ * A window that opened while n8n was down is still open at the next poll, so the reminder comes late rather than
+ * never. `started` is caught up for appointments that started at most CATCH_UP before the poll: a no-show
+ * follow-up or "how did it go?" a day late does more harm than good, and each poll's list stays that short.
+ *
+ * First poll with an event selected: a baseline. Appointments already inside the reminder window are remembered
+ * without a reminder, and those that started before it get no `started`; only what enters later is emitted, so
+ * publishing never sends a burst. Likewise when Lead Time grows, those that entered the window only because it
+ * grew are remembered silently (as the change events treat appointments entering a wider window).
+ *
+ * State: { v: 1, at, lead?, startedSince?, done: "<key>,<start s base 36>,<flags>;…" } with flags r (starting
+ * soon handled) and s (started emitted); `lead` is present while starting_soon is selected, `startedSince` (the
+ * baseline's time) while started is. Written only after every request succeeded (commit), like the change state.
+ */
+import { DateTime } from 'luxon';
+import { NodeOperationError, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
+
+import { paginate } from '../transport';
+import { toItem, windowQuery, type Change, type PollingOptions } from './poll';
+import { isCancelled, startMs } from './state';
+
+export const STARTING_SOON = 'appointment.starting_soon';
+export const STARTED = 'appointment.started';
+
+export const TIME_EVENTS = [
+	{
+		name: 'Appointment Started',
+		value: STARTED,
+		description: 'Its start time was reached (at the first poll at or after it)',
+	},
+	{
+		name: 'Appointment Starting Soon',
+		value: STARTING_SOON,
+		description: 'Its start is less than Lead Time away, e.g. to send a reminder',
+	},
+] as const;
+
+/** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
+export const LEAD_MIN = 1;
+export const LEAD_MAX = 43200;
+/** How long after its start an appointment can still get `started` (after n8n was down). */
+export const CATCH_UP_MS = 24 * 60 * 60 * 1000;
+
+export interface TimeOptions extends PollingOptions {
+	/** Lead Time in minutes (read when starting_soon is selected). */
+	leadTime: number;
+}
+
+interface TimeState {
+	at: number;
+	lead?: number;
+	startedSince?: number;
+	/** "<encoded key>,<start s base 36>" -> flags */
+	done: Map<string, string>;
+}
+
+export interface TimePoll {
+	/** Writes the new state and returns the items; call after every other request of the poll succeeded. */
+	commit(): INodeExecutionData[];
+}
+
+function readState(staticData: Record<string, unknown>): TimeState | undefined {
+	const saved = staticData.time as Record<string, unknown> | undefined;
+	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || typeof saved.done !== 'string') return undefined;
+	const done = new Map<string, string>();
+	for (const part of saved.done === '' ? [] : saved.done.split(';')) {
+		const last = part.lastIndexOf(',');
+		if (last <= 0) return undefined;
+		done.set(part.slice(0, last), part.slice(last + 1));
+	}
+	return {
+		at: saved.at,
+		lead: typeof saved.lead === 'number' ? saved.lead : undefined,
+		startedSince: typeof saved.startedSince === 'number' ? saved.startedSince : undefined,
+		done,
+	};
+}
+
+function writeState(staticData: Record<string, unknown>, state: TimeState): void {
+	const parts: string[] = [];
+	for (const [id, flags] of state.done) parts.push(`${id},${flags}`);
+	const saved: Record<string, unknown> = { v: 1, at: state.at, done: parts.join(';') };
+	if (state.lead !== undefined) saved.lead = state.lead;
+	if (state.startedSince !== undefined) saved.startedSince = state.startedSince;
+	staticData.time = saved;
+}
+
+const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;
+
+/**
+ * Reads the window the selected time events need and decides what to emit; nothing is written until commit().
+ * With no time event selected it sends nothing and commit() forgets the state, so selecting one later starts
+ * from a baseline.
+ */
+export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions): Promise<TimePoll> {
+	const staticData = ctx.getWorkflowStaticData('node');
+	const soon = options.events.has(STARTING_SOON);
+	const started = options.events.has(STARTED);
+	if (!soon && !started) {
+		return {
+			commit() {
+				if (staticData.time !== undefined) delete staticData.time;
+				return [];
+			},
+		};
+	}
+
+	const zone = ctx.getTimezone();
+	const nowDt = DateTime.now().setZone(zone);
+	const now = nowDt.toMillis();
+	const lead = options.leadTime * 60_000;
+	const previous = readState(staticData);
+	// Starting soon: now < start <= now + lead. Started: startedSince < start <= now, within the catch-up.
+	const from = started ? now - CATCH_UP_MS : now;
+	const to = soon ? now + lead : now;
+	const startedSince = started ? (previous?.startedSince ?? now) : undefined;
+	const baseline = soon && previous?.lead === undefined;
+	const grewInto = (start: number) =>
+		previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead;
+
+	const done = new Map(previous?.done);
+	const changes: Change[] = [];
+	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
+		for (const record of records) {
+			const key = record.appointment_key;
+			if (typeof key !== 'string' || key === '') continue;
+			const start = startMs(record.start_date);
+			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status)) continue;
+			const id = `${encodeURIComponent(key)},${Math.floor(start / 1000).toString(36)}`;
+			let flags = done.get(id) ?? '';
+			if (soon && start > now && !flags.includes('r')) {
+				flags += 'r';
+				if (!baseline && !grewInto(start)) changes.push({ event: STARTING_SOON, data: record });
+			}
+			if (started && start <= now && start > startedSince! && !flags.includes('s')) {
+				flags += 's';
+				changes.push({ event: STARTED, data: record });
+			}
+			if (flags !== '') done.set(id, flags);
+		}
+	}
+
+	// Keep a pair only while it can still match: before its start for r, within the catch-up for s.
+	for (const [id, flags] of done) {
+		const start = startOfId(id);
+		const keep = (soon && flags.includes('r') && start > now) || (started && flags.includes('s') && start >= from);
+		if (!keep) done.delete(id);
+	}
+	if (done.size > options.maxWatched) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The reminder window holds ${done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
+			{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
+		);
+	}
+
+	const timestamp = nowDt.toISO()!;
+	return {
+		commit() {
+			writeState(staticData, { at: now, lead: soon ? options.leadTime : undefined, startedSince, done });
+			return changes.map((change) => toItem(change, timestamp, options.simplify));
+		},
+	};
+}
+
+/**
+ * "Fetch test event" for a time event: a real appointment that fits it, the next one to start for starting soon
+ * (within Lead Time or Days Ahead), the last one started in the past 24 hours for started. Undefined when there is
+ * none, so the caller falls back to any appointment of the watched window. Reads at most 200 records; saves nothing.
+ */
+export async function sampleTimeEvent(
+	ctx: IPollFunctions,
+	options: TimeOptions,
+	event: string,
+): Promise<INodeExecutionData[][] | undefined> {
+	const zone = ctx.getTimezone();
+	const nowDt = DateTime.now().setZone(zone);
+	const now = nowDt.toMillis();
+	const soon = event === STARTING_SOON;
+	const from = soon ? now + 1 : now - CATCH_UP_MS;
+	const to = soon ? now + Math.max(options.leadTime * 60_000, options.daysAhead * 86_400_000) : now;
+	let best: { start: number; record: Change['data'] } | undefined;
+	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 200 })) {
+		for (const record of records) {
+			const start = startMs(record.start_date);
+			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status)) continue;
+			if (best === undefined || (soon ? start < best.start : start > best.start)) best = { start, record };
+		}
+	}
+	return best && [[toItem({ event, data: best.record }, nowDt.toISO()!, options.simplify)]];
+}
