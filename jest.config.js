@@ -1,9 +1,9 @@
-/** Unit and integration tests (run by `npm test`). The real-n8n suites have their own configs: jest.e2e.config.js, jest.queue.config.js. */
+/** Unit and integration tests (run by `npm test`). The real-n8n suites have their own configs: jest.e2e.config.js, jest.queue.config.js, jest.compat.config.js. */
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/', '<rootDir>/test/compat/'],
 	transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
 	testTimeout: 60000,
 	maxWorkers: 2,

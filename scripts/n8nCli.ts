@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { n8nEnv, tail, type N8n } from './n8n';
-import { N8N_BIN, NODE24 } from './paths';
+import { n8nPaths, NODE24 } from './paths';
 import { freePort, spawnGroup } from './proc';
 
 export interface CliResult {
@@ -19,6 +19,8 @@ export interface CliResult {
 export type CliTarget = Pick<N8n, 'userFolder' | 'port' | 'cert'> & {
 	/** Environment beyond n8nEnv's (queue mode: Postgres, Redis, encryption key). */
 	extraEnv?: Record<string, string>;
+	/** The installed n8n version whose CLI runs (default N8N_VERSION). */
+	version?: string;
 };
 
 export async function n8nCli(n8n: CliTarget, args: string[], timeoutMs = 180000): Promise<CliResult> {
@@ -30,7 +32,7 @@ export async function n8nCli(n8n: CliTarget, args: string[], timeoutMs = 180000)
 		N8N_LOG_FILE_LOCATION: logFile,
 	});
 	// A process group of its own, registered like the server, so Ctrl-C or the end of the suite stops it too.
-	const m = spawnGroup(`n8n ${args[0]}`, NODE24, [N8N_BIN, ...args], { cwd: n8n.userFolder, env });
+	const m = spawnGroup(`n8n ${args[0]}`, NODE24, [n8nPaths(n8n.version).bin, ...args], { cwd: n8n.userFolder, env });
 	let stdout = '';
 	let stderr = '';
 	m.child.stdout!.on('data', (d) => (stdout += d));
