@@ -16,7 +16,7 @@ export class Appointments extends VersionedNodeType {
 			icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
 			group: ['transform'],
 			subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-			description: 'Manage appointments and webhook subscriptions of the scheduling service',
+			description: 'Manage appointments and webhooks of the scheduling service',
 			defaultVersion: 2,
 		};
 		super(

@@ -48,7 +48,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description:
-			'Starts the workflow when an appointment is created, updated or cancelled, by asking the service at each poll time (no public https needed)',
+			'Starts the workflow when an appointment is created, updated or canceled, by asking the service at each poll time (no public https needed)',
 		defaults: { name: 'Appointments Polling Trigger' },
 		polling: true,
 		inputs: [],

@@ -25,7 +25,7 @@ export class AppointmentsTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].concat($parameter["otherEvents"] || []).join(", ")}}',
-		description: 'Starts the workflow when an appointment is created, updated or cancelled',
+		description: 'Starts the workflow when an appointment is created, updated or canceled',
 		defaults: { name: 'Appointments Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

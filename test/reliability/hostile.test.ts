@@ -330,7 +330,7 @@ describe('12. one webhook key, one type', () => {
 	it('Update after a 204 of a subscription the list does not show says why', async () => {
 		fake.handle = (req, res) => (req.method === 'GET' ? sendJson(res, 200, []) : void res.writeHead(204).end());
 		const r = await run({ ...OPERATIONS_WITH_ONE_RECORD[5][1], webhookKey: '100' });
-		expect(r.error?.message).toMatch(/answered 204 without the subscription, and webhook 100 is not in the list, so it cannot be confirmed/);
+		expect(r.error?.message).toMatch(/answered 204 without the webhook, and webhook 100 is not in the list, so it cannot be confirmed/);
 	});
 });
 

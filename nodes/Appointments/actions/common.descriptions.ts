@@ -22,7 +22,7 @@ export const webhookKeyField: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	description: 'The webhook_key of the subscription',
+	description: 'The webhook_key of the webhook',
 };
 
 export function returnAllOrLimit(noun: string): INodeProperties[] {
@@ -78,7 +78,7 @@ export const webhookFields: INodeProperties[] = [
 		type: 'multiOptions',
 		options: [...EVENTS],
 		default: [],
-		description: 'Events the subscription receives',
+		description: 'Events the webhook receives',
 	},
 	{
 		displayName: 'Other Events',

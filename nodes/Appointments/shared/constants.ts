@@ -12,17 +12,17 @@ export const STATUSES = [
 	{
 		name: 'Canceled',
 		value: 'CANCELED',
-		description: 'Cancelled by the business',
+		description: 'Canceled by the business',
 	},
 	{
 		name: 'Canceled by Client',
 		value: 'CANCELED_CLIENT',
-		description: 'Cancelled by the client',
+		description: 'Canceled by the client',
 	},
 	{
 		name: 'Canceled via External Calendar',
 		value: 'CANCELED_GOOGLE',
-		description: 'Cancelled via an external calendar',
+		description: 'Canceled via an external calendar',
 	},
 	{
 		name: 'Confirmed',
@@ -59,7 +59,7 @@ export const EVENTS = [
 	{
 		name: 'Appointment Canceled',
 		value: 'appointment.canceled',
-		description: 'An appointment was cancelled',
+		description: 'An appointment was canceled',
 	},
 	{
 		name: 'Appointment Created',

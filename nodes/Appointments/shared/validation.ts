@@ -112,7 +112,7 @@ export function requireEmail(
 ): string {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (!/^[^\s@]+@[^\s@]+$/.test(text)) {
-		throw inputError(node, field, itemIndex, 'an e-mail address such as ana@example.com', value);
+		throw inputError(node, field, itemIndex, 'an email address such as ana@example.com', value);
 	}
 	return text;
 }

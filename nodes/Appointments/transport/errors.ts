@@ -205,7 +205,7 @@ export async function recordOf(
 /** An empty answer to a webhook create or update whose subscription the list does not show either. */
 export function unconfirmedError(ctx: TransportContext, statusCode: number, what: string, itemIndex?: number): Error {
 	return new NodeApiError(ctx.getNode(), { statusCode } as JsonObject, {
-		message: `The service answered ${statusCode} without the subscription, and ${what} is not in the list, so it cannot be confirmed`,
+		message: `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`,
 		httpCode: String(statusCode),
 		itemIndex,
 	});

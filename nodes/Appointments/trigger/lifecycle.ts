@@ -106,7 +106,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	if (key === '') {
 		throw new NodeOperationError(
 			this.getNode(),
-			'The service accepted the subscription but returned no webhook_key, so it could not be tracked',
+			'The service accepted the webhook but returned no webhook_key, so it could not be tracked',
 			{ description: `Response fields: ${Object.keys(subscription).join(', ') || 'none'}` },
 		);
 	}

@@ -46,13 +46,13 @@ export const webhookLocator: INodeProperties = {
 	type: 'resourceLocator',
 	required: true,
 	default: { mode: 'list', value: '' },
-	description: 'The subscription to change. As a tool input: its webhook_key, as returned by Get Many.',
+	description: 'The webhook to change. As a tool input: its webhook_key, as returned by Get Many.',
 	modes: [
 		{
 			displayName: 'From List',
 			name: 'list',
 			type: 'list',
-			placeholder: 'Select a subscription...',
+			placeholder: 'Select a webhook...',
 			typeOptions: { searchListMethod: 'searchWebhooks', searchable: true },
 		},
 		{
@@ -60,7 +60,7 @@ export const webhookLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 7c0e4b1a-2f3d-4e5f-8a9b-0c1d2e3f4a5b',
-			hint: 'The webhook_key of the subscription, as Get Many returns it',
+			hint: 'The webhook_key of the webhook, as Get Many returns it',
 		},
 	],
 };

@@ -18,7 +18,7 @@ const properties: INodeProperties[] = [
 		name: 'sendEmail',
 		type: 'boolean',
 		default: false,
-		description: 'Whether the service sends the client a cancellation e-mail',
+		description: 'Whether the service sends the client a cancellation email',
 	},
 	optionsCollection(false),
 ];

@@ -5,7 +5,7 @@ import { STATUSES } from '../../shared';
 import { optionsCollection, returnAllOrLimit } from '../common.descriptions';
 
 export const SIMPLIFY_DESCRIPTION =
-	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and e-mail) instead of the full record';
+	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record';
 
 export const MAX_PAGE_CONCURRENCY = 10;
 
@@ -107,7 +107,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				placeholder: 'name@email.com',
 				default: '',
-				description: "The person's e-mail address",
+				description: "The person's email address",
 			},
 			{
 				displayName: 'External ID',
@@ -123,12 +123,12 @@ const properties: INodeProperties[] = [
 				description: 'National ID or document number of the person',
 			},
 			{
-				displayName: 'Is Cancelled',
+				displayName: 'Is Canceled',
 				name: 'isCancelled',
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to return only cancelled appointments (on) or only not cancelled ones (off)',
+					'Whether to return only canceled appointments (on) or only not canceled ones (off)',
 			},
 			{
 				displayName: 'Name',
