@@ -47,7 +47,7 @@ export async function runBulkPart(ctx: PartContext): Promise<Row[]> {
 			operation: 'updateStatus',
 			appointmentKey: '={{ $json.appointment_key }}',
 			status,
-			options: { concurrency },
+			advanced: { concurrency },
 		});
 		const input = keys.map((appointment_key, position) => ({ appointment_key, position }));
 
@@ -211,13 +211,13 @@ function helperLoopNode(): INodeType {
 			properties: [
 				{ displayName: 'Key', name: 'appointmentKey', type: 'string', default: '' },
 				{ displayName: 'Status', name: 'status', type: 'string', default: '' },
-				{ displayName: 'Options', name: 'options', type: 'json', default: {} },
+				{ displayName: 'Advanced', name: 'advanced', type: 'json', default: {} },
 			],
 		},
 		async execute(this: IExecuteFunctions) {
 			const items = this.getInputData();
 			const { baseUrl } = (await this.getCredentials('appointmentsApi')) as { baseUrl: string };
-			const concurrency = Number((this.getNodeParameter('options', 0, {}) as IDataObject).concurrency ?? 1);
+			const concurrency = Number((this.getNodeParameter('advanced', 0, {}) as IDataObject).concurrency ?? 1);
 			const jobs = items.map((_, i) => ({
 				key: String(this.getNodeParameter('appointmentKey', i)),
 				status: String(this.getNodeParameter('status', i)),

@@ -31,7 +31,7 @@ export async function latencyRows(ctx: PartContext, { runNode, parameters, total
 			const latencyRuns = ctx.smoke ? 1 : 2;
 			const times: Record<'node' | 'sequential' | 'floor' | 'bare', number[]> = { node: [], sequential: [], floor: [], bare: [] };
 			const floorType = helperLoopNode(firstUrl);
-			const sequential = { ...parameters, options: { pageConcurrency: 1 } };
+			const sequential = { ...parameters, advanced: { pageConcurrency: 1 } };
 			for (let i = 0; i < latencyRuns; i++) {
 				for (const which of ['floor', 'node', 'bare', 'sequential'] as const) {
 					gc();

@@ -145,7 +145,7 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 							which === 'node'
 								? { parameters, credentials }
 								: which === 'node1'
-									? { parameters: { ...parameters, options: { pageConcurrency: 1 } }, credentials }
+									? { parameters: { ...parameters, advanced: { pageConcurrency: 1 } }, credentials }
 									: { parameters: {}, credentials, nodeType: which === 'floor' ? floorType : streamType },
 						);
 						if (r.error) throw new Error(`${which} failed in run ${i}: ${r.error.message}`);

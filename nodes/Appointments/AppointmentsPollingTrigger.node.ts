@@ -10,6 +10,7 @@ import {
 
 import { EVENTS, eventList } from './shared';
 import { pollChanges, sampleEvent, type PollingOptions } from './polling/poll';
+import { withoutItem } from './trigger/config';
 
 function readOptions(ctx: IPollFunctions): PollingOptions {
 	const node = ctx.getNode();
@@ -17,24 +18,25 @@ function readOptions(ctx: IPollFunctions): PollingOptions {
 	try {
 		events = eventList(node, ctx.getNodeParameter('events', []), '', 0);
 	} catch (error) {
-		throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
+		throw withoutItem(node, error);
 	}
 	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
-	const whole = (name: string, fallback: number, min: number, max: number) => {
+	const whole = (name: string, label: string, fallback: number, min: number, max: number) => {
 		const value = options[name] ?? fallback;
 		if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
 			throw new NodeOperationError(
 				node,
-				`The option "${name}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+				`The option "${label}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+				{ description: `Set "${label}" under Options to a whole number from ${min} to ${max}, or remove it to use ${fallback}.` },
 			);
 		}
 		return value;
 	};
 	return {
 		events: new Set(events),
-		daysBack: whole('daysBack', 1, 0, 31),
-		daysAhead: whole('daysAhead', 30, 1, 366),
-		maxWatched: whole('maxWatched', 20000, 100, 200000),
+		daysBack: whole('daysBack', 'Days Back', 1, 0, 31),
+		daysAhead: whole('daysAhead', 'Days Ahead', 30, 1, 366),
+		maxWatched: whole('maxWatched', 'Max Watched Appointments', 20000, 100, 200000),
 		simplify: options.simplify === true,
 	};
 }

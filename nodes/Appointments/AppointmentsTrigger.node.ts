@@ -9,6 +9,7 @@ import {
 
 import { EVENTS } from './shared';
 import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe';
+import { DEDUPE_CHOICES } from './trigger/config';
 import { checkExists, create, remove } from './trigger/lifecycle';
 import { receive } from './trigger/receive';
 
@@ -79,25 +80,7 @@ export class AppointmentsTrigger implements INodeType {
 						displayName: 'Dedupe Key',
 						name: 'dedupeKey',
 						type: 'options',
-						options: [
-							{
-								name: 'Event + Appointment Key + Timestamp',
-								value: 'eventKeyTimestamp',
-								description:
-									'A redelivery of the same notification is dropped; a later event for the same appointment still runs',
-							},
-							{
-								name: 'Appointment Key',
-								value: 'appointmentKey',
-								description:
-									'Only the first event of each appointment runs, as long as it is remembered (the spec\'s literal rule)',
-							},
-							{
-								name: 'Off',
-								value: 'off',
-								description: 'Every delivery starts the workflow, redeliveries included',
-							},
-						],
+						options: [...DEDUPE_CHOICES],
 						default: 'eventKeyTimestamp',
 						description:
 							'How a notification that was already received is recognised and dropped. Kept in memory: see Dedupe Window.',

@@ -36,13 +36,21 @@ const operations: Record<string, PrepareOperation> = {
 	'webhook:delete': webhook.delete.prepare,
 };
 
-const RETRY_ON_FAIL_HINT =
-	"Retry On Fail re-runs the whole node, items that already succeeded included, after the node's own retries (Options > Max Attempts) are spent, so the two multiply. The node already retries what is safe to retry: leave Retry On Fail off.";
-
 type Outcome = { data: IDataObject | IDataObject[] } | { error: Error };
 
-function itemContext(ctx: IExecuteFunctions, itemIndex: number): ItemContext {
+/**
+ * The item's Options, and from version 3 on its Advanced settings with them (the same names: version 3 only
+ * moved them). The node's retries repeat one request that is safe to repeat; n8n's Retry On Fail re-runs the
+ * whole node once they are spent.
+ */
+function readOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const advanced = ctx.getNodeParameter('advanced', itemIndex, {}) as IDataObject;
+	return { ...options, ...advanced };
+}
+
+function itemContext(ctx: IExecuteFunctions, itemIndex: number): ItemContext {
+	const options = readOptions(ctx, itemIndex);
 	const option = (name: keyof typeof OPTION_RULES) =>
 		numberValue(ctx.getNode(), options[name], OPTION_RULES[name].label, itemIndex, OPTION_RULES[name]);
 	const maxAttempts = option('maxAttempts');
@@ -92,13 +100,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const continueOnFail = this.continueOnFail();
-	if (this.getNode().retryOnFail === true) {
-		// n8n's Retry On Fail re-runs the whole node, items already done included, on top of the node's own retries.
-		this.addExecutionHints({ message: RETRY_ON_FAIL_HINT, location: 'outputPane' });
-	}
 	const rule = OPTION_RULES.concurrency;
 	const concurrency =
-		numberValue(this.getNode(), (this.getNodeParameter('options', 0, {}) as IDataObject).concurrency, rule.label, 0, rule) ?? 1;
+		numberValue(this.getNode(), readOptions(this, 0).concurrency, rule.label, 0, rule) ?? 1;
 
 	// 1. Validate every item before anything is sent.
 	const outcomes: Array<Outcome | undefined> = new Array(items.length);

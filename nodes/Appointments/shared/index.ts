@@ -1,3 +1,4 @@
+export * from './calendar';
 export * from './constants';
 export * from './dates';
 export * from './simplify';

@@ -38,7 +38,30 @@ export interface ReceiverConfig {
 	where: { workflowId: string; node: string };
 }
 
-const DEDUPE_MODES: readonly DedupeMode[] = ['eventKeyTimestamp', 'appointmentKey', 'off'];
+/** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
+export const DEDUPE_CHOICES = [
+	{
+		name: 'Event + Appointment Key + Timestamp',
+		value: 'eventKeyTimestamp',
+		description: 'A redelivery of the same notification is dropped; a later event for the same appointment still runs',
+	},
+	{
+		name: 'Appointment Key',
+		value: 'appointmentKey',
+		description: "Only the first event of each appointment runs, as long as it is remembered (the spec's literal rule)",
+	},
+	{ name: 'Off', value: 'off', description: 'Every delivery starts the workflow, redeliveries included' },
+] as const satisfies ReadonlyArray<{ name: string; value: DedupeMode; description: string }>;
+
+const DEDUPE_MODES: readonly DedupeMode[] = DEDUPE_CHOICES.map((c) => c.value);
+
+/** A parameter error of a trigger, which has no item: the message and fix without "(item 0)". */
+export function withoutItem(node: INode, error: unknown): NodeOperationError {
+	const cleaned = (text: string | undefined | null) => text?.replace(/ \(item 0\)| for item 0/g, '');
+	return new NodeOperationError(node, cleaned((error as Error).message) ?? '', {
+		description: cleaned((error as NodeOperationError).description) ?? undefined,
+	});
+}
 
 type ReadParameter = (name: string, fallback: unknown) => unknown;
 
@@ -72,7 +95,7 @@ export function readEvents(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx
 		return eventList(node, read('events', []), read('otherEvents', ''), 0);
 	} catch (error) {
 		// eventList names the item; a trigger has none.
-		throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
+		throw withoutItem(node, error);
 	}
 }
 
@@ -82,7 +105,10 @@ export function readOptions(ctx: Ctx, read = throughN8n(ctx)): TriggerOptions {
 	if (!DEDUPE_MODES.includes(mode as DedupeMode)) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`The option "Dedupe Key" must be one of ${DEDUPE_MODES.join(', ')} (got ${JSON.stringify(mode)})`,
+			`The option "Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
+			{
+				description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ')}.`,
+			},
 		);
 	}
 	return {

@@ -1,8 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-// A UUID with or without hyphens (the node accepts both and sends the hyphenated form).
-const UUID_OPTIONAL_HYPHENS =
-	'^\\s*[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\\s*$';
+import { UUID_OPTIONAL_HYPHENS } from '../shared';
 
 export const appointmentLocator: INodeProperties = {
 	displayName: 'Appointment',

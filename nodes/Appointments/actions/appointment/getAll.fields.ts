@@ -1,5 +1,5 @@
 /** Appointment > Get Many: its fields (filters, date range, Simplify, options with Page Concurrency). */
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
 import { STATUSES } from '../../shared';
 import { optionsCollection, returnAllOrLimit } from '../common.descriptions';
@@ -8,6 +8,29 @@ export const SIMPLIFY_DESCRIPTION =
 	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record';
 
 export const MAX_PAGE_CONCURRENCY = 10;
+
+/** Date Range's choices, in the editor's order; errors name them as the editor shows them. */
+export const DATE_RANGES = [
+	{ name: 'All Dates', value: 'all', description: 'No start date filter' },
+	{
+		name: 'Custom',
+		value: 'custom',
+		description: 'Pick the earliest and latest start',
+	},
+	{
+		name: 'Next 7 Days',
+		value: 'next7Days',
+		description: 'Today and the six days after it',
+	},
+	{
+		name: 'This Week',
+		value: 'thisWeek',
+		description: 'Monday to Sunday of the current week',
+	},
+	{ name: 'Today', value: 'today' },
+	{ name: 'Tomorrow', value: 'tomorrow' },
+	{ name: 'Yesterday', value: 'yesterday' },
+] as const satisfies readonly INodePropertyOptions[];
 
 /** Get Many's options: the common ones and Page Concurrency (in alphabetical order, as n8n lists options). */
 function withPageConcurrency(collection: INodeProperties): INodeProperties {
@@ -33,27 +56,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'all',
 		description: "Which start dates to include, in the chosen time zone (default: the workflow's)",
-		options: [
-			{ name: 'All Dates', value: 'all', description: 'No start date filter' },
-			{
-				name: 'Custom',
-				value: 'custom',
-				description: 'Pick the earliest and latest start',
-			},
-			{
-				name: 'Next 7 Days',
-				value: 'next7Days',
-				description: 'Today and the six days after it',
-			},
-			{
-				name: 'This Week',
-				value: 'thisWeek',
-				description: 'Monday to Sunday of the current week',
-			},
-			{ name: 'Today', value: 'today' },
-			{ name: 'Tomorrow', value: 'tomorrow' },
-			{ name: 'Yesterday', value: 'yesterday' },
-		],
+		options: [...DATE_RANGES],
 	},
 	{
 		displayName: 'Start Date',
