@@ -8,7 +8,8 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { EVENTS, eventList } from './shared';
+import { searchCalendars } from './listSearch';
+import { EVENTS, eventFilterProperty, eventList, readEventFilter } from './shared';
 import { pollChanges, sampleEvent, type PollingOptions } from './polling/poll';
 import { withoutItem } from './trigger/config';
 
@@ -34,6 +35,7 @@ function readOptions(ctx: IPollFunctions): PollingOptions {
 	};
 	return {
 		events: new Set(events),
+		filter: readEventFilter(node, ctx.getNodeParameter('filters', {})),
 		daysBack: whole('daysBack', 'Days Back', 1, 0, 31),
 		daysAhead: whole('daysAhead', 'Days Ahead', 30, 1, 366),
 		maxWatched: whole('maxWatched', 'Max Watched Appointments', 20000, 100, 200000),
@@ -59,7 +61,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Asks the service for changes at each poll time, so it works where the service cannot reach n8n; events arrive up to one poll interval late. The items are those of the Appointments Trigger (webhook), which is instant but needs n8n on public https.',
+					'Asks the service for changes at each poll time, so it works where the service cannot reach n8n; events arrive up to one poll interval late. The items are those of the Appointments Trigger (webhook), which is instant but needs n8n on public https. A poll whose changes do not match the Filters starts no execution.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -74,6 +76,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				description:
 					'The events that start the workflow: created (new appointment), updated (status or start changed), canceled',
 			},
+			eventFilterProperty,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -120,6 +123,8 @@ export class AppointmentsPollingTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { listSearch: { searchCalendars } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = readOptions(this);

@@ -7,7 +7,8 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { EVENTS } from './shared';
+import { searchCalendars } from './listSearch';
+import { EVENTS, eventFilterProperty } from './shared';
 import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe';
 import { DEDUPE_CHOICES } from './trigger/config';
 import { checkExists, create, remove } from './trigger/lifecycle';
@@ -46,7 +47,7 @@ export class AppointmentsTrigger implements INodeType {
 				// Kept visible (a notice): without https the trigger cannot work at all. The test/production URL
 				// details and the proxy/tunnel set-up are in the README's Trigger section (the node's docs link).
 				displayName:
-					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel.',
+					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel. Events that do not match the Filters start no execution.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -69,6 +70,7 @@ export class AppointmentsTrigger implements INodeType {
 				description:
 					'Further event names, separated by commas, for events the list above does not offer yet',
 			},
+			eventFilterProperty,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -114,6 +116,8 @@ export class AppointmentsTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { listSearch: { searchCalendars } };
 
 	webhookMethods = {
 		default: {

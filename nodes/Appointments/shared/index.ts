@@ -4,3 +4,4 @@ export * from './dates';
 export * from './simplify';
 export * from './validation';
 export * from './webhooks';
+export * from './eventFilter';

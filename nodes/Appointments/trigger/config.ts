@@ -3,6 +3,7 @@
  *
  *   readEvents(ctx): string[]              picked + typed events, at least one (NodeOperationError otherwise)
  *   readOptions(ctx): TriggerOptions       { dedupeKey, dedupeWindow, verifyWithApi, simplify }
+ *   readFilter(ctx): EventFilter           the Filters (calendars, statuses), checked
  *   receiverConfig(ctx): ReceiverConfig    what webhook() needs, read anew for every notification: n8n builds a
  *                                          new Workflow and context per request, so nothing could be reused
  */
@@ -14,7 +15,7 @@ import {
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { eventList } from '../shared';
+import { eventList, readEventFilter, type EventFilter } from '../shared';
 import { clampWindow, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
 
 type Ctx = IHookFunctions | IWebhookFunctions;
@@ -32,6 +33,8 @@ export interface ReceiverConfig {
 	/** Why `events` is empty, for the log. */
 	eventsProblem?: string;
 	options: TriggerOptions;
+	/** Filters; undefined when they are invalid (then every event is ignored: activation reports why). */
+	filter?: EventFilter;
 	/** Dedupe memory of this workflow + node + mode + dedupe key; undefined when dedupe is off. */
 	store?: RecentKeys;
 	/** Log metadata naming the workflow and node. */
@@ -119,6 +122,10 @@ export function readOptions(ctx: Ctx, read = throughN8n(ctx)): TriggerOptions {
 	};
 }
 
+export function readFilter(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx)): EventFilter {
+	return readEventFilter(node, read('filters', {}));
+}
+
 /**
  * Test-mode deliveries ("Listen for test event") are remembered apart from production ones, and each Dedupe Key
  * apart from the others (its keys have another form).
@@ -138,6 +145,12 @@ export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 	} catch (error) {
 		eventsProblem = (error as Error).message;
 	}
+	let filter: EventFilter | undefined;
+	try {
+		filter = readFilter(ctx, node, read);
+	} catch (error) {
+		eventsProblem = (error as Error).message;
+	}
 	let options: TriggerOptions;
 	try {
 		options = readOptions(ctx, read);
@@ -148,6 +161,7 @@ export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 		events: new Set(events),
 		eventsProblem,
 		options,
+		filter,
 		store:
 			options.dedupeKey === 'off'
 				? undefined
