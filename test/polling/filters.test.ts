@@ -98,4 +98,22 @@ describe('Polling Trigger Filters', () => {
 		expect(error.message).toMatch(/^The filter "Statuses" must be statuses from the list \(Attended, Canceled, .*\) \(got "DONE"\)$/);
 		expect(error.description).toMatch(/Pick the statuses from the list/);
 	});
+
+	test('an option out of range is named as the editor labels it, with how to fix it', async () => {
+		const h = startPollingHarness({
+			credentials: { baseUrl: sb.url, accessToken: TOKEN },
+			parameters: { events: ['appointment.created'], options: { daysBack: '={{ 40 }}' } },
+			timezone: ZONE,
+		});
+		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe('The option "Days Back" must be a whole number from 0 to 31 (got 40)');
+		expect(error.description).toBe('Set "Days Back" under Options to a whole number from 0 to 31, or remove it to use 1.');
+	});
+
+	test('no event picked: the trigger names Events without an item and says what to pick', async () => {
+		const h = startPollingHarness({ credentials: { baseUrl: sb.url, accessToken: TOKEN }, parameters: { events: [], options: {} }, timezone: ZONE });
+		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe('The field "Events" must be at least one event (pick one or type it in Other Events)');
+		expect(error.description).toBe('Pick at least one event in Events, such as Appointment Created.');
+	});
 });

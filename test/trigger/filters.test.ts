@@ -79,6 +79,24 @@ describe('Filters', () => {
 		expect(startsOf(h)[0].data.status).toBe('CONFIRMED');
 	});
 
+	it('with Verify With API the current record decides, not the notification', async () => {
+		const h = await harness(ctx, {
+			parameters: { events: ['appointment.updated'], otherEvents: '', filters: { statuses: ['CONFIRMED'] }, options: { verifyWithApi: true } },
+		});
+		await h.activate();
+		const confirmed = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'CONFIRMED' });
+		const attended = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'ATTENDED' });
+		// Stale notifications: each claims the other status.
+		const stale = (a: Json, status: string) =>
+			JSON.stringify(envelope({ event: 'appointment.updated' }, { ...a, appointment_key: a.appointment_key, status }));
+		expect(await post(h.productionUrl, stale(attended, 'CONFIRMED'))).toEqual({
+			status: 200,
+			body: { received: true, started: false, reason: 'filtered out' },
+		});
+		expect((await post(h.productionUrl, stale(confirmed, 'PENDING'))).status).toBe(200);
+		expect(startsOf(h).map((j) => `${j.data.appointment_key} ${j.data.status}`)).toEqual([`${confirmed.appointment_key} CONFIRMED`]);
+	});
+
 	it('a calendar key that is not one fails activation naming the field, with how to fix it', async () => {
 		const h = await harness(ctx, {
 			parameters: {
