@@ -17,7 +17,7 @@ function readOptions(ctx: IPollFunctions): PollingOptions {
 	const node = ctx.getNode();
 	let events: string[];
 	try {
-		events = eventList(node, ctx.getNodeParameter('events', []), '', 0);
+		events = eventList(node, ctx.getNodeParameter('events', []), undefined, 0);
 	} catch (error) {
 		throw withoutItem(node, error);
 	}

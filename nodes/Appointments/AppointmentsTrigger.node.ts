@@ -84,8 +84,7 @@ export class AppointmentsTrigger implements INodeType {
 						type: 'options',
 						options: [...DEDUPE_CHOICES],
 						default: 'eventKeyTimestamp',
-						description:
-							'How a notification that was already received is recognised and dropped. Kept in memory: see Dedupe Window.',
+						description: 'How a notification that arrives twice is recognised, so that it starts the workflow once',
 					},
 					{
 						displayName: 'Dedupe Window',
@@ -94,15 +93,14 @@ export class AppointmentsTrigger implements INodeType {
 						typeOptions: { minValue: 1, maxValue: MAX_WINDOW },
 						default: DEFAULT_WINDOW,
 						description:
-							'How many recent keys are remembered, in the memory of this n8n process (lost on restart). Add a Remove Duplicates node after the trigger for dedupe across restarts.',
+							'How many recent notifications this n8n remembers to spot repeats (a restart forgets them; a Remove Duplicates node after the trigger does not)',
 					},
 					{
 						displayName: 'Simplify',
 						name: 'simplify',
 						type: 'boolean',
 						default: false,
-						description:
-							'Whether to return the key fields of the appointment with the event and timestamp instead of the whole notification',
+						description: 'Whether to return only the main fields of the appointment with the event and its time',
 					},
 					{
 						displayName: 'Verify With API',
@@ -110,7 +108,7 @@ export class AppointmentsTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether to read the appointment from the service and output its current record; notifications for unknown appointments are dropped. One attempt of at most 4 seconds: if it fails, n8n answers with an error so the service resends.',
+							"Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing",
 					},
 				],
 			},

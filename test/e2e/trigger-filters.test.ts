@@ -38,7 +38,8 @@ async function delivered(key: string): Promise<any[]> {
 		async () => {
 			const d: any = await stack.admin.ok('GET', '/__sandbox/deliveries/');
 			const mine = d.deliveries.filter((x: any) => x.appointment_key === key);
-			return d.pending === 0 && mine.some((x: any) => x.ok || x.gave_up) ? mine : undefined;
+			if (d.pending === 0 && mine.some((x: any) => x.ok || x.gave_up)) return mine;
+			throw new Error(`pending ${d.pending}, deliveries so far: ${JSON.stringify(mine)}`); // shown on time-out
 		},
 		{ timeoutMs: 30000 },
 	);
@@ -71,8 +72,13 @@ test('an event of another calendar: 200 to the service and no execution; the pic
 			settings: { executionOrder: 'v1' },
 		},
 	});
+	const webhookId = created.nodes[0].webhookId;
 	await activate(stack.api, created.id);
 	try {
+		await pollUntil('its subscription', async () => {
+			const hooks: any[] = (await stack.admin.ok('GET', '/__sandbox/webhooks/')).webhooks;
+			return hooks.some((h) => String(h.url).includes(`/webhook/${webhookId}/`)) ? true : undefined;
+		});
 		const theirs = await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { calendar: { calendar_key: other } } });
 		const outDeliveries = await delivered(theirs.appointment_key);
 		expect(outDeliveries.map((d) => d.status)).toEqual([200]);

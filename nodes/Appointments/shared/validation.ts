@@ -261,7 +261,7 @@ export function eventList(
 	}
 	if (out.length === 0) {
 		throw withFix(
-			inputError(node, 'Events', itemIndex, 'at least one event (pick one or type it in Other Events)'),
+			inputError(node, 'Events', itemIndex, otherEvents === undefined ? 'at least one event' : 'at least one event (pick one or type it in Other Events)'),
 			'Pick at least one event in Events, such as Appointment Created.',
 		);
 	}
