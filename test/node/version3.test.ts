@@ -6,7 +6,7 @@
 import type { IDataObject, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
 import { Appointments } from '../../nodes/Appointments/Appointments.node';
-import { listSearch } from '../helpers/n8n';
+import { listSearch, runNode } from '../helpers/n8n';
 import { apiRequests, runFail, runOk, TOKEN, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
@@ -164,5 +164,41 @@ describe('list search: calendars', () => {
 		await search('no calendar is called this');
 		expect((await apiRequests(admin, 'GET')).length).toBe(5);
 		await admin.config({ pageSize: 20 });
+	});
+});
+
+describe("Retry On Fail composes with the node's own retries", () => {
+	/** Cancels three appointments, e-mailing each client; the third DELETE fails once, so n8n re-runs the node. */
+	async function cancelThreeWithRetryOnFail(version: number) {
+		await admin.config({ repeatCancel: 'email-again' }); // a service that e-mails again on a repeated cancel
+		const targets = all.filter((a) => a.is_cancelled !== true).slice(0, 3).map((a) => String(a.appointment_key));
+		await admin.fault({ status: 503, count: 1, retryAfter: '0', match: { method: 'DELETE', path: `/api/v3/appointments/${targets[2]}/` } });
+		const appointmentKey = version === 1 ? '={{ $json.key }}' : rl('={{ $json.key }}', 'id');
+		const knobs = { maxAttempts: 1 };
+		const result = await runNode({
+			parameters: { resource: 'appointment', operation: 'cancel', appointmentKey, sendEmail: true, ...(version >= 3 ? { advanced: knobs } : { options: knobs }) },
+			credentials: { baseUrl: sb.url, accessToken: TOKEN },
+			input: targets.map((key) => ({ key })),
+			nodeTypeVersion: version,
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+		});
+		const emails = (await admin.emails()).filter((e) => targets.includes(e.appointment_key));
+		await admin.config({ repeatCancel: 'idempotent' });
+		return { result, targets, emails };
+	}
+
+	test('version 3: the re-run cancels only what is left, and every client gets one email', async () => {
+		const { result, targets, emails } = await cancelThreeWithRetryOnFail(3);
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].map((i) => i.json.appointment_key)).toEqual(targets);
+		expect(result.items[0].every((i) => String(i.json.status).startsWith('CANCELED'))).toBe(true);
+		expect(emails.map((e) => e.appointment_key).sort()).toEqual([...targets].sort());
+		expect((await apiRequests(admin, 'DELETE')).length).toBe(4); // three, and the failed one once more
+	});
+
+	test('version 2 as before: the re-run cancels every item again', async () => {
+		const { result, emails } = await cancelThreeWithRetryOnFail(2);
+		expect(result.error).toBeUndefined();
+		expect(emails).toHaveLength(5);
 	});
 });

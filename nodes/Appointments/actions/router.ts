@@ -43,14 +43,14 @@ type Outcome = { data: IDataObject | IDataObject[] } | { error: Error };
  * moved them). The node's retries repeat one request that is safe to repeat; n8n's Retry On Fail re-runs the
  * whole node once they are spent.
  */
-function readOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+function readOptions(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): IDataObject {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const advanced = ctx.getNodeParameter('advanced', itemIndex, {}) as IDataObject;
-	return { ...options, ...advanced };
+	if (!hasAdvanced) return options;
+	return { ...options, ...(ctx.getNodeParameter('advanced', itemIndex, {}) as IDataObject) };
 }
 
-function itemContext(ctx: IExecuteFunctions, itemIndex: number): ItemContext {
-	const options = readOptions(ctx, itemIndex);
+function itemContext(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): ItemContext {
+	const options = readOptions(ctx, itemIndex, hasAdvanced);
 	const option = (name: keyof typeof OPTION_RULES) =>
 		numberValue(ctx.getNode(), options[name], OPTION_RULES[name].label, itemIndex, OPTION_RULES[name]);
 	const maxAttempts = option('maxAttempts');
@@ -100,16 +100,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const continueOnFail = this.continueOnFail();
+	const hasAdvanced = this.getNode().typeVersion >= 3;
 	const rule = OPTION_RULES.concurrency;
 	const concurrency =
-		numberValue(this.getNode(), readOptions(this, 0).concurrency, rule.label, 0, rule) ?? 1;
+		numberValue(this.getNode(), readOptions(this, 0, hasAdvanced).concurrency, rule.label, 0, rule) ?? 1;
 
 	// 1. Validate every item before anything is sent.
 	const outcomes: Array<Outcome | undefined> = new Array(items.length);
 	const runs: Array<PreparedRun | undefined> = new Array(items.length);
 	for (let i = 0; i < items.length; i++) {
 		try {
-			runs[i] = prepare.call(this, itemContext(this, i));
+			runs[i] = prepare.call(this, itemContext(this, i, hasAdvanced));
 		} catch (error) {
 			const failure = toError(error);
 			if (!continueOnFail) {

@@ -38,5 +38,7 @@ export const prepare: PrepareOperation = function (item) {
 		'Send Email to Client',
 		i,
 	);
-	return async () => await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy });
+	// From version 3 on, Retry On Fail composes with the node's own retries: a re-run skips what is done.
+	const checkFirst = node.typeVersion >= 3 && node.retryOnFail === true;
+	return async () => await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy, checkFirst });
 };
