@@ -205,7 +205,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		[
 			'a webhook key that would change the path',
 			{ resource: 'webhook', operation: 'delete', webhookKey: '../appointments' },
-			/"Webhook Key" \(item 0\) must be a key without "\/" that is not "\." or "\.\."/,
+			/"Webhook" \(item 0\) must be a key without "\/" that is not "\." or "\.\."/,
 		],
 		[
 			'http:// URL and bad events: the URL is named first',
@@ -221,7 +221,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		[
 			'empty webhook key',
 			{ resource: 'webhook', operation: 'delete', webhookKey: ' ' },
-			/"Webhook Key" \(item 0\) must be a non-empty text/,
+			/"Webhook" \(item 0\) must be a non-empty text/,
 		],
 	];
 

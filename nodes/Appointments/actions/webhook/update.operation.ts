@@ -27,7 +27,8 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), 'Webhook Key', i);
+	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
+	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), label, i);
 	const url = validateWebhookUrl(this.getNode(), this.getNodeParameter('url', i, ''), i);
 	const events = eventList(
 		node,
