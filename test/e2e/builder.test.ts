@@ -68,9 +68,9 @@ test("the trigger's Calendar filter lists the account's calendars by name", asyn
 	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments' }).first().click();
 	await creator().getByText('On appointment created').click();
 	await ndv().waitFor();
-	await ndv().getByText('Add Filter').click();
+	await ndv().getByPlaceholder('Add Filter').click();
 	await page.getByRole('option', { name: 'Calendars' }).click();
-	await ndv().getByText('Add Calendar').click();
+	await ndv().getByRole('button', { name: 'Add Calendar' }).click();
 	await ndv().getByTestId('rlc-input').click();
 	const items = page.getByTestId('rlc-item');
 	await items.first().waitFor();
@@ -85,6 +85,9 @@ test("the trigger's Calendar filter lists the account's calendars by name", asyn
 		const texts = await items.allInnerTexts();
 		return texts.length > 0 && texts.every((t) => t.toLowerCase().includes(names[0].slice(0, 4).toLowerCase())) ? true : undefined;
 	});
+	const picked = (await items.first().innerText()).trim();
 	await items.first().click();
-	await ndv().getByText('Statuses').first().waitFor();
+	await pollUntil('the picked calendar in the field', async () =>
+		(await ndv().getByTestId('rlc-input').inputValue()) === picked ? true : undefined,
+	);
 });
