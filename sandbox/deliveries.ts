@@ -4,8 +4,9 @@
  */
 import crypto from 'node:crypto';
 import tls from 'node:tls';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 
+import { postCallback } from './callback';
 import type { RuntimeConfig } from './options';
 
 export interface DeliveryLogEntry {
@@ -211,37 +212,7 @@ export class DeliveryEngine {
 		job.state = 'sending';
 		job.nextAt = undefined;
 		const started = Date.now();
-		let status: number | null = null;
-		let error: string | null = null;
-		const timeout = cfg.deliveryTimeoutMs;
-		try {
-			const res = await request(job.url, {
-				method: 'POST',
-				body: job.body,
-				headers: { 'content-type': 'application/json', 'user-agent': this.userAgent },
-				dispatcher: this.agent,
-				headersTimeout: timeout,
-				bodyTimeout: timeout,
-				signal: AbortSignal.timeout(timeout),
-			});
-			status = res.statusCode;
-			await res.body.dump({ limit: 65536 }).catch(() => undefined);
-			if (status < 200 || status > 299) error = `HTTP ${status}`;
-			// The receiver got it and answered, but the answer is lost: what makes a real service redeliver.
-			else if (job.attempts === 1 && cfg.deliveryFailRate > 0 && Math.random() < cfg.deliveryFailRate) {
-				error = `HTTP ${status}, answer dropped (deliveryFailRate fault)`;
-			}
-		} catch (e) {
-			const err = e as Error & { code?: string; cause?: Error & { code?: string } };
-			if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') {
-				error = `timed out after ${timeout} ms`;
-			} else {
-				const code = err.code ?? err.cause?.code;
-				const message = err.cause?.message ?? err.message;
-				error = code ? `${code}: ${message}` : message;
-			}
-			status = null;
-		}
+		const { status, error } = await postCallback(this.agent, job, this.userAgent, cfg.deliveryTimeoutMs, cfg.deliveryFailRate);
 		if (job.generation !== this.generation) return; // reset while in flight: not part of the new log
 		const ok = error === null;
 		const retries = cfg.retrySchedule;

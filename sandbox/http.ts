@@ -1,7 +1,8 @@
 /** Answers and request parsing shared by the sandbox's plugins: results, JSON bodies, query strings, paging. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import type { FieldErrors } from './listFilter';
+import type { SandboxState } from './state';
+import { UUID_RE, fieldErrorMap, type Appointment, type FieldErrors } from './vocabulary';
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -136,13 +137,13 @@ export function readJsonObject(req: FastifyRequest): { value?: Record<string, un
 }
 
 export function unknownKeys(body: Record<string, unknown>, allowed: readonly string[]): FieldErrors {
-	const errors: FieldErrors = {};
+	const errors = fieldErrorMap();
 	for (const k of Object.keys(body)) if (!allowed.includes(k)) errors[k] = [`Unknown field; expected only ${allowed.join(', ')}.`];
 	return errors;
 }
 
 export function pageParams(q: URLSearchParams, defaultSize: number): { page: number; size: number; errors?: FieldErrors } {
-	const errors: FieldErrors = {};
+	const errors = fieldErrorMap();
 	let page = 1;
 	let size = defaultSize;
 	const p = q.get('page');
@@ -156,4 +157,24 @@ export function pageParams(q: URLSearchParams, defaultSize: number): { page: num
 		else size = Math.min(Number(s), MAX_PAGE_SIZE);
 	}
 	return Object.keys(errors).length ? { page, size, errors } : { page, size };
+}
+
+/** The appointment named by the path's `:key` (a malformed key names none: 404, as documented). */
+export function appointmentParam(s: SandboxState, req: FastifyRequest): Appointment | undefined {
+	const k = (req.params as { key?: string }).key;
+	return k !== undefined && UUID_RE.test(k) ? s.store.get(k.toLowerCase()) : undefined;
+}
+
+/** `next`/`previous` link: the request's query with `set` applied, relative or absolute as configured. */
+export function pageLink(s: SandboxState, req: FastifyRequest, path: string, q: URLSearchParams, set: Record<string, string | undefined>) {
+	const next = new URLSearchParams(q);
+	for (const [k, v] of Object.entries(set)) {
+		if (v === undefined) next.delete(k);
+		else next.set(k, v);
+	}
+	const qs = next.toString();
+	const rel = `${path}${qs ? `?${qs}` : ''}`;
+	if (s.cfg.nextLinks === 'relative') return rel;
+	const origin = s.cfg.nextOrigin ?? `${s.options.tls ? 'https' : 'http'}://${req.headers.host ?? s.options.host ?? '127.0.0.1'}`;
+	return `${origin}${rel}`;
 }

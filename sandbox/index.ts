@@ -13,7 +13,7 @@ import type { SandboxOptions } from './options';
 import { buildServer } from './server';
 
 export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList, RepeatCancel } from './options';
-export { STATUSES, CANCELLED_STATUSES } from './store';
+export { STATUSES, CANCELLED_STATUSES } from './vocabulary';
 export { LIST_FILTERS } from './listFilter';
 export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_JSON_DEPTH } from './server';
 

@@ -1,8 +1,7 @@
 /** The 17 list filters of GET /api/v3/appointments/, parsed from a query into a start range and predicates. */
 import { dayBounds, parseDateTime } from './dates';
-import { UUID_RE, normPhone, normIdent, isStatus, STATUSES, type Entry } from './store';
+import { UUID_RE, fieldErrorMap, normPhone, normIdent, isStatus, STATUSES, type Entry, type FieldErrors } from './vocabulary';
 
-export type FieldErrors = Record<string, string[]>;
 
 /** A parsed list query: a start range (binary searched) and predicates. */
 export interface ListFilter {
@@ -49,7 +48,7 @@ export function parseBoolean(v: string): boolean | undefined {
  * comma-separated values; a record matches when it has ANY of the given keys.
  */
 export function parseListFilter(q: URLSearchParams, zone: string): { filter?: ListFilter; errors?: FieldErrors } {
-	const errors: FieldErrors = {};
+	const errors = fieldErrorMap();
 	const err = (f: string, m: string) => (errors[f] ??= []).push(m);
 	const last = (name: string): string | undefined => {
 		const all = q.getAll(name);

@@ -8,9 +8,9 @@ import { formatInstant, parseDateTime } from './dates';
 import type { Notification } from './deliveries';
 import { NOT_FOUND, describe, fieldErrors, json, unknownKeys, type Result } from './http';
 import { generateAppointment, searchCode, uuid } from './seed';
-import { EVENTS, type SandboxState, type Webhook } from './state';
-import { CANCELLED_STATUSES, STATUSES, internalRecord, isStatus, type Appointment, type Status } from './store';
-import { type FieldErrors } from './listFilter';
+import type { SandboxState, Webhook } from './state';
+import { internalRecord } from './store';
+import { CANCELLED_STATUSES, EVENTS, STATUSES, fieldErrorMap, isStatus, type Appointment, type FieldErrors, type Status } from './vocabulary';
 import type { AdminCreate } from './schemas';
 
 export interface Outcome extends Result {
@@ -151,7 +151,7 @@ export function deleteWebhook(s: SandboxState, key: string): Result {
 /** Admin creation (POST /__sandbox/appointments/): missing values are generated from the seed. */
 export function createAppointment(s: SandboxState, b: AdminCreate): Outcome {
 	const tz = s.cfg.timeZone;
-	const errors: FieldErrors = {};
+	const errors = fieldErrorMap();
 	const dateField = (f: 'start_date' | 'created_at') => {
 		const v = b[f];
 		if (v === undefined) return undefined;

@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 
 import { isValidTimeZone } from './dates';
+import { fieldErrorMap } from './vocabulary';
 
 export type Pagination = 'page' | 'cursor' | 'none';
 export type MutationResponse = 'body' | 'empty';
@@ -158,7 +159,7 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 
 /** DRF-style field map from zod issues: `{"a.b": ["message"]}`. */
 export function zodFieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }>): Record<string, string[]> {
-	const out: Record<string, string[]> = {};
+	const out = fieldErrorMap();
 	for (const issue of issues) {
 		if (issue.code === 'unrecognized_keys' && issue.keys) {
 			const prefix = issue.path.map(String).join('.');

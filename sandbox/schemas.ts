@@ -1,7 +1,7 @@
 /** zod schemas of the admin bodies. */
 import { z } from 'zod/v4';
 
-import { STATUSES, UUID_RE } from './store';
+import { STATUSES, UUID_RE } from './vocabulary';
 
 const uuidString = () => z.string().regex(UUID_RE, 'Expected a UUID.');
 

@@ -6,7 +6,7 @@
  */
 import { DateTime } from 'luxon';
 
-import { CANCELLED_STATUSES, STATUSES, type Appointment, type Status } from './store';
+import { CANCELLED_STATUSES, STATUSES, type Appointment, type Status } from './vocabulary';
 
 export function rng(seed: number): () => number {
 	let a = seed >>> 0 || 0x9e3779b9;

@@ -16,7 +16,7 @@ import faults from './plugins/faults';
 import webhooks from './plugins/webhooks';
 import { SandboxState } from './state';
 
-export { EVENTS } from './state';
+export { EVENTS } from './vocabulary';
 export { TRANSITIONS } from './operations';
 export { DEFAULT_PAGE_SIZE, MAX_JSON_DEPTH, MAX_PAGE_SIZE } from './http';
 export type { RequestLogEntry } from './state';
@@ -26,15 +26,6 @@ declare module 'fastify' {
 		sandbox: SandboxState;
 	}
 }
-
-/** Known API paths and their methods, for 405 (with Allow) instead of 404. */
-const API_ROUTES: Array<[RegExp, string[]]> = [
-	[/^\/api\/v3\/appointments\/$/, ['GET']],
-	[/^\/api\/v3\/appointments\/[^/]+\/$/, ['GET', 'PATCH', 'DELETE']],
-	[/^\/api\/v3\/appointments\/[^/]+\/reschedule\/$/, ['PATCH']],
-	[/^\/api\/v3\/webhooks\/$/, ['GET', 'POST']],
-	[/^\/api\/v3\/webhooks\/[^/]+\/$/, ['PUT', 'DELETE']],
-];
 
 export async function buildServer(options: SandboxOptions): Promise<{ app: FastifyInstance; state: SandboxState }> {
 	const state = new SandboxState(options);
@@ -51,10 +42,11 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 
 	app.setNotFoundHandler((req, reply) => {
 		const { path } = splitUrl(req.url);
-		const route = API_ROUTES.find(([re]) => re.test(path));
-		if (route && !route[1].includes(req.method)) {
+		// A known API path with another method: 405 with Allow, from the routes the plugins registered.
+		const methods = app.apiMethodsFor(path);
+		if (methods && !methods.includes(req.method)) {
 			if (app.accessOf(req) === undefined) return send(reply, app.unauthorized(req));
-			return send(reply, detail(405, `Method "${req.method}" not allowed.`, { allow: route[1].join(', ') }));
+			return send(reply, detail(405, `Method "${req.method}" not allowed.`, { allow: methods.join(', ') }));
 		}
 		return send(reply, NOT_FOUND());
 	});

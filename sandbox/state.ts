@@ -6,10 +6,8 @@ import { DeliveryEngine, type Notification } from './deliveries';
 import { Faults } from './faults';
 import { initialConfig, type RuntimeConfig, type SandboxOptions } from './options';
 import { rng, seedAppointments, world, type Rand, type SeedWorld } from './seed';
-import { AppointmentStore, type Appointment } from './store';
-
-export const EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'] as const;
-export type EventName = (typeof EVENTS)[number];
+import { AppointmentStore } from './store';
+import type { Appointment, EventName } from './vocabulary';
 
 export interface Webhook {
 	webhook_key: string;

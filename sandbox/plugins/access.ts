@@ -16,6 +16,8 @@ declare module 'fastify' {
 	interface FastifyInstance {
 		/** Registers an API route: latency and faults, authentication, permission, then `handler`. */
 		api(method: string, url: string, handler: ApiHandler, opts?: { webhooks?: boolean }): void;
+		/** The methods registered with api() for a concrete path (405 with Allow); undefined when no route has it. */
+		apiMethodsFor(path: string): string[] | undefined;
 		/** onRequest hook of every admin route: the admin token or 401. */
 		requireAdmin(req: FastifyRequest, reply: FastifyReply): Promise<unknown>;
 		accessOf(req: FastifyRequest): Access | undefined;
@@ -36,6 +38,12 @@ export function bearer(req: FastifyRequest): string | undefined {
 	if (typeof h !== 'string') return undefined;
 	const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
 	return m ? m[1] : undefined;
+}
+
+/** `/api/v3/webhooks/:key/` -> a RegExp matching `/api/v3/webhooks/<anything but a slash>/`. */
+function routePattern(url: string): RegExp {
+	const parts = url.split(/:[A-Za-z_]\w*/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+	return new RegExp(`^${parts.join('[^/]+')}$`);
 }
 
 export default fp(async (app: FastifyInstance) => {
@@ -98,7 +106,15 @@ export default fp(async (app: FastifyInstance) => {
 		);
 	});
 
+	// The API's route table, filled by api() as the plugins register: the 405 answers read it, so they cannot
+	// disagree with the routes.
+	const table = new Map<string, { pattern: RegExp; methods: string[] }>();
+	app.decorate('apiMethodsFor', (path: string) => [...table.values()].find((r) => r.pattern.test(path))?.methods);
+
 	app.decorate('api', function (this: FastifyInstance, method: string, url: string, handler: ApiHandler, opts: { webhooks?: boolean } = {}) {
+		const known = table.get(url) ?? { pattern: routePattern(url), methods: [] };
+		known.methods.push(method);
+		table.set(url, known);
 		this.route({
 			method: method as 'GET',
 			url,

@@ -2,13 +2,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { parseDateTime } from '../dates';
-import { NOT_FOUND, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../http';
+import { NOT_FOUND, appointmentParam, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../http';
 import { createAppointment } from '../operations';
 import { caList, runtimeConfigPatch, zodFieldErrors } from '../options';
 import { adminCreateSchema, resetSchema } from '../schemas';
 import { internalRecord } from '../store';
 import { parseBoolean } from '../listFilter';
-import { appointmentParam } from './appointments';
 
 export default async function adminRoutes(app: FastifyInstance) {
 	const s = app.sandbox;

@@ -1,32 +1,10 @@
 /** API: /api/v3/appointments/ (list with the 17 filters and three pagination styles, retrieve, status, reschedule, cancel). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import { NOT_FOUND, detail, fieldErrors, pageParams, readJsonObject, splitUrl, type Result } from '../http';
+import { NOT_FOUND, appointmentParam, detail, fieldErrors, pageLink, pageParams, readJsonObject, splitUrl, type Result } from '../http';
 import { cancel, changeStatus, reschedule } from '../operations';
 import type { SandboxState } from '../state';
-import { UUID_RE, type Appointment } from '../store';
 import { parseBoolean, parseListFilter, type ListFilter } from '../listFilter';
-
-/** The appointment named by the path's `:key` (a malformed key names none: 404, as documented). */
-export function appointmentParam(s: SandboxState, req: FastifyRequest): Appointment | undefined {
-	const k = (req.params as { key?: string }).key;
-	return k !== undefined && UUID_RE.test(k) ? s.store.get(k.toLowerCase()) : undefined;
-}
-
-/** `next`/`previous` link: the request's query with `set` applied, relative or absolute as configured. */
-export function pageLink(s: SandboxState, req: FastifyRequest, path: string, q: URLSearchParams, set: Record<string, string | undefined>) {
-	const next = new URLSearchParams(q);
-	for (const [k, v] of Object.entries(set)) {
-		if (v === undefined) next.delete(k);
-		else next.set(k, v);
-	}
-	const qs = next.toString();
-	const rel = `${path}${qs ? `?${qs}` : ''}`;
-	if (s.cfg.nextLinks === 'relative') return rel;
-	const origin = s.cfg.nextOrigin ?? `${s.options.tls ? 'https' : 'http'}://${req.headers.host ?? s.options.host ?? '127.0.0.1'}`;
-	return `${origin}${rel}`;
-}
-
 
 interface CursorPos {
 	d: 'n' | 'p';

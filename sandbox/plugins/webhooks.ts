@@ -1,9 +1,8 @@
 /** API: /api/v3/webhooks/ (list, create, replace, delete); full-access tokens only. */
 import type { FastifyInstance } from 'fastify';
 
-import { NOT_FOUND, detail, fieldErrors, json, pageParams, readJsonObject, splitUrl } from '../http';
+import { NOT_FOUND, detail, fieldErrors, json, pageLink, pageParams, readJsonObject, splitUrl } from '../http';
 import { createWebhook, deleteWebhook, updateWebhook } from '../operations';
-import { pageLink } from './appointments';
 
 export default async function webhookRoutes(app: FastifyInstance) {
 	const s = app.sandbox;

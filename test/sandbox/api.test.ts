@@ -119,6 +119,16 @@ describe('retrieve', () => {
 		expect(r.body).toEqual({ detail: 'Method "PUT" not allowed.' });
 		expect((await api('POST', '/api/v3/appointments/', {})).status).toBe(405);
 	});
+	it.each([
+		['/api/v3/appointments/', 'GET'],
+		[`/api/v3/appointments/${MISSING}/`, 'GET, PATCH, DELETE'],
+		[`/api/v3/appointments/${MISSING}/reschedule/`, 'PATCH'],
+		['/api/v3/webhooks/', 'GET, POST'],
+		['/api/v3/webhooks/any-key/', 'PUT, DELETE'],
+	])('OPTIONS on %s is 405 with Allow: %s (the methods its routes register)', async (path, allow) => {
+		const r = await api('OPTIONS', path);
+		expect([r.status, r.headers.get('allow')]).toEqual([405, allow]);
+	});
 });
 
 describe('status changes', () => {

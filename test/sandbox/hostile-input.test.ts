@@ -85,6 +85,33 @@ describe('bodies that answered 500', () => {
 	});
 });
 
+describe('keys named like Object.prototype members', () => {
+	// A field map built on a plain object finds `constructor` (and the like) already there and answered 500.
+	const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
+	it.each(names)('"%s" in any body is refused as an unknown field, naming it, and changes nothing', async (name) => {
+		const a = await confirmed();
+		const cases: Array<[typeof api, string, string, Record<string, unknown>, string]> = [
+			[api, 'PATCH', `/api/v3/appointments/${a.appointment_key}/`, { status: 'ATTENDED', [name]: 1 }, name],
+			[api, 'PATCH', `/api/v3/appointments/${a.appointment_key}/reschedule/`, { start_date: '2030-01-01T10:00:00Z', [name]: 1 }, name],
+			[api, 'POST', '/api/v3/webhooks/', { url: 'https://h.example/x', events: ['appointment.created'], [name]: 1 }, name],
+			[adm, 'POST', '/__sandbox/appointments/', { [name]: { status: 'CANCELED' } }, name],
+			[adm, 'POST', '/__sandbox/appointments/', { person: { [name]: 'x' } }, `person.${name}`],
+			[adm, 'POST', '/__sandbox/config/', { [name]: 1 }, name],
+			[adm, 'POST', '/__sandbox/config/', { latencyMs: 5, [name]: { latencyMs: 5 } }, name],
+			[adm, 'POST', '/__sandbox/reset/', { [name]: {} }, name],
+		];
+		for (const [call, method, path, body, field] of cases) {
+			const r = await call(method, path, JSON.stringify(body));
+			expect([path, r.status, Object.keys(r.body)]).toEqual([path, 400, [field]]);
+			expect(r.body[field][0]).toMatch(/Unknown field|expected|not/);
+		}
+		expect((await internal(a.appointment_key)).status).toBe('CONFIRMED');
+		expect((await adm.ok('GET', '/__sandbox/webhooks/')).webhooks).toEqual([]);
+		expect((await adm.ok('GET', '/__sandbox/faults/')).faults).toEqual([]);
+		expect((await adm.ok('GET', '/__sandbox/config/')).latencyMs).toBe(0);
+	});
+});
+
 describe('reschedule refuses instants its events could not carry', () => {
 	it.each([
 		['9999-12-31T23:59:59-23:59', 'offset beyond 18:00'],

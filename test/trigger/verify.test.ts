@@ -1,7 +1,7 @@
 /**
  * "Verify with API": the trigger re-reads the appointment before starting the workflow. It emits the service's
  * record, drops unknown appointments, and never loses or doubles an event when the re-read is slow or fails:
- * one short attempt, a key counted as handled only once its workflow started, copies arriving meanwhile wait.
+ * one short attempt, a key counted as handled only once its workflow started, each copy with its own re-read.
  */
 import { ALL_EVENTS, admin, api, deliveries, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox } from './common';
 import { pollUntil } from '../helpers/trigger';
@@ -80,6 +80,25 @@ describe('Verify with API', () => {
 		await pollUntil('the slow re-read to fail', () => h.errors.length > 0);
 		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
 		expect(startsOf(h)[0].data).toEqual((await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body);
+	});
+
+	it('a resend arriving while a slow re-read is under way makes its own re-read and runs the event at once', async () => {
+		// The service gives up after 1 s and resends 50 ms later; the first re-read takes 3 s and then fails. The
+		// resend must not share that fate (answering 500 would leave the event for a third delivery).
+		await admin(ctx, 'POST', '/__sandbox/config/', { deliveryTimeoutMs: 1000, retrySchedule: [50, 5000, 5000] });
+		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
+		await h.activate();
+		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 403, delayMs: 3000, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		const mine = (await settled(h.productionUrl, 1)).filter((d) => d.appointment_key === created.appointment_key);
+		expect(mine.map((d) => [d.attempt, d.status])).toEqual([
+			[1, null], // the service stopped waiting for the slow one
+			[2, 200], // the resend re-read on its own and ran
+		]);
+		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
+		// The slow re-read ends (failed) without starting anything a second time.
+		await pollUntil('the slow re-read to fail', () => h.errors.length > 0);
+		expect(startsOf(h)).toHaveLength(1);
 	});
 
 	it('the re-read is one attempt that gives up within 5 s; the service\'s resend is the retry', async () => {

@@ -37,12 +37,6 @@ export class RecentKeys {
 	/** Once the ring is full: the slot of the oldest key, overwritten next. */
 	private next = 0;
 	private max: number;
-	/**
-	 * Notifications whose "Verify with API" re-read is under way, by key: a copy arriving meanwhile waits for that
-	 * outcome instead of starting a second re-read (and a second workflow).
-	 */
-	readonly inFlight = new Map<string, Promise<unknown>>();
-
 	constructor(limit: number) {
 		this.max = clampWindow(limit);
 	}

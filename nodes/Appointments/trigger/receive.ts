@@ -12,9 +12,9 @@
  * A notification counts as handled (and its key is remembered) only once its workflow is started or it is dropped
  * for an unknown appointment; it is forgotten again when n8n then answers the delivery with an error (it could not
  * store or queue the execution), since the service resends it and that resend must run. While "Verify with API"
- * re-reads it, its key is in flight: a copy arriving then waits for that outcome (handled: 200 duplicate;
- * failed: 500 too, so the service resends it). A re-read that fails or takes longer than VERIFY_POLICY allows
- * answers 500 and leaves nothing remembered, so a resend gets a fresh chance.
+ * re-reads it, a copy arriving meanwhile makes its own re-read; whichever copy is settled first is remembered,
+ * the other answers duplicate. A re-read that fails or takes longer than VERIFY_POLICY allows answers 500 and
+ * leaves nothing remembered, so a resend gets a fresh chance.
  */
 import {
 	NodeOperationError,
@@ -107,23 +107,11 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return started(config.options.simplify, envelope, envelope.data);
 	}
 
-	const pending = memory?.store.inFlight.get(memory.key);
-	if (pending !== undefined) {
-		// Another copy of this notification is being re-read: its outcome is this copy's too.
-		if (await pending.then(() => true, () => false)) return duplicate();
-		throw new NodeOperationError(
-			this.getNode(),
-			`Could not verify appointment ${appointmentKey} with the API (a copy of this notification failed to); the service will resend it`,
-		);
-	}
-	const read = reread(this, appointmentKey);
-	memory?.store.inFlight.set(memory.key, read);
-	let record: IDataObject | undefined;
-	try {
-		record = await read;
-	} finally {
-		memory?.store.inFlight.delete(memory.key);
-	}
+	// Every copy makes its own short re-read, even while another copy's is under way: sharing a slow re-read's
+	// fate would refuse this copy too and leave the event for a third delivery. The first copy to be settled
+	// claims the key (remember), so a copy whose re-read ends later answers duplicate and starts nothing.
+	const record = await reread(this, appointmentKey);
+	if (memory !== undefined && memory.store.has(memory.key)) return duplicate();
 	if (record === undefined) {
 		memory?.store.remember(memory.key);
 		this.logger.warn(

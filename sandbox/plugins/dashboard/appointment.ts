@@ -4,7 +4,8 @@ import { DateTime } from 'luxon';
 
 import { formatInstant } from '../../dates';
 import { cancel, changeStatus, reschedule, type Outcome } from '../../operations';
-import { STATUSES, UUID_RE, internalRecord, type Appointment } from '../../store';
+import { internalRecord } from '../../store';
+import { STATUSES, UUID_RE, type Appointment } from '../../vocabulary';
 import { csrfInput, field, html, select, type Html } from './html';
 
 export interface Done {

@@ -5,7 +5,7 @@ import { formatInstant } from '../../dates';
 import { createAppointment } from '../../operations';
 import { zodFieldErrors } from '../../options';
 import { adminCreateSchema } from '../../schemas';
-import { STATUSES, type Appointment } from '../../store';
+import { STATUSES, type Appointment } from '../../vocabulary';
 import { parseListFilter } from '../../listFilter';
 import { appointmentDetailPages, appointmentPage } from './appointment';
 import { csrfInput, field, html, select, type Html } from './html';

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 
 import type { DeliveryLogEntry, Notification } from '../../deliveries';
-import { EVENTS } from '../../state';
+import { EVENTS } from '../../vocabulary';
 import { field, html, pretty, select } from './html';
 
 const PAGE_SIZE = 50;

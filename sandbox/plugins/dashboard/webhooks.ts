@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 
 import { formatInstantMs } from '../../dates';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../operations';
-import { EVENTS, type Webhook } from '../../state';
+import type { Webhook } from '../../state';
+import { EVENTS } from '../../vocabulary';
 import { csrfInput, field, html, raw, type Html } from './html';
 
 const BASE = '/dashboard/settings/integrations/webhooks/';
