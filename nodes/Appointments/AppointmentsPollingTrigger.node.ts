@@ -61,7 +61,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Asks the service for changes at each poll time, so it works where the service cannot reach n8n; events arrive up to one poll interval late. The items are those of the Appointments Trigger (webhook), which is instant but needs n8n on public https. A poll whose changes do not match the Filters starts no execution.',
+					'Asks the service for changes at each poll time, so n8n needs no public https address; events arrive up to one poll interval late. Changes that do not match the Filters start no execution.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -90,8 +90,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: 366 },
 						default: 30,
-						description:
-							'How far ahead of now appointments are watched (by start). Each poll lists all of them, so a longer horizon costs more requests.',
+						description: 'How many days ahead appointments are watched; more days cost more requests per poll',
 					},
 					{
 						displayName: 'Days Back',
@@ -100,7 +99,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 31 },
 						default: 1,
 						description:
-							'How long after their start appointments stay watched, e.g. to see them marked attended or no-show',
+							'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
 					},
 					{
 						displayName: 'Max Watched Appointments',
@@ -108,8 +107,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 100, maxValue: 200000 },
 						default: 20000,
-						description:
-							"Upper bound of the appointments remembered in the workflow's static data (about 47 bytes each). A window holding more makes the poll fail with a message.",
+						description: 'The most appointments the trigger remembers between polls; a poll that needs more fails and says so',
 					},
 					{
 						displayName: 'Simplify',

@@ -59,7 +59,7 @@ export class AppointmentsTrigger implements INodeType {
 				// Not required: Other Events alone is a valid choice; activation checks that one of them is filled.
 				options: [...EVENTS],
 				default: [],
-				description: 'The events that start the workflow. Pick at least one here or in Other Events.',
+				description: 'The events that start the workflow; pick at least one here or in Other Events',
 			},
 			{
 				displayName: 'Other Events',
@@ -92,8 +92,7 @@ export class AppointmentsTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: MAX_WINDOW },
 						default: DEFAULT_WINDOW,
-						description:
-							'How many recent notifications this n8n remembers to spot repeats (a restart forgets them; a Remove Duplicates node after the trigger does not)',
+						description: 'How many recent notifications this n8n remembers to spot repeats; a restart forgets them',
 					},
 					{
 						displayName: 'Simplify',

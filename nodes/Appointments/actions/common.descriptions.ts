@@ -97,8 +97,7 @@ const timeZoneOption: INodeProperties = {
 	type: 'string',
 	default: '',
 	placeholder: 'e.g. America/Santiago',
-	description:
-		"IANA time zone for dates without an offset and for date ranges. Empty: the workflow's time zone.",
+	description: "The time zone of dates given without one, such as Europe/Berlin; empty means the workflow's",
 };
 
 /** The number options' bounds: what the editor shows is what is accepted, also from an expression. */

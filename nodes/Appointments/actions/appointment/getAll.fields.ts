@@ -63,8 +63,7 @@ const properties: INodeProperties[] = [
 		name: 'startDate',
 		type: 'dateTime',
 		default: '',
-		description:
-			'Earliest start to include. A date alone means 00:00:00 of that day; a value without offset is in the chosen time zone.',
+		description: 'Earliest start to include; a date alone means from 00:00 of that day',
 		displayOptions: { show: { dateRange: ['custom'] } },
 	},
 	{
@@ -72,8 +71,7 @@ const properties: INodeProperties[] = [
 		name: 'endDate',
 		type: 'dateTime',
 		default: '',
-		description:
-			'Latest start to include. A date alone means 23:59:59 of that day; a value without offset is in the chosen time zone.',
+		description: 'Latest start to include; a date alone means until 23:59:59 of that day',
 		displayOptions: { show: { dateRange: ['custom'] } },
 	},
 	{

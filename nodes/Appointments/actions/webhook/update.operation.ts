@@ -12,7 +12,7 @@ const properties: INodeProperties[] = [
 		field.name === 'url'
 			? {
 					...field,
-					hint: 'Replaces the URL and the events of the webhook. Only HTTPS is accepted.',
+					hint: 'Replaces the URL and the events of the webhook; only HTTPS is accepted',
 				}
 			: field,
 	),
