@@ -91,3 +91,29 @@ test("the trigger's Calendar filter lists the account's calendars by name", asyn
 		(await ndv().getByTestId('rlc-input').inputValue()) === picked ? true : undefined,
 	);
 });
+
+test("Get Many (version 3): Options holds Time Zone, Advanced the rest; Calendar is picked from the list", async () => {
+	const all: any[] = (await stack.admin.ok('GET', '/__sandbox/appointments/')).appointments;
+	const names = new Set(all.map((a) => String(a.calendar.name)));
+	await search('Appointments');
+	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments' }).first().click();
+	await creator().getByText(/^Actions \(9\)/).click();
+	await creator().getByText('Get many appointments', { exact: true }).click();
+	await ndv().waitFor();
+	// Options has one choice left, so n8n shows a button that adds it.
+	await ndv().getByRole('button', { name: 'Add Option' }).click();
+	await ndv().getByText('Time Zone', { exact: true }).waitFor();
+	await ndv().getByPlaceholder('Add Setting').click();
+	const settings = (await page.getByRole('option').allInnerTexts()).map((o) => o.trim());
+	expect(settings).toEqual(['Concurrency', 'Max Attempts', 'Max Retry Wait (Seconds)', 'Page Concurrency', 'Timeout (Seconds)']);
+	await page.keyboard.press('Escape');
+	await ndv().getByPlaceholder('Add Filter').click();
+	await page.getByRole('option', { name: 'Calendar', exact: true }).click();
+	await ndv().getByTestId('rlc-input').click();
+	const items = page.getByTestId('rlc-item');
+	await items.first().waitFor();
+	const shown = (await items.allInnerTexts()).map((t) => t.trim());
+	expect(shown.length).toBeGreaterThan(1);
+	expect(new Set(shown).size).toBe(shown.length);
+	expect(shown.every((name) => names.has(name))).toBe(true);
+});
