@@ -9,9 +9,8 @@ import {
 } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
-import { EVENTS, eventFilterProperty, eventList, readEventFilter } from './shared';
+import { EVENTS, eventFilterProperty, eventList, readEventFilter, withoutItem } from './shared';
 import { pollChanges, sampleEvent, type PollingOptions } from './polling/poll';
-import { withoutItem } from './trigger/config';
 
 function readOptions(ctx: IPollFunctions): PollingOptions {
 	const node = ctx.getNode();

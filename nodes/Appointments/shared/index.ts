@@ -5,3 +5,4 @@ export * from './simplify';
 export * from './validation';
 export * from './webhooks';
 export * from './eventFilter';
+export * from './triggerError';

@@ -15,7 +15,7 @@ import {
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { eventList, readEventFilter, type EventFilter } from '../shared';
+import { eventList, readEventFilter, withoutItem, type EventFilter } from '../shared';
 import { clampWindow, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
 
 type Ctx = IHookFunctions | IWebhookFunctions;
@@ -58,13 +58,6 @@ export const DEDUPE_CHOICES = [
 
 const DEDUPE_MODES: readonly DedupeMode[] = DEDUPE_CHOICES.map((c) => c.value);
 
-/** A parameter error of a trigger, which has no item: the message and fix without "(item 0)". */
-export function withoutItem(node: INode, error: unknown): NodeOperationError {
-	const cleaned = (text: string | undefined | null) => text?.replace(/ \(item 0\)| for item 0/g, '');
-	return new NodeOperationError(node, cleaned((error as Error).message) ?? '', {
-		description: cleaned((error as NodeOperationError).description) ?? undefined,
-	});
-}
 
 type ReadParameter = (name: string, fallback: unknown) => unknown;
 
