@@ -34,7 +34,7 @@ export class AppointmentsApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'Address of the scheduling service, with or without the /api/v3 suffix, for example https://api.example.com; no user:password@, query (?…) or fragment (#…)',
+				'Copy it from the service dashboard: Settings › API access shows the base URL (with or without /api/v3 works)',
 		},
 		{
 			displayName: 'Access Token',
@@ -43,7 +43,8 @@ export class AppointmentsApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'Sent as "Authorization: Bearer <token>" with every request',
+			description:
+				'Copy it from the service dashboard: Settings › API access shows the access token for this account',
 		},
 	];
 

@@ -37,7 +37,7 @@ const params = (status: string, concurrency: number) => ({
 	operation: 'updateStatus',
 	appointmentKey: '={{ $json.appointment_key }}',
 	status,
-	options: { concurrency },
+	advanced: { concurrency },
 });
 
 export async function runBulkPart(ctx: PartContext): Promise<Row[]> {

@@ -28,7 +28,7 @@ export async function latencyRows(ctx: PartContext, { runNode, parameters, total
 		const credentials = { baseUrl: remote.url, accessToken: API_TOKEN };
 		const firstUrl = `${remote.url}/api/v3/appointments/`;
 		const floorType = helperLoopNode(firstUrl);
-		const sequential = { ...parameters, options: { pageConcurrency: 1 } };
+		const sequential = { ...parameters, advanced: { pageConcurrency: 1 } };
 		const latencyRuns = ctx.smoke ? 1 : 2;
 		const s = await runRounds({
 			contestants: ['floor', 'node', 'bare', 'sequential'],

@@ -125,7 +125,7 @@ async function pageSizeRows(b: ListBench, label: 'default' | 'max', pageSize: nu
 				which === 'node'
 					? { parameters: b.parameters, credentials: b.credentials }
 					: which === 'node1'
-						? { parameters: { ...b.parameters, options: { pageConcurrency: 1 } }, credentials: b.credentials }
+						? { parameters: { ...b.parameters, advanced: { pageConcurrency: 1 } }, credentials: b.credentials }
 						: { parameters: {}, credentials: b.credentials, nodeType: which === 'floor' ? floorType : streamType },
 			);
 			if (r.error) throw new Error(`${which} failed in run ${i}: ${r.error.message}`);

@@ -2,11 +2,13 @@ import { VersionedNodeType, type INodeTypeBaseDescription } from 'n8n-workflow';
 
 import { AppointmentsV1 } from './v1/AppointmentsV1';
 import { AppointmentsV2 } from './v2/AppointmentsV2';
+import { AppointmentsV3 } from './v3/AppointmentsV3';
 
 /**
- * Appointments: manage appointments and webhook subscriptions of the scheduling service. Version 2 picks
- * appointments and subscriptions from lists (resource locators) and simplifies Get; saved version-1 workflows
- * keep version 1's parameters and outputs. Both versions share the operations (actions/).
+ * Appointments: manage appointments and webhooks of the scheduling service. Version 2 picks appointments and
+ * webhooks from lists (resource locators) and simplifies Get; version 3 moves the expert knobs under Advanced
+ * and picks Get Many's Calendar from a list. Saved workflows keep their version's parameters and outputs; all
+ * versions share the operations (actions/).
  */
 export class Appointments extends VersionedNodeType {
 	constructor() {
@@ -16,11 +18,15 @@ export class Appointments extends VersionedNodeType {
 			icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
 			group: ['transform'],
 			subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-			description: 'Manage appointments and webhook subscriptions of the scheduling service',
-			defaultVersion: 2,
+			description: 'Manage appointments and webhooks of the scheduling service',
+			defaultVersion: 3,
 		};
 		super(
-			{ 1: new AppointmentsV1(baseDescription), 2: new AppointmentsV2(baseDescription) },
+			{
+				1: new AppointmentsV1(baseDescription),
+				2: new AppointmentsV2(baseDescription),
+				3: new AppointmentsV3(baseDescription),
+			},
 			baseDescription,
 		);
 	}

@@ -8,7 +8,8 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { EVENTS, eventList, numberValue } from './shared';
+import { searchCalendars } from './listSearch';
+import { EVENTS, eventFilterProperty, eventList, numberValue, readEventFilter, withoutItem } from './shared';
 import { pollChanges, sampleEvent } from './polling/poll';
 import {
 	LEAD_MAX,
@@ -27,17 +28,18 @@ function readOptions(ctx: IPollFunctions): TimeOptions {
 	const node = ctx.getNode();
 	let events: string[];
 	try {
-		events = eventList(node, ctx.getNodeParameter('events', []), '', 0);
+		events = eventList(node, ctx.getNodeParameter('events', []), undefined, 0);
 	} catch (error) {
-		throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
+		throw withoutItem(node, error);
 	}
 	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
-	const whole = (name: string, fallback: number, min: number, max: number) => {
+	const whole = (name: string, label: string, fallback: number, min: number, max: number) => {
 		const value = options[name] ?? fallback;
 		if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
 			throw new NodeOperationError(
 				node,
-				`The option "${name}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+				`The option "${label}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+				{ description: `Set "${label}" under Options to a whole number from ${min} to ${max}, or remove it to use ${fallback}.` },
 			);
 		}
 		return value;
@@ -47,15 +49,16 @@ function readOptions(ctx: IPollFunctions): TimeOptions {
 		try {
 			leadTime = numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440;
 		} catch (error) {
-			throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
+			throw withoutItem(node, error);
 		}
 	}
 	return {
 		events: new Set(events),
 		leadTime,
-		daysBack: whole('daysBack', 1, 0, 31),
-		daysAhead: whole('daysAhead', 30, 1, 366),
-		maxWatched: whole('maxWatched', 20000, 100, 200000),
+		filter: readEventFilter(node, ctx.getNodeParameter('filters', {})),
+		daysBack: whole('daysBack', 'Days Back', 1, 0, 31),
+		daysAhead: whole('daysAhead', 'Days Ahead', 30, 1, 366),
+		maxWatched: whole('maxWatched', 'Max Watched Appointments', 20000, 100, 200000),
 		simplify: options.simplify === true,
 	};
 }
@@ -78,7 +81,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Asks the service for changes at each poll time, so it works where the service cannot reach n8n; events arrive up to one poll interval late. The items are those of the Appointments Trigger (webhook), which is instant but needs n8n on public https.',
+					'Asks the service for changes at each poll time, so n8n needs no public https address; events arrive up to one poll interval late. Changes that do not match the Filters start no execution.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -111,6 +114,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				description:
 					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
 			},
+			eventFilterProperty,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -124,8 +128,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: 366 },
 						default: 30,
-						description:
-							'How far ahead of now appointments are watched (by start). Each poll lists all of them, so a longer horizon costs more requests.',
+						description: 'How many days ahead appointments are watched; more days cost more requests per poll',
 					},
 					{
 						displayName: 'Days Back',
@@ -134,7 +137,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 31 },
 						default: 1,
 						description:
-							'How long after their start appointments stay watched, e.g. to see them marked attended or no-show',
+							'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
 					},
 					{
 						displayName: 'Max Watched Appointments',
@@ -142,8 +145,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 100, maxValue: 200000 },
 						default: 20000,
-						description:
-							"Upper bound of the appointments remembered in the workflow's static data (about 47 bytes each). A window holding more makes the poll fail with a message.",
+						description: 'The most appointments the trigger remembers between polls; a poll that needs more fails and says so',
 					},
 					{
 						displayName: 'Simplify',
@@ -157,6 +159,8 @@ export class AppointmentsPollingTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { listSearch: { searchCalendars } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = readOptions(this);

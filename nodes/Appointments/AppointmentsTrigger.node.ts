@@ -7,8 +7,10 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { EVENTS } from './shared';
+import { searchCalendars } from './listSearch';
+import { EVENTS, eventFilterProperty } from './shared';
 import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe';
+import { DEDUPE_CHOICES } from './trigger/config';
 import { checkExists, create, remove } from './trigger/lifecycle';
 import { receive } from './trigger/receive';
 
@@ -25,7 +27,7 @@ export class AppointmentsTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].concat($parameter["otherEvents"] || []).join(", ")}}',
-		description: 'Starts the workflow when an appointment is created, updated or cancelled',
+		description: 'Starts the workflow when an appointment is created, updated or canceled',
 		defaults: { name: 'Appointments Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -45,7 +47,7 @@ export class AppointmentsTrigger implements INodeType {
 				// Kept visible (a notice): without https the trigger cannot work at all. The test/production URL
 				// details and the proxy/tunnel set-up are in the README's Trigger section (the node's docs link).
 				displayName:
-					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel.',
+					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel. Events that do not match the Filters start no execution.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -57,7 +59,7 @@ export class AppointmentsTrigger implements INodeType {
 				// Not required: Other Events alone is a valid choice; activation checks that one of them is filled.
 				options: [...EVENTS],
 				default: [],
-				description: 'The events that start the workflow. Pick at least one here or in Other Events.',
+				description: 'The events that start the workflow; pick at least one here or in Other Events',
 			},
 			{
 				displayName: 'Other Events',
@@ -68,6 +70,7 @@ export class AppointmentsTrigger implements INodeType {
 				description:
 					'Further event names, separated by commas, for events the list above does not offer yet',
 			},
+			eventFilterProperty,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -79,28 +82,9 @@ export class AppointmentsTrigger implements INodeType {
 						displayName: 'Dedupe Key',
 						name: 'dedupeKey',
 						type: 'options',
-						options: [
-							{
-								name: 'Event + Appointment Key + Timestamp',
-								value: 'eventKeyTimestamp',
-								description:
-									'A redelivery of the same notification is dropped; a later event for the same appointment still runs',
-							},
-							{
-								name: 'Appointment Key',
-								value: 'appointmentKey',
-								description:
-									'Only the first event of each appointment runs, as long as it is remembered (the spec\'s literal rule)',
-							},
-							{
-								name: 'Off',
-								value: 'off',
-								description: 'Every delivery starts the workflow, redeliveries included',
-							},
-						],
+						options: [...DEDUPE_CHOICES],
 						default: 'eventKeyTimestamp',
-						description:
-							'How a notification that was already received is recognised and dropped. Kept in memory: see Dedupe Window.',
+						description: 'How a notification that arrives twice is recognised, so that it starts the workflow once',
 					},
 					{
 						displayName: 'Dedupe Window',
@@ -108,16 +92,14 @@ export class AppointmentsTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: MAX_WINDOW },
 						default: DEFAULT_WINDOW,
-						description:
-							'How many recent keys are remembered, in the memory of this n8n process (lost on restart). Add a Remove Duplicates node after the trigger for dedupe across restarts.',
+						description: 'How many recent notifications this n8n remembers to spot repeats; a restart forgets them',
 					},
 					{
 						displayName: 'Simplify',
 						name: 'simplify',
 						type: 'boolean',
 						default: false,
-						description:
-							'Whether to return the key fields of the appointment with the event and timestamp instead of the whole notification',
+						description: 'Whether to return only the main fields of the appointment with the event and its time',
 					},
 					{
 						displayName: 'Verify With API',
@@ -125,12 +107,14 @@ export class AppointmentsTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether to read the appointment from the service and output its current record; notifications for unknown appointments are dropped. One attempt of at most 4 seconds: if it fails, n8n answers with an error so the service resends.',
+							"Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing",
 					},
 				],
 			},
 		],
 	};
+
+	methods = { listSearch: { searchCalendars } };
 
 	webhookMethods = {
 		default: {

@@ -46,7 +46,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				appointmentKey: '={{ $json.key }}',
 				status: '={{ "DONE" }}',
 			},
-			/"Status" \(item 0\) must be one of ATTENDED, CANCELED, .*, PENDING_PAYMENT \(got "DONE"\)/,
+			/"Status" \(item 0\) must be one of Attended, Canceled, .*, Pending Payment \(got "DONE"\)/,
 		],
 		[
 			'unparsable reschedule date',
@@ -80,9 +80,9 @@ describe('bad input: the item fails with a NodeOperationError before any request
 			/"Time Zone" \(item 0\) must be an IANA time zone/,
 		],
 		[
-			'bad UUID in Calendar Key',
-			{ resource: 'appointment', operation: 'getAll', filters: { calendarKey: 'calendar-1' } },
-			/"Calendar Key" \(item 0\) must be a UUID/,
+			'bad UUID in Calendar (By Key)',
+			{ resource: 'appointment', operation: 'getAll', filters: { calendarKey: { __rl: true, mode: 'id', value: 'calendar-1' } } },
+			/"Calendar" \(item 0\) must be a UUID/,
 		],
 		[
 			'bad UUID in Client Key',
@@ -113,9 +113,9 @@ describe('bad input: the item fails with a NodeOperationError before any request
 			/"Tag Keys" \(item 0\) must be a list of UUIDs .*42 is not a UUID/,
 		],
 		[
-			'bad e-mail',
+			'bad email',
 			{ resource: 'appointment', operation: 'getAll', filters: { email: 'not an email' } },
-			/"Email" \(item 0\) must be an e-mail address/,
+			/"Email" \(item 0\) must be an email address/,
 		],
 		[
 			'unknown status filter',
@@ -134,7 +134,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		[
 			'unknown date range from an expression',
 			{ resource: 'appointment', operation: 'getAll', dateRange: '={{ "lastMonth" }}' },
-			/"Date Range" \(item 0\) must be one of all, today, yesterday, tomorrow, thisWeek, next7Days, custom \(got "lastMonth"\)/,
+			/"Date Range" \(item 0\) must be one of All Dates, Custom, Next 7 Days, This Week, Today, Tomorrow, Yesterday \(got "lastMonth"\)/,
 		],
 		[
 			'custom range without dates',
@@ -163,9 +163,9 @@ describe('bad input: the item fails with a NodeOperationError before any request
 			/"Start Date" \(item 0\): "31\/12\/2026" is not a date/,
 		],
 		[
-			'is cancelled not a boolean',
+			'is canceled not a boolean',
 			{ resource: 'appointment', operation: 'getAll', filters: { isCancelled: '={{ "maybe" }}' } },
-			/"Is Cancelled" \(item 0\) must be true or false/,
+			/"Is Canceled" \(item 0\) must be true or false/,
 		],
 		[
 			'limit 0',
@@ -178,7 +178,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				resource: 'appointment',
 				operation: 'get',
 				appointmentKey: '={{ $json.key }}',
-				options: { concurrency: 50 },
+				advanced: { concurrency: 50 },
 			},
 			/"Concurrency" \(item 0\) must be a whole number from 1 to 20 \(got 50\)/,
 		],
@@ -188,7 +188,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				resource: 'appointment',
 				operation: 'get',
 				appointmentKey: '={{ $json.key }}',
-				options: { maxAttempts: 0 },
+				advanced: { maxAttempts: 0 },
 			},
 			/"Max Attempts" \(item 0\) must be a whole number from 1 to 20 \(got 0\)/,
 		],
@@ -205,7 +205,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		[
 			'a webhook key that would change the path',
 			{ resource: 'webhook', operation: 'delete', webhookKey: '../appointments' },
-			/"Webhook Key" \(item 0\) must be a key without "\/" that is not "\." or "\.\."/,
+			/"Webhook" \(item 0\) must be a key without "\/" that is not "\." or "\.\."/,
 		],
 		[
 			'http:// URL and bad events: the URL is named first',
@@ -221,7 +221,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		[
 			'empty webhook key',
 			{ resource: 'webhook', operation: 'delete', webhookKey: ' ' },
-			/"Webhook Key" \(item 0\) must be a non-empty text/,
+			/"Webhook" \(item 0\) must be a non-empty text/,
 		],
 	];
 
@@ -229,6 +229,9 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		const result = await run(sb, parameters, { input: [{ key: keys[0] }] });
 		expect(result.error?.message).toMatch(message);
 		expect(result.error?.name).toBe('NodeOperationError');
+		// the fix-it description names the field as the editor labels it
+		const label = /"([^"]+)"/.exec(result.error!.message)![1];
+		expect((result.error as Error & { description?: string }).description).toContain(label);
 		expect(
 			(result.error as unknown as { context?: { itemIndex?: number } }).context?.itemIndex ?? 0,
 		).toBe(0);
@@ -244,7 +247,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 					operation: 'updateStatus',
 					appointmentKey: '={{ $json.key }}',
 					status: 'ATTENDED',
-					options: { concurrency },
+					advanced: { concurrency },
 				},
 				{ input: [{ key: keys[0] }, { key: keys[1] }, { key: 'bad-key' }, { key: keys[3] }] },
 			);
@@ -283,7 +286,7 @@ describe('retries', () => {
 				resource: 'appointment',
 				operation: 'get',
 				appointmentKey: keys[2],
-				options: FAST,
+				advanced: FAST,
 			});
 			expect(result.error).toBeUndefined();
 			expect(result.items[0][0].json.appointment_key).toBe(keys[2]);
@@ -298,7 +301,7 @@ describe('retries', () => {
 			operation: 'updateStatus',
 			appointmentKey: keys[2],
 			status: 'NO_SHOW',
-			options: FAST,
+			advanced: FAST,
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0][0].json.status).toBe('NO_SHOW');
@@ -310,7 +313,7 @@ describe('retries', () => {
 		const result = await run(sb, {
 			resource: 'appointment',
 			operation: 'getAll',
-			options: { maxAttempts: 2, maxRetryWaitSeconds: 1 },
+			advanced: { maxAttempts: 2, maxRetryWaitSeconds: 1 },
 		});
 		expect(result.error?.message).toMatch(
 			/The service failed \(503 Service Unavailable\).* after 2 attempts \(waited .* in total; no attempts left\)/,
@@ -325,7 +328,7 @@ describe('retries', () => {
 			resource: 'appointment',
 			operation: 'get',
 			appointmentKey: keys[0],
-			options: { maxRetryWaitSeconds: 1 },
+			advanced: { maxRetryWaitSeconds: 1 },
 		});
 		expect(result.error?.message).toMatch(
 			/rate limiting.*retry after 120 s, more than the 1\.0 s left/,
@@ -417,7 +420,7 @@ describe('concurrency', () => {
 					operation: 'updateStatus',
 					appointmentKey: '={{ $json.key }}',
 					status: 'ATTENDED',
-					options: { concurrency: 4 },
+					advanced: { concurrency: 4 },
 				},
 				credentials: { baseUrl: service.url, accessToken: 'test-token' },
 				input: keys.slice(0, 8).map((key) => ({ key })),
@@ -460,7 +463,7 @@ describe('concurrency', () => {
 				resource: 'appointment',
 				operation: 'cancel',
 				appointmentKey: '={{ $json.key }}',
-				options: { concurrency: 3 },
+				advanced: { concurrency: 3 },
 			},
 			{ input, continueOnFail: true },
 		);

@@ -37,13 +37,13 @@ describe('against the sandbox', () => {
 		['none', 'absolute'],
 	])('pagination %s, %s links: identical items with page concurrency 1 and 4', async (pagination, nextLinks) => {
 		await admin.config({ pagination, nextLinks, pageSize: 9 });
-		const one = await runOk(sb, params({ returnAll: true, options: { pageConcurrency: 1 } }));
-		const four = await runOk(sb, params({ returnAll: true, options: { pageConcurrency: 4 } }));
+		const one = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 1 } }));
+		const four = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 4 } }));
 		expect(one).toHaveLength(140);
 		expect(new Set(keysOf(one)).size).toBe(140);
 		expect(four).toEqual(one);
 		await admin.clearRequests();
-		const limited = await runOk(sb, params({ limit: 20, options: { pageConcurrency: 4 } }));
+		const limited = await runOk(sb, params({ limit: 20, advanced: { pageConcurrency: 4 } }));
 		expect(limited).toEqual(one.slice(0, 20));
 		expect(await listGets()).toHaveLength(pagination === 'none' ? 1 : 3); // 9 + 9 + 2 of the third page
 	});
@@ -51,20 +51,20 @@ describe('against the sandbox', () => {
 	test('Limit 100 at page 50 makes exactly the 2 requests it needs, concurrently or not', async () => {
 		for (const pageConcurrency of [1, 4]) {
 			await admin.clearRequests();
-			expect(await runOk(sb, params({ limit: 100, options: { pageConcurrency } }))).toHaveLength(100);
+			expect(await runOk(sb, params({ limit: 100, advanced: { pageConcurrency } }))).toHaveLength(100);
 			expect(await listGets()).toHaveLength(2);
 		}
 	});
 
 	test('a 429 on page 7 of 20 under concurrency: everything once, in order, and no page sent during the pause', async () => {
 		await admin.config({ pageSize: 7 });
-		const one = await runOk(sb, params({ returnAll: true, options: { pageConcurrency: 1 } }));
+		const one = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 1 } }));
 		const page = (n: number) => ({ method: 'GET', path: '/api/v3/appointments/', query: { page: String(n) } });
 		// Page 6 answers late, so the reader takes it (and starts page 10) while page 7's Retry-After is running.
 		await admin.fault({ match: page(6), delayMs: 300 });
 		await admin.fault({ match: page(7), status: 429, retryAfter: 1 });
 		await admin.clearRequests();
-		const four = await runOk(sb, params({ returnAll: true, options: { pageConcurrency: 4 } }));
+		const four = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 4 } }));
 		expect(four).toEqual(one);
 		const log = await listGets();
 		expect(log).toHaveLength(21); // 20 pages, page 7 twice
@@ -84,7 +84,7 @@ describe('against the sandbox', () => {
 		await admin.fault({ match: page(12), status: 429, retryAfter: 1 });
 		for (const pageConcurrency of [1, 4]) {
 			const result = await runNode({
-				parameters: params({ returnAll: true, options: { pageConcurrency, maxRetryWaitSeconds: 1.5 } }),
+				parameters: params({ returnAll: true, advanced: { pageConcurrency, maxRetryWaitSeconds: 1.5 } }),
 				credentials: { baseUrl: sb.url, accessToken: 'node-test-token' },
 			});
 			expect(result.error?.message).toMatch(/the service asked to retry after 1\.0 s, more than the 0\.\d s left of the retry budget/);
@@ -96,7 +96,7 @@ describe('against the sandbox', () => {
 	test('Page Concurrency outside 1..10 is refused before anything is sent', async () => {
 		await admin.clearRequests();
 		const result = await runNode({
-			parameters: params({ returnAll: true, options: { pageConcurrency: 0 } }),
+			parameters: params({ returnAll: true, advanced: { pageConcurrency: 0 } }),
 			credentials: { baseUrl: sb.url, accessToken: 'node-test-token' },
 		});
 		expect(result.error?.message).toMatch(/Page Concurrency/);
@@ -185,7 +185,7 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		served = 0;
 		maxInFlight = 0;
 		const result = await runNode({
-			parameters: params({ returnAll: true, simplify: false, ...extra, options: { pageConcurrency } }),
+			parameters: params({ returnAll: true, simplify: false, ...extra, advanced: { pageConcurrency } }),
 			credentials: { baseUrl: url, accessToken: 'drf-token-0123456789' },
 		});
 		if (result.error) throw result.error;

@@ -126,6 +126,20 @@ describe('starting soon', () => {
 		expect(canceled).toBeDefined();
 	});
 
+	test("the trigger's Filters apply: an appointment with a status outside them is neither reminded nor started", async () => {
+		const pending = await create(T0 + 2 * HOUR, 'PENDING');
+		const confirmed = await create(T0 + 2 * HOUR);
+		const h = startPollingHarness({
+			credentials: { baseUrl: sb.url, accessToken: TOKEN },
+			parameters: { events: [SOON, STARTED], leadTime: 60, filters: { statuses: ['CONFIRMED'] }, options: {} },
+			timezone: ZONE,
+		});
+		await h.activate();
+		expect(await pollAt(h, T0 + HOUR)).toEqual([`${SOON} ${confirmed}`]);
+		expect(await pollAt(h, T0 + 2 * HOUR)).toEqual([`${STARTED} ${confirmed}`]);
+		expect(pending).toBeDefined();
+	});
+
 	test('a reschedule after the reminder re-arms it for the new start; one before the window is reminded once, for the new start', async () => {
 		const early = await create(T0 + 2 * HOUR);
 		const moved = await create(T0 + 3 * HOUR);

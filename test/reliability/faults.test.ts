@@ -2,7 +2,7 @@
 /**
  * Every operation of the real Appointments action node (run in n8n-core's WorkflowExecute) against the sandbox
  * while the sandbox injects faults over real HTTP: 429 with Retry-After in seconds and as an HTTP-date, 500, 502,
- * 503, connection resets and answers slower than the node's time-out (Options > Timeout). Each operation must end
+ * 503, connection resets and answers slower than the node's time-out (Advanced > Timeout). Each operation must end
  * with the right result after its retries, or, once the budget is spent, with an error saying what was tried.
  *
  * test/transport already proves these rules for the transport functions one by one (TransportTestNode): 429 in
@@ -179,7 +179,7 @@ const OPERATIONS: Operation[] = [
 	},
 ];
 
-/** Faults a retry must get through. `options` is the node's Options collection for that run. */
+/** Faults a retry must get through. `options` is the node's Advanced collection for that run. */
 const FAULTS: Array<{ name: string; spec: () => Record<string, unknown>; options?: Record<string, unknown>; minMs?: number }> = [
 	{ name: '429 Retry-After: 1 (seconds)', spec: () => ({ status: 429, retryAfter: '1' }), minMs: 950 },
 	{ name: '429 Retry-After as an HTTP-date', spec: () => ({ status: 429, retryAfter: httpDateIn(1500) }), minMs: 1000 },
@@ -208,7 +208,7 @@ describe.each(FAULTS)('one fault: $name', (fault) => {
 			for (const op of wave) await sb.fault({ count: 1, ...fault.spec(), match: { method: op.method, path: op.path(f) } });
 			const started = Date.now();
 			const results = await Promise.all(
-				wave.map(async (op) => ({ op, r: await run({ ...op.parameters(f), options: { maxAttempts: 4, maxRetryWaitSeconds: 20, ...fault.options } }) })),
+				wave.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: { maxAttempts: 4, maxRetryWaitSeconds: 20, ...fault.options } }) })),
 			);
 			const log = await sb.requests();
 			for (const { op, r } of results) {
@@ -244,14 +244,14 @@ describe('a spent retry budget', () => {
 		const f = await prepare(spent.name.replace(/\W+/g, '-'));
 		await sb.fault({ count: 1000, ...spent.spec, match: {} });
 		const results = await Promise.all(
-			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), options: spent.options }) })),
+			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }) })),
 		);
 		for (const { op, r } of results) {
 			expect({ op: op.name, message: r.error?.message }).toEqual({ op: op.name, message: expect.stringMatching(spent.message) });
 		}
 		// the same failure as an item when the node continues on fail
 		const continued = await Promise.all(
-			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), options: spent.options }, true) })),
+			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }, true) })),
 		);
 		for (const { op, r } of continued) {
 			expect({ op: op.name, error: r.error?.message }).toEqual({ op: op.name, error: undefined });
@@ -273,10 +273,10 @@ describe('a webhook Create whose answer is lost after the service stored it', ()
 		['timed out (answer slower than Options > Timeout)', { delayMs: 1500 }, { timeoutSeconds: 0.5 }],
 		['500 after storing', { status: 500 }, {}],
 		['connection reset after storing', { reset: true }, {}],
-	])('%s: exactly one subscription, and the node returns it', async (_name, spec, options) => {
+	])('%s: exactly one subscription, and the node returns it', async (_name, spec, advanced) => {
 		const f = await prepare('lost-' + String(_name).slice(0, 10).replace(/\W+/g, '-'));
 		await sb.fault({ count: 1, phase: 'after', ...spec, match: { method: 'POST', path: '/api/v3/webhooks/' } });
-		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), options });
+		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), advanced });
 		expect(r.error).toBeUndefined();
 		const stored = (await sb.webhooks()).filter((w) => w.url === f.createUrl);
 		expect(stored).toHaveLength(1);
@@ -290,7 +290,7 @@ describe('a webhook Create whose answer is lost after the service stored it', ()
 		await sb.fault({ count: 3, phase: 'after', status: 502, match: { method: 'POST', path: '/api/v3/webhooks/' } });
 		const urls = Array.from({ length: 6 }, (_, i) => `${f.createUrl}/${i}`);
 		const r = await runNode({
-			parameters: { resource: 'webhook', operation: 'create', url: '={{ $json.url }}', events: ['appointment.updated'], otherEvents: '', options: { concurrency: 3 } },
+			parameters: { resource: 'webhook', operation: 'create', url: '={{ $json.url }}', events: ['appointment.updated'], otherEvents: '', advanced: { concurrency: 3 } },
 			credentials: { baseUrl: sb.url, accessToken: TOKEN },
 			input: urls.map((url) => ({ url })),
 		});
@@ -307,7 +307,7 @@ describe('a webhook Create the service processes only after the node gave up wai
 		const f = await prepare('late');
 		// the service is slow: it stores the subscription 1.5 s after receiving it, the node waits 0.5 s
 		await sb.fault({ count: 1, phase: 'before', delayMs: 1500, match: { method: 'POST', path: '/api/v3/webhooks/' } });
-		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), options: { timeoutSeconds: 0.5 } });
+		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), advanced: { timeoutSeconds: 0.5 } });
 		expect(r.error).toBeUndefined();
 		// the late create lands 1.5 s after the service received it: watch until then (and a little longer)
 		const received = Date.parse((await sb.requests()).find((q) => q.method === 'POST')!.at!);

@@ -390,7 +390,7 @@ const TEXT_FILTERS: Array<[string, string, string]> = [
 	['ownerUser', 'owner_user', 'Owner User'],
 ];
 const KEY_FILTERS: Array<[string, string, string]> = [
-	['calendarKey', 'calendar_key', 'Calendar Key'],
+	['calendarKey', 'calendar_key', 'Calendar'],
 	['clientKey', 'client_key', 'Client Key'],
 	['personKey', 'person_key', 'Person Key'],
 ];
@@ -538,7 +538,7 @@ describe('Appointment > Get Many with random filters', () => {
 					for (const [f, param, label] of LIST_FILTERS) if (runSpec.present.lists.includes(f)) fields.push({ label, param, verdict: uuidListVerdict(it.lists[f as 'tagKeys']) });
 					if (runSpec.present.status) fields.push({ label: 'Status', param: 'status', verdict: statusVerdict(it.status, false) });
 					if (runSpec.present.email) fields.push({ label: 'Email', param: 'email', verdict: emailVerdict(it.email) });
-					if (runSpec.present.isCancelled) fields.push({ label: 'Is Cancelled', param: 'is_cancelled', verdict: boolVerdict(it.isCancelled) });
+					if (runSpec.present.isCancelled) fields.push({ label: 'Is Canceled', param: 'is_cancelled', verdict: boolVerdict(it.isCancelled) });
 					const usesZone =
 						(runSpec.present.createdAt && !isBlankDate(it.createdAt)) ||
 						runSpec.dateRange === 'today' ||
@@ -732,7 +732,7 @@ describe('Webhook > Create, Update, Delete with random URLs, events and keys', (
 						// '.' and '..' can be no key (they are path segments): refusing them is fine, naming the field
 						// a key that would be a path segment of its own ('.', '..') or more than one ('/', '\\'): refusing it is fine
 						const pathLike = ['.', '..'].includes(key.trim()) || /[/\\]/.test(key);
-						if (operation !== 'create') fields.push({ label: 'Webhook Key', verdict: key.trim() === '' ? INVALID : pathLike ? open(() => true) : OMIT });
+						if (operation !== 'create') fields.push({ label: 'Webhook', verdict: key.trim() === '' ? INVALID : pathLike ? open(() => true) : OMIT });
 						if (operation !== 'delete') {
 							const ev = eventsVerdict(it.events);
 							fields.push({ label: 'URL', verdict: urlVerdict(it.url) });

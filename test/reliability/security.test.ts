@@ -81,7 +81,7 @@ describe('the access token never leaks', () => {
 			if (fault) await sb.fault({ ...fault, match: {} });
 			for (const parameters of ops) {
 				for (const continueOnFail of [false, true]) {
-					const r = await run({ ...parameters, options: { maxAttempts: 2, maxRetryWaitSeconds: 2 } }, { continueOnFail });
+					const r = await run({ ...parameters, advanced: { maxAttempts: 2, maxRetryWaitSeconds: 2 } }, { continueOnFail });
 					if (r.error || JSON.stringify(r.items).includes('"error"')) failures++;
 				}
 			}
@@ -89,11 +89,11 @@ describe('the access token never leaks', () => {
 		await sb.clearFaults();
 		// with a token the service does not know, and with the restricted one (403 on webhooks)
 		for (const token of ['wrong-token-0a9b8c7d6e', LIMITED]) {
-			for (const parameters of ops) await run({ ...parameters, options: { maxAttempts: 1 } }, { token, continueOnFail: true });
+			for (const parameters of ops) await run({ ...parameters, advanced: { maxAttempts: 1 } }, { token, continueOnFail: true });
 		}
 		// a slow answer that times out
 		await sb.fault({ count: 2, delayMs: 2500, match: {} });
-		await run({ ...ops[2], options: { maxAttempts: 2, timeoutSeconds: 1 } });
+		await run({ ...ops[2], advanced: { maxAttempts: 2, timeoutSeconds: 1 } });
 		expect(failures).toBeGreaterThan(40); // the sweep did look at failures, not only successes
 		const everything = [...seen, ...capturedLogs()];
 		expect(everything.length).toBeGreaterThan(300);
@@ -211,7 +211,7 @@ describe('redirects to another origin', () => {
 				{ resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'ATTENDED' },
 				{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/r', events: ['appointment.created'], otherEvents: '' },
 			]) {
-				const result = await runNode({ parameters: { ...parameters, options: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN }, input: [{ key: randomUUID() }] });
+				const result = await runNode({ parameters: { ...parameters, advanced: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN }, input: [{ key: randomUUID() }] });
 				expect(visibleTexts(result).filter((t) => t.includes(TOKEN))).toEqual([]);
 				// a redirect is not a result: the node says what the service answered
 				expect(result.error?.message).toMatch(new RegExp(`${status}`));

@@ -22,7 +22,7 @@ export const webhookKeyField: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	description: 'The webhook_key of the subscription',
+	description: 'The webhook_key of the webhook',
 };
 
 export function returnAllOrLimit(noun: string): INodeProperties[] {
@@ -78,7 +78,7 @@ export const webhookFields: INodeProperties[] = [
 		type: 'multiOptions',
 		options: [...EVENTS],
 		default: [],
-		description: 'Events the subscription receives',
+		description: 'Events the webhook receives',
 	},
 	{
 		displayName: 'Other Events',
@@ -97,8 +97,7 @@ const timeZoneOption: INodeProperties = {
 	type: 'string',
 	default: '',
 	placeholder: 'e.g. America/Santiago',
-	description:
-		"IANA time zone for dates without an offset and for date ranges. Empty: the workflow's time zone.",
+	description: "The time zone of dates given without one, such as Europe/Berlin; empty means the workflow's",
 };
 
 /** The number options' bounds: what the editor shows is what is accepted, also from an expression. */

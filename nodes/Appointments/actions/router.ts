@@ -36,13 +36,21 @@ const operations: Record<string, PrepareOperation> = {
 	'webhook:delete': webhook.delete.prepare,
 };
 
-const RETRY_ON_FAIL_HINT =
-	"Retry On Fail re-runs the whole node, items that already succeeded included, after the node's own retries (Options > Max Attempts) are spent, so the two multiply. The node already retries what is safe to retry: leave Retry On Fail off.";
-
 type Outcome = { data: IDataObject | IDataObject[] } | { error: Error };
 
-function itemContext(ctx: IExecuteFunctions, itemIndex: number): ItemContext {
+/**
+ * The item's Options, and from version 3 on its Advanced settings with them (the same names: version 3 only
+ * moved them). The node's retries repeat one request that is safe to repeat; n8n's Retry On Fail re-runs the
+ * whole node once they are spent.
+ */
+function readOptions(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): IDataObject {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	if (!hasAdvanced) return options;
+	return { ...options, ...(ctx.getNodeParameter('advanced', itemIndex, {}) as IDataObject) };
+}
+
+function itemContext(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): ItemContext {
+	const options = readOptions(ctx, itemIndex, hasAdvanced);
 	const option = (name: keyof typeof OPTION_RULES) =>
 		numberValue(ctx.getNode(), options[name], OPTION_RULES[name].label, itemIndex, OPTION_RULES[name]);
 	const maxAttempts = option('maxAttempts');
@@ -92,20 +100,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const continueOnFail = this.continueOnFail();
-	if (this.getNode().retryOnFail === true) {
-		// n8n's Retry On Fail re-runs the whole node, items already done included, on top of the node's own retries.
-		this.addExecutionHints({ message: RETRY_ON_FAIL_HINT, location: 'outputPane' });
-	}
+	const hasAdvanced = this.getNode().typeVersion >= 3;
 	const rule = OPTION_RULES.concurrency;
 	const concurrency =
-		numberValue(this.getNode(), (this.getNodeParameter('options', 0, {}) as IDataObject).concurrency, rule.label, 0, rule) ?? 1;
+		numberValue(this.getNode(), readOptions(this, 0, hasAdvanced).concurrency, rule.label, 0, rule) ?? 1;
 
 	// 1. Validate every item before anything is sent.
 	const outcomes: Array<Outcome | undefined> = new Array(items.length);
 	const runs: Array<PreparedRun | undefined> = new Array(items.length);
 	for (let i = 0; i < items.length; i++) {
 		try {
-			runs[i] = prepare.call(this, itemContext(this, i));
+			runs[i] = prepare.call(this, itemContext(this, i, hasAdvanced));
 		} catch (error) {
 			const failure = toError(error);
 			if (!continueOnFail) {

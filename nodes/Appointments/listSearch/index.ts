@@ -1,2 +1,3 @@
 export { searchAppointments } from './appointments';
 export { searchWebhooks } from './webhooks';
+export { searchCalendars } from './calendars';

@@ -17,12 +17,14 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { EVENTS, simplifyAppointment, WALL_CLOCK_FORMAT } from '../shared';
+import { EVENTS, matches, simplifyAppointment, WALL_CLOCK_FORMAT, type EventFilter } from '../shared';
 import { apiRequest, appointmentPath, paginate } from '../transport';
 import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry } from './state';
 
 export interface PollingOptions {
 	events: ReadonlySet<string>;
+	/** Changes whose appointment does not match are dropped; a poll left with none starts no execution. */
+	filter: EventFilter;
 	daysBack: number;
 	daysAhead: number;
 	simplify: boolean;
@@ -66,18 +68,23 @@ async function readBack(ctx: IPollFunctions, key: string): Promise<IDataObject |
 	return response.statusCode === 404 ? undefined : ((response.body ?? {}) as IDataObject);
 }
 
-/** "Fetch test event": one real appointment of the window as a sample of the first selected event. */
+/** How many appointments "Fetch test event" looks through for one that matches the Filters. */
+const SAMPLE_LIMIT = 200;
+
+/** "Fetch test event": one real appointment of the window that matches the Filters, as a sample of the first selected event. */
 export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][]> {
 	const zone = ctx.getTimezone();
 	const now = DateTime.now().setZone(zone);
 	const from = now.minus({ days: options.daysBack }).toMillis();
 	const to = now.plus({ days: options.daysAhead }).toMillis();
-	for await (const [record] of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 1 })) {
+	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: SAMPLE_LIMIT })) {
+		const record = records.find((r) => matches(options.filter, r));
+		if (record === undefined) continue;
 		const event = [...options.events][0] ?? 'appointment.created';
 		return [[toItem({ event, data: record }, now.toISO()!, options.simplify)]];
 	}
 	throw new NodeOperationError(ctx.getNode(), 'No appointment found to show as a test event', {
-		description: `The service has no appointment starting between ${wallClock(from, zone)} and ${wallClock(to, zone)} (${zone}). Create one, or widen Days Back or Days Ahead.`,
+		description: `The service has no appointment starting between ${wallClock(from, zone)} and ${wallClock(to, zone)} (${zone}) that matches the Filters. Create one, widen Days Back or Days Ahead, or loosen the Filters.`,
 	});
 }
 
@@ -140,7 +147,9 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	forgetBeyond(ctx, entries, from, to, options);
 	writeState(staticData, { from, to, entries });
 
-	const items = changes.filter((c) => options.events.has(c.event)).map((c) => toItem(c, timestamp, options.simplify));
+	const items = changes
+		.filter((c) => options.events.has(c.event) && matches(options.filter, c.data))
+		.map((c) => toItem(c, timestamp, options.simplify));
 	return items.length > 0 ? [items] : null;
 }
 

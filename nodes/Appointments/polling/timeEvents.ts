@@ -7,6 +7,7 @@
  * until they can no longer match, so a reschedule (a new start) re-arms both, and a repeated poll, a restart or a
  * change of the poll interval does not. The rules read instants (epoch ms) only, so a daylight saving change
  * moves nothing. Canceled appointments are never emitted; one canceled after its reminder gets no `started`.
+ * Appointments outside the trigger's Filters (calendars, statuses) are never emitted either.
  *
  * A window that opened while n8n was down is still open at the next poll, so the reminder comes late rather than
  * never. `started` is caught up for appointments that started at most CATCH_UP before the poll: a no-show
@@ -24,6 +25,7 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
+import { matches } from '../shared';
 import { paginate } from '../transport';
 import { toItem, windowQuery, type Change, type PollingOptions } from './poll';
 import { isCancelled, startMs } from './state';
@@ -134,7 +136,7 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 			const key = record.appointment_key;
 			if (typeof key !== 'string' || key === '') continue;
 			const start = startMs(record.start_date);
-			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status)) continue;
+			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status) || !matches(options.filter, record)) continue;
 			const id = `${encodeURIComponent(key)},${Math.floor(start / 1000).toString(36)}`;
 			let flags = done.get(id) ?? '';
 			if (soon && start > now && !flags.includes('r')) {
@@ -192,7 +194,7 @@ export async function sampleTimeEvent(
 	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 200 })) {
 		for (const record of records) {
 			const start = startMs(record.start_date);
-			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status)) continue;
+			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status) || !matches(options.filter, record)) continue;
 			if (best === undefined || (soon ? start < best.start : start > best.start)) best = { start, record };
 		}
 	}

@@ -7,22 +7,26 @@
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
 
+/** A UUID with or without hyphens, for the locators' By Key validation (the node sends the hyphenated form). */
+export const UUID_OPTIONAL_HYPHENS =
+	'^\\s*[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\\s*$';
+
 export const STATUSES = [
 	{ name: 'Attended', value: 'ATTENDED', description: 'The client attended' },
 	{
 		name: 'Canceled',
 		value: 'CANCELED',
-		description: 'Cancelled by the business',
+		description: 'Canceled by the business',
 	},
 	{
 		name: 'Canceled by Client',
 		value: 'CANCELED_CLIENT',
-		description: 'Cancelled by the client',
+		description: 'Canceled by the client',
 	},
 	{
 		name: 'Canceled via External Calendar',
 		value: 'CANCELED_GOOGLE',
-		description: 'Cancelled via an external calendar',
+		description: 'Canceled via an external calendar',
 	},
 	{
 		name: 'Confirmed',
@@ -59,7 +63,7 @@ export const EVENTS = [
 	{
 		name: 'Appointment Canceled',
 		value: 'appointment.canceled',
-		description: 'An appointment was cancelled',
+		description: 'An appointment was canceled',
 	},
 	{
 		name: 'Appointment Created',

@@ -2,7 +2,8 @@
  * Input validation: every check runs before any request and fails with a NodeOperationError that names the
  * field, the item and what was expected.
  *
- *   inputError(node, field, itemIndex, expected, got?): NodeOperationError   ("(got …)" only when got is passed)
+ *   inputError(node, field, itemIndex, expected, got?): NodeOperationError   ("(got …)" only when got is passed;
+ *                                         its description says how to fix it; withFix(error, text) for a better one)
  *   requireUuid(node, value, field, itemIndex): string
  *   uuidList(node, value, field, itemIndex): string[]         array, or a string separated by commas/whitespace
  *   requireStatus(node, value, field, itemIndex): string       one of STATUS_VALUES (any case; sent upper case)
@@ -18,7 +19,7 @@
  */
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
-import { STATUS_VALUES } from './constants';
+import { STATUSES, STATUS_VALUES } from './constants';
 import { DateInputError, isValidTimeZone, toOffsetIso, toWallClock } from './dates';
 import { shown } from './format';
 
@@ -35,8 +36,17 @@ export function inputError(
 	return new NodeOperationError(
 		node,
 		`The field "${field}" (item ${itemIndex}) must be ${expected}${gotText}`,
-		{ itemIndex },
+		{
+			itemIndex,
+			description: `Change "${field}" in the node, or the expression that fills it for item ${itemIndex}, so that it is ${expected}.`,
+		},
 	);
+}
+
+/** The error with a more precise fix-it description than inputError's. */
+export function withFix(error: NodeOperationError, description: string): NodeOperationError {
+	error.description = description;
+	return error;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -99,7 +109,11 @@ export function requireStatus(
 ): string {
 	const text = typeof value === 'string' ? value.trim().toUpperCase() : value;
 	if (typeof text !== 'string' || !STATUS_VALUES.includes(text)) {
-		throw inputError(node, field, itemIndex, `one of ${STATUS_VALUES.join(', ')}`, value);
+		const names = STATUSES.map((status) => status.name).join(', ');
+		throw withFix(
+			inputError(node, field, itemIndex, `one of ${names}`, value),
+			`Pick "${field}" from the list; an expression must give the status's value: ${STATUSES.map((status) => `${status.value} (${status.name})`).join(', ')}.`,
+		);
 	}
 	return text;
 }
@@ -112,7 +126,7 @@ export function requireEmail(
 ): string {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (!/^[^\s@]+@[^\s@]+$/.test(text)) {
-		throw inputError(node, field, itemIndex, 'an e-mail address such as ana@example.com', value);
+		throw inputError(node, field, itemIndex, 'an email address such as ana@example.com', value);
 	}
 	return text;
 }
@@ -163,12 +177,9 @@ export function resolveZone(
 		return workflowZone;
 	}
 	if (!isValidTimeZone(option)) {
-		throw inputError(
-			node,
-			'Time Zone',
-			itemIndex,
-			'an IANA time zone such as America/Santiago or Europe/Berlin',
-			option,
+		throw withFix(
+			inputError(node, 'Time Zone', itemIndex, 'an IANA time zone such as America/Santiago or Europe/Berlin', option),
+			"Leave Time Zone empty to use the workflow's time zone, or type a name from the IANA list such as Europe/Berlin.",
 		);
 	}
 	return (option as string).trim();
@@ -176,13 +187,10 @@ export function resolveZone(
 
 function dateError(node: INode, error: unknown, field: string, itemIndex: number): never {
 	if (error instanceof DateInputError) {
-		throw new NodeOperationError(
-			node,
-			`The field "${field}" (item ${itemIndex}): ${error.message}`,
-			{
-				itemIndex,
-			},
-		);
+		throw new NodeOperationError(node, `The field "${field}" (item ${itemIndex}): ${error.message}`, {
+			itemIndex,
+			description: `Pick a date in "${field}", or give it a date such as 2026-03-10 or 2026-03-10T14:30:00 (an expression may also give a Luxon DateTime).`,
+		});
 	}
 	throw error;
 }
@@ -243,23 +251,18 @@ export function eventList(
 			const name = typeof raw === 'string' ? raw.trim() : raw;
 			if (name === '') continue;
 			if (typeof name !== 'string' || !EVENT_NAME.test(name)) {
-				throw inputError(
-					node,
-					field,
-					itemIndex,
-					`event names such as appointment.created (dot-separated words)`,
-					raw,
+				throw withFix(
+					inputError(node, field, itemIndex, 'event names such as appointment.created (words joined by dots)', raw),
+					'Pick events from the Events list; in Other Events or an expression, write names such as appointment.rescheduled, separated by commas.',
 				);
 			}
 			if (!out.includes(name)) out.push(name);
 		}
 	}
 	if (out.length === 0) {
-		throw inputError(
-			node,
-			'Events',
-			itemIndex,
-			'at least one event (pick one or type it in Other Events)',
+		throw withFix(
+			inputError(node, 'Events', itemIndex, otherEvents === undefined ? 'at least one event' : 'at least one event (pick one or type it in Other Events)'),
+			'Pick at least one event in Events, such as Appointment Created.',
 		);
 	}
 	return out;

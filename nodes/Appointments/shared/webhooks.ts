@@ -35,7 +35,11 @@ export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number
 		absolute
 			? `The field "URL"${itemText(itemIndex)} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
 			: `The field "URL"${itemText(itemIndex)} must be an absolute HTTPS address (got "${String(raw ?? '')}")`,
-		{ itemIndex },
+		{
+			itemIndex,
+			description:
+				'Set "URL" to an address that starts with https://, such as the Production URL of an n8n Webhook node served over https.',
+		},
 	);
 }
 
@@ -48,6 +52,7 @@ export function validateWebhookInput(node: INode, input: WebhookInput, itemIndex
 	if (events.length === 0) {
 		throw new NodeOperationError(node, `The field "Events"${itemText(itemIndex)} must list at least one event`, {
 			itemIndex,
+			description: 'Pick at least one event in "Events", such as Appointment Created.',
 		});
 	}
 	return { url, events: [...new Set(events)] };

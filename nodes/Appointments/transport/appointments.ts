@@ -50,9 +50,16 @@ export async function cancelAppointment(
 	ctx: TransportContext,
 	key: string,
 	sendEmail: boolean,
-	opts: Opts = {},
+	opts: Opts & { checkFirst?: boolean } = {},
 ): Promise<IDataObject> {
 	const gone = { appointment_key: key, canceled: true };
+	if (opts.checkFirst) {
+		// n8n's Retry On Fail re-runs every item: one an earlier run cancelled is returned as it is, not cancelled
+		// (and its client e-mailed) again.
+		const read = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
+		const record = read.statusCode === 404 ? undefined : await recordOf(ctx, read, 'GET', labels(key, opts), false);
+		if (record !== undefined && isCancelled(record)) return record;
+	}
 	const response = await apiRequest(
 		ctx,
 		'DELETE',

@@ -73,5 +73,5 @@ export async function createWebhook(
 	if (record !== undefined) return record;
 	const readBack = await stored();
 	if (readBack) return readBack.body as IDataObject;
-	throw unconfirmedError(ctx, response.statusCode, 'a new subscription with this URL and these events', opts.itemIndex);
+	throw unconfirmedError(ctx, response.statusCode, 'a new webhook with this URL and these events', opts.itemIndex);
 }

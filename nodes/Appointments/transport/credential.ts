@@ -76,7 +76,10 @@ async function loadCredentialInfo(ctx: TransportContext): Promise<CredentialInfo
 	const baseUrl = normaliseBaseUrl(raw);
 	const origin = originOf(baseUrl);
 	if (problem !== undefined || !origin) {
-		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`);
+		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`, {
+			description:
+				'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.',
+		});
 	}
 	const token = credentials?.accessToken;
 	return { baseUrl, origin, secrets: typeof token === 'string' ? [token] : [] };

@@ -109,6 +109,21 @@ export function statusMessage(statusCode: number, body: unknown, resource?: stri
 	}
 }
 
+/** How a builder fixes what a status means, in one sentence; the request and body follow it. */
+export function fixFor(statusCode: number): string {
+	if (statusCode === 401)
+		return 'Open the Appointments API credential and paste the access token again from the service dashboard (Settings › API access).';
+	if (statusCode === 403) return "Use an access token with this permission: the service dashboard's Settings › API access shows the account's token.";
+	if (statusCode === 404) return 'Pick the record from the list, or check the key: it may have been deleted or belong to another account.';
+	if (statusCode === 429) return 'The service asks for fewer requests: lower Concurrency under Advanced, or run the workflow less often.';
+	if (statusCode === 400 || statusCode === 422) return 'Change the field the message names and run the node again.';
+	if (statusCode >= 500) return "The service had a problem: run again later, or turn on Retry On Fail in the node's settings.";
+	return 'Check the fields of the node and the Base URL of the credential.';
+}
+
+const NETWORK_FIX =
+	"Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.";
+
 export function seconds(ms: number): string {
 	return `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
 }
@@ -130,7 +145,7 @@ export function apiError(
 	if (outcome.kind === 'network') {
 		return new NodeApiError(node, { networkError: outcome.code, request: where } as JsonObject, {
 			message: clean(`Could not reach the service: ${outcome.detail}${triedText}`),
-			description: `${where} - ${outcome.code}`,
+			description: `${NETWORK_FIX} ${where} - ${outcome.code}`,
 			itemIndex: labels.itemIndex,
 		});
 	}
@@ -147,7 +162,7 @@ export function apiError(
 	const raw = rawBodyText(body);
 	return new NodeApiError(node, { statusCode: outcome.statusCode, request: where } as JsonObject, {
 		message: clean(statusMessage(outcome.statusCode, body, labels.resource) + triedText),
-		description: clean(`${where} answered ${outcome.statusCode}${raw ? `. Response body: ${raw}` : ''}`),
+		description: clean(`${fixFor(outcome.statusCode)} ${where} answered ${outcome.statusCode}${raw ? `. Response body: ${raw}` : ''}`),
 		httpCode: String(outcome.statusCode),
 		itemIndex: labels.itemIndex,
 	});
@@ -196,7 +211,7 @@ export async function recordOf(
 	const raw = rawBodyText(redactBody(body, info.secrets), 500);
 	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode, request: where } as JsonObject, {
 		message: `The service answered ${response.statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`,
-		description: `${where} answered ${response.statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`,
+		description: `Check that the credential's Base URL is the service's API address (a proxy or login page answers like this). ${where} answered ${response.statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`,
 		httpCode: String(response.statusCode),
 		itemIndex: labels.itemIndex,
 	});
@@ -205,7 +220,8 @@ export async function recordOf(
 /** An empty answer to a webhook create or update whose subscription the list does not show either. */
 export function unconfirmedError(ctx: TransportContext, statusCode: number, what: string, itemIndex?: number): Error {
 	return new NodeApiError(ctx.getNode(), { statusCode } as JsonObject, {
-		message: `The service answered ${statusCode} without the subscription, and ${what} is not in the list, so it cannot be confirmed`,
+		message: `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`,
+		description: 'Run Webhook > Get Many to see whether it was made before trying again.',
 		httpCode: String(statusCode),
 		itemIndex,
 	});

@@ -3,6 +3,7 @@
  *
  *   readEvents(ctx): string[]              picked + typed events, at least one (NodeOperationError otherwise)
  *   readOptions(ctx): TriggerOptions       { dedupeKey, dedupeWindow, verifyWithApi, simplify }
+ *   readFilter(ctx): EventFilter           the Filters (calendars, statuses), checked
  *   receiverConfig(ctx): ReceiverConfig    what webhook() needs, read anew for every notification: n8n builds a
  *                                          new Workflow and context per request, so nothing could be reused
  */
@@ -14,7 +15,7 @@ import {
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { eventList } from '../shared';
+import { eventList, readEventFilter, withoutItem, type EventFilter } from '../shared';
 import { clampWindow, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
 
 type Ctx = IHookFunctions | IWebhookFunctions;
@@ -32,13 +33,31 @@ export interface ReceiverConfig {
 	/** Why `events` is empty, for the log. */
 	eventsProblem?: string;
 	options: TriggerOptions;
+	/** Filters; undefined when they are invalid (then every event is ignored: activation reports why). */
+	filter?: EventFilter;
 	/** Dedupe memory of this workflow + node + mode + dedupe key; undefined when dedupe is off. */
 	store?: RecentKeys;
 	/** Log metadata naming the workflow and node. */
 	where: { workflowId: string; node: string };
 }
 
-const DEDUPE_MODES: readonly DedupeMode[] = ['eventKeyTimestamp', 'appointmentKey', 'off'];
+/** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
+export const DEDUPE_CHOICES = [
+	{
+		name: 'Event + Appointment Key + Timestamp',
+		value: 'eventKeyTimestamp',
+		description: 'A redelivery of the same notification is dropped; a later event for the same appointment still runs',
+	},
+	{
+		name: 'Appointment Key',
+		value: 'appointmentKey',
+		description: "Only the first event of each appointment runs, as long as it is remembered (the spec's literal rule)",
+	},
+	{ name: 'Off', value: 'off', description: 'Every delivery starts the workflow, redeliveries included' },
+] as const satisfies ReadonlyArray<{ name: string; value: DedupeMode; description: string }>;
+
+const DEDUPE_MODES: readonly DedupeMode[] = DEDUPE_CHOICES.map((c) => c.value);
+
 
 type ReadParameter = (name: string, fallback: unknown) => unknown;
 
@@ -72,7 +91,7 @@ export function readEvents(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx
 		return eventList(node, read('events', []), read('otherEvents', ''), 0);
 	} catch (error) {
 		// eventList names the item; a trigger has none.
-		throw new NodeOperationError(node, (error as Error).message.replace(' (item 0)', ''));
+		throw withoutItem(node, error);
 	}
 }
 
@@ -82,7 +101,10 @@ export function readOptions(ctx: Ctx, read = throughN8n(ctx)): TriggerOptions {
 	if (!DEDUPE_MODES.includes(mode as DedupeMode)) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`The option "Dedupe Key" must be one of ${DEDUPE_MODES.join(', ')} (got ${JSON.stringify(mode)})`,
+			`The option "Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
+			{
+				description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ')}.`,
+			},
 		);
 	}
 	return {
@@ -91,6 +113,10 @@ export function readOptions(ctx: Ctx, read = throughN8n(ctx)): TriggerOptions {
 		verifyWithApi: options.verifyWithApi === true,
 		simplify: options.simplify === true,
 	};
+}
+
+export function readFilter(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx)): EventFilter {
+	return readEventFilter(node, read('filters', {}));
 }
 
 /**
@@ -112,6 +138,12 @@ export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 	} catch (error) {
 		eventsProblem = (error as Error).message;
 	}
+	let filter: EventFilter | undefined;
+	try {
+		filter = readFilter(ctx, node, read);
+	} catch (error) {
+		eventsProblem = (error as Error).message;
+	}
 	let options: TriggerOptions;
 	try {
 		options = readOptions(ctx, read);
@@ -122,6 +154,7 @@ export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 		events: new Set(events),
 		eventsProblem,
 		options,
+		filter,
 		store:
 			options.dedupeKey === 'off'
 				? undefined

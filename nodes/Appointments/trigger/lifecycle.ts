@@ -23,7 +23,7 @@ import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-w
 
 import { httpsUrl, keyOf, sameEvents } from '../shared';
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport';
-import { readEvents } from './config';
+import { readEvents, readFilter } from './config';
 
 interface StoredSubscription {
 	webhookKey?: string;
@@ -101,12 +101,13 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const problem = httpsProblem(url);
 	if (problem !== undefined) throw new NodeOperationError(this.getNode(), problem);
 	const events = readEvents(this);
+	readFilter(this); // a filter that could never match is reported now, not as silently ignored events
 	const subscription = await createWebhook(this, { url, events });
 	const key = keyOf(subscription);
 	if (key === '') {
 		throw new NodeOperationError(
 			this.getNode(),
-			'The service accepted the subscription but returned no webhook_key, so it could not be tracked',
+			'The service accepted the webhook but returned no webhook_key, so it could not be tracked',
 			{ description: `Response fields: ${Object.keys(subscription).join(', ') || 'none'}` },
 		);
 	}

@@ -4,7 +4,7 @@
  *   receive(this: IWebhookFunctions): Promise<IWebhookResponseData>
  *
  * Order: validate the envelope (400 with a short reason, nothing started) -> subscribed event? (200, nothing
- * started) -> handled before within the dedupe window? (200, nothing started) -> optionally re-read the
+ * started) -> matches the Filters (the re-read record's with Verify with API)? (200, nothing started) -> handled before within the dedupe window? (200, nothing started) -> optionally re-read the
  * appointment (unknown: 200, nothing started, warning) -> start the workflow with one item (n8n answers 200 at
  * once: responseMode onReceived). Every rejection is logged at debug level with its reason, the event name and
  * the appointment key only (no other personal data).
@@ -24,7 +24,7 @@ import {
 } from 'n8n-workflow';
 
 import { getAppointment } from '../transport';
-import { simplifyAppointment } from '../shared';
+import { matches, simplifyAppointment } from '../shared';
 import { receiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
 import { dedupeKey, type RecentKeys } from './dedupe';
@@ -81,6 +81,17 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return ignored('event not subscribed');
 	}
 
+	const filteredOut = () => {
+		this.logger.debug(`Appointments Trigger: ignored ${JSON.stringify(event)}: the appointment does not match the Filters`, {
+			...where,
+			event,
+			appointmentKey,
+		});
+		return ignored('filtered out');
+	};
+	if (config.filter === undefined) return filteredOut();
+	if (!config.options.verifyWithApi && !matches(config.filter, envelope.data)) return filteredOut();
+
 	const key = dedupeKey(config.options.dedupeKey, event, appointmentKey, envelope.timestamp);
 	const memory = config.store !== undefined && key !== undefined ? { store: config.store, key } : undefined;
 	const duplicate = () => {
@@ -113,6 +124,11 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 			appointmentKey,
 		});
 		return ignored('appointment not found');
+	}
+	if (!matches(config.filter, record)) {
+		// Handled: its current record does not match, so a resend would not either.
+		memory?.store.remember(memory.key);
+		return filteredOut();
 	}
 	if (memory !== undefined) rememberUnlessRefused(this, memory);
 	return started(config.options.simplify, envelope, record);

@@ -1,8 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-// A UUID with or without hyphens (the node accepts both and sends the hyphenated form).
-const UUID_OPTIONAL_HYPHENS =
-	'^\\s*[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\\s*$';
+import { UUID_OPTIONAL_HYPHENS } from '../shared';
 
 export const appointmentLocator: INodeProperties = {
 	displayName: 'Appointment',
@@ -46,13 +44,13 @@ export const webhookLocator: INodeProperties = {
 	type: 'resourceLocator',
 	required: true,
 	default: { mode: 'list', value: '' },
-	description: 'The subscription to change. As a tool input: its webhook_key, as returned by Get Many.',
+	description: 'The webhook to change. As a tool input: its webhook_key, as returned by Get Many.',
 	modes: [
 		{
 			displayName: 'From List',
 			name: 'list',
 			type: 'list',
-			placeholder: 'Select a subscription...',
+			placeholder: 'Select a webhook...',
 			typeOptions: { searchListMethod: 'searchWebhooks', searchable: true },
 		},
 		{
@@ -60,7 +58,7 @@ export const webhookLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 7c0e4b1a-2f3d-4e5f-8a9b-0c1d2e3f4a5b',
-			hint: 'The webhook_key of the subscription, as Get Many returns it',
+			hint: 'The webhook_key of the webhook, as Get Many returns it',
 		},
 	],
 };

@@ -8,23 +8,23 @@ import type { INodeProperties } from 'n8n-workflow';
 const TOOL_DESCRIPTIONS: Record<string, Record<string, string>> = {
 	appointment: {
 		getAll:
-			'Finds appointments of the scheduling service. Use it to answer who has an appointment when, or to look up the appointment_key of an appointment before getting, changing, rescheduling or cancelling it. Filter by date range, status, person name (part of it), e-mail, phone, appointment code (search_code) or calendar_key. Returns one object per appointment: appointment_key, search_code, status, start_date (ISO 8601 with offset), calendar {calendar_key, name}, person {full_name, email}.',
+			'Finds appointments of the scheduling service. Use it to answer who has an appointment when, or to look up the appointment_key of an appointment before getting, changing, rescheduling or canceling it. Filter by date range, status, person name (part of it), email, phone, appointment code (search_code) or calendar_key. Returns one object per appointment: appointment_key, search_code, status, start_date (ISO 8601 with offset), calendar {calendar_key, name}, person {full_name, email}.',
 		get: 'Reads one appointment by its appointment_key (a UUID from Get Many). Use it to check the current status or start of an appointment before changing it. Returns appointment_key, search_code, status, start_date, calendar and person.',
 		updateStatus:
 			'Sets the status of one appointment given its appointment_key: CONFIRMED, PENDING, ATTENDED, IN_PROGRESS, NO_SHOW, PENDING_PAYMENT, PENDING_FORM or PENDING_COMPANIONS (to cancel, use the cancel tool). Use it to confirm an appointment or mark it attended or as a no-show. Returns the updated appointment.',
 		reschedule:
 			"Moves one appointment to a new start given its appointment_key and the new start (ISO 8601; without an offset it is read in the workflow's time zone). The service does not check that the time is free: check availability first. Returns the updated appointment.",
 		cancel:
-			'Cancels one appointment given its appointment_key, optionally e-mailing the client. Use it only when the user asks to cancel. Returns the cancelled appointment.',
+			'Cancels one appointment given its appointment_key, optionally emailing the client. Use it only when the user asks to cancel. Returns the canceled appointment.',
 	},
 	webhook: {
 		getAll:
-			'Lists the webhook subscriptions (callback URL and events) of the scheduling service. Returns webhook_key, url and events for each.',
+			'Lists the webhooks (callback URL and events) of the scheduling service. Returns webhook_key, url and events for each.',
 		create:
-			'Subscribes an https callback URL to appointment events (appointment.created, appointment.updated, appointment.canceled). Returns the subscription with its webhook_key.',
+			'Subscribes an https callback URL to appointment events (appointment.created, appointment.updated, appointment.canceled). Returns the webhook with its webhook_key.',
 		update:
-			'Replaces the callback URL and events of one subscription given its webhook_key. Returns the updated subscription.',
-		delete: 'Removes one subscription given its webhook_key. Returns { deleted: true, webhook_key }.',
+			'Replaces the callback URL and events of one webhook given its webhook_key. Returns the updated webhook.',
+		delete: 'Deletes one webhook given its webhook_key. Returns { deleted: true, webhook_key }.',
 	},
 };
 

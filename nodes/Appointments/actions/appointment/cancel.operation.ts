@@ -18,7 +18,7 @@ const properties: INodeProperties[] = [
 		name: 'sendEmail',
 		type: 'boolean',
 		default: false,
-		description: 'Whether the service sends the client a cancellation e-mail',
+		description: 'Whether the service sends the client a cancellation email',
 	},
 	optionsCollection(false),
 ];
@@ -38,5 +38,7 @@ export const prepare: PrepareOperation = function (item) {
 		'Send Email to Client',
 		i,
 	);
-	return async () => await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy });
+	// From version 3 on, Retry On Fail composes with the node's own retries: a re-run skips what is done.
+	const checkFirst = node.typeVersion >= 3 && node.retryOnFail === true;
+	return async () => await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy, checkFirst });
 };

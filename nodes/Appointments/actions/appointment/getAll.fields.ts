@@ -1,13 +1,36 @@
 /** Appointment > Get Many: its fields (filters, date range, Simplify, options with Page Concurrency). */
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
 import { STATUSES } from '../../shared';
 import { optionsCollection, returnAllOrLimit } from '../common.descriptions';
 
 export const SIMPLIFY_DESCRIPTION =
-	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and e-mail) instead of the full record';
+	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record';
 
 export const MAX_PAGE_CONCURRENCY = 10;
+
+/** Date Range's choices, in the editor's order; errors name them as the editor shows them. */
+export const DATE_RANGES = [
+	{ name: 'All Dates', value: 'all', description: 'No start date filter' },
+	{
+		name: 'Custom',
+		value: 'custom',
+		description: 'Pick the earliest and latest start',
+	},
+	{
+		name: 'Next 7 Days',
+		value: 'next7Days',
+		description: 'Today and the six days after it',
+	},
+	{
+		name: 'This Week',
+		value: 'thisWeek',
+		description: 'Monday to Sunday of the current week',
+	},
+	{ name: 'Today', value: 'today' },
+	{ name: 'Tomorrow', value: 'tomorrow' },
+	{ name: 'Yesterday', value: 'yesterday' },
+] as const satisfies readonly INodePropertyOptions[];
 
 /** Get Many's options: the common ones and Page Concurrency (in alphabetical order, as n8n lists options). */
 function withPageConcurrency(collection: INodeProperties): INodeProperties {
@@ -33,35 +56,14 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'all',
 		description: "Which start dates to include, in the chosen time zone (default: the workflow's)",
-		options: [
-			{ name: 'All Dates', value: 'all', description: 'No start date filter' },
-			{
-				name: 'Custom',
-				value: 'custom',
-				description: 'Pick the earliest and latest start',
-			},
-			{
-				name: 'Next 7 Days',
-				value: 'next7Days',
-				description: 'Today and the six days after it',
-			},
-			{
-				name: 'This Week',
-				value: 'thisWeek',
-				description: 'Monday to Sunday of the current week',
-			},
-			{ name: 'Today', value: 'today' },
-			{ name: 'Tomorrow', value: 'tomorrow' },
-			{ name: 'Yesterday', value: 'yesterday' },
-		],
+		options: [...DATE_RANGES],
 	},
 	{
 		displayName: 'Start Date',
 		name: 'startDate',
 		type: 'dateTime',
 		default: '',
-		description:
-			'Earliest start to include. A date alone means 00:00:00 of that day; a value without offset is in the chosen time zone.',
+		description: 'Earliest start to include; a date alone means from 00:00 of that day',
 		displayOptions: { show: { dateRange: ['custom'] } },
 	},
 	{
@@ -69,8 +71,7 @@ const properties: INodeProperties[] = [
 		name: 'endDate',
 		type: 'dateTime',
 		default: '',
-		description:
-			'Latest start to include. A date alone means 23:59:59 of that day; a value without offset is in the chosen time zone.',
+		description: 'Latest start to include; a date alone means until 23:59:59 of that day',
 		displayOptions: { show: { dateRange: ['custom'] } },
 	},
 	{
@@ -107,7 +108,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				placeholder: 'name@email.com',
 				default: '',
-				description: "The person's e-mail address",
+				description: "The person's email address",
 			},
 			{
 				displayName: 'External ID',
@@ -123,12 +124,12 @@ const properties: INodeProperties[] = [
 				description: 'National ID or document number of the person',
 			},
 			{
-				displayName: 'Is Cancelled',
+				displayName: 'Is Canceled',
 				name: 'isCancelled',
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to return only cancelled appointments (on) or only not cancelled ones (off)',
+					'Whether to return only canceled appointments (on) or only not canceled ones (off)',
 			},
 			{
 				displayName: 'Name',

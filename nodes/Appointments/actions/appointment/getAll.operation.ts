@@ -6,6 +6,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	inputError,
+	withFix,
+	locatorValue,
 	numberValue,
 	presetRange,
 	requireEmail,
@@ -20,7 +22,7 @@ import {
 import { paginateAll } from '../../transport';
 import { readLimit } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
-import { MAX_PAGE_CONCURRENCY } from './getAll.fields';
+import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields';
 
 export { description, SIMPLIFY_DESCRIPTION } from './getAll.fields';
 
@@ -38,6 +40,9 @@ const KEY_FILTERS: Array<[string, string, string]> = [
 	['clientKey', 'client_key', 'Client Key'],
 	['personKey', 'person_key', 'Person Key'],
 ];
+
+const DATE_RANGE_NAMES = DATE_RANGES.map((range) => range.name).join(', ');
+const DATE_RANGE_VALUES = DATE_RANGES.map((range) => `${range.value} (${range.name})`).join(', ');
 
 function isEmpty(value: unknown): boolean {
 	return (
@@ -60,7 +65,9 @@ export const prepare: PrepareOperation = function (item) {
 
 	const qs: IDataObject = {};
 	for (const [field, param, label] of KEY_FILTERS) {
-		if (!isEmpty(filters[field])) qs[param] = requireUuid(node, filters[field], label, i);
+		// Calendar is a locator from version 3 on: its value is the key.
+		const value = locatorValue(filters[field]);
+		if (!isEmpty(value)) qs[param] = requireUuid(node, value, node.typeVersion >= 3 && field === 'calendarKey' ? 'Calendar' : label, i);
 	}
 	if (!isEmpty(filters.status)) qs.status = requireStatus(node, filters.status, 'Status', i);
 
@@ -69,7 +76,10 @@ export const prepare: PrepareOperation = function (item) {
 		const start = this.getNodeParameter('startDate', i, '') as unknown;
 		const end = this.getNodeParameter('endDate', i, '') as unknown;
 		if (isEmpty(start) && isEmpty(end)) {
-			throw inputError(node, 'Start Date', i, 'a date (or an End Date) when Date Range is Custom');
+			throw withFix(
+				inputError(node, 'Start Date', i, 'a date (or an End Date) when Date Range is Custom'),
+				'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
+			);
 		}
 		if (!isEmpty(start))
 			qs.start_date = wallClockValue(node, start, 'Start Date', i, zone, 'start');
@@ -89,12 +99,9 @@ export const prepare: PrepareOperation = function (item) {
 		try {
 			range = presetRange(dateRange, zone);
 		} catch {
-			throw inputError(
-				node,
-				'Date Range',
-				i,
-				'one of all, today, yesterday, tomorrow, thisWeek, next7Days, custom',
-				dateRange,
+			throw withFix(
+				inputError(node, 'Date Range', i, `one of ${DATE_RANGE_NAMES}`, dateRange),
+				`Pick "Date Range" from the list; an expression must give one of their values: ${DATE_RANGE_VALUES}.`,
 			);
 		}
 		if (range) {
@@ -113,7 +120,7 @@ export const prepare: PrepareOperation = function (item) {
 		qs[param] = String(value).trim();
 	}
 	if (filters.isCancelled !== undefined && filters.isCancelled !== '') {
-		qs.is_cancelled = toBoolean(node, filters.isCancelled, 'Is Cancelled', i);
+		qs.is_cancelled = toBoolean(node, filters.isCancelled, 'Is Canceled', i);
 	}
 	if (!isEmpty(filters.serviceKeys)) {
 		qs.service_keys = uuidList(node, filters.serviceKeys, 'Service Keys', i);

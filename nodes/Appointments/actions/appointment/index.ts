@@ -19,7 +19,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Cancel',
 				value: 'cancel',
-				description: 'Cancel an appointment, optionally e-mailing the client',
+				description: 'Cancel an appointment, optionally emailing the client',
 				action: 'Cancel an appointment',
 			},
 			{

@@ -18,8 +18,7 @@ const properties: INodeProperties[] = [
 		type: 'dateTime',
 		required: true,
 		default: '',
-		description:
-			"The new start. A value without offset is wall clock in the chosen time zone (default: the workflow's); an ISO string with offset or a Luxon DateTime keeps its instant.",
+		description: "The new start; a time without an offset is read in the chosen time zone (default: the workflow's)",
 		hint: 'The service does not check that the new time is free: check availability first',
 	},
 	optionsCollection(true),

@@ -18,12 +18,10 @@ export const description = updateDisplayOptions(
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const key = requirePathKey(
-		this.getNode(),
-		this.getNodeParameter('webhookKey', i, '', { extractValue: true }),
-		'Webhook Key',
-		i,
-	);
+	const node = this.getNode();
+	// Named as the node's version labels it: a locator "Webhook" from version 2 on.
+	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
+	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), label, i);
 	return async () => {
 		const result = await deleteWebhook(this, key, {
 			itemIndex: i,

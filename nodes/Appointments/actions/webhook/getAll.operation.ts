@@ -6,7 +6,7 @@ import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descri
 import type { PrepareOperation } from '../types';
 
 const properties: INodeProperties[] = [
-	...returnAllOrLimit('subscriptions'),
+	...returnAllOrLimit('webhooks'),
 	optionsCollection(false),
 ];
 

@@ -24,19 +24,19 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Delete',
 				value: 'delete',
-				description: 'Remove a subscription',
+				description: 'Delete a webhook',
 				action: 'Delete a webhook',
 			},
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List the subscriptions',
+				description: 'List the webhooks',
 				action: 'Get many webhooks',
 			},
 			{
 				name: 'Update',
 				value: 'update',
-				description: 'Replace the URL and events of a subscription',
+				description: 'Replace the URL and events of a webhook',
 				action: 'Update a webhook',
 			},
 		],

@@ -12,7 +12,7 @@ const properties: INodeProperties[] = [
 		field.name === 'url'
 			? {
 					...field,
-					hint: 'Replaces the URL and the events of the subscription. Only HTTPS is accepted.',
+					hint: 'Replaces the URL and the events of the webhook; only HTTPS is accepted',
 				}
 			: field,
 	),
@@ -27,7 +27,8 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), 'Webhook Key', i);
+	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
+	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), label, i);
 	const url = validateWebhookUrl(this.getNode(), this.getNodeParameter('url', i, ''), i);
 	const events = eventList(
 		node,

@@ -1,0 +1,105 @@
+/**
+ * The triggers' Filters (calendars, statuses), applied before an execution starts: an event whose appointment
+ * does not match starts none. One description and one rule for the webhook and the polling trigger.
+ *
+ *   eventFilterProperty: INodeProperties         the Filters collection
+ *   readEventFilter(node, value): EventFilter      checks the keys and statuses (NodeOperationError naming the field)
+ *   matches(filter, data): boolean                 whether an appointment passes
+ */
+import { NodeOperationError, type IDataObject, type INode, type INodeProperties } from 'n8n-workflow';
+
+import { calendarLocator, locatorValue } from './calendar';
+import { STATUSES, STATUS_VALUES } from './constants';
+import { canonicalUuid } from './validation';
+
+export interface EventFilter {
+	/** Calendar keys; empty: every calendar. */
+	calendars: ReadonlySet<string>;
+	/** Status values; empty: every status. */
+	statuses: ReadonlySet<string>;
+}
+
+export const NO_FILTER: EventFilter = { calendars: new Set(), statuses: new Set() };
+
+export const eventFilterProperty: INodeProperties = {
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	description:
+		'Only events of appointments that match start the workflow; the others start no execution at all',
+	options: [
+		{
+			displayName: 'Calendars',
+			name: 'calendars',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			placeholder: 'Add Calendar',
+			default: {},
+			description: 'Only appointments of one of these calendars',
+			options: [
+				{
+					displayName: 'Calendar',
+					name: 'calendar',
+					values: [calendarLocator('calendar', 'A calendar whose appointments start the workflow')],
+				},
+			],
+		},
+		{
+			displayName: 'Statuses',
+			name: 'statuses',
+			type: 'multiOptions',
+			options: [...STATUSES],
+			default: [],
+			description: 'Only appointments that have one of these statuses after the event',
+		},
+	],
+};
+
+function filterError(node: INode, field: string, expected: string, got: unknown, fix: string): NodeOperationError {
+	return new NodeOperationError(node, `The filter "${field}" must be ${expected} (got ${JSON.stringify(got)})`, {
+		description: fix,
+	});
+}
+
+export function readEventFilter(node: INode, value: unknown): EventFilter {
+	const filters = (value !== null && typeof value === 'object' ? value : {}) as IDataObject;
+	const rows = ((filters.calendars as IDataObject | undefined)?.calendar ?? []) as unknown;
+	const calendars = new Set<string>();
+	for (const row of Array.isArray(rows) ? rows : []) {
+		const raw = locatorValue((row as IDataObject)?.calendar);
+		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
+		const key = canonicalUuid(raw);
+		if (key === undefined) {
+			throw filterError(node, 'Calendar', 'a calendar key (a UUID)', raw, 'Pick the calendar from the list, or paste its calendar_key, such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.');
+		}
+		calendars.add(key.toLowerCase());
+	}
+	const picked = filters.statuses;
+	const list: unknown[] = Array.isArray(picked) ? picked : typeof picked === 'string' && picked.trim() !== '' ? picked.split(',') : [];
+	const statuses = new Set<string>();
+	for (const status of list) {
+		const text = typeof status === 'string' ? status.trim().toUpperCase() : status;
+		if (typeof text !== 'string' || !STATUS_VALUES.includes(text)) {
+			throw filterError(node, 'Statuses', `statuses from the list (${STATUSES.map((s) => s.name).join(', ')})`, status, `Pick the statuses from the list; an expression must give their values, such as CONFIRMED.`);
+		}
+		statuses.add(text);
+	}
+	return { calendars, statuses };
+}
+
+/**
+ * Whether the appointment passes. A field the data does not carry (a notification for an appointment the service
+ * has removed holds only its key) is not held against it: an event is never lost for what cannot be seen.
+ */
+export function matches(filter: EventFilter, data: IDataObject): boolean {
+	if (filter.calendars.size > 0) {
+		const key = canonicalUuid((data.calendar as IDataObject | undefined)?.calendar_key);
+		if (key !== undefined && !filter.calendars.has(key.toLowerCase())) return false;
+	}
+	if (filter.statuses.size > 0 && typeof data.status === 'string') {
+		if (!filter.statuses.has(data.status.toUpperCase())) return false;
+	}
+	return true;
+}

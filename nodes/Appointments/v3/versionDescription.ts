@@ -1,0 +1,68 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { calendarLocator } from '../shared';
+import { versionDescription as v2Properties } from '../v2/versionDescription';
+
+/**
+ * Version 3's fields are version 2's with the expert knobs out of Options into one Advanced collection (their
+ * defaults unchanged, each described in one sentence), Options left with Time Zone where dates are read, and
+ * the Calendar filter of Get Many a resource locator. The keys a builder cannot see in any record say where
+ * to find them.
+ */
+const ADVANCED_DESCRIPTIONS: Record<string, string> = {
+	concurrency: 'How many input items are sent to the service at the same time; the output keeps the input order',
+	maxAttempts:
+		"How many times one request is tried when the service is busy or unreachable; n8n's Retry On Fail setting re-runs the whole node after that",
+	maxRetryWaitSeconds: 'The longest one request waits in total between its attempts',
+	pageConcurrency: 'How many pages of results are read at the same time when the service allows it',
+	timeoutSeconds: 'How long one attempt may take before it counts as failed',
+};
+
+const KEY_HELP: Record<string, string> = {
+	clientKey:
+		"Only appointments of this client, by the client's key (a UUID) from the service's dashboard; appointments do not show it",
+	personKey:
+		"Only appointments of this person, by the person's key (a UUID) from the service's dashboard; appointments do not show it",
+	serviceKeys:
+		"Only appointments of these services: their keys (UUIDs) from the service's dashboard, separated by commas",
+	tagKeys: "Only appointments with these tags: their keys (UUIDs) from the service's dashboard, separated by commas",
+};
+
+function splitOptions(property: INodeProperties): INodeProperties[] {
+	const all = property.options as INodeProperties[];
+	const kept = all.filter((option) => option.name === 'timeZone');
+	const advanced = all
+		.filter((option) => option.name !== 'timeZone')
+		.map((option) => ({ ...option, description: ADVANCED_DESCRIPTIONS[option.name] ?? option.description }));
+	const { displayOptions } = property;
+	return [
+		...(kept.length > 0 ? [{ ...property, options: kept }] : []),
+		{
+			displayName: 'Advanced',
+			name: 'advanced',
+			type: 'collection',
+			placeholder: 'Add Setting',
+			default: {},
+			description: 'Settings that rarely need changing: the defaults suit most accounts',
+			options: advanced,
+			displayOptions,
+		},
+	];
+}
+
+function withCalendarLocator(property: INodeProperties): INodeProperties {
+	const options = (property.options as INodeProperties[]).map((option) => {
+		if (option.name === 'calendarKey') return calendarLocator('calendarKey', 'Only appointments of this calendar');
+		const help = KEY_HELP[option.name];
+		return help === undefined ? option : { ...option, description: help };
+	});
+	return { ...property, options };
+}
+
+function toV3(property: INodeProperties): INodeProperties[] {
+	if (property.name === 'options' && property.type === 'collection') return splitOptions(property);
+	if (property.name === 'filters' && property.type === 'collection') return [withCalendarLocator(property)];
+	return [property];
+}
+
+export const versionDescription: INodeProperties[] = v2Properties.flatMap(toV3);
