@@ -39,7 +39,8 @@ export function ensureChromium(log: (m: string) => void = console.log): string {
 
 /**
  * Launches headless Chromium. The background-networking flags keep Chromium from calling Google's hosts, which
- * this closed network refuses noisily; --no-sandbox because tests run as root.
+ * this closed network refuses noisily; --no-sandbox because tests run as root. --lang=en-GB because Chromium draws
+ * date inputs in its own UI language whatever the page's locale: dd/mm/yyyy, as the dashboard writes dates.
  */
 export async function launchBrowser(): Promise<Browser> {
 	const executablePath = ensureChromium();
@@ -55,6 +56,7 @@ export async function launchBrowser(): Promise<Browser> {
 			'--disable-component-update',
 			'--disable-sync',
 			'--disable-dev-shm-usage',
+			'--lang=en-GB',
 		],
 	});
 }

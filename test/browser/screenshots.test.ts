@@ -126,5 +126,5 @@ it('an appointment canceled with email, the Deliveries, the Mailbox with the mor
 	await settle(page, 'dashboard-mailbox');
 	await page.getByRole('link', { name: /^Agenda for / }).click();
 	expect(await page.frameLocator('iframe').getByRole('row').count()).toBe(n);
-	await settle(page, 'dashboard-mailbox-message');
+	await looksReal(page); // the message page's picture is journey-3-agenda-email (test/e2e/journey.test.ts)
 });

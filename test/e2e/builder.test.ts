@@ -3,49 +3,22 @@
  * against the sandbox: the node creator finds the nodes by the words builders search for, and the trigger's
  * Calendar filter lists the account's calendars by name.
  */
-import { selectors, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-import { launchBrowser } from '../../scripts/browser';
-import { e2eUserFolder } from '../helpers/e2e';
-import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
-import { startStack, type Stack } from '../../scripts/stack';
+import { closeEditor, openEditor } from '../helpers/e2e';
+import { pollUntil } from '../../scripts/proc';
+import type { Stack } from '../../scripts/stack';
 
 const owner = { email: 'builder@example.com', password: 'Builder-Passw0rd', firstName: 'Bui', lastName: 'Lder' };
 
 let stack: Stack;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-	killAllOnSignals();
-	stack = await startStack({
-		userFolder: e2eUserFolder('e2e-builder'),
-		owner,
-		reimport: 'always',
-		log: (m) => process.stderr.write(`[e2e builder] ${m}\n`),
-	});
-	selectors.setTestIdAttribute('data-test-id');
-	browser = await launchBrowser();
-	const context = await browser.newContext({
-		baseURL: stack.n8n.url,
-		ignoreHTTPSErrors: true,
-		viewport: { width: 1440, height: 900 },
-		timezoneId: 'America/Santiago',
-		locale: 'en-US',
-	});
-	page = await context.newPage();
-	await page.goto('/signin');
-	await page.getByTestId('emailOrLdapLoginId').locator('input').fill(owner.email);
-	await page.getByTestId('password').locator('input').fill(owner.password);
-	await page.getByTestId('form-submit-button').click();
-	await page.waitForURL(/\/(home|workflows)/);
+	({ stack, page } = await openEditor('e2e-builder', owner));
 }, 20 * 60_000);
 
-afterAll(async () => {
-	await browser?.close();
-	await stack?.stop();
-	await stopAll();
-});
+afterAll(closeEditor);
 
 const creator = () => page.getByTestId('node-creator');
 const ndv = () => page.getByTestId('ndv');

@@ -1,53 +1,29 @@
 /**
  * The nodes as a builder meets them: Debian's chromium (playwright-core) driving the real n8n 2.41.1 editor of the
- * e2e stack, against the sandbox. Sign in, find the node, add Update Status, pick an appointment from the list
- * narrowed by a name, execute the step; open and run a saved version-1 workflow; listen for a trigger's test
- * event. `npm run screenshots` saves each step to docs/screenshots/editor-*.png (the README shows the key ones).
+ * e2e stack, against the sandbox's seeded demo account. Find the nodes, add Update Status, pick an appointment from
+ * the list narrowed by a name, execute the step; open and run a saved version-1 workflow; the webhook trigger with
+ * Filters listening for a test event; the polling trigger with starting soon, Lead Time and Filters fetching one.
+ * `npm run screenshots` saves the steps the docs show as docs/screenshots/editor-*.png.
  */
-import crypto from 'node:crypto';
-
 import { DateTime } from 'luxon';
-import { selectors, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import v1Workflow from '../fixtures/v1-mark-no-shows.json';
-import { launchBrowser, screenshot } from '../../scripts/browser';
-import { e2eUserFolder } from '../helpers/e2e';
-import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
-import { startStack, type Stack } from '../../scripts/stack';
+import { screenshot } from '../../scripts/browser';
+import { closeEditor, openEditor, settled, TZ } from '../helpers/e2e';
+import { pollUntil } from '../../scripts/proc';
+import type { Stack } from '../../scripts/stack';
 
-const TZ = 'America/Santiago'; // n8n's GENERIC_TIMEZONE in the stack, and the sandbox's account zone
 const owner = { email: 'editor@example.com', password: 'Editor-Passw0rd', firstName: 'Ed', lastName: 'Itor' };
 
 let stack: Stack;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-	killAllOnSignals();
-	stack = await startStack({
-		userFolder: e2eUserFolder('e2e-editor'),
-		owner,
-		reimport: 'always',
-		log: (m) => process.stderr.write(`[e2e editor] ${m}\n`),
-	});
-	selectors.setTestIdAttribute('data-test-id'); // n8n's test ids
-	browser = await launchBrowser();
-	context = await browser.newContext({
-		baseURL: stack.n8n.url,
-		ignoreHTTPSErrors: true, // the stack's self-signed certificate
-		viewport: { width: 1440, height: 900 },
-		timezoneId: TZ,
-		locale: 'en-US',
-	});
-	page = await context.newPage();
+	({ stack, page } = await openEditor('e2e-editor', owner));
 }, 20 * 60_000);
 
-afterAll(async () => {
-	await browser?.close();
-	await stack?.stop();
-	await stopAll();
-});
+afterAll(closeEditor);
 
 const creator = () => page.getByTestId('node-creator');
 const ndv = () => page.getByTestId('ndv');
@@ -72,13 +48,14 @@ async function searchAppointments(): Promise<void> {
 	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments' }).first().click();
 }
 
-test('sign in through the login form', async () => {
-	await page.goto('/signin');
-	await page.getByTestId('emailOrLdapLoginId').locator('input').fill(owner.email);
-	await page.getByTestId('password').locator('input').fill(owner.password);
-	await page.getByTestId('form-submit-button').click();
-	await page.waitForURL(/\/(home|workflows)/);
-});
+/** Adds the polling trigger from the node creator by its "starting soon" event (that opens its panel). */
+async function addPollingTrigger(): Promise<void> {
+	await page.goto('/workflow/new');
+	await page.getByTestId('canvas-add-button').click();
+	await creator().getByTestId('node-creator-search-bar').fill('Appointments');
+	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments Polling' }).first().click();
+	await creator().getByText('On appointment starting soon').click();
+}
 
 test('the node creator lists the trigger events and all nine actions', async () => {
 	await searchAppointments();
@@ -98,6 +75,7 @@ test('the node creator lists the trigger events and all nine actions', async () 
 		'Delete a webhook',
 	];
 	for (const action of actions) await creator().getByText(action, { exact: true }).waitFor();
+	await settled(page);
 	await screenshot(page, 'editor-1-node-creator');
 });
 
@@ -116,7 +94,6 @@ test('Update Status: credential, an appointment from the list narrowed by a name
 		await page.getByRole('option', { name: 'Appointments API' }).click();
 	}
 	expect(await selectedCredential()).toContain('Appointments API');
-	await screenshot(page, 'editor-2-update-status');
 
 	// From List: the sandbox's appointments, upcoming first, as a person recognises them.
 	await page.getByTestId('rlc-input').click();
@@ -130,17 +107,18 @@ test('Update Status: credential, an appointment from the list narrowed by a name
 		const texts = await items.allInnerTexts();
 		return texts.length > 0 && texts.length < unfiltered && texts.every((t) => t.toLowerCase().includes(typed.toLowerCase())) ? true : undefined;
 	});
+	await settled(page);
 	await screenshot(page, 'editor-3-appointment-list-search');
 	await items.filter({ hasText: target.search_code }).click();
 
 	await page.getByTestId('parameter-input-status').click();
 	await page.getByRole('option', { name: 'Attended' }).click();
-	await screenshot(page, 'editor-4-update-status-filled');
 
 	await ndv().getByTestId('node-execute-button').first().click();
 	const output = page.getByTestId('output-panel');
 	await output.getByText(target.appointment_key).first().waitFor();
 	await output.getByText('ATTENDED').first().waitFor();
+	await settled(page);
 	await screenshot(page, 'editor-5-update-status-output');
 	expect((await stack.admin.ok('GET', `/__sandbox/appointments/${target.appointment_key}/`)).status).toBe('ATTENDED');
 });
@@ -149,7 +127,7 @@ test('a saved version-1 workflow (example 2 as released) opens and runs unchange
 	// Yesterday's CONFIRMED appointments are what the workflow marks as NO_SHOW.
 	const yesterday = DateTime.now().setZone(TZ).minus({ days: 1 }).set({ hour: 11, minute: 0, second: 0, millisecond: 0 });
 	await stack.admin.ok('POST', '/__sandbox/appointments/', {
-		body: { status: 'CONFIRMED', start_date: yesterday.toISO(), person: { full_name: 'Yesterday Person', email: 'yesterday@example.com' } },
+		body: { status: 'CONFIRMED', start_date: yesterday.toISO() },
 	});
 	const isYesterday = (a: any) => DateTime.fromISO(a.start_date).setZone(TZ).hasSame(yesterday, 'day');
 	const due = (await sandboxAppointments()).filter((a) => a.status === 'CONFIRMED' && isYesterday(a));
@@ -168,7 +146,6 @@ test('a saved version-1 workflow (example 2 as released) opens and runs unchange
 	await page.getByText('Workflow executed successfully').waitFor();
 	// Both Appointments nodes passed on every due appointment (the canvas labels its connections).
 	await page.getByText(`${due.length} items`).first().waitFor();
-	await screenshot(page, 'editor-6-version-1-workflow');
 
 	for (const a of due) {
 		expect((await stack.admin.ok('GET', `/__sandbox/appointments/${a.appointment_key}/`)).status).toBe('NO_SHOW');
@@ -180,25 +157,95 @@ test('a saved version-1 workflow (example 2 as released) opens and runs unchange
 	expect(ours[1].parameters.appointmentKey).toBe('={{ $json.appointment_key }}');
 });
 
-test('the trigger: Listen for test event, an appointment created in the sandbox shows in the output panel', async () => {
+/** Filters › Calendars: adds a row and picks the first calendar of the list; returns its name. */
+async function pickFilterCalendar(): Promise<string> {
+	await ndv().getByPlaceholder('Add Filter').click();
+	await page.getByRole('option', { name: 'Calendars' }).click();
+	await ndv().getByRole('button', { name: 'Add Calendar' }).click();
+	await ndv().getByTestId('rlc-input').click();
+	const first = page.getByTestId('rlc-item').first();
+	await first.waitFor();
+	const name = (await first.innerText()).trim();
+	await first.click();
+	await pollUntil('the picked calendar in the field', async () => ((await ndv().getByTestId('rlc-input').inputValue()) === name ? true : undefined));
+	return name;
+}
+
+/** Picks options of a multi-option parameter (Events, Statuses) and closes its list. */
+async function pickOptions(parameter: string, names: string[]): Promise<void> {
+	const field = ndv().getByTestId(`parameter-input-${parameter}`);
+	const box = (await field.boundingBox())!;
+	// Opened at its arrow: the middle may be a chosen option's remove button.
+	await field.click({ position: { x: box.width - 16, y: box.height / 2 } });
+	// An option shows its name over its description: pick the one whose name is exactly this.
+	for (const name of names) await page.getByRole('option').filter({ has: page.getByText(name, { exact: true }) }).click();
+	await page.keyboard.press('Escape');
+	for (const name of names) await field.getByText(name, { exact: true }).waitFor();
+}
+
+async function addStatusFilter(names: string[]): Promise<void> {
+	await ndv().getByPlaceholder('Add Filter').click();
+	await page.getByRole('option', { name: 'Statuses' }).click();
+	await pickOptions('statuses', names);
+}
+
+function calendarKey(all: any[], name: string): string {
+	return all.find((a) => a.calendar.name === name)!.calendar.calendar_key;
+}
+
+test('the trigger with Filters: Listen for test event, only an appointment of the picked calendar and status arrives', async () => {
 	await searchAppointments();
 	await creator().getByText('On appointment created').click();
 	await ndv().waitFor();
 	expect(await selectedCredential()).toContain('Appointments API');
+	const all = await sandboxAppointments();
+	const calendar = await pickFilterCalendar();
+	await addStatusFilter(['Pending']);
+	const other = all.find((a) => a.calendar.name !== calendar)!.calendar;
+
 	await ndv().getByTestId('node-execute-button').first().click();
 	// Listening: the trigger subscribed n8n's test URL in the sandbox.
-	await pollUntil('the test URL subscription', async () => {
+	const hook = await pollUntil('the test URL subscription', async () => {
 		const hooks: any[] = (await stack.admin.ok('GET', '/__sandbox/webhooks/')).webhooks;
-		return hooks.some((h) => String(h.url).startsWith(`${stack.n8n.url}/webhook-test/`)) ? true : undefined;
+		return hooks.find((h) => String(h.url).startsWith(`${stack.n8n.url}/webhook-test/`));
 	});
-	await screenshot(page, 'editor-7-trigger-listening');
-
-	const name = `Editor Test ${crypto.randomUUID().slice(0, 6)}`;
+	const start = DateTime.now().setZone(TZ).plus({ days: 2 }).set({ hour: 10, minute: 30, second: 0, millisecond: 0 }).toISO();
+	// Another calendar's appointment: n8n answers the service, and the test run keeps listening.
+	const elsewhere = await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { status: 'PENDING', start_date: start, calendar: { calendar_key: other.calendar_key } } });
+	await pollUntil('the delivery of the other calendar\'s appointment', async () => {
+		const d: any = await stack.admin.ok('GET', `/__sandbox/deliveries/?appointment_key=${elsewhere.appointment_key}`);
+		return d.deliveries.some((x: any) => x.ok && x.url === hook.url) ? true : undefined;
+	});
 	const appointment = await stack.admin.ok('POST', '/__sandbox/appointments/', {
-		body: { status: 'PENDING', start_date: DateTime.now().setZone(TZ).plus({ days: 2 }).toISO(), person: { full_name: name, email: 'editor@example.com' } },
+		body: { status: 'PENDING', start_date: start, calendar: { calendar_key: calendarKey(all, calendar) } },
 	});
 	const output = page.getByTestId('output-panel');
 	await output.getByText('appointment.created').first().waitFor({ timeout: 60_000 });
 	await output.getByText(appointment.appointment_key).first().waitFor();
+	expect(await output.getByText(elsewhere.appointment_key).count()).toBe(0);
+	await settled(page);
 	await screenshot(page, 'editor-8-trigger-event');
+});
+
+test('the polling trigger: created and starting soon with Lead Time, Filters, Fetch test event', async () => {
+	const all = await sandboxAppointments();
+	await addPollingTrigger();
+	await ndv().waitFor();
+	expect(await selectedCredential()).toContain('Appointments API');
+	await ndv().getByTestId('parameter-input-events').getByText('Appointment Starting Soon', { exact: true }).waitFor();
+	await pickOptions('events', ['Appointment Created']);
+	await ndv().getByTestId('parameter-input-events').getByText('Appointment Starting Soon', { exact: true }).waitFor();
+	await ndv().getByText('Lead Time (Minutes)').waitFor(); // shown for starting soon: 1440, a day before
+	const calendar = await pickFilterCalendar();
+	await addStatusFilter(['Confirmed']);
+
+	await ndv().getByTestId('node-execute-button').first().click();
+	const output = page.getByTestId('output-panel');
+	await output.getByText(/appointment\.(created|starting_soon)/).first().waitFor({ timeout: 60_000 });
+	// The test event is one of the picked calendar's confirmed appointments.
+	const shown = await output.innerText();
+	const mine = all.filter((a) => a.calendar.name === calendar && a.status === 'CONFIRMED');
+	expect(mine.some((a) => shown.includes(a.appointment_key))).toBe(true);
+	await settled(page);
+	await screenshot(page, 'editor-9-polling-trigger');
 });

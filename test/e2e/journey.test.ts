@@ -1,65 +1,29 @@
 /**
  * A builder's first ten minutes after `npm run dev`, in Debian's chromium (playwright-core) against the real n8n
- * 2.41.1 of the e2e stack and the sandbox: sign in to n8n, open the imported "Appointments API" credential and see
+ * 2.41.1 of the e2e stack and the sandbox: signed in to n8n, open the imported "Appointments API" credential and see
  * its test pass, open the morning agenda example and press "Execute workflow", then sign in to the service's
  * dashboard and find the agenda email on its Mailbox page; then every example opens in the editor. With
  * UPDATE_SCREENSHOTS=1 it saves the credential, the executed workflow and the email as docs/screenshots/journey-*.png
  * and each example's canvas as docs/screenshots/example-*.png (the README shows them).
  */
 import { DateTime } from 'luxon';
-import { selectors, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
-import { launchBrowser, screenshot } from '../../scripts/browser';
-import { e2eUserFolder } from '../helpers/e2e';
-import { killAllOnSignals, stopAll } from '../../scripts/proc';
-import { startStack, type Stack } from '../../scripts/stack';
+import { screenshot } from '../../scripts/browser';
+import { closeEditor, openEditor, settled, TZ } from '../helpers/e2e';
+import type { Stack } from '../../scripts/stack';
 
-const TZ = 'America/Santiago'; // n8n's GENERIC_TIMEZONE in the stack, and the sandbox's account zone
 const owner = { email: 'builder@example.com', password: 'Builder-Passw0rd', firstName: 'Bea', lastName: 'Builder' };
 
 let stack: Stack;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-	killAllOnSignals();
-	stack = await startStack({
-		userFolder: e2eUserFolder('e2e-journey'),
-		owner,
-		reimport: 'always',
-		log: (m) => process.stderr.write(`[e2e journey] ${m}\n`),
-	});
-	selectors.setTestIdAttribute('data-test-id'); // n8n's test ids
-	browser = await launchBrowser();
-	context = await browser.newContext({
-		baseURL: stack.n8n.url,
-		ignoreHTTPSErrors: true, // the stack's self-signed certificate
-		viewport: { width: 1440, height: 900 },
-		timezoneId: TZ,
-		locale: 'en-US',
-	});
-	page = await context.newPage();
+	({ stack, context, page } = await openEditor('e2e-journey', owner));
 }, 20 * 60_000);
 
-afterAll(async () => {
-	await browser?.close();
-	await stack?.stop();
-	await stopAll();
-});
-
-/** Waits for the page's running animations (a banner fading in) to finish, so a screenshot shows the end state. */
-async function settled(p: Page): Promise<void> {
-	await p.evaluate('Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)))');
-}
-
-test('sign in to n8n', async () => {
-	await page.goto('/signin');
-	await page.getByTestId('emailOrLdapLoginId').locator('input').fill(owner.email);
-	await page.getByTestId('password').locator('input').fill(owner.password);
-	await page.getByTestId('form-submit-button').click();
-	await page.waitForURL(/\/(home|workflows)/);
-});
+afterAll(closeEditor);
 
 test('the imported "Appointments API" credential: its test passes', async () => {
 	await stack.admin.ok('DELETE', '/__sandbox/requests/');
