@@ -13,18 +13,21 @@ import { ROOT } from './paths';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.join(ROOT, 'docs', 'screenshots');
 
-/** Installs Debian's chromium when it is missing (root only); throws a SetupError saying what to do otherwise. */
+/**
+ * Installs Debian's chromium when it is missing (root only), with chromium-l10n: the en-GB locale the browser draws
+ * date inputs in (see launchBrowser). Throws a SetupError saying what to do otherwise.
+ */
 export function ensureChromium(log: (m: string) => void = console.log): string {
 	if (fs.existsSync(CHROMIUM)) return CHROMIUM;
 	const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 	if (!isRoot) {
 		throw new SetupError(
 			`Chromium is needed for the browser tests but ${CHROMIUM} does not exist. Install it as root: ` +
-				`"apt-get update && apt-get install -y chromium" (or set CHROMIUM_PATH to a Chromium binary).`,
+				`"apt-get update && apt-get install -y chromium chromium-l10n" (or set CHROMIUM_PATH to a Chromium binary).`,
 		);
 	}
-	log('Installing Debian chromium for the browser tests (apt-get install -y chromium)...');
-	for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
+	log('Installing Debian chromium for the browser tests (apt-get install -y chromium chromium-l10n)...');
+	for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium', 'chromium-l10n']]) {
 		const r = spawnSync('apt-get', args, {
 			stdio: ['ignore', 'ignore', 'inherit'],
 			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
@@ -39,14 +42,17 @@ export function ensureChromium(log: (m: string) => void = console.log): string {
 
 /**
  * Launches headless Chromium. The background-networking flags keep Chromium from calling Google's hosts, which
- * this closed network refuses noisily; --no-sandbox because tests run as root. --lang=en-GB because Chromium draws
- * date inputs in its own UI language whatever the page's locale: dd/mm/yyyy, as the dashboard writes dates.
+ * this closed network refuses noisily; --no-sandbox because tests run as root. Chromium draws date inputs in its
+ * own UI language whatever the page's locale: en-GB (dd/mm/yyyy, as the dashboard writes dates) through --lang and,
+ * since headless Chromium on Linux reads only the environment, LANGUAGE; it needs chromium-l10n's en-GB locale
+ * (without it: mm/dd/yyyy).
  */
 export async function launchBrowser(): Promise<Browser> {
 	const executablePath = ensureChromium();
 	return await chromium.launch({
 		executablePath,
 		headless: true,
+		env: { ...process.env, LANGUAGE: 'en_GB' },
 		args: [
 			'--no-sandbox',
 			'--disable-gpu',
