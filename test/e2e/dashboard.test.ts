@@ -8,10 +8,10 @@ import type { Browser, Page } from 'playwright-core';
 
 import { launchBrowser } from '../../scripts/browser';
 import { nodeOutput } from '../../scripts/n8nCli';
-import { e2eUserFolder } from '../helpers/e2e';
+import { startE2EStack } from '../helpers/e2e';
 import { waitForMail } from '../helpers/sandbox';
-import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
-import { SMTP_CREDENTIAL_ID, SMTP_CREDENTIAL_NAME, activate, deactivate, startStack, type Stack } from '../../scripts/stack';
+import { pollUntil, stopAll } from '../../scripts/proc';
+import { SMTP_CREDENTIAL_ID, SMTP_CREDENTIAL_NAME, activate, deactivate, type Stack } from '../../scripts/stack';
 
 const WORKFLOW = 'apptReactToEvents'; // the workflow `npm run dev` publishes
 const TRIGGER_NODE = 'On Created or Canceled';
@@ -21,14 +21,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-	killAllOnSignals();
-	const userFolder = e2eUserFolder('e2e-dashboard');
-	stack = await startStack({
-		userFolder,
-		owner: { email: 'dash@example.com', password: 'Dash-Passw0rd', firstName: 'Dash', lastName: 'Board' },
-		reimport: 'always',
-		log: (m) => process.stderr.write(`[e2e dashboard] ${m}\n`),
-	});
+	stack = await startE2EStack('e2e-dashboard', { email: 'dash@example.com', password: 'Dash-Passw0rd', firstName: 'Dash', lastName: 'Board' });
 	await activate(stack.api, WORKFLOW);
 	await pollUntil(
 		'the published trigger workflow to subscribe in the sandbox',

@@ -11,9 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 
-import { e2eUserFolder } from '../helpers/e2e';
-import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
-import { activate, CREDENTIAL_ID, CREDENTIAL_NAME, startStack, type Stack } from '../../scripts/stack';
+import { startE2EStack } from '../helpers/e2e';
+import { pollUntil, stopAll } from '../../scripts/proc';
+import { activate, CREDENTIAL_ID, CREDENTIAL_NAME, type Stack } from '../../scripts/stack';
 
 const TOOL_TYPE = 'n8n-nodes-appointments.appointmentsTool';
 const credentials = { appointmentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
@@ -73,13 +73,7 @@ function toolWorkflow() {
 }
 
 beforeAll(async () => {
-	killAllOnSignals();
-	stack = await startStack({
-		userFolder: e2eUserFolder('e2e-mcp'),
-		owner: { email: 'mcp@example.com', password: 'Mcp-Passw0rd', firstName: 'MCP', lastName: 'Owner' },
-		reimport: 'always',
-		log: (m) => process.stderr.write(`[e2e mcp] ${m}\n`),
-	});
+	stack = await startE2EStack('e2e-mcp', { email: 'mcp@example.com', password: 'Mcp-Passw0rd', firstName: 'MCP', lastName: 'Owner' });
 	const created = await stack.api.ok('POST', '/api/v1/workflows', { body: toolWorkflow() });
 	await activate(stack.api, created.id);
 	agent = new Agent({ connect: { ca: stack.n8n.cert.cert } });

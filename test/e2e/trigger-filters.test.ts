@@ -5,32 +5,21 @@
  */
 import crypto from 'node:crypto';
 
-import { e2eUserFolder } from '../helpers/e2e';
-import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
-import { activate, CREDENTIAL_ID, CREDENTIAL_NAME, deactivate, startStack, type Stack } from '../../scripts/stack';
-
-const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
+import { startE2EStack } from '../helpers/e2e';
+import { executions, TRIGGER_TYPE } from '../helpers/e2eRuns';
+import { pollUntil, stopAll } from '../../scripts/proc';
+import { activate, CREDENTIAL_ID, CREDENTIAL_NAME, deactivate, type Stack } from '../../scripts/stack';
 
 let stack: Stack;
 
 beforeAll(async () => {
-	killAllOnSignals();
-	stack = await startStack({
-		userFolder: e2eUserFolder('e2e-trigger-filters'),
-		owner: { email: 'filters@example.com', password: 'Filters-Passw0rd', firstName: 'Fil', lastName: 'Ters' },
-		reimport: 'always',
-		log: (m) => process.stderr.write(`[e2e filters] ${m}\n`),
-	});
+	stack = await startE2EStack('e2e-trigger-filters', { email: 'filters@example.com', password: 'Filters-Passw0rd', firstName: 'Fil', lastName: 'Ters' });
 }, 20 * 60_000);
 
 afterAll(async () => {
 	await stack?.stop();
 	await stopAll();
 });
-
-async function executions(workflowId: string): Promise<any[]> {
-	return (await stack.api.ok('GET', `/api/v1/executions?workflowId=${workflowId}&limit=250`)).data;
-}
 
 async function delivered(key: string): Promise<any[]> {
 	return await pollUntil(
@@ -85,7 +74,7 @@ test('an event of another calendar: 200 to the service and no execution; the pic
 		const mine = await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { calendar: { calendar_key: wanted } } });
 		expect((await delivered(mine.appointment_key)).map((d) => d.status)).toEqual([200]);
 		const runs = await pollUntil('the execution of the matching event', async () => {
-			const list = await executions(created.id);
+			const list = await executions(stack, created.id);
 			return list.length > 0 && list.every((e) => e.finished || e.status === 'success' || e.status === 'error') ? list : undefined;
 		}, { timeoutMs: 60000 });
 		// The filtered-out delivery came first and was answered before the matching one: had it started an
