@@ -1,6 +1,6 @@
 /**
  * End-to-end: the Appointments Polling Trigger in a real n8n 2.41.1 (example 7, "Every Minute", n8n's shortest
- * poll time: n8n refuses sub-minute cron expressions for polling nodes), driven from outside as in n8n.test.ts.
+ * poll time: n8n refuses sub-minute cron expressions for polling nodes), driven from outside as in n8n-trigger.test.ts.
  * Each wait below is for n8n's own next poll, so the file takes a few minutes. The time events' test publishes a
  * workflow of its own (starting soon with Lead Time 1 minute, and started) on an emptied sandbox.
  */
@@ -8,9 +8,9 @@ import { DateTime } from 'luxon';
 
 import { createApiKey, deleteApiKey, loginRest, publicApi, startN8n, type N8n } from '../../scripts/n8n';
 import type { JsonClient } from '../../scripts/http';
-import { e2eUserFolder } from '../helpers/e2e';
-import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
-import { activate, deactivate, startStack, type Stack } from '../../scripts/stack';
+import { startE2EStack } from '../helpers/e2e';
+import { pollUntil, stopAll } from '../../scripts/proc';
+import { activate, deactivate, type Stack } from '../../scripts/stack';
 
 const WORKFLOW = 'apptPollEvents';
 const POLL_WAIT = { timeoutMs: 150_000, intervalMs: 1000 };
@@ -22,21 +22,9 @@ let api: JsonClient;
 let restartedKey: { rest: JsonClient; id: string } | undefined;
 
 beforeAll(async () => {
-	killAllOnSignals();
-	const userFolder = e2eUserFolder('e2e-polling');
-	try {
-		stack = await startStack({
-			userFolder,
-			owner: { email: 'e2e@example.com', password: 'E2e-Passw0rd', firstName: 'E2E', lastName: 'Owner' },
-			reimport: 'always',
-			log: (m) => process.stderr.write(`[e2e polling] ${m}\n`),
-		});
-		n8n = stack.n8n;
-		api = stack.api;
-	} catch (e) {
-		process.stderr.write(`\n[e2e polling] ERROR: could not set up the stack:\n${(e as Error).message}\n\n`);
-		throw e;
-	}
+	stack = await startE2EStack('e2e-polling', { email: 'e2e@example.com', password: 'E2e-Passw0rd', firstName: 'E2E', lastName: 'Owner' });
+	n8n = stack.n8n;
+	api = stack.api;
 }, 20 * 60_000);
 
 afterAll(async () => {
