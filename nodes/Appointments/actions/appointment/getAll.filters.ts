@@ -4,7 +4,9 @@
  * query are all built from these rows; adding a filter is adding a row.
  *
  * Rows are in the order the node checks them and writes the query: with several bad fields an item's error names
- * the first one in this order. The editor lists the Filters options alphabetically, as n8n does.
+ * the first one in this order. The editor lists the Filters options alphabetically, as n8n does. A new kind needs
+ * its editor field here (KIND_FIELDS), its reading in getAll.operation.ts (READ) and its rule in the sandbox's
+ * table (sandbox/listFilter.ts); test/node/getAllFilters.test.ts checks that the two tables agree.
  */
 import type { INodeProperties } from 'n8n-workflow';
 

@@ -25,6 +25,9 @@ import type { ItemContext, PrepareOperation } from '../types';
 import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields';
 import { GET_MANY_FILTERS, type FilterKind } from './getAll.filters';
 
+/** The Date Range's two rows (Custom's Start Date and End Date). */
+const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
+
 export { description, SIMPLIFY_DESCRIPTION } from './getAll.fields';
 
 const DATE_RANGE_NAMES = DATE_RANGES.map((range) => range.name).join(', ');
@@ -74,22 +77,24 @@ function dateRangeQuery(ctx: IExecuteFunctions, item: ItemContext, dateRange: Da
 				`Pick "Date Range" from the list; an expression must give one of their values: ${DATE_RANGE_VALUES}.`,
 			);
 		}
-		return range ? { start_date: range.start, end_date: range.end } : {};
+		return range ? { [START.param]: range.start, [END.param]: range.end } : {};
 	}
-	const start = ctx.getNodeParameter('startDate', i, '') as unknown;
-	const end = ctx.getNodeParameter('endDate', i, '') as unknown;
+	const start = ctx.getNodeParameter(START.name, i, '') as unknown;
+	const end = ctx.getNodeParameter(END.name, i, '') as unknown;
 	if (isEmpty(start) && isEmpty(end)) {
 		throw withFix(
-			inputError(node, 'Start Date', i, 'a date (or an End Date) when Date Range is Custom'),
+			inputError(node, START.label, i, 'a date (or an End Date) when Date Range is Custom'),
 			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
 		);
 	}
-	const qs: IDataObject = {};
-	if (!isEmpty(start)) qs.start_date = wallClockValue(node, start, 'Start Date', i, zone, 'start');
-	if (!isEmpty(end)) qs.end_date = wallClockValue(node, end, 'End Date', i, zone, 'end');
-	if (qs.start_date && qs.end_date && String(qs.start_date) > String(qs.end_date)) {
-		throw inputError(node, 'End Date', i, `on or after the Start Date ${String(qs.start_date)}`, qs.end_date);
+	const from = isEmpty(start) ? undefined : wallClockValue(node, start, START.label, i, zone, 'start');
+	const to = isEmpty(end) ? undefined : wallClockValue(node, end, END.label, i, zone, 'end');
+	if (from !== undefined && to !== undefined && from > to) {
+		throw inputError(node, END.label, i, `on or after the ${START.label} ${from}`, to);
 	}
+	const qs: IDataObject = {};
+	if (from !== undefined) qs[START.param] = from;
+	if (to !== undefined) qs[END.param] = to;
 	return qs;
 }
 
