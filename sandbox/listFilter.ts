@@ -2,6 +2,7 @@
 import { dayBounds, parseDateTime } from './dates';
 import { UUID_RE, fieldErrorMap, normPhone, normIdent, isStatus, STATUSES, type Entry, type FieldErrors } from './vocabulary';
 
+
 /** A parsed list query: a start range (binary searched) and predicates. */
 export interface ListFilter {
 	from: number;
