@@ -4,7 +4,7 @@
  * and the trigger workflow published.
  * Stays up until Ctrl-C, then deactivates the trigger workflow (removing its sandbox subscription) and
  * stops everything it started. All state lives under .dev/ and is reused by the next run.
- * `npm run dev -- --queue`: the same in n8n's queue mode (scripts/queue/dev.ts).
+ * `npm run dev -- --queue`: the same in n8n's queue mode (scripts/queue/queueDev.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -137,7 +137,7 @@ async function main() {
 	}
 }
 
-const run = process.argv.includes('--queue') ? () => import('./queue/dev').then((m) => m.runQueueDev()) : main;
+const run = process.argv.includes('--queue') ? () => import('./queue/queueDev').then((m) => m.runQueueDev()) : main;
 run().catch(async (e) => {
 	console.error(`\nERROR: ${e instanceof SetupError ? e.message : (e as Error).stack ?? e}`);
 	await stopAll();

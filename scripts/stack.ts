@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startSandbox } from '../sandbox';
-import { JsonClient } from './http';
+import { JsonClient } from './jsonClient';
 import {
 	createApiKey,
 	deleteApiKey,

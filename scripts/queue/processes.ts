@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DevCert } from '../cert';
-import { JsonClient } from '../http';
+import { JsonClient } from '../jsonClient';
 import { SetupError } from '../install';
 import { n8nEnv } from '../n8n';
 import { N8N_BIN, NODE24 } from '../paths';

@@ -1,5 +1,5 @@
 /**
- * `npm run dev -- --queue`: the dev stack in n8n's queue mode (scripts/queue/stack.ts) with the trigger example
+ * `npm run dev -- --queue`: the dev stack in n8n's queue mode (scripts/queue/queueStack.ts) with the trigger example
  * published. Ctrl-C unpublishes it (removing its sandbox subscription) and stops everything it started.
  * State lives under .dev/queue-dev/ and is reused by the next run.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { SetupError } from '../install';
 import { DEV_DIR } from '../paths';
 import { pollUntil, stopAll } from '../proc';
-import { startQueueStack, type QueueStack } from './stack';
+import { startQueueStack, type QueueStack } from './queueStack';
 
 const DIR = path.join(DEV_DIR, 'queue-dev');
 const DEV_TRIGGER_WORKFLOW = 'apptReactToEvents';
