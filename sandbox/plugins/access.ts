@@ -6,8 +6,8 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
-import { decodeURIComponentSafe, detail, queryObject, send, splitUrl, type Result } from '../http';
-import type { RequestLogEntry } from '../state';
+import { decodeURIComponentSafe, detail, queryObject, send, splitUrl, type Result } from '../routeHelpers';
+import type { RequestLogEntry } from '../sandboxState';
 
 export type Access = 'full' | 'restricted';
 type ApiHandler = (req: FastifyRequest, access: Access) => Result;

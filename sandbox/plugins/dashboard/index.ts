@@ -10,12 +10,12 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { PRODUCT } from '../../product';
-import { appointmentPages } from './appointments';
-import { deliveryPages } from './deliveries';
+import { appointmentPages } from './appointmentListPages';
+import { deliveryPages } from './deliveryPages';
 import { CSS_HASH, SCRIPT_HASH, field, html, layout, type Page } from './html';
-import { mailboxPages } from './mailbox';
-import { settingsPages } from './settings';
-import { webhookPages } from './webhooks';
+import { mailboxPages } from './mailboxPages';
+import { settingsPages } from './settingsPages';
+import { webhookPages } from './webhookPages';
 
 declare module 'fastify' {
 	interface FastifyReply {

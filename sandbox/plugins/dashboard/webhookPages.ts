@@ -1,9 +1,9 @@
 /** Settings › Integrations › Webhooks: list, add, edit, delete (with confirmation) and send a test event. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { formatHuman, formatInstantMs } from '../../dates';
+import { formatHuman, formatInstantMs } from '../../dateTimes';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../operations';
-import type { Webhook } from '../../state';
+import type { Webhook } from '../../sandboxState';
 import { EVENTS } from '../../vocabulary';
 import { crumbs as trail, csrfInput, field, html, raw, type Html } from './html';
 

@@ -1,13 +1,13 @@
-/** Appointments: the paged, filtered list and the New appointment form. The detail page is in appointment.ts. */
+/** Appointments: the paged, filtered list and the New appointment form. The detail page is in appointmentDetailPages.ts. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-import { formatHuman } from '../../dates';
+import { formatHuman } from '../../dateTimes';
 import { createAppointment } from '../../operations';
 import { zodFieldErrors } from '../../options';
 import { adminCreateSchema } from '../../schemas';
 import { STATUSES, type Appointment } from '../../vocabulary';
 import { parseListFilter } from '../../listFilter';
-import { appointmentDetailPages, appointmentPage } from './appointment';
+import { appointmentDetailPages, appointmentPage } from './appointmentDetailPages';
 import { crumbs, csrfInput, field, html, select, type Html } from './html';
 
 const PAGE_SIZE = 25;

@@ -1,8 +1,8 @@
 /** Admin interface under /__sandbox/ (admin token only): appointments, reset, logs, e-mails, webhooks, config. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import { parseDateTime } from '../dates';
-import { NOT_FOUND, appointmentParam, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../http';
+import { parseDateTime } from '../dateTimes';
+import { NOT_FOUND, appointmentParam, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../routeHelpers';
 import { createAppointment } from '../operations';
 import { caList, runtimeConfigPatch, zodFieldErrors } from '../options';
 import { adminCreateSchema, resetSchema } from '../schemas';
