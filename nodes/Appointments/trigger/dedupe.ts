@@ -1,5 +1,20 @@
 /**
- * Bounded memory of recently handled notifications, one per (workflow, node, mode, dedupe key), kept in process
+ * The trigger's dedupe protocol: one delivery claims its event, then settles it.
+ *
+ *   claimEvent(store, key): Claim | undefined
+ *       undefined when a copy of the event was settled already (a duplicate: start nothing); a claim otherwise.
+ *       With dedupe off (no store or no key) every delivery gets a claim that remembers nothing.
+ *   claim.settle(answer?): boolean
+ *       Remembers the event as handled, so a later copy is a duplicate; false (nothing changed) when another copy
+ *       was settled while this one waited (its re-read with Verify With API): this copy is then the duplicate.
+ *       With the delivery's `answer` (the event runs): forgotten again when n8n answers the delivery with an
+ *       error (it could not store or queue the execution), since the service resends it and that resend must run.
+ *   A claim never settled (the re-read failed: n8n answers 500) leaves nothing remembered, so a resend runs it.
+ *
+ * A copy arriving while another is claimed but not settled gets a claim of its own: claims do not lock, so each
+ * copy makes its own short re-read and the first one settled wins.
+ *
+ * The memory: recently handled notifications, one per (workflow, node, mode, dedupe key), kept in process
  * memory. n8n does not offer its processed-data helpers to webhook functions, and what webhook() writes to static
  * data is not saved (seen in n8n 2.41.1), so the memory lasts as long as the process: it is empty after a restart
  * and not shared between several webhook processes (queue mode). n8n's Remove Duplicates node after the trigger is
@@ -85,6 +100,32 @@ export class RecentKeys {
 		this.next = 0;
 		this.max = max;
 	}
+}
+
+/** The delivery's response as n8n finishes it after webhook() returned (express's Response has this shape). */
+export interface Answer {
+	statusCode: number;
+	once(event: 'finish', listener: () => void): unknown;
+}
+
+export interface Claim {
+	settle(answer?: Answer): boolean;
+}
+
+const UNREMEMBERED: Claim = { settle: () => true };
+
+export function claimEvent(store: RecentKeys | undefined, key: string | undefined): Claim | undefined {
+	if (store === undefined || key === undefined) return UNREMEMBERED;
+	if (store.has(key)) return undefined;
+	return {
+		settle(answer) {
+			if (!store.remember(key)) return false;
+			answer?.once('finish', () => {
+				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key);
+			});
+			return true;
+		},
+	};
 }
 
 // Map iteration order doubles as recency: a scope is re-inserted when used, so the first one is the oldest.
