@@ -4,12 +4,14 @@
  *   claimEvent(store, key): Claim | undefined
  *       undefined when a copy of the event was settled already (a duplicate: start nothing); a claim otherwise.
  *       With dedupe off (no store or no key) every delivery gets a claim that remembers nothing.
- *   claim.settle(answer?): boolean
- *       Remembers the event as handled, so a later copy is a duplicate; false (nothing changed) when another copy
- *       was settled while this one waited (its re-read with Verify With API): this copy is then the duplicate.
- *       With the delivery's `answer` (the event runs): forgotten again when n8n answers the delivery with an
- *       error (it could not store or queue the execution), since the service resends it and that resend must run.
- *   A claim never settled (the re-read failed: n8n answers 500) leaves nothing remembered, so a resend runs it.
+ *   claim.run(answer): boolean      settles it as run: remembered, so a later copy is a duplicate; forgotten
+ *       again when n8n answers the delivery (`answer`, its response) with an error: it could not store or queue
+ *       the execution, so the service resends and that resend must run
+ *   claim.drop(): boolean           settles it as handled without a run (unknown appointment, no longer matching
+ *       the Filters): remembered, since a resend would end the same way
+ *   Both give false and change nothing when another copy was settled while this one waited (its re-read with
+ *   Verify With API): this copy is then the duplicate and starts nothing. A claim never settled (the re-read
+ *   failed: n8n answers 500) leaves the event forgotten, so the service's resend runs it.
  *
  * A copy arriving while another is claimed but not settled gets a claim of its own: claims do not lock, so each
  * copy makes its own short re-read and the first one settled wins.
@@ -109,22 +111,24 @@ export interface Answer {
 }
 
 export interface Claim {
-	settle(answer?: Answer): boolean;
+	run(answer: Answer): boolean;
+	drop(): boolean;
 }
 
-const UNREMEMBERED: Claim = { settle: () => true };
+const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
 
 export function claimEvent(store: RecentKeys | undefined, key: string | undefined): Claim | undefined {
 	if (store === undefined || key === undefined) return UNREMEMBERED;
 	if (store.has(key)) return undefined;
 	return {
-		settle(answer) {
+		run(answer) {
 			if (!store.remember(key)) return false;
-			answer?.once('finish', () => {
+			answer.once('finish', () => {
 				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key);
 			});
 			return true;
 		},
+		drop: () => store.remember(key),
 	};
 }
 

@@ -9,10 +9,10 @@
  *             nothing started)
  *   dedupe    claim the event (dedupe.ts): a copy of one already settled answers duplicate (200, nothing started)
  *   verify    with Verify With API, re-read the appointment: one short attempt (VERIFY_POLICY); unknown (200,
- *             warning) or no longer matching the Filters (200) settles it without a run; a failed or slow re-read
- *             answers 500 and settles nothing, so the service's resend gets a fresh chance
- *   run       settle the claim with the delivery's answer and start the workflow with one item (n8n answers 200
- *             at once: responseMode onReceived; an error answer forgets the event again)
+ *             warning) or no longer matching the Filters (200) drops the claim (settled without a run); a failed
+ *             or slow re-read answers 500 and settles nothing, so the service's resend gets a fresh chance
+ *   run       settle the claim as run and start the workflow with one item (n8n answers 200 at once:
+ *             responseMode onReceived; an error answer forgets the event again)
  *
  * Every rejection is logged at debug level with its reason, the event name and the appointment key only (no
  * other personal data).
@@ -78,7 +78,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const claim = claimEvent(config.store, dedupeKey(config.options.dedupeKey, envelope.event, appointmentKey, envelope.timestamp));
 	if (claim === undefined) return duplicate(d);
 	if (!config.options.verifyWithApi) {
-		claim.settle(this.getResponseObject());
+		claim.run(this.getResponseObject());
 		return started(d, envelope.data);
 	}
 	return await verifyThenRun(d, filter, claim);
@@ -92,8 +92,8 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 async function verifyThenRun(d: Delivery, filter: EventFilter, claim: Claim): Promise<IWebhookResponseData> {
 	const record = await reread(d.ctx, d.meta.appointmentKey);
 	const runs = record !== undefined && matches(filter, record);
-	// Not found or no longer matching is handled too: a resend would end the same way.
-	if (!claim.settle(runs ? d.ctx.getResponseObject() : undefined)) return duplicate(d);
+	const settled = runs ? claim.run(d.ctx.getResponseObject()) : claim.drop();
+	if (!settled) return duplicate(d);
 	if (record === undefined) {
 		d.ctx.logger.warn(
 			`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
