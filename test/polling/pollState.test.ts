@@ -2,7 +2,7 @@
  * The polling trigger's state in static data: what is written reads back the same, unknown statuses and odd keys
  * survive, and a state that cannot be read means a new baseline, never a crash on every poll.
  */
-import { fingerprint, readState, statusOf, writeState, type Entry } from '../../nodes/Appointments/polling/state';
+import { fingerprint, readState, statusOf, writeState, type Entry } from '../../nodes/Appointments/polling/pollState';
 
 test('entries read back as written, whatever the key or status', () => {
 	const entries = new Map<string, Entry>([
