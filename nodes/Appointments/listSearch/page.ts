@@ -1,7 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, transportCredentialInfo, type ApiResponse } from '../transport';
-import { resolveSameOrigin } from '../transport/utils';
+import { apiRequest, apiRequestUrl, resolveSameOrigin, transportCredentialInfo, type ApiResponse } from '../transport';
 
 /**
  * One page of a list for a resource locator: the first page from `path` with `qs`, a later one from the `next`

@@ -7,10 +7,15 @@
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { transportCredentialInfo, type RequestPolicy, type TransportContext } from './credential';
 import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
 import { PageFetcher, planPages } from './pagePlan';
-import { apiRequest, apiRequestUrl } from './request';
+import {
+	apiRequest,
+	apiRequestUrl,
+	transportCredentialInfo,
+	type RequestPolicy,
+	type TransportContext,
+} from '../http';
 
 export interface PaginateOptions {
 	limit?: number;

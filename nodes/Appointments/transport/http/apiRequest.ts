@@ -7,10 +7,10 @@
  */
 import { NodeOperationError, sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
-import { sendOnce, type Outcome } from './attempt';
-import { credentialInfo, resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credential';
-import { apiError, seconds, type ErrorLabels } from './errors';
-import { backoffDelay, buildApiUrl, originOf, parseRetryAfter } from './utils';
+import { sendOnce, type Outcome } from './httpAttempt';
+import { credentialInfo, resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credentialInfo';
+import { apiError, seconds, type ErrorLabels } from './apiErrors';
+import { backoffDelay, buildApiUrl, originOf, parseRetryAfter } from './apiUrls';
 
 export interface ApiRequestOptions extends ErrorLabels {
 	qs?: IDataObject;
