@@ -9,7 +9,7 @@
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../../shared/webhooks';
+import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
 import {
 	apiError,
 	apiRequest,

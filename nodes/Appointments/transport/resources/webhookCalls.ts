@@ -1,7 +1,7 @@
 /** Webhook subscription requests: list, update (PUT) and delete. Create, which must never double, is in createWebhook.ts. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { keyOf, validateWebhookInput, type WebhookInput } from '../../shared/webhooks';
+import { keyOf, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
 import {
 	apiRequest,
 	recordOf,

@@ -7,7 +7,7 @@ import { apiRequest, apiRequestUrl, resolveSameOrigin, transportCredentialInfo, 
  * link handed back as the pagination token. The token comes back from the browser, so apiRequestUrl checks
  * its origin again before anything is sent.
  */
-export async function listPage(
+export async function locatorPage(
 	ctx: ILoadOptionsFunctions,
 	path: string,
 	qs: IDataObject | undefined,
