@@ -13,15 +13,16 @@ export {
 	type TransportContext,
 } from './credentialInfo';
 export { MAX_BODY_BYTES, type Outcome } from './httpAttempt';
+export { apiRequest, apiRequestUrl, type ApiRequestOptions } from './apiRequest';
 export {
-	apiRequest,
-	apiRequestUrl,
-	type ApiRequestOptions,
+	backoffDelay,
+	parseRetryAfter,
 	type ApiResponse,
 	type RetryBudget,
 	type RetryHooks,
+	type SendOptions,
 	type SharedWait,
-} from './apiRequest';
+} from './retries';
 export {
 	apiError,
 	fixFor,
@@ -35,12 +36,4 @@ export {
 	type Tried,
 } from './apiErrors';
 export { formatErrorBody } from './errorBodyText';
-export {
-	backoffDelay,
-	buildApiUrl,
-	encodeQuery,
-	normaliseBaseUrl,
-	originOf,
-	parseRetryAfter,
-	resolveSameOrigin,
-} from './apiUrls';
+export { buildApiUrl, encodeQuery, normaliseBaseUrl, originOf, resolveSameOrigin } from './apiUrls';
