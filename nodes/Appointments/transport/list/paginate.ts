@@ -5,7 +5,7 @@
  * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
  * pages are fetched several at a time and still handed over in the service's order.
  */
-import { NodeOperationError, type IDataObject } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
 import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
 import { PageFetcher, planPages } from './pagePlan';
@@ -13,6 +13,7 @@ import {
 	apiRequest,
 	apiRequestUrl,
 	transportCredentialInfo,
+	type ApiResponse,
 	type RequestPolicy,
 	type TransportContext,
 } from '../http';
@@ -32,6 +33,19 @@ export interface PaginateOptions {
 /** Pages in a row that bring no record not already returned before reading stops with an error. */
 const STALE_PAGES = 3;
 
+/** What one read of a list has seen so far. */
+interface ReadState {
+	/** URLs of the pages read: a `next` back to one of them ends the list. */
+	fetched: Set<string>;
+	yieldedKeys: Set<string>;
+	yielded: number;
+	pages: number;
+	stale: number;
+	repeated: number;
+	firstCount?: number;
+	lastCount?: number;
+}
+
 function recordKey(record: IDataObject, keyField?: string): string | undefined {
 	const fields = keyField ? [keyField] : ['appointment_key', 'webhook_key'];
 	for (const field of fields) {
@@ -41,11 +55,102 @@ function recordKey(record: IDataObject, keyField?: string): string | undefined {
 	return undefined;
 }
 
+/** The page's records not handed over before, up to the limit; one whose key came before is counted, not kept. */
+function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefined, keyField?: string): T[] {
+	const fresh: T[] = [];
+	for (const record of page.records) {
+		if (limit !== undefined && read.yielded + fresh.length >= limit) break;
+		const key = recordKey(record, keyField);
+		if (key !== undefined) {
+			if (read.yieldedKeys.has(key)) {
+				read.repeated++;
+				continue;
+			}
+			read.yieldedKeys.add(key);
+		}
+		fresh.push(record as T);
+	}
+	return fresh;
+}
+
+/** Stops a read that makes no progress (pages that bring nothing new) or that reached `maxPages`. */
+function checkProgress(
+	node: INode,
+	read: ReadState,
+	freshCount: number,
+	where: { page: string; next: string },
+	maxPages: number,
+	itemIndex?: number,
+): void {
+	read.stale = freshCount === 0 ? read.stale + 1 : 0;
+	if (read.stale >= STALE_PAGES) {
+		throw new NodeOperationError(
+			node,
+			`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
+			{ itemIndex, description: `The last page was ${where.page}; its "next" was ${where.next}` },
+		);
+	}
+	if (read.pages >= maxPages) {
+		throw new NodeOperationError(
+			node,
+			`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
+			{ itemIndex },
+		);
+	}
+}
+
 /** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
-function notice(ctx: TransportContext, message: string): void {
+function noticeChanges(ctx: TransportContext, read: ReadState): void {
+	if (read.lastCount === read.firstCount && read.repeated === 0) return;
+	const what =
+		read.lastCount !== read.firstCount
+			? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
+			: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
+	const message = `${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`;
 	ctx.logger?.warn(`Appointments: ${message}`);
 	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') {
 		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+	}
+}
+
+/**
+ * The pages after the first: each read from its `next`, or, with `concurrency` > 1 and page-number paging proven
+ * by the first page (pagePlan.ts), fetched ahead and handed over in order until one differs from the plan.
+ */
+class NextPages {
+	private fetcher: PageFetcher | undefined;
+
+	constructor(
+		private readonly node: INode,
+		private readonly concurrency: number,
+		private readonly maxPages: number,
+		private readonly get: (url: string) => Promise<ApiResponse<unknown>>,
+		private readonly itemIndex?: number,
+	) {}
+
+	/** Page `pageNo` at `nextUrl`, the `next` of `current`, while `wanted` records are still to be handed over. */
+	async read(current: ListPage, nextUrl: string, pageNo: number, wanted: number): Promise<ListPage> {
+		if (pageNo === 2 && this.concurrency > 1) {
+			const plan = planPages(current, nextUrl, this.maxPages);
+			if (plan) this.fetcher = new PageFetcher(this.node, plan, this.concurrency, this.get, this.itemIndex);
+		}
+		if (this.fetcher) {
+			this.fetcher.fill(wanted);
+			const planned = await this.fetcher.take(nextUrl, pageNo);
+			// A page that differs ends the plan: links are followed from it on.
+			if (!planned?.asPlanned) await this.settle();
+			// Keep the window full while this page's records are handed over.
+			else if (wanted === Infinity) this.fetcher.fill(Infinity);
+			if (planned) return planned.page;
+		}
+		const next = await this.get(nextUrl);
+		return readListPage(this.node, next.url, next.body, pageNo, this.itemIndex);
+	}
+
+	/** Waits for the pages still in flight (their outcome no longer matters). */
+	async settle(): Promise<void> {
+		await this.fetcher?.settle();
+		this.fetcher = undefined;
 	}
 }
 
@@ -73,96 +178,39 @@ export async function* paginate<T = IDataObject>(
 	const response = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
 	let page: ListPage = readListPage(node, response.url, response.body, 1, itemIndex);
 	const listPath = listPathOf(response.url);
-	const firstCount = page.count;
-	const fetched = new Set<string>([page.url]);
-	const yieldedKeys = new Set<string>();
-	let yielded = 0;
-	let pages = 1;
-	let stale = 0;
-	let repeated = 0;
-	let lastCount = firstCount;
-
-	let fetcher: PageFetcher | undefined;
+	const read: ReadState = {
+		fetched: new Set([page.url]),
+		yieldedKeys: new Set(),
+		yielded: 0,
+		pages: 1,
+		stale: 0,
+		repeated: 0,
+		firstCount: page.count,
+		lastCount: page.count,
+	};
 	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
-
+	const nextPages = new NextPages(node, concurrency, maxPages, get, itemIndex);
 	try {
 		for (;;) {
-			const fresh: T[] = [];
-			for (const record of page.records) {
-				if (limit !== undefined && yielded + fresh.length >= limit) break;
-				const key = recordKey(record, opts.keyField);
-				if (key !== undefined) {
-					if (yieldedKeys.has(key)) {
-						repeated++;
-						continue;
-					}
-					yieldedKeys.add(key);
-				}
-				fresh.push(record as T);
-			}
+			const fresh = freshRecords<T>(page, read, limit, opts.keyField);
 			if (fresh.length > 0) {
-				yielded += fresh.length;
+				read.yielded += fresh.length;
 				yield fresh;
 			}
-			if (limit !== undefined && yielded >= limit) return;
-			if (page.count !== undefined) lastCount = page.count;
-
+			if (limit !== undefined && read.yielded >= limit) return;
+			if (page.count !== undefined) read.lastCount = page.count;
 			if (page.records.length === 0 || page.next === undefined) return;
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
-			if (fetched.has(nextUrl)) return;
-			stale = fresh.length === 0 ? stale + 1 : 0;
-			if (stale >= STALE_PAGES) {
-				throw new NodeOperationError(
-					node,
-					`Stopped reading: the service answered ${stale} pages in a row with nothing not already returned, and still offered more`,
-					{ itemIndex, description: `The last page was ${page.url}; its "next" was ${nextUrl}` },
-				);
-			}
-			if (pages >= maxPages) {
-				throw new NodeOperationError(
-					node,
-					`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
-					{ itemIndex },
-				);
-			}
-
-			if (pages === 1 && concurrency > 1) {
-				const plan = planPages(page, nextUrl, maxPages);
-				if (plan) fetcher = new PageFetcher(node, plan, concurrency, get, itemIndex);
-			}
-			pages++;
-			let planned: Awaited<ReturnType<PageFetcher['take']>>;
-			if (fetcher) {
-				fetcher.fill(limit === undefined ? Infinity : limit - yielded);
-				planned = await fetcher.take(nextUrl, pages);
-				if (!planned?.asPlanned) {
-					await fetcher.settle();
-					fetcher = undefined;
-				} else if (limit === undefined) {
-					// Keep the window full while this page's records are handed over.
-					fetcher.fill(Infinity);
-				}
-			}
-			if (planned) {
-				page = planned.page;
-			} else {
-				const next = await get(nextUrl);
-				page = readListPage(node, next.url, next.body, pages, itemIndex);
-			}
-			fetched.add(page.url);
+			if (read.fetched.has(nextUrl)) return;
+			checkProgress(node, read, fresh.length, { page: page.url, next: nextUrl }, maxPages, itemIndex);
+			read.pages++;
+			const wanted = limit === undefined ? Infinity : limit - read.yielded;
+			page = await nextPages.read(page, nextUrl, read.pages, wanted);
+			read.fetched.add(page.url);
 		}
 	} finally {
-		await fetcher?.settle();
-		if (lastCount !== firstCount || repeated > 0) {
-			const what =
-				lastCount !== firstCount
-					? `The list changed while it was read (the service's count went from ${firstCount} to ${lastCount})`
-					: `${repeated} record${repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
-			notice(
-				ctx,
-				`${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`,
-			);
-		}
+		await nextPages.settle();
+		noticeChanges(ctx, read);
 	}
 }
 
