@@ -6,3 +6,4 @@ export * from './validation';
 export * from './webhookInput';
 export * from './eventFilter';
 export * from './triggerError';
+export * from './nodeFields';
