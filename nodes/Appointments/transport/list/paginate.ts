@@ -58,15 +58,17 @@ function recordKey(record: IDataObject, keyField?: string): string | undefined {
 /** The page's records not handed over before, up to the limit; one whose key came before is counted, not kept. */
 function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefined, keyField?: string): T[] {
 	const fresh: T[] = [];
+	const room = limit === undefined ? Infinity : limit - read.yielded;
+	const seen = read.yieldedKeys;
 	for (const record of page.records) {
-		if (limit !== undefined && read.yielded + fresh.length >= limit) break;
+		if (fresh.length >= room) break;
 		const key = recordKey(record, keyField);
 		if (key !== undefined) {
-			if (read.yieldedKeys.has(key)) {
+			if (seen.has(key)) {
 				read.repeated++;
 				continue;
 			}
-			read.yieldedKeys.add(key);
+			seen.add(key);
 		}
 		fresh.push(record as T);
 	}
