@@ -7,8 +7,6 @@
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
-import { PageFetcher, planPages } from './pagePlan';
 import {
 	apiRequest,
 	apiRequestUrl,
@@ -17,6 +15,8 @@ import {
 	type RequestPolicy,
 	type TransportContext,
 } from '../http';
+import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
+import { PageFetcher, planPages } from './pagePlan';
 
 export interface PaginateOptions {
 	limit?: number;
