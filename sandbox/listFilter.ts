@@ -1,5 +1,5 @@
 /** The 17 list filters of GET /api/v3/appointments/, parsed from a query into a start range and predicates. */
-import { dayBounds, parseDateTime } from './dates';
+import { dayBounds, parseDateTime } from './dateTimes';
 import { UUID_RE, fieldErrorMap, normPhone, normIdent, isStatus, STATUSES, type Entry, type FieldErrors } from './vocabulary';
 
 

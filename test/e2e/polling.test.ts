@@ -7,7 +7,7 @@
 import { DateTime } from 'luxon';
 
 import { createApiKey, deleteApiKey, loginRest, publicApi, startN8n, type N8n } from '../../scripts/n8n';
-import type { JsonClient } from '../../scripts/http';
+import type { JsonClient } from '../../scripts/jsonClient';
 import { e2eUserFolder } from '../helpers/e2e';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { activate, deactivate, startStack, type Stack } from '../../scripts/stack';

@@ -1,9 +1,9 @@
 /** Settings › Integrations › Webhooks: list, add, edit, delete (with confirmation) and send a test event. */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { formatHuman, formatInstantMs } from '../../dates';
+import { formatHuman, formatInstantMs } from '../../dateTimes';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../operations';
-import type { Webhook } from '../../state';
+import type { Webhook } from '../../sandboxState';
 import { EVENTS } from '../../vocabulary';
 import { crumbs as trail, csrfInput, field, html, raw, type Html } from './html';
 
@@ -45,11 +45,13 @@ ${errors.non_field_errors ? html`<p class="error">${errors.non_field_errors.join
 <button class="primary" type="submit">Save</button> <a class="button" href="${BASE}">Cancel</a></form>`;
 }
 
-export async function webhookPages(app: FastifyInstance) {
-	const s = app.sandbox;
-	const find = (key: string) => s.webhooks.get(key.toLowerCase());
-	const missing = (reply: FastifyReply) => reply.page({ title: 'Not found', section: 'settings', body: html`<h1>Not found</h1><p>No webhook with this key. <a href="${BASE}">All webhooks</a></p>` }, 404);
+/** The subscription a `:key` route names (keys are matched case-insensitively). */
+const find = (app: FastifyInstance, req: FastifyRequest): Webhook | undefined => app.sandbox.webhooks.get((req.params as { key: string }).key.toLowerCase());
+const missing = (reply: FastifyReply) => reply.page({ title: 'Not found', section: 'settings', body: html`<h1>Not found</h1><p>No webhook with this key. <a href="${BASE}">All webhooks</a></p>` }, 404);
 
+/** The list, each subscription with Edit, Delete and Send test event. */
+function listPage(app: FastifyInstance): void {
+	const s = app.sandbox;
 	app.get('/settings/integrations/webhooks/', async (req, reply) => {
 		const notice = (req.query as { notice?: string }).notice;
 		const rows = [...s.webhooks.values()];
@@ -71,7 +73,11 @@ ${rows.map(
 	: html`<p class="card muted">No webhooks yet. Add one, or publish an n8n workflow with the Appointments Trigger.</p>`}`,
 		});
 	});
+}
 
+/** Add and Edit: the form, and the API's own create and update behind it. */
+function formPages(app: FastifyInstance): void {
+	const s = app.sandbox;
 	app.get('/settings/integrations/webhooks/new', async (_req, reply) =>
 		reply.page({ title: 'Add webhook', section: 'settings', body: webhookForm(`${BASE}new`, 'Add webhook', reply.csrfToken(), { events: [...EVENTS] }) }),
 	);
@@ -83,23 +89,27 @@ ${rows.map(
 	});
 
 	app.get('/settings/integrations/webhooks/:key/edit', async (req, reply) => {
-		const w = find((req.params as { key: string }).key);
+		const w = find(app, req);
 		if (!w) return missing(reply);
 		const known = w.events.filter((e) => (EVENTS as readonly string[]).includes(e));
 		const other = w.events.filter((e) => !known.includes(e)).join(', ');
 		return reply.page({ title: 'Edit webhook', section: 'settings', body: webhookForm(`${BASE}${w.webhook_key}/edit`, 'Edit webhook', reply.csrfToken(), { url: w.url, events: known, other }) });
 	});
 	app.post('/settings/integrations/webhooks/:key/edit', async (req, reply) => {
-		const w = find((req.params as { key: string }).key);
+		const w = find(app, req);
 		if (!w) return missing(reply);
 		const { form, body } = formBody((req.body ?? {}) as Record<string, unknown>);
 		const r = updateWebhook(s, w.webhook_key, body);
 		if (r.status !== 200) return reply.page({ title: 'Edit webhook', section: 'settings', body: webhookForm(`${BASE}${w.webhook_key}/edit`, 'Edit webhook', reply.csrfToken(), form, r.body as Record<string, string[]>) }, 400);
 		return reply.redirect(`${BASE}?notice=saved`, 303);
 	});
+}
 
+/** Delete (with a confirmation page) and Send test event. */
+function actionPages(app: FastifyInstance): void {
+	const s = app.sandbox;
 	app.get('/settings/integrations/webhooks/:key/delete', async (req, reply) => {
-		const w = find((req.params as { key: string }).key);
+		const w = find(app, req);
 		if (!w) return missing(reply);
 		return reply.page({
 			title: 'Delete webhook',
@@ -111,14 +121,14 @@ ${rows.map(
 		});
 	});
 	app.post('/settings/integrations/webhooks/:key/delete', async (req, reply) => {
-		const w = find((req.params as { key: string }).key);
+		const w = find(app, req);
 		if (!w) return missing(reply);
 		deleteWebhook(s, w.webhook_key);
 		return reply.redirect(`${BASE}?notice=deleted`, 303);
 	});
 
 	app.post('/settings/integrations/webhooks/:key/test', async (req, reply) => {
-		const w = find((req.params as { key: string }).key);
+		const w = find(app, req);
 		if (!w) return missing(reply);
 		// A test event: the first event the subscription takes, carrying the first appointment as a sample.
 		const sample = s.store.all()[0];
@@ -128,4 +138,10 @@ ${rows.map(
 		const [queued] = s.deliveries.enqueue(event, sample?.appointment_key ?? '', body, [w]);
 		return reply.redirect(`/dashboard/deliveries/?event_id=${queued?.event_id ?? ''}`, 303);
 	});
+}
+
+export async function webhookPages(app: FastifyInstance) {
+	listPage(app);
+	formPages(app);
+	actionPages(app);
 }

@@ -1,7 +1,7 @@
 /** API: /api/v3/webhooks/ (list, create, replace, delete); full-access tokens only. */
 import type { FastifyInstance } from 'fastify';
 
-import { NOT_FOUND, detail, fieldErrors, json, pageLink, pageParams, readJsonObject, splitUrl } from '../http';
+import { NOT_FOUND, detail, fieldErrors, json, pageLink, pageParams, readJsonObject, splitUrl } from '../routeHelpers';
 import { createWebhook, deleteWebhook, updateWebhook } from '../operations';
 
 export default async function webhookRoutes(app: FastifyInstance) {

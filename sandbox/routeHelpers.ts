@@ -1,7 +1,7 @@
 /** Answers and request parsing shared by the sandbox's plugins: results, JSON bodies, query strings, paging. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import type { SandboxState } from './state';
+import type { SandboxState } from './sandboxState';
 import { UUID_RE, fieldErrorMap, type Appointment, type FieldErrors } from './vocabulary';
 
 export const MAX_PAGE_SIZE = 500;

@@ -1,7 +1,7 @@
 /** What every plugin of the sandbox shares (decorated on the fastify instance as `sandbox`). */
 import crypto from 'node:crypto';
 
-import { formatHuman, formatInstantMs, parseDateTime } from './dates';
+import { formatHuman, formatInstantMs, parseDateTime } from './dateTimes';
 import { DeliveryEngine, type Notification } from './deliveries';
 import { Faults } from './faults';
 import { Mailbox, cancellationMessage } from './mailbox';

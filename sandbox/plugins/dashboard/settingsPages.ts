@@ -1,4 +1,4 @@
-/** Settings: its index, Integrations (leading to Webhooks, in webhooks.ts) and API access (base URL and tokens to copy into n8n). */
+/** Settings: its index, Integrations (leading to Webhooks, in webhookPages.ts) and API access (base URL and tokens to copy into n8n). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { PRODUCT } from '../../product';

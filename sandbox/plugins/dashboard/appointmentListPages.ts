@@ -1,13 +1,13 @@
-/** Appointments: the paged, filtered list and the New appointment form. The detail page is in appointment.ts. */
+/** Appointments: the paged, filtered list and the New appointment form. The detail page is in appointmentDetailPages.ts. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-import { formatHuman } from '../../dates';
+import { formatHuman } from '../../dateTimes';
 import { createAppointment } from '../../operations';
 import { zodFieldErrors } from '../../options';
 import { adminCreateSchema } from '../../schemas';
 import { STATUSES, type Appointment } from '../../vocabulary';
 import { parseListFilter } from '../../listFilter';
-import { appointmentDetailPages, appointmentPage } from './appointment';
+import { appointmentDetailPages, appointmentPage } from './appointmentDetailPages';
 import { crumbs, csrfInput, field, html, select, type Html } from './html';
 
 const PAGE_SIZE = 25;
@@ -22,24 +22,33 @@ export function calendarOptions(app: FastifyInstance, any: string): Array<[strin
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
-export async function appointmentPages(app: FastifyInstance) {
-	const s = app.sandbox;
+type ListForm = { from: string; to: string; status: string; calendar: string; q: string };
 
+/** The appointments the list form picks, through the API's own filter (its errors by API parameter). */
+function listRows(app: FastifyInstance, f: ListForm): { rows: Appointment[]; errors: Record<string, string[]> } {
+	const s = app.sandbox;
+	const api = new URLSearchParams();
+	if (f.from) api.set('start_date', f.from);
+	if (f.to) api.set('end_date', f.to);
+	if (f.status) api.set('status', f.status);
+	if (f.calendar) api.set('calendar_key', f.calendar);
+	const parsed = parseListFilter(api, s.cfg.timeZone);
+	const errors = parsed.errors ?? {};
+	let rows: Appointment[] = parsed.filter ? s.store.list(parsed.filter) : [];
+	if (f.q) {
+		const needle = f.q.toLowerCase();
+		rows = rows.filter((a) => a.person.full_name.toLowerCase().includes(needle) || a.person.email.toLowerCase().includes(needle) || a.search_code.toLowerCase() === needle);
+	}
+	return { rows, errors };
+}
+
+/** The paged, filtered list. */
+function listPage(app: FastifyInstance): void {
+	const s = app.sandbox;
 	app.get('/appointments/', async (req, reply) => {
 		const q = (req.query ?? {}) as Record<string, unknown>;
-		const f = { from: str(q.from), to: str(q.to), status: str(q.status), calendar: str(q.calendar), q: str(q.q).trim() };
-		const api = new URLSearchParams();
-		if (f.from) api.set('start_date', f.from);
-		if (f.to) api.set('end_date', f.to);
-		if (f.status) api.set('status', f.status);
-		if (f.calendar) api.set('calendar_key', f.calendar);
-		const parsed = parseListFilter(api, s.cfg.timeZone);
-		const errors = parsed.errors ?? {};
-		let rows: Appointment[] = parsed.filter ? s.store.list(parsed.filter) : [];
-		if (f.q) {
-			const needle = f.q.toLowerCase();
-			rows = rows.filter((a) => a.person.full_name.toLowerCase().includes(needle) || a.person.email.toLowerCase().includes(needle) || a.search_code.toLowerCase() === needle);
-		}
+		const f: ListForm = { from: str(q.from), to: str(q.to), status: str(q.status), calendar: str(q.calendar), q: str(q.q).trim() };
+		const { rows, errors } = listRows(app, f);
 		const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
 		const page = Math.min(pages, Math.max(1, Number.parseInt(str(q.page), 10) || 1));
 		const shown = rows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
@@ -70,7 +79,11 @@ ${shown.map(
 <nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="${pageLink(page - 1)}" rel="prev">‹ Previous</a>` : ''}<span>Page ${page} of ${pages}</span>${page < pages ? html`<a href="${pageLink(page + 1)}" rel="next">Next ›</a>` : ''}</nav>`,
 		});
 	});
+}
 
+/** The New appointment form; created, it shows the appointment's page with the call's result. */
+function newAppointmentPages(app: FastifyInstance): void {
+	const s = app.sandbox;
 	const newForm = (reply: FastifyReply, v: Record<string, string>, errors: Record<string, string[]> = {}, status = 200): FastifyReply => {
 		const body: Html = html`${crumbs([['Appointments', '/dashboard/appointments/']], 'New appointment')}<h1>New appointment</h1>
 <form class="card" method="post" action="/dashboard/appointments/new" novalidate>${csrfInput(reply.csrfToken())}
@@ -106,6 +119,10 @@ ${Object.entries(errors)
 		const key = (outcome.body as { appointment_key: string }).appointment_key;
 		return appointmentPage(app, reply, s.store.get(key)!, { call: 'POST /__sandbox/appointments/', outcome }, 201);
 	});
+}
 
+export async function appointmentPages(app: FastifyInstance) {
+	listPage(app);
+	newAppointmentPages(app);
 	await app.register(appointmentDetailPages);
 }

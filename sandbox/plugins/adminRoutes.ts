@@ -1,20 +1,19 @@
 /** Admin interface under /__sandbox/ (admin token only): appointments, reset, logs, e-mails, webhooks, config. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import { parseDateTime } from '../dates';
-import { NOT_FOUND, appointmentParam, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../http';
+import { parseDateTime } from '../dateTimes';
+import { NOT_FOUND, appointmentParam, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../routeHelpers';
 import { createAppointment } from '../operations';
 import { caList, runtimeConfigPatch, zodFieldErrors } from '../options';
 import { adminCreateSchema, resetSchema } from '../schemas';
 import { internalRecord } from '../store';
 import { parseBoolean } from '../listFilter';
 
-export default async function adminRoutes(app: FastifyInstance) {
-	const s = app.sandbox;
-	app.addHook('onRequest', app.requireAdmin);
-	const route = (method: string, url: string, handler: (req: FastifyRequest) => Result) =>
-		app.route({ method: method as 'GET', url, handler: async (req, reply) => send(reply, handler(req)) });
+type Route = (method: string, url: string, handler: (req: FastifyRequest) => Result) => void;
 
+/** Appointments as the sandbox keeps them (with the fields the API hides), and a reset to fresh seed data. */
+function appointmentAdmin(app: FastifyInstance, route: Route): void {
+	const s = app.sandbox;
 	route('POST', '/__sandbox/appointments/', (req) => {
 		const body = readJsonObject(req);
 		if (body.error) return body.error;
@@ -41,7 +40,11 @@ export default async function adminRoutes(app: FastifyInstance) {
 		s.reset({ ...parsed.data, now });
 		return json(200, { appointments: s.store.size });
 	});
+}
 
+/** What happened: deliveries, API requests, emails the service sent, the mail sink's messages, subscriptions. */
+function logAdmin(app: FastifyInstance, route: Route): void {
+	const s = app.sandbox;
 	route('GET', '/__sandbox/deliveries/', (req) => {
 		const q = new URLSearchParams(splitUrl(req.url).search);
 		const stats = s.deliveries.stats();
@@ -77,7 +80,11 @@ export default async function adminRoutes(app: FastifyInstance) {
 	});
 
 	route('GET', '/__sandbox/webhooks/', () => json(200, { webhooks: [...s.webhooks.values()] }));
+}
 
+/** The runtime configuration (tokens shown as counts), changeable without a restart. */
+function configAdmin(app: FastifyInstance, route: Route): void {
+	const s = app.sandbox;
 	const publicConfig = () => ({ ...s.cfg, ca: s.cfg.ca.length, tokens: s.tokens.size, restrictedTokens: s.restricted.size });
 	route('GET', '/__sandbox/config/', () => json(200, publicConfig()));
 	route('POST', '/__sandbox/config/', (req) => {
@@ -93,4 +100,13 @@ export default async function adminRoutes(app: FastifyInstance) {
 		s.deliveries.configChanged();
 		return json(200, publicConfig());
 	});
+}
+
+export default async function adminRoutes(app: FastifyInstance) {
+	app.addHook('onRequest', app.requireAdmin);
+	const route: Route = (method, url, handler) =>
+		app.route({ method: method as 'GET', url, handler: async (req, reply) => send(reply, handler(req)) });
+	appointmentAdmin(app, route);
+	logAdmin(app, route);
+	configAdmin(app, route);
 }

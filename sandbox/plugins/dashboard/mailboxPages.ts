@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-import { formatHuman } from '../../dates';
+import { formatHuman } from '../../dateTimes';
 import type { MailMessage } from '../../mailbox';
 import { crumbs, csrfInput, html } from './html';
 

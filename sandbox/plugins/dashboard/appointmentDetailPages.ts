@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DateTime } from 'luxon';
 
-import { formatHuman } from '../../dates';
+import { formatHuman } from '../../dateTimes';
 import { cancel, changeStatus, reschedule, type Outcome } from '../../operations';
 import { STATUSES, UUID_RE, type Appointment } from '../../vocabulary';
 import { crumbs, csrfInput, field, html, select, type Html } from './html';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 import { faultSpec, type Fault } from '../faults';
-import { decodeURIComponentSafe, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../http';
+import { decodeURIComponentSafe, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../routeHelpers';
 import { zodFieldErrors } from '../options';
 
 declare module 'fastify' {

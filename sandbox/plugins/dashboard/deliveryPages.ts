@@ -1,7 +1,7 @@
 /** Deliveries: every notification (newest first) with its attempts, next retry, final state and JSON payload. */
 import type { FastifyInstance } from 'fastify';
 
-import { formatHuman } from '../../dates';
+import { formatHuman } from '../../dateTimes';
 import type { DeliveryLogEntry, Notification } from '../../deliveries';
 import { EVENTS } from '../../vocabulary';
 import { field, html, pretty, select } from './html';

@@ -1,9 +1,9 @@
 /** API: /api/v3/appointments/ (list with the 17 filters and three pagination styles, retrieve, status, reschedule, cancel). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import { NOT_FOUND, appointmentParam, detail, fieldErrors, pageLink, pageParams, readJsonObject, splitUrl, type Result } from '../http';
+import { NOT_FOUND, appointmentParam, detail, fieldErrors, pageLink, pageParams, readJsonObject, splitUrl, type Result } from '../routeHelpers';
 import { cancel, changeStatus, reschedule } from '../operations';
-import type { SandboxState } from '../state';
+import type { SandboxState } from '../sandboxState';
 import { parseBoolean, parseListFilter, type ListFilter } from '../listFilter';
 
 interface CursorPos {
