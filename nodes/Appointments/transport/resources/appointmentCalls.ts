@@ -4,9 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RequestPolicy, TransportContext } from './credential';
-import { recordOf, responseError } from './errors';
-import { apiRequest } from './request';
+import { apiRequest, recordOf, responseError, type RequestPolicy, type TransportContext } from '../http';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 

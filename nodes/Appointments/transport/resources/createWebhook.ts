@@ -9,12 +9,20 @@
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../shared/webhooks';
-import type { Outcome } from './attempt';
-import { credentialInfo, resolvePolicy, type TransportContext } from './credential';
-import { apiError, recordOf, unconfirmedError } from './errors';
-import { apiRequest, type ApiResponse, type RetryBudget } from './request';
-import { listWebhooks, type WebhookOpts } from './webhooks';
+import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
+import {
+	apiError,
+	apiRequest,
+	credentialInfo,
+	recordOf,
+	resolvePolicy,
+	unconfirmedError,
+	type ApiResponse,
+	type Outcome,
+	type RetryBudget,
+	type TransportContext,
+} from '../http';
+import { listWebhooks, type WebhookOpts } from './webhookCalls';
 
 export async function createWebhook(
 	ctx: TransportContext,

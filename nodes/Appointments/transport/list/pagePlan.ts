@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
+import type { ApiResponse } from '../http';
 import { readListPage, type ListPage } from './listPage';
-import type { ApiResponse } from './request';
 
 /**
  * Page-number paging, proven by the first page: a `count`, and an absolute `next` that is the request's own URL

@@ -1,14 +1,13 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, transportCredentialInfo, type ApiResponse } from '../transport';
-import { resolveSameOrigin } from '../transport/utils';
+import { apiRequest, apiRequestUrl, resolveSameOrigin, transportCredentialInfo, type ApiResponse } from '../transport';
 
 /**
  * One page of a list for a resource locator: the first page from `path` with `qs`, a later one from the `next`
  * link handed back as the pagination token. The token comes back from the browser, so apiRequestUrl checks
  * its origin again before anything is sent.
  */
-export async function listPage(
+export async function locatorPage(
 	ctx: ILoadOptionsFunctions,
 	path: string,
 	qs: IDataObject | undefined,

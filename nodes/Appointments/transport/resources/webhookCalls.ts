@@ -1,11 +1,16 @@
 /** Webhook subscription requests: list, update (PUT) and delete. Create, which must never double, is in createWebhook.ts. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { keyOf, validateWebhookInput, type WebhookInput } from '../shared/webhooks';
-import type { RequestPolicy, TransportContext } from './credential';
-import { recordOf, responseError, unconfirmedError } from './errors';
-import { paginateAll } from './paginate';
-import { apiRequest } from './request';
+import { keyOf, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
+import {
+	apiRequest,
+	recordOf,
+	responseError,
+	unconfirmedError,
+	type RequestPolicy,
+	type TransportContext,
+} from '../http';
+import { paginateAll } from '../list';
 
 export type WebhookOpts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 

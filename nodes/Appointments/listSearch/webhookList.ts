@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { listPage } from './page';
+import { locatorPage } from './locatorPage';
 
 /** `https://example.com/hook · appointment.created, appointment.canceled` */
 export function webhookLabel(record: IDataObject): string {
@@ -18,7 +18,7 @@ export async function searchWebhooks(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const text = (filter ?? '').trim().toLowerCase();
-	const page = await listPage(this, 'webhooks/', undefined, paginationToken, 'webhooks');
+	const page = await locatorPage(this, 'webhooks/', undefined, paginationToken, 'webhooks');
 	const results = page.records
 		.map((record) => ({ record, name: webhookLabel(record) }))
 		.filter(({ record, name }) => text === '' || `${name} ${String(record.webhook_key)}`.toLowerCase().includes(text))

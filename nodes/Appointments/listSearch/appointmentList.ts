@@ -8,7 +8,7 @@ import type {
 
 import { canonicalUuid } from '../shared';
 import { apiRequest, appointmentPath } from '../transport';
-import { listPage } from './page';
+import { locatorPage } from './locatorPage';
 
 const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -88,7 +88,7 @@ export async function searchAppointments(
 		let { phase, next } = parseToken(token);
 		const records: IDataObject[] = [];
 		for (;;) {
-			const page = await listPage(this, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
+			const page = await locatorPage(this, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
 			records.push(...page.records);
 			if (page.next) return { records, token: `${phase} ${page.next}` };
 			if (phase === 'earlier') return { records, token: undefined };

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { resolveSameOrigin } from './utils';
+import { resolveSameOrigin } from '../http';
 
 /** One list answer, read: its records (every one a JSON object), its `next`/`previous` as given, its `count`. */
 export interface ListPage {

@@ -1,5 +1,5 @@
 /**
- * Date helpers (pure, luxon only). Unit-tested in test/node/dates.test.ts.
+ * Date helpers (pure, luxon only). Unit-tested in test/node/dateInput.test.ts.
  *
  * The service reads offset-less datetime filters as wall clock of its account, so filters go out as local
  * wall clock `YYYY-MM-DDTHH:mm:ss` in the chosen time zone; reschedule goes out as ISO 8601 with the offset of the

@@ -4,9 +4,9 @@
  */
 import { NodeApiError, type IDataObject, type IHttpRequestMethods, type JsonObject } from 'n8n-workflow';
 
-import type { Outcome } from './attempt';
-import { formatErrorBody } from './errorBody';
-import { credentialInfo, type CredentialInfo, type TransportContext } from './credential';
+import type { Outcome } from './httpAttempt';
+import { formatErrorBody } from './errorBodyText';
+import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo';
 
 /** What the error builders need of a request's options. */
 export interface ErrorLabels {

@@ -7,7 +7,7 @@ import {
 	toDateTime,
 	toOffsetIso,
 	toWallClock,
-} from '../../nodes/Appointments/shared/dates';
+} from '../../nodes/Appointments/shared/dateInput';
 
 const SCL = 'America/Santiago';
 const BER = 'Europe/Berlin';

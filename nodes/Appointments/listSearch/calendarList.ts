@@ -1,7 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { canonicalUuid } from '../shared';
-import { listPage } from './page';
+import { locatorPage } from './locatorPage';
 
 /** How many pages of appointments are read for the list: the API lists no calendars, so this bounds the cost. */
 export const CALENDAR_PAGES = 5;
@@ -26,7 +26,7 @@ export async function searchCalendars(this: ILoadOptionsFunctions, filter?: stri
 	const found = new Map<string, string>();
 	let next: string | undefined;
 	for (let page = 0; page < (key === undefined ? CALENDAR_PAGES : 1); page++) {
-		const result = await listPage(this, 'appointments/', qs, next, 'appointments');
+		const result = await locatorPage(this, 'appointments/', qs, next, 'appointments');
 		for (const record of result.records) {
 			const calendar = calendarOf(record);
 			if (calendar !== undefined && !found.has(calendar.key)) found.set(calendar.key, calendar.name);

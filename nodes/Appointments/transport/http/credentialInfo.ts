@@ -1,7 +1,7 @@
 /** What every request shares: the retry/time-out policy and the credential's base URL, origin and secrets. */
 import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type ILoadOptionsFunctions, type IPollFunctions, type IWebhookFunctions } from 'n8n-workflow';
 
-import { normaliseBaseUrl, originOf } from './utils';
+import { normaliseBaseUrl, originOf } from './apiUrls';
 
 export type TransportContext =
 	| IExecuteFunctions

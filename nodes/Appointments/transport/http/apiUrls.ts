@@ -1,4 +1,4 @@
-/** Pure helpers of the transport (no n8n context, no I/O): URLs, queries, Retry-After and backoff. */
+/** The API's URLs (pure: no n8n context, no I/O): the base URL, paths, queries, origins and `next` links. */
 import type { IDataObject } from 'n8n-workflow';
 
 const API_PREFIX = '/api/v3/';
@@ -77,31 +77,4 @@ export function resolveSameOrigin(baseUrl: string, link: string, current: string
 	if (resolved.username || resolved.password) return undefined;
 	resolved.hash = '';
 	return resolved.href;
-}
-
-/** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
-export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
-	if (Array.isArray(value)) value = value[0];
-	if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
-	if (typeof value !== 'string') return undefined;
-	const text = value.trim();
-	if (text === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-	// HTTP-date (IMF-fixdate, RFC 850 or asctime); must name a weekday or a month to count as a date.
-	if (!/[a-z]{3}/i.test(text)) return undefined;
-	const at = Date.parse(text);
-	if (Number.isNaN(at)) return undefined;
-	return Math.max(0, at - nowMs);
-}
-
-/** Exponential backoff with full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]. attempt starts at 1. */
-export function backoffDelay(
-	attempt: number,
-	baseDelayMs: number,
-	capMs: number,
-	random: () => number = Math.random,
-): number {
-	const exp = baseDelayMs * Math.pow(2, Math.max(0, attempt - 1));
-	const ceiling = Math.max(0, Math.min(capMs, exp));
-	return Math.floor(random() * ceiling);
 }
