@@ -1,7 +1,13 @@
-// Build: compile the package with tsc, then copy the node and credential icons into dist/.
+// Build: empty dist/, compile the package with tsc, then copy the node and credential icons into dist/.
 const { src, dest, series } = require('gulp');
 const { execFileSync } = require('child_process');
 const path = require('path');
+
+// A file moved or deleted in the sources must not live on in dist/ (n8n and npm pack would ship it).
+function clean(done) {
+	require('fs').rmSync(path.join(__dirname, 'dist'), { recursive: true, force: true });
+	done();
+}
 
 function compile(done) {
 	execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], {
@@ -17,6 +23,7 @@ function icons() {
 	);
 }
 
+exports.clean = clean;
 exports.compile = compile;
 exports.icons = icons;
-exports.default = series(compile, icons);
+exports.default = series(clean, compile, icons);

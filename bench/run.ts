@@ -38,7 +38,30 @@ const PARTS: PartSpec[] = [
 	{ id: 9, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 }, run: async (ctx) => (await import('./parts/queue')).runQueuePart(ctx) },
 ];
 
+const USAGE = `usage: npm run bench -- [--smoke] [--n8n] [--queue] [--only=1,3]
+  (no flag)  parts 1-5 and 7 at full size, judged against their targets
+  --smoke    tiny sizes: checks that every part runs; targets are not judged
+  --n8n      adds parts 6 and 8 (a real n8n each)
+  --queue    adds part 9 (n8n's queue mode against its regular mode)
+  --only=    the parts to run, by number (bench/README.md lists them)
+`;
+
+/** A mistyped flag must not start a five-minute full run: refuse what is not known. */
+function checkFlags(argv: string[]): void {
+	const known = /^--(smoke|n8n|queue|only=.+|child=.+|out=.+|node-ms-per-page=.+)$/;
+	if (argv.includes('--help') || argv.includes('-h')) {
+		process.stdout.write(USAGE);
+		process.exit(0);
+	}
+	const unknown = argv.filter((a) => !known.test(a));
+	if (unknown.length) {
+		process.stderr.write(`unknown option ${unknown.join(' ')}\n${USAGE}`);
+		process.exit(2);
+	}
+}
+
 function parseArgs(argv: string[]) {
+	checkFlags(argv);
 	const has = (flag: string) => argv.includes(flag);
 	const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 	return {

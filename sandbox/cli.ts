@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 
-import { startSandbox, type SandboxOptions } from './index';
+import { startSandbox, type Sandbox, type SandboxOptions } from './index';
 
 const HELP = `Usage: npm run sandbox -- [options]
 
@@ -69,60 +69,57 @@ function read(name: string, file: string): string {
 	}
 }
 
-async function main() {
-	let values: Record<string, string | string[] | boolean | undefined>;
+/** The flags as node's parseArgs reads them; --help lists them for the user. */
+const FLAGS = {
+	port: { type: 'string' },
+	host: { type: 'string' },
+	'smtp-port': { type: 'string' },
+	'tls-cert': { type: 'string' },
+	'tls-key': { type: 'string' },
+	ca: { type: 'string', multiple: true },
+	token: { type: 'string', multiple: true },
+	'restricted-token': { type: 'string', multiple: true },
+	'admin-token': { type: 'string' },
+	seed: { type: 'string' },
+	'seed-value': { type: 'string' },
+	now: { type: 'string' },
+	'time-zone': { type: 'string' },
+	pagination: { type: 'string' },
+	'mutation-response': { type: 'string' },
+	'next-links': { type: 'string' },
+	'next-origin': { type: 'string' },
+	'webhook-list': { type: 'string' },
+	'page-size': { type: 'string' },
+	'retry-schedule': { type: 'string' },
+	'delivery-timeout-ms': { type: 'string' },
+	'delivery-concurrency': { type: 'string' },
+	'duplicate-delivery': { type: 'boolean' },
+	'shuffle-delivery': { type: 'boolean' },
+	'shuffle-window-ms': { type: 'string' },
+	'allow-insecure-callbacks': { type: 'boolean' },
+	'latency-ms': { type: 'string' },
+	'repeat-cancel': { type: 'string' },
+	help: { type: 'boolean' },
+} as const;
+
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+function parseFlags(): Values {
 	try {
-		({ values } = parseArgs({
-			options: {
-				port: { type: 'string' },
-				host: { type: 'string' },
-				'smtp-port': { type: 'string' },
-				'tls-cert': { type: 'string' },
-				'tls-key': { type: 'string' },
-				ca: { type: 'string', multiple: true },
-				token: { type: 'string', multiple: true },
-				'restricted-token': { type: 'string', multiple: true },
-				'admin-token': { type: 'string' },
-				seed: { type: 'string' },
-				'seed-value': { type: 'string' },
-				now: { type: 'string' },
-				'time-zone': { type: 'string' },
-				pagination: { type: 'string' },
-				'mutation-response': { type: 'string' },
-				'next-links': { type: 'string' },
-				'next-origin': { type: 'string' },
-				'webhook-list': { type: 'string' },
-				'page-size': { type: 'string' },
-				'retry-schedule': { type: 'string' },
-				'delivery-timeout-ms': { type: 'string' },
-				'delivery-concurrency': { type: 'string' },
-				'duplicate-delivery': { type: 'boolean' },
-				'shuffle-delivery': { type: 'boolean' },
-				'shuffle-window-ms': { type: 'string' },
-				'allow-insecure-callbacks': { type: 'boolean' },
-				'latency-ms': { type: 'string' },
-				'repeat-cancel': { type: 'string' },
-				help: { type: 'boolean' },
-			},
-			strict: true,
-			allowPositionals: false,
-		}));
+		return parseArgs({ options: FLAGS, strict: true, allowPositionals: false }).values;
 	} catch (e) {
 		fail((e as Error).message);
 	}
-	if (values.help) {
-		process.stdout.write(HELP);
-		return;
-	}
+}
+
+/** The flags as SandboxOptions; a wrong value ends the process with its flag named. */
+function toOptions(values: Values): SandboxOptions {
 	const s = (k: string) => values[k] as string | undefined;
 	const list = (k: string) => values[k] as string[] | undefined;
+	const flag = (k: string) => values[k] as boolean | undefined;
 	if (!!s('tls-cert') !== !!s('tls-key')) fail('--tls-cert and --tls-key go together');
-	let retrySchedule: number[] | undefined;
-	if (s('retry-schedule') !== undefined) {
-		const parts = s('retry-schedule')!.split(',').map((x) => x.trim()).filter((x) => x !== '');
-		retrySchedule = parts.map((p) => int('retry-schedule', p)!);
-	}
-	const options: SandboxOptions = {
+	const retryParts = s('retry-schedule')?.split(',').map((x) => x.trim()).filter((x) => x !== '');
+	return {
 		port: int('port', s('port')) ?? 8787,
 		host: s('host') ?? '127.0.0.1',
 		smtpPort: s('smtp-port') === 'off' ? undefined : (int('smtp-port', s('smtp-port')) ?? 2525),
@@ -141,22 +138,20 @@ async function main() {
 		nextOrigin: s('next-origin'),
 		webhookList: oneOf('webhook-list', s('webhook-list'), ['paginated', 'array'] as const),
 		pageSize: int('page-size', s('page-size'), 1),
-		retrySchedule,
+		retrySchedule: retryParts?.map((p) => int('retry-schedule', p)!),
 		deliveryTimeoutMs: int('delivery-timeout-ms', s('delivery-timeout-ms'), 1),
 		deliveryConcurrency: int('delivery-concurrency', s('delivery-concurrency'), 1),
-		duplicateDelivery: values['duplicate-delivery'] as boolean | undefined,
-		shuffleDelivery: values['shuffle-delivery'] as boolean | undefined,
+		duplicateDelivery: flag('duplicate-delivery'),
+		shuffleDelivery: flag('shuffle-delivery'),
 		shuffleWindowMs: int('shuffle-window-ms', s('shuffle-window-ms')),
-		allowInsecureCallbacks: values['allow-insecure-callbacks'] as boolean | undefined,
+		allowInsecureCallbacks: flag('allow-insecure-callbacks'),
 		latencyMs: int('latency-ms', s('latency-ms')),
 		repeatCancel: oneOf('repeat-cancel', s('repeat-cancel'), ['idempotent', 'email-again', 'not-found'] as const),
 	};
-	let sb;
-	try {
-		sb = await startSandbox(options);
-	} catch (e) {
-		fail((e as Error).message);
-	}
+}
+
+/** The lines scripts and tests read: the URL first, then the tokens, the dashboard and the mail sink. */
+function announce(sb: Sandbox): void {
 	const lines = [
 		`SANDBOX_URL=${sb.url}`,
 		...sb.tokens.map((t) => `SANDBOX_TOKEN=${t}`),
@@ -167,6 +162,10 @@ async function main() {
 	];
 	process.stdout.write(`${lines.join('\n')}\n`);
 	process.stderr.write(`sandbox: dashboard at ${sb.url}/dashboard/ (sign in with the admin token)\n`);
+}
+
+/** SIGINT/SIGTERM: finish the deliveries in flight, say what they came to, exit. */
+function stopOnSignals(sb: Sandbox): void {
 	let stopping = false;
 	const stop = (signal: string) => {
 		if (stopping) return;
@@ -186,6 +185,23 @@ async function main() {
 	};
 	process.on('SIGINT', () => stop('SIGINT'));
 	process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function main() {
+	const values = parseFlags();
+	if (values.help) {
+		process.stdout.write(HELP);
+		return;
+	}
+	const options = toOptions(values);
+	let sb: Sandbox;
+	try {
+		sb = await startSandbox(options);
+	} catch (e) {
+		fail((e as Error).message);
+	}
+	announce(sb);
+	stopOnSignals(sb);
 }
 
 void main();

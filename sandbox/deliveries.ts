@@ -7,9 +7,11 @@ import tls from 'node:tls';
 import { Agent } from 'undici';
 
 import { postCallback } from './callback';
+import { Queue, shuffle } from './jobQueue';
 import type { RuntimeConfig } from './options';
 
-export interface DeliveryLogEntry {
+/** Which event went where: what a delivery and each of its attempts are known by. */
+interface DeliveryTarget {
 	event_id: string;
 	/** 1, or 2 for the second copy when duplicateDelivery is on */
 	copy: number;
@@ -17,6 +19,9 @@ export interface DeliveryLogEntry {
 	url: string;
 	event: string;
 	appointment_key: string;
+}
+
+export interface DeliveryLogEntry extends DeliveryTarget {
 	attempt: number;
 	/** HTTP status of the callback's answer, null when there was none (time-out, connection error) */
 	status: number | null;
@@ -31,13 +36,7 @@ export interface DeliveryLogEntry {
 export type NotificationState = 'queued' | 'sending' | 'retry scheduled' | 'delivered' | 'given up';
 
 /** One delivery (event × webhook × copy) as the dashboard shows it: its payload, state and next retry. */
-export interface Notification {
-	event_id: string;
-	copy: number;
-	webhook_key: string;
-	url: string;
-	event: string;
-	appointment_key: string;
+export interface Notification extends DeliveryTarget {
 	body: string;
 	attempts: number;
 	state: NotificationState;
@@ -61,41 +60,6 @@ export interface DeliveryCounters {
 	succeeded: number;
 	failed_attempts: number;
 	gave_up: number;
-}
-
-class Queue<T> {
-	private items: T[] = [];
-	private head = 0;
-	get length() {
-		return this.items.length - this.head;
-	}
-	push(x: T) {
-		this.items.push(x);
-	}
-	shift(): T | undefined {
-		if (this.head >= this.items.length) return undefined;
-		const x = this.items[this.head];
-		this.items[this.head++] = undefined as unknown as T;
-		if (this.head > 1024 && this.head * 2 > this.items.length) {
-			this.items = this.items.slice(this.head);
-			this.head = 0;
-		}
-		return x;
-	}
-	drain(): T[] {
-		const out = this.items.slice(this.head);
-		this.items = [];
-		this.head = 0;
-		return out;
-	}
-}
-
-function shuffle<T>(list: T[]): T[] {
-	for (let i = list.length - 1; i > 0; i--) {
-		const j = crypto.randomInt(i + 1);
-		[list[i], list[j]] = [list[j], list[i]];
-	}
-	return list;
 }
 
 export class DeliveryEngine {
@@ -243,13 +207,14 @@ export class DeliveryEngine {
 
 	private record(job: Job, status: number | null, error: string | null, ok: boolean, gaveUp: boolean, started: number) {
 		if (this.log.length >= this.maxLog) this.log.splice(0, Math.ceil(this.maxLog / 10));
+		const { event_id, copy, webhook_key, url, event, appointment_key } = job;
 		this.log.push({
-			event_id: job.event_id,
-			copy: job.copy,
-			webhook_key: job.webhook_key,
-			url: job.url,
-			event: job.event,
-			appointment_key: job.appointment_key,
+			event_id,
+			copy,
+			webhook_key,
+			url,
+			event,
+			appointment_key,
 			attempt: job.attempts,
 			status,
 			error,

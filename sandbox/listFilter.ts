@@ -1,5 +1,5 @@
 /** The 17 list filters of GET /api/v3/appointments/, parsed from a query into a start range and predicates. */
-import { dayBounds, parseDateTime } from './dates';
+import { dayBounds, parseDateTime } from './dateTimes';
 import { UUID_RE, fieldErrorMap, normPhone, normIdent, isStatus, STATUSES, type Entry, type FieldErrors } from './vocabulary';
 
 
@@ -12,25 +12,49 @@ export interface ListFilter {
 	key: string;
 }
 
-export const LIST_FILTERS = [
-	'calendar_key',
-	'client_key',
-	'person_key',
-	'status',
-	'start_date',
-	'end_date',
-	'email',
-	'phone',
-	'name',
-	'identification_code',
-	'external_id',
-	'search_code',
-	'is_cancelled',
-	'service_keys',
-	'tag_keys',
-	'owner_user',
-	'created_at',
-] as const;
+/** What a parameter holds: the spec's types, in the words the node's filter table uses for the same parameters. */
+export type ListFilterKind = 'uuid' | 'uuidList' | 'status' | 'text' | 'email' | 'boolean' | 'datetime';
+
+/** How one parameter is read and matched. */
+export type ListFilterRule =
+	| { kind: 'uuid'; get: (e: Entry) => string }
+	| { kind: 'uuidList'; get: (e: Entry) => string[] }
+	| { kind: 'status' }
+	/** text and email: compared after `norm`, the whole value or (partial) a part of it */
+	| { kind: 'text' | 'email'; norm: (s: string) => string; get: (e: Entry) => string; partial?: boolean }
+	| { kind: 'boolean'; get: (e: Entry) => boolean }
+	/** from/to bound the start (to: a date alone means its end); day: the record's value falls on that day */
+	| { kind: 'datetime'; bound: 'from' | 'to' | 'day' };
+
+const lower = (s: string) => s.toLowerCase();
+const same = (s: string) => s;
+
+/**
+ * The spec's list query parameters, in the order they are parsed (a 400's field errors come in this order).
+ * Scalar filters: the last value wins when repeated (as Django's QueryDict); an empty value means "no filter".
+ * uuidList filters: repeated parameters and/or comma-separated values; a record matches when it has ANY of them.
+ */
+export const LIST_FILTER_RULES: Readonly<Record<string, ListFilterRule>> = {
+	calendar_key: { kind: 'uuid', get: (e) => e.a.calendar.calendar_key },
+	client_key: { kind: 'uuid', get: (e) => e.a.client_key },
+	person_key: { kind: 'uuid', get: (e) => e.a.person_key },
+	status: { kind: 'status' },
+	start_date: { kind: 'datetime', bound: 'from' },
+	end_date: { kind: 'datetime', bound: 'to' },
+	email: { kind: 'email', norm: lower, get: (e) => e.email },
+	phone: { kind: 'text', norm: normPhone, get: (e) => e.phone },
+	name: { kind: 'text', norm: lower, get: (e) => e.name, partial: true },
+	identification_code: { kind: 'text', norm: normIdent, get: (e) => e.ident },
+	external_id: { kind: 'text', norm: same, get: (e) => e.a.external_id ?? '' },
+	search_code: { kind: 'text', norm: lower, get: (e) => e.code },
+	owner_user: { kind: 'text', norm: lower, get: (e) => e.owner },
+	is_cancelled: { kind: 'boolean', get: (e) => e.a.is_cancelled },
+	service_keys: { kind: 'uuidList', get: (e) => e.a.service_keys },
+	tag_keys: { kind: 'uuidList', get: (e) => e.a.tag_keys },
+	created_at: { kind: 'datetime', bound: 'day' },
+};
+
+export const LIST_FILTERS = Object.keys(LIST_FILTER_RULES);
 
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
@@ -42,108 +66,83 @@ export function parseBoolean(v: string): boolean | undefined {
 	return undefined;
 }
 
-/**
- * Parses the 17 filters from the query. Scalar filters: the last value wins when repeated (as Django's QueryDict);
- * an empty value means "no filter". Array filters (service_keys, tag_keys): repeated parameters and/or
- * comma-separated values; a record matches when it has ANY of the given keys.
- */
-export function parseListFilter(q: URLSearchParams, zone: string): { filter?: ListFilter; errors?: FieldErrors } {
-	const errors = fieldErrorMap();
-	const err = (f: string, m: string) => (errors[f] ??= []).push(m);
-	const last = (name: string): string | undefined => {
-		const all = q.getAll(name);
-		const v = all.length ? all[all.length - 1].trim() : undefined;
-		return v === '' ? undefined : v;
-	};
-	const preds: ListFilter['preds'] = [];
-	const keyParts: string[] = [];
-	let from = -Infinity;
-	let to = Infinity;
+/** One parameter's reading: its errors, or its part of the cache key and its predicate or start bound. */
+type Reading = { errors: string[] } | { key: string; pred?: (e: Entry) => boolean; from?: number; to?: number };
 
-	for (const f of ['calendar_key', 'client_key', 'person_key'] as const) {
-		const v = last(f);
-		if (v === undefined) continue;
-		if (!UUID_RE.test(v)) {
-			err(f, `"${v}" is not a valid UUID.`);
-			continue;
+const invalid = (message: string): Reading => ({ errors: [message] });
+
+/** Reads one parameter's values (already trimmed, none empty; scalar rules get only the last one). */
+function readParam(rule: ListFilterRule, values: string[], zone: string): Reading {
+	const v = values[values.length - 1];
+	switch (rule.kind) {
+		case 'uuid': {
+			if (!UUID_RE.test(v)) return invalid(`"${v}" is not a valid UUID.`);
+			const want = v.toLowerCase();
+			return { key: want, pred: (e) => rule.get(e) === want };
 		}
-		const want = v.toLowerCase();
-		keyParts.push(`${f}=${want}`);
-		if (f === 'calendar_key') preds.push((e) => e.a.calendar.calendar_key === want);
-		else if (f === 'client_key') preds.push((e) => e.a.client_key === want);
-		else preds.push((e) => e.a.person_key === want);
-	}
-	const status = last('status');
-	if (status !== undefined) {
-		if (!isStatus(status)) err('status', `Select a valid choice. "${status}" is not one of the available choices: ${STATUSES.join(', ')}.`);
-		else {
-			keyParts.push(`status=${status}`);
-			preds.push((e) => e.a.status === status);
+		case 'uuidList': {
+			const bad = values.filter((u) => !UUID_RE.test(u));
+			if (bad.length) return { errors: bad.map((b) => `"${b}" is not a valid UUID.`) };
+			const want = new Set(values.map((u) => u.toLowerCase()));
+			return { key: [...want].sort().join(','), pred: (e) => rule.get(e).some((k) => want.has(k)) };
 		}
-	}
-	for (const f of ['start_date', 'end_date'] as const) {
-		const v = last(f);
-		if (v === undefined) continue;
-		const p = parseDateTime(v, zone, f === 'end_date');
-		if (!p) {
-			err(f, `"${v}" is not a valid datetime: expected YYYY-MM-DDTHH:mm:ss (account time zone ${zone}), optionally with a UTC offset.`);
-			continue;
+		case 'status':
+			if (!isStatus(v)) return invalid(`Select a valid choice. "${v}" is not one of the available choices: ${STATUSES.join(', ')}.`);
+			return { key: v, pred: (e) => e.a.status === v };
+		case 'text':
+		case 'email': {
+			const want = rule.norm(v);
+			return { key: want, pred: rule.partial ? (e) => rule.get(e).includes(want) : (e) => rule.get(e) === want };
 		}
-		if (f === 'start_date') from = Math.max(from, p.ms);
-		else to = Math.min(to, p.ms);
-	}
-	if (from !== -Infinity || to !== Infinity) keyParts.push(`range=${from},${to}`);
-	const text = (f: string, norm: (s: string) => string, get: (e: Entry) => string, partial = false) => {
-		const v = last(f);
-		if (v === undefined) return;
-		const want = norm(v);
-		keyParts.push(`${f}=${want}`);
-		preds.push(partial ? (e) => get(e).includes(want) : (e) => get(e) === want);
-	};
-	const lower = (s: string) => s.toLowerCase();
-	text('email', lower, (e) => e.email);
-	text('phone', normPhone, (e) => e.phone);
-	text('name', lower, (e) => e.name, true);
-	text('identification_code', normIdent, (e) => e.ident);
-	text('external_id', (s) => s, (e) => e.a.external_id ?? '');
-	text('search_code', lower, (e) => e.code);
-	text('owner_user', lower, (e) => e.owner);
-	const cancelled = last('is_cancelled');
-	if (cancelled !== undefined) {
-		const b = parseBoolean(cancelled);
-		if (b === undefined) err('is_cancelled', `"${cancelled}" is not a valid boolean: expected true or false.`);
-		else {
-			keyParts.push(`is_cancelled=${b}`);
-			preds.push((e) => e.a.is_cancelled === b);
+		case 'boolean': {
+			const b = parseBoolean(v);
+			if (b === undefined) return invalid(`"${v}" is not a valid boolean: expected true or false.`);
+			return { key: String(b), pred: (e) => rule.get(e) === b };
 		}
+		case 'datetime':
+			return readDate(rule.bound, v, zone);
 	}
-	for (const f of ['service_keys', 'tag_keys'] as const) {
-		const values = q
-			.getAll(f)
-			.flatMap((v) => v.split(','))
-			.map((v) => v.trim())
-			.filter((v) => v !== '');
-		if (!values.length) continue;
-		const bad = values.filter((v) => !UUID_RE.test(v));
-		if (bad.length) {
-			for (const b of bad) err(f, `"${b}" is not a valid UUID.`);
-			continue;
-		}
-		const want = new Set(values.map((v) => v.toLowerCase()));
-		keyParts.push(`${f}=${[...want].sort().join(',')}`);
-		preds.push((e) => e.a[f].some((k) => want.has(k)));
-	}
-	const created = last('created_at');
-	if (created !== undefined) {
-		const p = parseDateTime(created, zone);
-		if (!p) err('created_at', `"${created}" is not a valid date: expected YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss (account time zone ${zone}).`);
-		else {
-			const [lo, hi] = dayBounds(p.ms, zone);
-			keyParts.push(`created_at=${lo}`);
-			preds.push((e) => e.a.created >= lo && e.a.created <= hi);
-		}
-	}
-	if (Object.keys(errors).length) return { errors };
-	return { filter: { from, to, preds, key: keyParts.join('&') } };
 }
 
+function readDate(bound: 'from' | 'to' | 'day', v: string, zone: string): Reading {
+	const p = parseDateTime(v, zone, bound === 'to');
+	if (bound !== 'day') {
+		if (!p) return invalid(`"${v}" is not a valid datetime: expected YYYY-MM-DDTHH:mm:ss (account time zone ${zone}), optionally with a UTC offset.`);
+		return bound === 'from' ? { key: String(p.ms), from: p.ms } : { key: String(p.ms), to: p.ms };
+	}
+	if (!p) return invalid(`"${v}" is not a valid date: expected YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss (account time zone ${zone}).`);
+	const [lo, hi] = dayBounds(p.ms, zone);
+	return { key: String(lo), pred: (e) => e.a.created >= lo && e.a.created <= hi };
+}
+
+/** The values a query gives a parameter: trimmed, empty ones dropped; a list's also split at commas. */
+function valuesOf(q: URLSearchParams, param: string, rule: ListFilterRule): string[] {
+	const all = q.getAll(param);
+	if (rule.kind !== 'uuidList') return all.length ? [all[all.length - 1].trim()].filter((v) => v !== '') : [];
+	return all
+		.flatMap((v) => v.split(','))
+		.map((v) => v.trim())
+		.filter((v) => v !== '');
+}
+
+/** Parses the 17 filters from the query (the rules of LIST_FILTER_RULES) into a filter, or DRF-style field errors. */
+export function parseListFilter(q: URLSearchParams, zone: string): { filter?: ListFilter; errors?: FieldErrors } {
+	const errors = fieldErrorMap();
+	const filter: ListFilter = { from: -Infinity, to: Infinity, preds: [], key: '' };
+	const keyParts: string[] = [];
+	for (const [param, rule] of Object.entries(LIST_FILTER_RULES)) {
+		const values = valuesOf(q, param, rule);
+		if (!values.length) continue;
+		const reading = readParam(rule, values, zone);
+		if ('errors' in reading) {
+			errors[param] = reading.errors;
+			continue;
+		}
+		keyParts.push(`${param}=${reading.key}`);
+		if (reading.pred) filter.preds.push(reading.pred);
+		if (reading.from !== undefined) filter.from = reading.from;
+		if (reading.to !== undefined) filter.to = reading.to;
+	}
+	if (Object.keys(errors).length) return { errors };
+	return { filter: { ...filter, key: keyParts.join('&') } };
+}

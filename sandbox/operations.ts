@@ -4,11 +4,11 @@
  */
 import crypto from 'node:crypto';
 
-import { formatInstant, parseDateTime } from './dates';
+import { formatInstant, parseDateTime } from './dateTimes';
 import type { Notification } from './deliveries';
-import { NOT_FOUND, describe, fieldErrors, json, unknownKeys, type Result } from './http';
+import { NOT_FOUND, describe, fieldErrors, json, unknownKeys, type Result } from './routeHelpers';
 import { generateAppointment, searchCode, uuid } from './seed';
-import type { SandboxState, Webhook } from './state';
+import type { SandboxState, Webhook } from './sandboxState';
 import { internalRecord } from './store';
 import { CANCELLED_STATUSES, EVENTS, STATUSES, fieldErrorMap, isStatus, type Appointment, type FieldErrors, type Status } from './vocabulary';
 import type { AdminCreate } from './schemas';

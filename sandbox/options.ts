@@ -1,7 +1,7 @@
 /** Options of the sandbox (start-up and run-time), their defaults and their validation. */
 import { z } from 'zod/v4';
 
-import { isValidTimeZone } from './dates';
+import { isValidTimeZone } from './dateTimes';
 import { fieldErrorMap } from './vocabulary';
 
 export type Pagination = 'page' | 'cursor' | 'none';

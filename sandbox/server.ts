@@ -6,20 +6,20 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 
-import { NOT_FOUND, detail, send, splitUrl } from './http';
+import { NOT_FOUND, detail, send, splitUrl } from './routeHelpers';
 import type { SandboxOptions } from './options';
 import access from './plugins/access';
-import admin from './plugins/admin';
-import appointments from './plugins/appointments';
+import admin from './plugins/adminRoutes';
+import appointments from './plugins/appointmentRoutes';
 import dashboard from './plugins/dashboard';
-import faults from './plugins/faults';
-import webhooks from './plugins/webhooks';
-import { SandboxState } from './state';
+import faults from './plugins/faultRoutes';
+import webhooks from './plugins/webhookRoutes';
+import { SandboxState } from './sandboxState';
 
 export { EVENTS } from './vocabulary';
 export { TRANSITIONS } from './operations';
-export { DEFAULT_PAGE_SIZE, MAX_JSON_DEPTH, MAX_PAGE_SIZE } from './http';
-export type { RequestLogEntry } from './state';
+export { DEFAULT_PAGE_SIZE, MAX_JSON_DEPTH, MAX_PAGE_SIZE } from './routeHelpers';
+export type { RequestLogEntry } from './sandboxState';
 
 declare module 'fastify' {
 	interface FastifyInstance {

@@ -2,7 +2,7 @@
  * The appointment store: records kept sorted by (start, appointment_key) once, a key index, a cached JSON string of
  * each public record and a small cache of filtered lists (cleared on every change). The filters: listFilter.ts.
  */
-import { formatInstant } from './dates';
+import { formatInstant } from './dateTimes';
 import type { ListFilter } from './listFilter';
 import { normIdent, normPhone, type Appointment, type Entry } from './vocabulary';
 

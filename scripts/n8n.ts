@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureCert, type DevCert } from './cert';
-import { JsonClient } from './http';
+import { JsonClient } from './jsonClient';
 import { ensureN8nInstalled, node24Env, SetupError } from './install';
 import { DEV_DIR, N8N_INSTALL_DIR, N8N_VERSION, n8nPaths, NODE24, ROOT } from './paths';
 import { freePort, pollUntil, spawnGroup, type Managed } from './proc';

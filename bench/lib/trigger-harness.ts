@@ -161,3 +161,9 @@ export function started(r: IWebhookResponseData): boolean {
 	return Array.isArray(r.workflowData) && r.workflowData[0]?.length === 1;
 }
 
+/** The trigger node and the n8n libraries part 3 runs it with. */
+export interface TriggerBench {
+	trigger: INodeType;
+	core: Core;
+	workflowLib: WorkflowLib;
+}

@@ -6,7 +6,7 @@ import { clearSandboxRequests, median, round, sandboxRequests, type Row } from '
 import { helperLoopNode, listRequests } from '../lib/list-loops';
 import { configurePageSize } from '../lib/node';
 import { runRounds } from '../lib/rounds';
-import type { ListBench } from './list';
+import type { ListBench } from './list-rows';
 
 /** Limit 100: the list requests at the sandbox must be exactly the pages needed, page concurrency or not. */
 export async function limitRow(b: ListBench, pageSize: number): Promise<Row> {

@@ -1,6 +1,23 @@
-/** Part 1's rows for the rounds at one page size, from the medians of each contestant's wall and CPU times. */
-import { round, type PartContext, type Row } from '../lib/common';
+/** Part 1's shared shape (ListBench) and its rows for the rounds at one page size, from the medians of each contestant's wall and CPU times. */
+import type { Agent } from 'undici';
+import type { IDataObject } from 'n8n-workflow';
+import { round, type Client, type PartContext, type Row, type Sandbox } from '../lib/common';
+import type { loadRunNode } from '../lib/node';
 import { medians } from '../lib/rounds';
+
+/** What every measurement of part 1 runs against. */
+export interface ListBench {
+	ctx: PartContext;
+	runNode: ReturnType<typeof loadRunNode>['runNode'];
+	sb: Sandbox;
+	admin: Client;
+	bareAgent: Agent;
+	credentials: { baseUrl: string; accessToken: string };
+	parameters: IDataObject;
+	total: number;
+	runs: number;
+	warmups: number;
+}
 
 /** node: Page Concurrency 4 (default); node1: Page Concurrency 1; floor: n8n's helper loop; floorStream: reading streams. */
 export type Contestant = 'node' | 'node1' | 'bare' | 'floor' | 'floorStream';

@@ -16,21 +16,7 @@ import { configurePageSize, loadRunNode } from '../lib/node';
 import { runRounds } from '../lib/rounds';
 import { latencyRows } from './list-latency';
 import { cursorRow, limitRow } from './list-paging';
-import { roundRows, type Contestant } from './list-rows';
-
-/** What every measurement of part 1 runs against. */
-export interface ListBench {
-	ctx: PartContext;
-	runNode: ReturnType<typeof loadRunNode>['runNode'];
-	sb: Sandbox;
-	admin: Client;
-	bareAgent: Agent;
-	credentials: { baseUrl: string; accessToken: string };
-	parameters: IDataObject;
-	total: number;
-	runs: number;
-	warmups: number;
-}
+import { roundRows, type Contestant, type ListBench } from './list-rows';
 
 export async function runListPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;

@@ -11,7 +11,7 @@
  *   comparison and the state add).
  */
 import { DateTime } from 'luxon';
-import type { INodeType, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeType, IPollFunctions } from 'n8n-workflow';
 
 import {
 	ADMIN_TOKEN,
@@ -54,6 +54,68 @@ function readOnlyNode(transport: Transport, trigger: INodeType): INodeType {
 	};
 }
 
+type PollingHarness = ReturnType<Harness['startPollingHarness']>;
+type PollCounted = (h: PollingHarness) => Promise<{ result: Awaited<ReturnType<PollingHarness['poll']>>; requests: number; needed: { pages: number; records: number } }>;
+const TIME_PARAMETERS = { events: ['appointment.starting_soon', 'appointment.started'], leadTime: 1440, options: {} };
+
+/** A row comparing the requests of one poll with the list pages it needed (plus read-backs by key). */
+function requestsRow(name: string, requests: number, needed: number, target: string, met = requests === needed): Row {
+	return { part: 7, name, value: requests, baseline: needed, unit: 'req.', ratio: round(requests / needed, 3), target, met };
+}
+
+/** Polls once and counts its requests in the sandbox's log, and the list pages its window needs. */
+function pollCounter(admin: Client, api: Client): PollCounted {
+	const pagesNeeded = async () => {
+		const logged = (await sandboxRequests(admin)).filter((r) => r.path === LIST_PATH);
+		const query = new URLSearchParams(logged[0].query as Record<string, string>);
+		const first = (await api.ok('GET', `${LIST_PATH}?${query}`)) as { count: number; results: unknown[] };
+		return { pages: Math.ceil(first.count / first.results.length), records: first.count };
+	};
+	return async (h) => {
+		await clearSandboxRequests(admin);
+		const result = await h.poll();
+		if (result.error) throw result.error;
+		const requests = await sandboxRequests(admin);
+		return { result, requests: requests.length, needed: await pagesNeeded() };
+	};
+}
+
+/** The change events: a quiet poll, a poll after changes (exactly their events), and the state's bytes. */
+async function changeEventRows(harness: PollingHarness, pollCounted: PollCounted, clients: { admin: Client; api: Client }, smoke: boolean) {
+	const quiet = await pollCounted(harness);
+	if (quiet.result.items) throw new Error(`a poll without changes emitted ${quiet.result.items.length} items`);
+	const rows: Row[] = [
+		requestsRow(`Polling trigger, ${quiet.needed.records} watched, page 50, nothing changed: requests of one poll / list pages needed`, quiet.requests, quiet.needed.pages, '= 1'),
+	];
+	const expected = await makeChanges(clients.admin, clients.api, smoke ? 2 : 10);
+	const busy = await pollCounted(harness);
+	const emitted = (busy.result.items ?? []).map((i) => `${i.json.event} ${(i.json.data as { appointment_key: string }).appointment_key}`).sort();
+	const right = JSON.stringify(emitted) === JSON.stringify([...expected.events].sort());
+	const needed = busy.needed.pages + expected.outside;
+	rows.push({
+		...requestsRow(
+			`Polling trigger, ${expected.events.length} changes (${expected.outside} moved beyond the window): requests / pages needed + read-backs`,
+			busy.requests,
+			needed,
+			`= 1, and exactly the ${expected.events.length} events`,
+			busy.requests === needed && right,
+		),
+		details: right ? undefined : { emitted, expected: expected.events },
+	});
+	const state = (harness.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } }).state;
+	const watched = state.entries.split(';').length;
+	const bytes = harness.savedBytes();
+	rows.push({
+		part: 7,
+		name: `Polling trigger: static data bytes per watched appointment (${watched} watched, ${Math.round(bytes / 1024)} kB)`,
+		value: round(bytes / watched, 1),
+		unit: 'B',
+		target: '<= 48',
+		met: bytes / watched <= 48,
+	});
+	return { rows, accountPages: quiet.needed.pages };
+}
+
 export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;
 	const runs = ctx.smoke ? 1 : 7;
@@ -64,7 +126,6 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 		'The polling trigger',
 	);
 	const trigger = new AppointmentsPollingTrigger();
-	const rows: Row[] = [];
 
 	ctx.log(`part 7: sandbox with ${total} appointments`);
 	const sb = await startBenchSandbox({ seed: total, timeZone: ZONE });
@@ -73,92 +134,30 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	try {
 		await configurePageSize(admin, sb.url, 50);
 		const credentials = { baseUrl: sb.url, accessToken: API_TOKEN };
-		const harness = startPollingHarness({
-			credentials,
-			parameters: { events: ALL_EVENTS, options: OPTIONS },
-			timezone: ZONE,
-			nodeType: trigger,
-		});
+		const start = (parameters: IDataObject, nodeType = trigger) => startPollingHarness({ credentials, parameters, timezone: ZONE, nodeType });
+		const harness = start({ events: ALL_EVENTS, options: OPTIONS });
 		await harness.activate();
-
-		const pagesNeeded = async () => {
-			const logged = (await sandboxRequests(admin)).filter((r) => r.path === LIST_PATH);
-			const query = new URLSearchParams(logged[0].query as Record<string, string>);
-			const first = (await api.ok('GET', `${LIST_PATH}?${query}`)) as { count: number; results: unknown[] };
-			return { pages: Math.ceil(first.count / first.results.length), records: first.count };
-		};
-		const pollCounted = async (h = harness) => {
-			await clearSandboxRequests(admin);
-			const result = await h.poll();
-			if (result.error) throw result.error;
-			const requests = await sandboxRequests(admin);
-			return { result, requests: requests.length, needed: await pagesNeeded() };
-		};
-
-		const quiet = await pollCounted();
-		if (quiet.result.items) throw new Error(`a poll without changes emitted ${quiet.result.items.length} items`);
-		rows.push({
-			part: 7,
-			name: `Polling trigger, ${quiet.needed.records} watched, page 50, nothing changed: requests of one poll / list pages needed`,
-			value: quiet.requests,
-			baseline: quiet.needed.pages,
-			unit: 'req.',
-			ratio: round(quiet.requests / quiet.needed.pages, 3),
-			target: '= 1',
-			met: quiet.requests === quiet.needed.pages,
-		});
-
-		const expected = await makeChanges(admin, api, ctx.smoke ? 2 : 10);
-		const busy = await pollCounted();
-		const emitted = (busy.result.items ?? []).map((i) => `${i.json.event} ${(i.json.data as { appointment_key: string }).appointment_key}`).sort();
-		const right = JSON.stringify(emitted) === JSON.stringify([...expected.events].sort());
-		rows.push({
-			part: 7,
-			name: `Polling trigger, ${expected.events.length} changes (${expected.outside} moved beyond the window): requests / pages needed + read-backs`,
-			value: busy.requests,
-			baseline: busy.needed.pages + expected.outside,
-			unit: 'req.',
-			ratio: round(busy.requests / (busy.needed.pages + expected.outside), 3),
-			target: `= 1, and exactly the ${expected.events.length} events`,
-			met: busy.requests === busy.needed.pages + expected.outside && right,
-			details: right ? undefined : { emitted, expected: expected.events },
-		});
-
-		const state = (harness.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } }).state;
-		const watched = state.entries.split(';').length;
-		const bytes = harness.savedBytes();
-		rows.push({
-			part: 7,
-			name: `Polling trigger: static data bytes per watched appointment (${watched} watched, ${Math.round(bytes / 1024)} kB)`,
-			value: round(bytes / watched, 1),
-			unit: 'B',
-			target: '<= 48',
-			met: bytes / watched <= 48,
-		});
-
-		rows.push(...(await timeEventRows(pollCounted, () => startPollingHarness({ credentials, parameters: TIME_PARAMETERS, timezone: ZONE, nodeType: trigger }), quiet.needed.pages)));
-
+		const pollCounted = pollCounter(admin, api);
+		const { rows, accountPages } = await changeEventRows(harness, pollCounted, { admin, api }, ctx.smoke);
+		rows.push(...(await timeEventRows(pollCounted, () => start(TIME_PARAMETERS), accountPages)));
 		// Time: the trigger's poll against a poll that only reads the same pages.
-		const reader = startPollingHarness({ credentials, parameters: { events: ALL_EVENTS, options: OPTIONS }, timezone: ZONE, nodeType: readOnlyNode(transport, trigger) });
+		const reader = start({ events: ALL_EVENTS, options: OPTIONS }, readOnlyNode(transport, trigger));
 		await reader.activate();
-		rows.push(await pollTimeRow({ poll: harness, read: reader }, runs, quiet.needed.pages));
+		rows.push(await pollTimeRow({ poll: harness, read: reader }, runs, accountPages));
+		return rows;
 	} finally {
 		await admin.close();
 		await api.close();
 		await sb.close();
 	}
-	return rows;
 }
-
-type PollingHarness = ReturnType<Harness['startPollingHarness']>;
-const TIME_PARAMETERS = { events: ['appointment.starting_soon', 'appointment.started'], leadTime: 1440, options: {} };
 
 /**
  * The time events (Starting Soon with Lead Time 1440, and Started) on the same account: one poll lists only their
  * window (now - 24 h .. now + 24 h, padded 27 h each side), whatever the account holds beyond it.
  */
 async function timeEventRows(
-	pollCounted: (h: PollingHarness) => Promise<{ requests: number; needed: { pages: number; records: number } }>,
+	pollCounted: PollCounted,
 	start: () => PollingHarness,
 	accountPages: number,
 ): Promise<Row[]> {
@@ -172,16 +171,12 @@ async function timeEventRows(
 	state.done = '';
 	const bytes = h.savedBytes() - JSON.stringify(saved).length;
 	return [
-		{
-			part: 7,
-			name: `Polling trigger, time events (Starting Soon 1440 min + Started), ${quiet.needed.records} in their padded window: requests of one poll / list pages of that window`,
-			value: quiet.requests,
-			baseline: quiet.needed.pages,
-			unit: 'req.',
-			ratio: round(quiet.requests / quiet.needed.pages, 3),
-			target: '= 1 (no read by key)',
-			met: quiet.requests === quiet.needed.pages,
-		},
+		requestsRow(
+			`Polling trigger, time events (Starting Soon 1440 min + Started), ${quiet.needed.records} in their padded window: requests of one poll / list pages of that window`,
+			quiet.requests,
+			quiet.needed.pages,
+			'= 1 (no read by key)',
+		),
 		{
 			part: 7,
 			name: 'Context: time events poll / the change events\' poll of the whole account (Days Back 14, Days Ahead 14), requests',

@@ -1,5 +1,5 @@
 /**
- * Part 9 (--queue): n8n's queue mode (scripts/queue/stack.ts) against n8n's regular mode (scripts/stack.ts), in
+ * Part 9 (--queue): n8n's queue mode (scripts/queue/queueStack.ts) against n8n's regular mode (scripts/stack.ts), in
  * the same run, on the same sandbox data.
  *   - End to end: the sandbox emits `appointment.created` for N new appointments (admin API, 8 at a time) to an
  *     active workflow "Appointments Trigger -> No Operation"; per event, latency = the execution's stoppedAt minus
@@ -16,7 +16,7 @@ import { median, round, type PartContext, type Row } from '../lib/common';
 import { runRounds } from '../lib/rounds';
 import { chain, node, TRIGGER_TYPE } from '../lib/workflows';
 import { DEV_DIR } from '../../scripts/paths';
-import type { JsonClient } from '../../scripts/http';
+import type { JsonClient } from '../../scripts/jsonClient';
 
 const OWNER = { email: 'bench@example.com', password: 'Bench-Passw0rd', firstName: 'Bench', lastName: 'Owner' };
 const CREDENTIALS = { appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' } };
@@ -129,7 +129,7 @@ async function regularMode(ctx: PartContext, root: string, seed: number, n: numb
 
 async function queueRows(ctx: PartContext, root: string, seed: number, n: number, base: { e2e: EndToEnd; getManyMs: number }): Promise<Row[]> {
 	ctx.log('part 9: queue mode (Postgres, Redis, nginx, main, 2 webhook processes, 2 workers)...');
-	const { startQueueStack } = await import('../../scripts/queue/stack');
+	const { startQueueStack } = await import('../../scripts/queue/queueStack');
 	const q = await startQueueStack({ dir: path.join(root, 'queue'), owner: OWNER, sandbox: sandboxOptions(seed), log: (m) => ctx.log(`part 9: ${m}`) });
 	const rows: Row[] = [];
 	try {

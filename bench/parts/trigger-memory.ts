@@ -7,7 +7,7 @@
 import { requireProjectFile, round, type PartContext, type Row } from '../lib/common';
 import { gc } from '../lib/node';
 import { envelope, harness, started } from '../lib/trigger-harness';
-import type { TriggerBench } from './trigger';
+import type { TriggerBench } from '../lib/trigger-harness';
 
 interface Dedupe {
 	recentKeysFor: (scope: string, limit: number) => { size: number; limit: number };

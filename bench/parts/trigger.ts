@@ -23,16 +23,10 @@
 import type { INodeType, IWebhookFunctions } from 'n8n-workflow';
 import { median, requireProjectFile, round, type PartContext, type Row } from '../lib/common';
 import { medians, runRounds } from '../lib/rounds';
-import { envelope, harness, plainTrigger, quietN8n, started, type Core, type WorkflowLib } from '../lib/trigger-harness';
+import { envelope, harness, plainTrigger, quietN8n, started, type Core, type TriggerBench, type WorkflowLib } from '../lib/trigger-harness';
 import { memoryRow } from './trigger-memory';
 
 type Loop = 'bare' | 'n8n' | 'reads' | 'plain' | 'node';
-
-export interface TriggerBench {
-	trigger: INodeType;
-	core: Core;
-	workflowLib: WorkflowLib;
-}
 
 export async function runTriggerPart(ctx: PartContext): Promise<Row[]> {
 	const t = loadTrigger();

@@ -9,7 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
-import { EVENTS, eventFilterProperty, eventList, numberValue, readEventFilter, withoutItem } from './shared';
+import { EVENTS, eventFilterProperty, eventList, numberValue, optionsProperty, readEventFilter, withoutItem } from './shared';
 import { pollChanges, sampleEvent } from './polling/poll';
 import {
 	LEAD_MAX,
@@ -115,48 +115,41 @@ export class AppointmentsPollingTrigger implements INodeType {
 					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
 			},
 			eventFilterProperty,
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Days Ahead',
-						name: 'daysAhead',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 366 },
-						default: 30,
-						description: 'How many days ahead appointments are watched; more days cost more requests per poll',
-					},
-					{
-						displayName: 'Days Back',
-						name: 'daysBack',
-						type: 'number',
-						typeOptions: { minValue: 0, maxValue: 31 },
-						default: 1,
-						description:
-							'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
-					},
-					{
-						displayName: 'Max Watched Appointments',
-						name: 'maxWatched',
-						type: 'number',
-						typeOptions: { minValue: 100, maxValue: 200000 },
-						default: 20000,
-						description: 'The most appointments the trigger remembers between polls; a poll that needs more fails and says so',
-					},
-					{
-						displayName: 'Simplify',
-						name: 'simplify',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
-					},
-				],
-			},
+			optionsProperty([
+				{
+					displayName: 'Days Ahead',
+					name: 'daysAhead',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 366 },
+					default: 30,
+					description: 'How many days ahead appointments are watched; more days cost more requests per poll',
+				},
+				{
+					displayName: 'Days Back',
+					name: 'daysBack',
+					type: 'number',
+					typeOptions: { minValue: 0, maxValue: 31 },
+					default: 1,
+					description:
+						'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
+				},
+				{
+					displayName: 'Max Watched Appointments',
+					name: 'maxWatched',
+					type: 'number',
+					typeOptions: { minValue: 100, maxValue: 200000 },
+					default: 20000,
+					description: 'The most appointments the trigger remembers between polls; a poll that needs more fails and says so',
+				},
+				{
+					displayName: 'Simplify',
+					name: 'simplify',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
+				},
+			]),
 		],
 	};
 

@@ -8,7 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
-import { EVENTS, eventFilterProperty } from './shared';
+import { eventFields, eventFilterProperty, optionsProperty } from './shared';
 import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe';
 import { DEDUPE_CHOICES } from './trigger/config';
 import { checkExists, create, remove } from './trigger/lifecycle';
@@ -52,65 +52,45 @@ export class AppointmentsTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				// Not required: Other Events alone is a valid choice; activation checks that one of them is filled.
-				options: [...EVENTS],
-				default: [],
-				description: 'The events that start the workflow; pick at least one here or in Other Events',
-			},
-			{
-				displayName: 'Other Events',
-				name: 'otherEvents',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. appointment.rescheduled',
-				description:
-					'Further event names, separated by commas, for events the list above does not offer yet',
-			},
+			// Events is not required: Other Events alone is a valid choice; activation checks that one of them is filled.
+			...eventFields(
+				'The events that start the workflow; pick at least one here or in Other Events',
+				'Further event names, separated by commas, for events the list above does not offer yet',
+			),
 			eventFilterProperty,
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Dedupe Key',
-						name: 'dedupeKey',
-						type: 'options',
-						options: [...DEDUPE_CHOICES],
-						default: 'eventKeyTimestamp',
-						description: 'How a notification that arrives twice is recognised, so that it starts the workflow once',
-					},
-					{
-						displayName: 'Dedupe Window',
-						name: 'dedupeWindow',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: MAX_WINDOW },
-						default: DEFAULT_WINDOW,
-						description: 'How many recent notifications this n8n remembers to spot repeats; a restart forgets them',
-					},
-					{
-						displayName: 'Simplify',
-						name: 'simplify',
-						type: 'boolean',
-						default: false,
-						description: 'Whether to return only the main fields of the appointment with the event and its time',
-					},
-					{
-						displayName: 'Verify With API',
-						name: 'verifyWithApi',
-						type: 'boolean',
-						default: false,
-						description:
-							"Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing",
-					},
-				],
-			},
+			optionsProperty([
+				{
+					displayName: 'Dedupe Key',
+					name: 'dedupeKey',
+					type: 'options',
+					options: [...DEDUPE_CHOICES],
+					default: 'eventKeyTimestamp',
+					description: 'How a notification that arrives twice is recognised, so that it starts the workflow once',
+				},
+				{
+					displayName: 'Dedupe Window',
+					name: 'dedupeWindow',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: MAX_WINDOW },
+					default: DEFAULT_WINDOW,
+					description: 'How many recent notifications this n8n remembers to spot repeats; a restart forgets them',
+				},
+				{
+					displayName: 'Simplify',
+					name: 'simplify',
+					type: 'boolean',
+					default: false,
+					description: 'Whether to return only the main fields of the appointment with the event and its time',
+				},
+				{
+					displayName: 'Verify With API',
+					name: 'verifyWithApi',
+					type: 'boolean',
+					default: false,
+					description:
+						"Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing",
+				},
+			]),
 		],
 	};
 

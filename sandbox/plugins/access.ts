@@ -6,8 +6,8 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
-import { decodeURIComponentSafe, detail, queryObject, send, splitUrl, type Result } from '../http';
-import type { RequestLogEntry } from '../state';
+import { decodeURIComponentSafe, detail, queryObject, send, splitUrl, type Result } from '../routeHelpers';
+import type { RequestLogEntry } from '../sandboxState';
 
 export type Access = 'full' | 'restricted';
 type ApiHandler = (req: FastifyRequest, access: Access) => Result;
@@ -46,9 +46,9 @@ function routePattern(url: string): RegExp {
 	return new RegExp(`^${parts.join('[^/]+')}$`);
 }
 
-export default fp(async (app: FastifyInstance) => {
+/** Who is asking: accessOf (a token's access), unauthorized (the 401 to answer) and requireAdmin. */
+function authentication(app: FastifyInstance): void {
 	const s = app.sandbox;
-
 	app.decorate('accessOf', (req: FastifyRequest): Access | undefined => {
 		const t = bearer(req);
 		if (t === undefined) return undefined;
@@ -61,7 +61,20 @@ export default fp(async (app: FastifyInstance) => {
 			? detail(401, 'Authentication credentials were not provided.', { 'www-authenticate': 'Bearer realm="api"' })
 			: detail(401, 'Invalid token.', { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' }),
 	);
+	app.decorate('requireAdmin', async (req: FastifyRequest, reply: FastifyReply) => {
+		if (bearer(req) === s.adminToken) return;
+		return send(
+			reply,
+			req.headers.authorization === undefined
+				? detail(401, 'Admin token required (Authorization: Bearer <admin token>).', { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
+				: detail(401, 'Invalid admin token.', { 'www-authenticate': 'Bearer realm="sandbox-admin", error="invalid_token"' }),
+		);
+	});
+}
 
+/** The API request log: an entry per /api/ request once routed, its status when answered (0 for a reset). */
+function requestLog(app: FastifyInstance): void {
+	const s = app.sandbox;
 	app.decorateRequest('logEntry', null);
 	app.addHook('onRequest', async (req) => {
 		if (!req.url.startsWith('/api/')) return;
@@ -87,7 +100,6 @@ export default fp(async (app: FastifyInstance) => {
 		const entry = req.logEntry;
 		if (entry && entry.status === null) entry.status = reply.statusCode;
 	});
-
 	app.decorate('resetConnection', (req: FastifyRequest, reply: FastifyReply) => {
 		if (req.logEntry) req.logEntry.status = 0;
 		reply.hijack();
@@ -95,17 +107,10 @@ export default fp(async (app: FastifyInstance) => {
 		if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
 		else socket.destroy();
 	});
+}
 
-	app.decorate('requireAdmin', async (req: FastifyRequest, reply: FastifyReply) => {
-		if (bearer(req) === s.adminToken) return;
-		return send(
-			reply,
-			req.headers.authorization === undefined
-				? detail(401, 'Admin token required (Authorization: Bearer <admin token>).', { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
-				: detail(401, 'Invalid admin token.', { 'www-authenticate': 'Bearer realm="sandbox-admin", error="invalid_token"' }),
-		);
-	});
-
+/** api() and apiMethodsFor(): every API route registered with its checks, and the table of what is registered. */
+function apiRoutes(app: FastifyInstance): void {
 	// The API's route table, filled by api() as the plugins register: the 405 answers read it, so they cannot
 	// disagree with the routes.
 	const table = new Map<string, { pattern: RegExp; methods: string[] }>();
@@ -131,4 +136,10 @@ export default fp(async (app: FastifyInstance) => {
 			},
 		});
 	});
+}
+
+export default fp(async (app: FastifyInstance) => {
+	authentication(app);
+	requestLog(app);
+	apiRoutes(app);
 });

@@ -3,7 +3,7 @@
  * appointment.created event each), n8n's public API lists the executions. Shared by the queue tests and the
  * queue benchmark.
  */
-import type { JsonClient } from '../http';
+import type { JsonClient } from '../jsonClient';
 import { nodeOutput } from '../n8nCli';
 import { pollUntil } from '../proc';
 

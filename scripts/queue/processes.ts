@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DevCert } from '../cert';
-import { JsonClient } from '../http';
+import { JsonClient } from '../jsonClient';
 import { SetupError } from '../install';
 import { n8nEnv } from '../n8n';
 import { N8N_BIN, NODE24 } from '../paths';
@@ -49,7 +49,8 @@ function tail(file: string, bytes = 4000): string {
 	}
 }
 
-export function n8nProcess(spec: ProcessSpec): N8nProcess {
+/** What each role runs with: its own environment on top of the shared one, its n8n command, its readiness URL. */
+function roleSetup(spec: ProcessSpec) {
 	const { role, port } = spec;
 	const own: Record<string, string> =
 		role === 'main'
@@ -62,43 +63,62 @@ export function n8nProcess(spec: ProcessSpec): N8nProcess {
 	const args =
 		role === 'main' ? ['start'] : role === 'webhook' ? ['webhook'] : ['worker', `--concurrency=${spec.workerConcurrency ?? 10}`];
 	const url = role === 'main' ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
+	return { env, args, url };
+}
+
+function spawnN8n(spec: ProcessSpec, setup: ReturnType<typeof roleSetup>, logFile: string): Managed {
+	fs.mkdirSync(spec.userFolder, { recursive: true });
+	const out = fs.openSync(logFile, 'a');
+	const proc = spawnGroup(spec.name, NODE24, [N8N_BIN, ...setup.args], { cwd: spec.userFolder, env: setup.env, stdio: ['ignore', out, out] });
+	fs.closeSync(out);
+	return proc;
+}
+
+/** Waits until the process answers /healthz/readiness; stops it and says why when it does not. */
+async function waitReady(spec: ProcessSpec, url: string, proc: Managed, logFile: string): Promise<void> {
+	let exitCode: number | null | undefined;
+	void proc.exited.then((c) => (exitCode = c));
+	const http = new JsonClient(url, spec.cert.cert);
+	try {
+		await pollUntil(
+			`${spec.name} readiness on ${url}/healthz/readiness`,
+			async () => ((await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 })).status === 200 ? true : undefined),
+			{
+				timeoutMs: 180000,
+				intervalMs: 300,
+				abort: () =>
+					exitCode === undefined ? undefined : new SetupError(`${spec.name} exited with code ${exitCode} while starting; ${logFile}:\n${tail(logFile)}`),
+			},
+		);
+	} catch (e) {
+		await proc.stop();
+		throw e instanceof SetupError ? e : new SetupError(`${(e as Error).message}\n${logFile}:\n${tail(logFile)}`);
+	} finally {
+		await http.close();
+	}
+}
+
+export function n8nProcess(spec: ProcessSpec): N8nProcess {
+	const setup = roleSetup(spec);
 	const logFile = path.join(spec.userFolder, `${spec.name}.log`);
 	let current: Managed | undefined;
-
 	const self: N8nProcess = {
 		name: spec.name,
-		role,
-		port,
-		url,
+		role: spec.role,
+		port: spec.port,
+		url: setup.url,
 		userFolder: spec.userFolder,
 		logFile,
 		running: () => current,
 		async start() {
-			fs.mkdirSync(spec.userFolder, { recursive: true });
-			const out = fs.openSync(logFile, 'a');
-			const proc = spawnGroup(spec.name, NODE24, [N8N_BIN, ...args], { cwd: spec.userFolder, env, stdio: ['ignore', out, out] });
-			fs.closeSync(out);
+			// Known before it is ready, so that a stop while it starts stops it.
+			const proc = spawnN8n(spec, setup, logFile);
 			current = proc;
-			let exitCode: number | null | undefined;
-			void proc.exited.then((c) => (exitCode = c));
-			const http = new JsonClient(url, spec.cert.cert);
 			try {
-				await pollUntil(
-					`${spec.name} readiness on ${url}/healthz/readiness`,
-					async () => ((await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 })).status === 200 ? true : undefined),
-					{
-						timeoutMs: 180000,
-						intervalMs: 300,
-						abort: () =>
-							exitCode === undefined ? undefined : new SetupError(`${spec.name} exited with code ${exitCode} while starting; ${logFile}:\n${tail(logFile)}`),
-					},
-				);
+				await waitReady(spec, setup.url, proc, logFile);
 			} catch (e) {
-				await proc.stop();
 				current = undefined;
-				throw e instanceof SetupError ? e : new SetupError(`${(e as Error).message}\n${logFile}:\n${tail(logFile)}`);
-			} finally {
-				await http.close();
+				throw e;
 			}
 		},
 		async stop() {

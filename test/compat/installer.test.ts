@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ensureCert } from '../../scripts/cert';
-import type { JsonClient } from '../../scripts/http';
+import type { JsonClient } from '../../scripts/jsonClient';
 import { buildAndPack, createApiKey, ensureN8nInstalled, loginRest, PACKAGE_NAME, publicApi, startN8n, type N8n } from '../../scripts/n8n';
 import { N8N_VERSION } from '../../scripts/paths';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';

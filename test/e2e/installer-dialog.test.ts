@@ -12,7 +12,7 @@ import { selectors, type Browser, type Page } from 'playwright-core';
 
 import { launchBrowser, screenshot } from '../../scripts/browser';
 import { ensureCert } from '../../scripts/cert';
-import type { JsonClient } from '../../scripts/http';
+import type { JsonClient } from '../../scripts/jsonClient';
 import { buildAndPack, ensureN8nInstalled, loginRest, PACKAGE_NAME, startN8n, type N8n } from '../../scripts/n8n';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { e2eUserFolder } from '../helpers/e2e';

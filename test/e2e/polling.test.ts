@@ -7,7 +7,7 @@
 import { DateTime } from 'luxon';
 
 import { createApiKey, deleteApiKey, loginRest, publicApi, startN8n, type N8n } from '../../scripts/n8n';
-import type { JsonClient } from '../../scripts/http';
+import type { JsonClient } from '../../scripts/jsonClient';
 import { startE2EStack } from '../helpers/e2e';
 import { pollUntil, stopAll } from '../../scripts/proc';
 import { activate, deactivate, type Stack } from '../../scripts/stack';

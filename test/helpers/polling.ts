@@ -15,7 +15,17 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { IDataObject, INode, INodeExecutionData, INodeType, IPollFunctions, WorkflowActivateMode, WorkflowExecuteMode } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IPollFunctions,
+	IWorkflowExecuteAdditionalData,
+	Workflow as WorkflowType,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
 
 import { AppointmentsPollingTrigger } from '../../nodes/Appointments/AppointmentsPollingTrigger.node';
 import { testAdditionalData, TestNodeTypes } from './n8n';
@@ -42,68 +52,79 @@ export interface PollingHarness {
 	savedBytes(): number;
 }
 
-export function startPollingHarness(options: {
+export interface PollingHarnessOptions {
 	credentials: { baseUrl: string; accessToken: string };
 	parameters: IDataObject;
 	timezone?: string;
 	/** Another polling node type in the same place (benchmarks: a baseline that only reads). */
 	nodeType?: INodeType;
-}): PollingHarness {
-	const nodeType = options.nodeType ?? new AppointmentsPollingTrigger();
-	const nodeTypes = new TestNodeTypes({ 'test.appointmentsPollingTrigger': nodeType });
-	const workflowId = `wf-${randomUUID()}`;
-	let parameters: IDataObject = { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...options.parameters };
-	let savedStaticData: IDataObject = {};
-	const node = (): INode => ({
-		id: 'poll-node',
-		name: 'Appointments Polling Trigger',
-		type: 'test.appointmentsPollingTrigger',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: parameters as INode['parameters'],
-		credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
-	});
-	const additionalData = testAdditionalData({
-		credentials: options.credentials,
-		publicBase: 'http://127.0.0.1:5678',
-		where: 'in the poll harness',
-	});
+}
 
-	// The activated workflow: built from the saved workflow, lives until the next restart (as in n8n).
-	let workflow = build();
-	function build() {
+const NODE_NAME = 'Appointments Polling Trigger';
+
+/** The saved workflow, the activated one (built from it, living until the next restart, as in n8n) and its polls. */
+class PolledWorkflow {
+	private readonly nodeTypes: TestNodeTypes;
+	private readonly workflowId = `wf-${randomUUID()}`;
+	private readonly additionalData: IWorkflowExecuteAdditionalData;
+	parameters: IDataObject;
+	savedStaticData: IDataObject = {};
+	workflow: WorkflowType;
+
+	constructor(private readonly options: PollingHarnessOptions) {
+		this.nodeTypes = new TestNodeTypes({ 'test.appointmentsPollingTrigger': options.nodeType ?? new AppointmentsPollingTrigger() });
+		this.parameters = { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...options.parameters };
+		this.additionalData = testAdditionalData({
+			credentials: options.credentials,
+			publicBase: 'http://127.0.0.1:5678',
+			where: 'in the poll harness',
+		});
+		this.workflow = this.build();
+	}
+
+	build(): WorkflowType {
+		const node: INode = {
+			id: 'poll-node',
+			name: NODE_NAME,
+			type: 'test.appointmentsPollingTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: this.parameters as INode['parameters'],
+			credentials: { appointmentsApi: { id: 'cred-1', name: 'Appointments account' } },
+		};
 		return new workflowLib.Workflow({
-			id: workflowId,
+			id: this.workflowId,
 			name: 'Polling test workflow',
-			nodes: [node()],
+			nodes: [node],
 			connections: {},
 			active: true,
-			nodeTypes,
-			staticData: structuredClone(savedStaticData),
-			settings: { timezone: options.timezone ?? 'America/Santiago', executionOrder: 'v1' },
+			nodeTypes: this.nodeTypes,
+			staticData: structuredClone(this.savedStaticData),
+			settings: { timezone: this.options.timezone ?? 'America/Santiago', executionOrder: 'v1' },
 		});
 	}
 
-	function save(): void {
+	save(): void {
 		// WorkflowStaticDataService.saveStaticData: only when the proxy saw a change.
-		const data = workflow.staticData as IDataObject & { __dataChanged?: boolean };
+		const data = this.workflow.staticData as IDataObject & { __dataChanged?: boolean };
 		if (data.__dataChanged === true) {
-			savedStaticData = JSON.parse(JSON.stringify(data)) as IDataObject;
+			this.savedStaticData = JSON.parse(JSON.stringify(data)) as IDataObject;
 			data.__dataChanged = false;
 		}
 	}
 
-	async function run(mode: WorkflowExecuteMode, activation: WorkflowActivateMode, testing: boolean): Promise<PollResult> {
+	async run(mode: WorkflowExecuteMode, activation: WorkflowActivateMode, testing: boolean): Promise<PollResult> {
 		const result: PollResult = {};
-		const target = workflow.getNode('Appointments Polling Trigger')!;
+		const workflow = this.workflow;
+		const target = workflow.getNode(NODE_NAME)!;
 		const ctx: IPollFunctions = new core.PollContext(
 			workflow,
 			target,
-			additionalData,
+			this.additionalData,
 			mode,
 			activation,
 			(data) => {
-				save(); // as n8n's __emit: static data saved, then the workflow runs with the items
+				this.save(); // as n8n's __emit: static data saved, then the workflow runs with the items
 				result.items = data[0];
 			},
 			(error) => {
@@ -119,38 +140,41 @@ export function startPollingHarness(options: {
 		}
 		return result;
 	}
+}
 
+export function startPollingHarness(options: PollingHarnessOptions): PollingHarness {
+	const w = new PolledWorkflow(options);
 	return {
 		async activate(activation = 'activate') {
-			const result = await run('trigger', activation, true);
+			const result = await w.run('trigger', activation, true);
 			if (result.error) throw result.error;
-			save(); // addTriggers is followed by saveStaticData
+			w.save(); // addTriggers is followed by saveStaticData
 			return result;
 		},
 		async poll() {
-			return await run('trigger', 'activate', false);
+			return await w.run('trigger', 'activate', false);
 		},
 		async restart() {
-			workflow = build();
+			w.workflow = w.build();
 			return await this.activate('init');
 		},
 		async manual() {
-			const saved = workflow;
-			workflow = build();
+			const saved = w.workflow;
+			w.workflow = w.build();
 			try {
-				const result = await run('manual', 'manual', true);
+				const result = await w.run('manual', 'manual', true);
 				if (result.error) throw result.error;
 				return result.items;
 			} finally {
-				workflow = saved;
+				w.workflow = saved;
 			}
 		},
 		setParameters(next) {
-			parameters = { pollTimes: parameters.pollTimes, ...next };
-			const current = workflow.getNode('Appointments Polling Trigger')!;
-			current.parameters = parameters as INode['parameters'];
+			w.parameters = { pollTimes: w.parameters.pollTimes, ...next };
+			const current = w.workflow.getNode(NODE_NAME)!;
+			current.parameters = w.parameters as INode['parameters'];
 		},
-		saved: () => structuredClone(savedStaticData),
-		savedBytes: () => JSON.stringify(savedStaticData).length,
+		saved: () => structuredClone(w.savedStaticData),
+		savedBytes: () => JSON.stringify(w.savedStaticData).length,
 	};
 }

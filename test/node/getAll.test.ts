@@ -6,6 +6,7 @@
 import { DateTime, Settings } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
+import { GET_MANY_FILTERS } from '../../nodes/Appointments/actions/appointment/getAll.filters';
 import { apiRequests, runOk, sortKeys, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
@@ -35,16 +36,18 @@ const keysWhere = (pred: (a: IDataObject) => boolean) => sortKeys(all.filter(pre
 describe('filters', () => {
 	const sample = () => all[7];
 
-	const exact: Array<[string, string, (a: IDataObject) => unknown]> = [
-		['calendarKey', 'calendar_key', (a) => (a.calendar as IDataObject).calendar_key],
-		['clientKey', 'client_key', (a) => a.client_key],
-		['personKey', 'person_key', (a) => a.person_key],
-		['status', 'status', (a) => a.status],
-		['phone', 'phone', (a) => a.phone],
-		['identificationCode', 'identification_code', (a) => a.identification_code],
-		['searchCode', 'search_code', (a) => a.search_code],
-		['ownerUser', 'owner_user', (a) => a.owner_user],
+	/** Filters matched exactly, with where a record shows their value; the parameter each is sent as is the node table's. */
+	const matchedExactly: Array<[string, (a: IDataObject) => unknown]> = [
+		['calendarKey', (a) => (a.calendar as IDataObject).calendar_key],
+		['clientKey', (a) => a.client_key],
+		['personKey', (a) => a.person_key],
+		['status', (a) => a.status],
+		['phone', (a) => a.phone],
+		['identificationCode', (a) => a.identification_code],
+		['searchCode', (a) => a.search_code],
+		['ownerUser', (a) => a.owner_user],
 	];
+	const exact = matchedExactly.map(([field, get]) => [field, GET_MANY_FILTERS.find((row) => row.name === field)!.param, get] as const);
 
 	test.each(exact)(
 		'%s is sent as %s and selects exactly the matching appointments',

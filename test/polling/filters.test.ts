@@ -5,46 +5,18 @@
  */
 import { DateTime } from 'luxon';
 
-import type { Sandbox } from '../../sandbox';
-import { startPollingHarness, type PollingHarness } from '../helpers/polling';
-import { adminRequest, asJson, sandboxFetch, startTestSandbox } from '../helpers/sandbox';
+import type { PollingHarness } from '../helpers/polling';
+import { usePollingSandbox, type Json } from './common';
 
-// eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
-const TOKEN = 'polling-filter-token-51ad';
-const ADMIN = 'polling-filter-admin-9c02';
 const ZONE = 'America/Santiago';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await startTestSandbox({ token: TOKEN, admin: ADMIN }, { seed: 61, seedValue: 5, pageSize: 9, timeZone: ZONE });
-});
-afterAll(async () => {
-	await sb?.close();
-});
-
-async function admin(method: string, path: string, body?: unknown): Promise<Json> {
-	return await adminRequest(sb.url, ADMIN, method, path, body);
-}
-
-async function api(method: string, path: string, body?: unknown): Promise<Json> {
-	const res = await sandboxFetch(`${sb.url}/api/v3/${path}`, method, TOKEN, asJson(body));
-	if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${res.text}`);
-	return res.body;
-}
+const sb = usePollingSandbox({ seed: 61, seedValue: 5, pageSize: 9, timeZone: ZONE });
+const { admin, api } = sb;
 
 const rl = (value: string) => ({ __rl: true, mode: 'list', value });
 
-function harness(filters: Json): PollingHarness {
-	return startPollingHarness({
-		credentials: { baseUrl: sb.url, accessToken: TOKEN },
-		parameters: { events: ['appointment.created', 'appointment.updated', 'appointment.canceled'], filters, options: {} },
-		timezone: ZONE,
-	});
-}
+const harness = (filters: Json): PollingHarness =>
+	sb.harness({ events: ['appointment.created', 'appointment.updated', 'appointment.canceled'], filters, options: {} });
 
 function inDays(days: number): string {
 	return DateTime.now().setZone(ZONE).plus({ days }).set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toISO()!;
@@ -100,18 +72,14 @@ describe('Polling Trigger Filters', () => {
 	});
 
 	test('an option out of range is named as the editor labels it, with how to fix it', async () => {
-		const h = startPollingHarness({
-			credentials: { baseUrl: sb.url, accessToken: TOKEN },
-			parameters: { events: ['appointment.created'], options: { daysBack: '={{ 40 }}' } },
-			timezone: ZONE,
-		});
+		const h = sb.harness({ events: ['appointment.created'], options: { daysBack: '={{ 40 }}' } });
 		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
 		expect(error.message).toBe('The option "Days Back" must be a whole number from 0 to 31 (got 40)');
 		expect(error.description).toBe('Set "Days Back" under Options to a whole number from 0 to 31, or remove it to use 1.');
 	});
 
 	test('no event picked: the trigger names Events without an item and says what to pick', async () => {
-		const h = startPollingHarness({ credentials: { baseUrl: sb.url, accessToken: TOKEN }, parameters: { events: [], options: {} }, timezone: ZONE });
+		const h = sb.harness({ events: [], options: {} });
 		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
 		expect(error.message).toBe('The field "Events" must be at least one event');
 		expect(error.description).toBe('Pick at least one event in Events, such as Appointment Created.');

@@ -8,49 +8,17 @@ import { join } from 'node:path';
 
 import { DateTime } from 'luxon';
 
-import type { Sandbox } from '../../sandbox';
 import { startPollingHarness, type PollingHarness } from '../helpers/polling';
-import { adminRequest, asJson, sandboxFetch, startTestSandbox } from '../helpers/sandbox';
+import { eventNames, TOKEN, usePollingSandbox, type Json } from './common';
 
-// eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
-const TOKEN = 'polling-test-token-7c41';
-const ADMIN = 'polling-admin-token-2b90';
 const ALL_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
 const ZONE = 'America/Santiago';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
+const sb = usePollingSandbox({ seed: 60, seedValue: 5, pageSize: 7, timeZone: ZONE }, { resetEach: true });
+const { admin, api } = sb;
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await startTestSandbox({ token: TOKEN, admin: ADMIN }, { seed: 60, seedValue: 5, pageSize: 7, timeZone: ZONE });
-});
-afterAll(async () => {
-	await sb?.close();
-});
-beforeEach(async () => {
-	await admin('POST', '/__sandbox/reset/', { seed: 60, seedValue: 5 });
-	await admin('POST', '/__sandbox/config/', { pageSize: 7 });
-});
-
-async function admin(method: string, path: string, body?: unknown): Promise<Json> {
-	return await adminRequest(sb.url, ADMIN, method, path, body);
-}
-
-async function api(method: string, path: string, body?: unknown): Promise<Json> {
-	const res = await sandboxFetch(`${sb.url}/api/v3/${path}`, method, TOKEN, asJson(body));
-	if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${res.text}`);
-	return res.body;
-}
-
-function harness(options: Json = {}, events = ALL_EVENTS): PollingHarness {
-	return startPollingHarness({
-		credentials: { baseUrl: sb.url, accessToken: TOKEN },
-		parameters: { events, options },
-		timezone: ZONE,
-	});
-}
+const harness = (options: Json = {}, events = ALL_EVENTS): PollingHarness => sb.harness({ events, options });
+const events = eventNames;
 
 function inDays(days: number, hour = 10): string {
 	return DateTime.now().setZone(ZONE).plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 }).toISO()!;
@@ -69,10 +37,6 @@ async function watched(): Promise<Json[]> {
 		const start = Date.parse(a.start_date);
 		return !a.is_cancelled && start > from && start < to;
 	});
-}
-
-function events(items: Json[] | undefined): string[] {
-	return (items ?? []).map((i) => `${i.json.event} ${i.json.data?.appointment_key ?? i.json.appointment_key}`).sort();
 }
 
 describe('Appointments Polling Trigger', () => {
@@ -275,7 +239,7 @@ describe('Appointments Polling Trigger', () => {
 		const example = JSON.parse(readFileSync(join(__dirname, '../../examples/7-react-to-events-polling.json'), 'utf8'));
 		const node = example.nodes.find((n: Json) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger');
 		expect(node.parameters.pollTimes).toEqual({ item: [{ mode: 'everyMinute' }] });
-		const h = startPollingHarness({ credentials: { baseUrl: sb.url, accessToken: TOKEN }, parameters: node.parameters, timezone: ZONE });
+		const h = sb.harness(node.parameters);
 		await h.activate();
 		const a = await create(1);
 		expect(events((await h.poll()).items)).toEqual([`appointment.created ${a.appointment_key}`]);

@@ -11,7 +11,7 @@ import { nodeOutput } from '../../scripts/n8nCli';
 import { DEV_DIR } from '../../scripts/paths';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { createAppointments, handledEvents, listExecutions, settle, type HandledEvent } from '../../scripts/queue/events';
-import { startQueueStack, type QueueStack } from '../../scripts/queue/stack';
+import { startQueueStack, type QueueStack } from '../../scripts/queue/queueStack';
 
 const EVENTS = Number(process.env.QUEUE_EVENTS ?? 1000);
 const TZ = 'America/Santiago';

@@ -1,14 +1,16 @@
 import {
 	backoffDelay,
 	buildApiUrl,
+	DEFAULT_POLICY,
 	encodeQuery,
+	formatErrorBody,
 	normaliseBaseUrl,
 	parseRetryAfter,
+	redact,
+	resolvePolicy,
 	resolveSameOrigin,
-} from '../../nodes/Appointments/transport/utils';
-import { formatErrorBody } from '../../nodes/Appointments/transport/errorBody';
-import { redact, statusMessage } from '../../nodes/Appointments/transport/errors';
-import { resolvePolicy, DEFAULT_POLICY } from '../../nodes/Appointments/transport/credential';
+	statusMessage,
+} from '../../nodes/Appointments/transport/http';
 
 describe('normaliseBaseUrl', () => {
 	it.each([

@@ -1,5 +1,8 @@
-/** The trigger's dedupe memory: bounded, oldest forgotten first, one per scope, keys per mode. */
+/** The trigger's dedupe memory: bounded, oldest forgotten first, one per scope, keys per mode; its claim/settle protocol. */
+import { EventEmitter } from 'node:events';
+
 import {
+	claimEvent,
 	clampWindow,
 	dedupeKey,
 	DEFAULT_WINDOW,
@@ -134,5 +137,54 @@ describe('dedupeKey', () => {
 
 	it('off: no key, nothing remembered', () => {
 		expect(dedupeKey('off', 'e', 'k1', 't1')).toBeUndefined();
+	});
+});
+
+/** What claim.run() reads of the delivery's response: its status once n8n has finished it. */
+class Answer extends EventEmitter {
+	statusCode = 200;
+	finish(status: number): void {
+		this.statusCode = status;
+		this.emit('finish');
+	}
+}
+
+describe('claimEvent: claim, then settle as run or dropped', () => {
+	it('a settled event makes later copies duplicates; an unsettled one stays free for the resend', () => {
+		const keys = new RecentKeys(10);
+		const first = claimEvent(keys, 'e1')!;
+		expect(claimEvent(keys, 'e1')).toBeDefined(); // claimed, not settled: a copy gets its own claim
+		expect(first.drop()).toBe(true);
+		expect(claimEvent(keys, 'e1')).toBeUndefined();
+		claimEvent(keys, 'e2'); // never settled (the re-read failed)
+		expect(claimEvent(keys, 'e2')).toBeDefined();
+	});
+
+	it('of two copies claimed at once, the first settled wins and the other settles nothing', () => {
+		const keys = new RecentKeys(10);
+		const [a, b] = [claimEvent(keys, 'e')!, claimEvent(keys, 'e')!];
+		const answer = new Answer();
+		expect(a.run(answer)).toBe(true);
+		expect(b.drop()).toBe(false);
+		expect(b.run(new Answer())).toBe(false);
+		answer.finish(200);
+		expect(keys.has('e')).toBe(true);
+	});
+
+	it('a run that n8n answers with an error is forgotten again, so the resend runs', () => {
+		const keys = new RecentKeys(10);
+		const answer = new Answer();
+		expect(claimEvent(keys, 'e')!.run(answer)).toBe(true);
+		expect(claimEvent(keys, 'e')).toBeUndefined(); // remembered while n8n stores the execution
+		answer.finish(500);
+		expect(claimEvent(keys, 'e')).toBeDefined();
+	});
+
+	it('dedupe off: every copy gets a claim and nothing is remembered', () => {
+		const keys = new RecentKeys(10);
+		expect(claimEvent(undefined, 'e')!.drop()).toBe(true);
+		expect(claimEvent(keys, undefined)!.run(new Answer())).toBe(true);
+		expect(claimEvent(keys, undefined)).toBeDefined();
+		expect(keys.size).toBe(0);
 	});
 });

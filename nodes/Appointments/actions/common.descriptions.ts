@@ -4,7 +4,7 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { EVENTS, inputError, MAX_CONCURRENCY, numberValue } from '../shared';
+import { eventFields, inputError, MAX_CONCURRENCY, numberValue, optionsProperty, requirePathKey } from '../shared';
 
 export const appointmentKeyField: INodeProperties = {
 	displayName: 'Appointment Key',
@@ -24,6 +24,16 @@ export const webhookKeyField: INodeProperties = {
 	default: '',
 	description: 'The webhook_key of the webhook',
 };
+
+/**
+ * The webhook an item names (Update, Delete), checked before anything is sent; an error names the field as the
+ * node's version labels it: a locator "Webhook" from version 2 on.
+ */
+export function webhookKeyOf(ctx: IExecuteFunctions, itemIndex: number): string {
+	const node = ctx.getNode();
+	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
+	return requirePathKey(node, ctx.getNodeParameter('webhookKey', itemIndex, '', { extractValue: true }), label, itemIndex);
+}
 
 export function returnAllOrLimit(noun: string): INodeProperties[] {
 	return [
@@ -72,23 +82,10 @@ export const webhookFields: INodeProperties[] = [
 		description: 'Callback address the service posts notifications to',
 		hint: 'The service only accepts HTTPS callback URLs',
 	},
-	{
-		displayName: 'Events',
-		name: 'events',
-		type: 'multiOptions',
-		options: [...EVENTS],
-		default: [],
-		description: 'Events the webhook receives',
-	},
-	{
-		displayName: 'Other Events',
-		name: 'otherEvents',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. appointment.rescheduled',
-		description:
-			'Further event names, comma-separated, for events the list above does not offer (the service documents only three)',
-	},
+	...eventFields(
+		'Events the webhook receives',
+		'Further event names, comma-separated, for events the list above does not offer (the service documents only three)',
+	),
 ];
 
 const timeZoneOption: INodeProperties = {
@@ -155,12 +152,5 @@ export function optionsCollection(withTimeZone: boolean): INodeProperties {
 		// plain comparison: localeCompare's first call sets up ICU, ~9 ms of n8n's start-up per community node
 		a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
 	);
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options,
-	};
+	return optionsProperty(options);
 }

@@ -88,40 +88,45 @@ async function runPool(
 	await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operation = this.getNodeParameter('operation', 0) as string;
-	const prepare = operations[`${resource}:${operation}`];
-	if (!prepare) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The operation "${operation}" of "${resource}" is not supported`,
-		);
-	}
-	const continueOnFail = this.continueOnFail();
-	const hasAdvanced = this.getNode().typeVersion >= 3;
-	const rule = OPTION_RULES.concurrency;
-	const concurrency =
-		numberValue(this.getNode(), readOptions(this, 0, hasAdvanced).concurrency, rule.label, 0, rule) ?? 1;
-
-	// 1. Validate every item before anything is sent.
-	const outcomes: Array<Outcome | undefined> = new Array(items.length);
-	const runs: Array<PreparedRun | undefined> = new Array(items.length);
-	for (let i = 0; i < items.length; i++) {
+/**
+ * 1. Every item's parameters read and validated before anything is sent: a bad item fails the node at once, or
+ * with Continue On Fail becomes its `{ error }`.
+ */
+function prepareAll(
+	ctx: IExecuteFunctions,
+	prepare: PrepareOperation,
+	itemCount: number,
+	hasAdvanced: boolean,
+	outcomes: Array<Outcome | undefined>,
+): Array<PreparedRun | undefined> {
+	const continueOnFail = ctx.continueOnFail();
+	const runs: Array<PreparedRun | undefined> = new Array(itemCount);
+	for (let i = 0; i < itemCount; i++) {
 		try {
-			runs[i] = prepare.call(this, itemContext(this, i, hasAdvanced));
+			runs[i] = prepare.call(ctx, itemContext(ctx, i, hasAdvanced));
 		} catch (error) {
 			const failure = toError(error);
 			if (!continueOnFail) {
 				if (failure instanceof NodeOperationError) throw failure;
-				throw new NodeOperationError(this.getNode(), failure, { itemIndex: i });
+				throw new NodeOperationError(ctx.getNode(), failure, { itemIndex: i });
 			}
 			outcomes[i] = { error: failure };
 		}
 	}
+	return runs;
+}
 
-	// 2. Send, `concurrency` items at a time.
+/**
+ * 2. The prepared items sent, `concurrency` at a time. Without Continue On Fail no item starts after a failure,
+ * and the first failing item's error is thrown once the items in flight have settled.
+ */
+async function runAll(
+	ctx: IExecuteFunctions,
+	runs: Array<PreparedRun | undefined>,
+	concurrency: number,
+	outcomes: Array<Outcome | undefined>,
+): Promise<void> {
+	const continueOnFail = ctx.continueOnFail();
 	const pending = runs.map((run, index) => ({ run, index })).filter((p) => p.run !== undefined);
 	let failed = false;
 	await runPool(
@@ -142,21 +147,45 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const index = outcomes.findIndex((o) => o !== undefined && 'error' in o);
 		const error = (outcomes[index] as { error: Error }).error;
 		if (error instanceof NodeApiError || error instanceof NodeOperationError) throw error;
-		throw new NodeOperationError(this.getNode(), error, { itemIndex: index });
+		throw new NodeOperationError(ctx.getNode(), error, { itemIndex: index });
 	}
+}
 
-	// 3. Output in input order, paired.
+/** 3. Output in input order, every item paired with the input item it came from. */
+function pairedOutput(ctx: IExecuteFunctions, outcomes: Array<Outcome | undefined>): INodeExecutionData[] {
 	const returnData: INodeExecutionData[] = [];
-	for (let i = 0; i < items.length; i++) {
+	for (let i = 0; i < outcomes.length; i++) {
 		const outcome = outcomes[i];
 		if (!outcome) continue;
 		const json = 'error' in outcome ? { error: outcome.error.message } : outcome.data;
 		// A loop, not push(...spread): one Get Many item can yield hundreds of thousands of records, more
 		// arguments than a call can take ("Maximum call stack size exceeded").
-		const paired = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(json), {
+		const paired = ctx.helpers.constructExecutionMetaData(ctx.helpers.returnJsonArray(json), {
 			itemData: { item: i },
 		});
 		for (const entry of paired) returnData.push(entry);
 	}
-	return [returnData];
+	return returnData;
+}
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const prepare = operations[`${resource}:${operation}`];
+	if (!prepare) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
+	}
+	const hasAdvanced = this.getNode().typeVersion >= 3;
+	const rule = OPTION_RULES.concurrency;
+	const concurrency =
+		numberValue(this.getNode(), readOptions(this, 0, hasAdvanced).concurrency, rule.label, 0, rule) ?? 1;
+
+	const outcomes: Array<Outcome | undefined> = new Array(items.length);
+	const runs = prepareAll(this, prepare, items.length, hasAdvanced, outcomes);
+	await runAll(this, runs, concurrency, outcomes);
+	return [pairedOutput(this, outcomes)];
 }

@@ -1,3 +1,3 @@
-export { searchAppointments } from './appointments';
-export { searchWebhooks } from './webhooks';
-export { searchCalendars } from './calendars';
+export { searchAppointments } from './appointmentList';
+export { searchWebhooks } from './webhookList';
+export { searchCalendars } from './calendarList';

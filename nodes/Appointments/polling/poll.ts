@@ -1,6 +1,6 @@
 /**
  * One poll: list the appointments whose start lies in the watched window, compare them with the state of the last
- * successful poll (state.ts), and turn the differences into the webhook trigger's items. The state is written only
+ * successful poll (pollState.ts), and turn the differences into the webhook trigger's items. The state is written only
  * after every request succeeded, so a failing poll leaves it as it was and the next one catches up.
  *
  * Why it is correct whatever the service does with its filters: the window is padded on the service's side and
@@ -19,7 +19,7 @@ import {
 
 import { EVENTS, matches, simplifyAppointment, WALL_CLOCK_FORMAT, type EventFilter } from '../shared';
 import { apiRequest, appointmentPath, paginate } from '../transport';
-import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry } from './state';
+import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry, type PollState } from './pollState';
 
 export interface PollingOptions {
 	events: ReadonlySet<string>;
@@ -100,57 +100,79 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	const timestamp = now.toISO()!;
 	const from = now.minus({ days: options.daysBack }).toMillis();
 	const to = now.plus({ days: options.daysAhead }).toMillis();
-	const inWindow = (start: number) => start >= from && start <= to;
-
 	const previous = readState(staticData);
-	const entries = new Map(previous?.entries);
-	const changes: Change[] = [];
-	const listed = new Set<string>();
+	const c: Comparison = { from, to, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
 
 	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
-		for (const record of records) {
-			const key = record.appointment_key;
-			if (typeof key !== 'string' || key === '') continue;
-			listed.add(key);
-			const entry: Entry = { fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) };
-			const before = entries.get(key);
-			if (before === undefined) {
-				if (!inWindow(entry.start)) continue;
-				entries.set(key, entry);
-				// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
-				// window: it entered as the window moved (or its options changed), so it is only remembered.
-				if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
-					changes.push({ event: 'appointment.created', data: record });
-					if (isCancelled(record.status)) changes.push({ event: 'appointment.canceled', data: record });
-				}
-			} else if (before.fp !== entry.fp) {
-				entries.set(key, entry);
-				changes.push(changeOf(before, record));
-			}
-		}
+		for (const record of records) compareListed(c, record);
 	}
+	await readBackUnlisted(ctx, c);
 
-	// Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed.
-	for (const [key, before] of previous?.entries ?? []) {
-		if (listed.has(key) || !inWindow(before.start) || isCancelled(statusOf(before.fp))) continue;
+	forgetBeyond(ctx, c.entries, from, to, options);
+	writeState(staticData, { from, to, entries: c.entries });
+
+	const items = c.changes
+		.filter((change) => options.events.has(change.event) && matches(options.filter, change.data))
+		.map((change) => toItem(change, timestamp, options.simplify));
+	return items.length > 0 ? [items] : null;
+}
+
+/** One poll's comparison of the service's list with the state of the last successful poll. */
+interface Comparison {
+	/** The watched window of start times (epoch ms). */
+	from: number;
+	to: number;
+	previous: PollState | undefined;
+	/** The new state, filled in as the pages arrive. */
+	entries: Map<string, Entry>;
+	changes: Change[];
+	listed: Set<string>;
+}
+
+/** NaN (an unreadable start) is never inside. */
+const inWindow = (c: Comparison, start: number) => start >= c.from && start <= c.to;
+
+const entryOf = (record: IDataObject): Entry => ({
+	fp: fingerprint(record.status, record.start_date),
+	start: startMs(record.start_date),
+});
+
+function compareListed(c: Comparison, record: IDataObject): void {
+	const key = record.appointment_key;
+	if (typeof key !== 'string' || key === '') return;
+	c.listed.add(key);
+	const entry = entryOf(record);
+	const before = c.entries.get(key);
+	if (before === undefined) {
+		if (!inWindow(c, entry.start)) return;
+		c.entries.set(key, entry);
+		// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
+		// window: it entered as the window moved (or its options changed), so it is only remembered.
+		const previous = c.previous;
+		if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
+			c.changes.push({ event: 'appointment.created', data: record });
+			if (isCancelled(record.status)) c.changes.push({ event: 'appointment.canceled', data: record });
+		}
+	} else if (before.fp !== entry.fp) {
+		c.entries.set(key, entry);
+		c.changes.push(changeOf(before, record));
+	}
+}
+
+/** Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed. */
+async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<void> {
+	for (const [key, before] of c.previous?.entries ?? []) {
+		if (c.listed.has(key) || !inWindow(c, before.start) || isCancelled(statusOf(before.fp))) continue;
 		const record = await readBack(ctx, key);
 		if (record === undefined) {
-			entries.delete(key);
-			changes.push({ event: 'appointment.canceled', data: { appointment_key: key, canceled: true } });
+			c.entries.delete(key);
+			c.changes.push({ event: 'appointment.canceled', data: { appointment_key: key, canceled: true } });
 			continue;
 		}
-		const entry: Entry = { fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) };
-		entries.set(key, entry);
-		if (entry.fp !== before.fp) changes.push(changeOf(before, record));
+		const entry = entryOf(record);
+		c.entries.set(key, entry);
+		if (entry.fp !== before.fp) c.changes.push(changeOf(before, record));
 	}
-
-	forgetBeyond(ctx, entries, from, to, options);
-	writeState(staticData, { from, to, entries });
-
-	const items = changes
-		.filter((c) => options.events.has(c.event) && matches(options.filter, c.data))
-		.map((c) => toItem(c, timestamp, options.simplify));
-	return items.length > 0 ? [items] : null;
 }
 
 /**

@@ -23,12 +23,12 @@
  * baseline's time) while started is. Written only after every request succeeded (commit), like the change state.
  */
 import { DateTime } from 'luxon';
-import { NodeOperationError, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { matches } from '../shared';
+import { matches, type EventFilter } from '../shared';
 import { paginate } from '../transport';
 import { toItem, windowQuery, type Change, type PollingOptions } from './poll';
-import { isCancelled, startMs } from './state';
+import { isCancelled, startMs } from './pollState';
 
 export const STARTING_SOON = 'appointment.starting_soon';
 export const STARTED = 'appointment.started';
@@ -105,9 +105,7 @@ const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36
  */
 export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions): Promise<TimePoll> {
 	const staticData = ctx.getWorkflowStaticData('node');
-	const soon = options.events.has(STARTING_SOON);
-	const started = options.events.has(STARTED);
-	if (!soon && !started) {
+	if (!options.events.has(STARTING_SOON) && !options.events.has(STARTED)) {
 		return {
 			commit() {
 				if (staticData.time !== undefined) delete staticData.time;
@@ -118,49 +116,15 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 
 	const zone = ctx.getTimezone();
 	const nowDt = DateTime.now().setZone(zone);
-	const now = nowDt.toMillis();
-	const lead = options.leadTime * 60_000;
-	const previous = readState(staticData);
-	// Starting soon: now < start <= now + lead. Started: startedSince < start <= now, within the catch-up.
-	const from = started ? now - CATCH_UP_MS : now;
-	const to = soon ? now + lead : now;
-	const startedSince = started ? (previous?.startedSince ?? now) : undefined;
-	const baseline = soon && previous?.lead === undefined;
-	const grewInto = (start: number) =>
-		previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead;
-
-	const done = new Map(previous?.done);
-	const changes: Change[] = [];
-	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
-		for (const record of records) {
-			const key = record.appointment_key;
-			if (typeof key !== 'string' || key === '') continue;
-			const start = startMs(record.start_date);
-			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status) || !matches(options.filter, record)) continue;
-			const id = `${encodeURIComponent(key)},${Math.floor(start / 1000).toString(36)}`;
-			let flags = done.get(id) ?? '';
-			if (soon && start > now && !flags.includes('r')) {
-				flags += 'r';
-				if (!baseline && !grewInto(start)) changes.push({ event: STARTING_SOON, data: record });
-			}
-			if (started && start <= now && start > startedSince! && !flags.includes('s')) {
-				flags += 's';
-				changes.push({ event: STARTED, data: record });
-			}
-			if (flags !== '') done.set(id, flags);
-		}
+	const r = timeRound(nowDt.toMillis(), options, readState(staticData));
+	for await (const records of paginate(ctx, 'appointments/', windowQuery(r.from, r.to, zone), { keyField: 'appointment_key' })) {
+		for (const record of records) markRecord(r, record, options.filter);
 	}
-
-	// Keep a pair only while it can still match: before its start for r, within the catch-up for s.
-	for (const [id, flags] of done) {
-		const start = startOfId(id);
-		const keep = (soon && flags.includes('r') && start > now) || (started && flags.includes('s') && start >= from);
-		if (!keep) done.delete(id);
-	}
-	if (done.size > options.maxWatched) {
+	forgetSpent(r);
+	if (r.done.size > options.maxWatched) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`The reminder window holds ${done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
+			`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
 			{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
 		);
 	}
@@ -168,10 +132,73 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 	const timestamp = nowDt.toISO()!;
 	return {
 		commit() {
-			writeState(staticData, { at: now, lead: soon ? options.leadTime : undefined, startedSince, done });
-			return changes.map((change) => toItem(change, timestamp, options.simplify));
+			writeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
+			return r.changes.map((change) => toItem(change, timestamp, options.simplify));
 		},
 	};
+}
+
+/** One poll of the time events: the window it reads, the pairs emitted so far and the changes found. */
+interface TimeRound {
+	soon: boolean;
+	started: boolean;
+	now: number;
+	from: number;
+	to: number;
+	startedSince?: number;
+	/** Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder. */
+	baseline: boolean;
+	/** Inside Lead Time only because it grew since the last poll: remembered without a reminder. */
+	grewInto: (start: number) => boolean;
+	done: Map<string, string>;
+	changes: Change[];
+}
+
+function timeRound(now: number, options: TimeOptions, previous: TimeState | undefined): TimeRound {
+	const soon = options.events.has(STARTING_SOON);
+	const started = options.events.has(STARTED);
+	const lead = options.leadTime * 60_000;
+	return {
+		soon,
+		started,
+		now,
+		// Starting soon: now < start <= now + lead. Started: startedSince < start <= now, within the catch-up.
+		from: started ? now - CATCH_UP_MS : now,
+		to: soon ? now + lead : now,
+		startedSince: started ? (previous?.startedSince ?? now) : undefined,
+		baseline: soon && previous?.lead === undefined,
+		grewInto: (start) =>
+			previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead,
+		done: new Map(previous?.done),
+		changes: [],
+	};
+}
+
+function markRecord(r: TimeRound, record: IDataObject, filter: EventFilter): void {
+	const key = record.appointment_key;
+	if (typeof key !== 'string' || key === '') return;
+	const start = startMs(record.start_date);
+	if (Number.isNaN(start) || start < r.from || start > r.to || isCancelled(record.status) || !matches(filter, record)) return;
+	const id = `${encodeURIComponent(key)},${Math.floor(start / 1000).toString(36)}`;
+	let flags = r.done.get(id) ?? '';
+	if (r.soon && start > r.now && !flags.includes('r')) {
+		flags += 'r';
+		if (!r.baseline && !r.grewInto(start)) r.changes.push({ event: STARTING_SOON, data: record });
+	}
+	if (r.started && start <= r.now && start > r.startedSince! && !flags.includes('s')) {
+		flags += 's';
+		r.changes.push({ event: STARTED, data: record });
+	}
+	if (flags !== '') r.done.set(id, flags);
+}
+
+/** Keeps a pair only while it can still match: before its start for r, within the catch-up for s. */
+function forgetSpent(r: TimeRound): void {
+	for (const [id, flags] of r.done) {
+		const start = startOfId(id);
+		const keep = (r.soon && flags.includes('r') && start > r.now) || (r.started && flags.includes('s') && start >= r.from);
+		if (!keep) r.done.delete(id);
+	}
 }
 
 /**

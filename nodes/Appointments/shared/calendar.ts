@@ -1,6 +1,6 @@
 /**
  * The Calendar resource locator (Get Many's filter in version 3 and both triggers' filters) and its reader. The
- * API lists no calendars, so *From list* offers those seen in the account's appointments (listSearch/calendars.ts).
+ * API lists no calendars, so *From list* offers those seen in the account's appointments (listSearch/calendarList.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
 

@@ -20,7 +20,7 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
 import { STATUSES, STATUS_VALUES } from './constants';
-import { DateInputError, isValidTimeZone, toOffsetIso, toWallClock } from './dates';
+import { DateInputError, isValidTimeZone, toOffsetIso, toWallClock } from './dateInput';
 import { shown } from './format';
 
 export const MAX_CONCURRENCY = 20;

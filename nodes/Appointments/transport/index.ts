@@ -1,7 +1,7 @@
-export * from './credential';
-export * from './errors';
-export * from './request';
-export * from './paginate';
-export * from './appointments';
-export * from './webhooks';
-export * from './createWebhook';
+/**
+ * The transport's one door: http/ (send, retry, errors), list/ (paging) and resources/ (endpoint calls), each
+ * layer using only the ones after it.
+ */
+export * from './http';
+export * from './list';
+export * from './resources';

@@ -1,5 +1,22 @@
 /**
- * Bounded memory of recently handled notifications, one per (workflow, node, mode, dedupe key), kept in process
+ * The trigger's dedupe protocol: one delivery claims its event, then settles it.
+ *
+ *   claimEvent(store, key): Claim | undefined
+ *       undefined when a copy of the event was settled already (a duplicate: start nothing); a claim otherwise.
+ *       With dedupe off (no store or no key) every delivery gets a claim that remembers nothing.
+ *   claim.run(answer): boolean      settles it as run: remembered, so a later copy is a duplicate; forgotten
+ *       again when n8n answers the delivery (`answer`, its response) with an error: it could not store or queue
+ *       the execution, so the service resends and that resend must run
+ *   claim.drop(): boolean           settles it as handled without a run (unknown appointment, no longer matching
+ *       the Filters): remembered, since a resend would end the same way
+ *   Both give false and change nothing when another copy was settled while this one waited (its re-read with
+ *   Verify With API): this copy is then the duplicate and starts nothing. A claim never settled (the re-read
+ *   failed: n8n answers 500) leaves the event forgotten, so the service's resend runs it.
+ *
+ * A copy arriving while another is claimed but not settled gets a claim of its own: claims do not lock, so each
+ * copy makes its own short re-read and the first one settled wins.
+ *
+ * The memory: recently handled notifications, one per (workflow, node, mode, dedupe key), kept in process
  * memory. n8n does not offer its processed-data helpers to webhook functions, and what webhook() writes to static
  * data is not saved (seen in n8n 2.41.1), so the memory lasts as long as the process: it is empty after a restart
  * and not shared between several webhook processes (queue mode). n8n's Remove Duplicates node after the trigger is
@@ -85,6 +102,34 @@ export class RecentKeys {
 		this.next = 0;
 		this.max = max;
 	}
+}
+
+/** The delivery's response as n8n finishes it after webhook() returned (express's Response has this shape). */
+export interface Answer {
+	statusCode: number;
+	once(event: 'finish', listener: () => void): unknown;
+}
+
+export interface Claim {
+	run(answer: Answer): boolean;
+	drop(): boolean;
+}
+
+const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
+
+export function claimEvent(store: RecentKeys | undefined, key: string | undefined): Claim | undefined {
+	if (store === undefined || key === undefined) return UNREMEMBERED;
+	if (store.has(key)) return undefined;
+	return {
+		run(answer) {
+			if (!store.remember(key)) return false;
+			answer.once('finish', () => {
+				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key);
+			});
+			return true;
+		},
+		drop: () => store.remember(key),
+	};
 }
 
 // Map iteration order doubles as recency: a scope is re-inserted when used, so the first one is the oldest.

@@ -119,21 +119,19 @@ export function checkEnvelope(body: unknown): string | undefined {
 			return 'data.start_date must be an ISO 8601 date and time with a UTC offset';
 		}
 	}
-	const calendar = data.calendar;
-	if (calendar !== undefined && calendar !== null) {
-		if (!isPlainObject(calendar)) return 'data.calendar must be an object';
-		const p =
-			checkOptionalText(calendar.calendar_key, 'data.calendar.calendar_key') ??
-			checkOptionalText(calendar.name, 'data.calendar.name');
-		if (p !== undefined) return p;
-	}
-	const person = data.person;
-	if (person !== undefined && person !== null) {
-		if (!isPlainObject(person)) return 'data.person must be an object';
-		const p =
-			checkOptionalText(person.full_name, 'data.person.full_name') ??
-			checkOptionalText(person.email, 'data.person.email');
-		if (p !== undefined) return p;
+	return (
+		checkOptionalObject(data.calendar, 'data.calendar', ['calendar_key', 'name']) ??
+		checkOptionalObject(data.person, 'data.person', ['full_name', 'email'])
+	);
+}
+
+/** An optional nested object (calendar, person) whose listed fields, when present, are text. */
+function checkOptionalObject(value: unknown, label: string, fields: string[]): string | undefined {
+	if (value === undefined || value === null) return undefined;
+	if (!isPlainObject(value)) return `${label} must be an object`;
+	for (const field of fields) {
+		const problem = checkOptionalText(value[field], `${label}.${field}`);
+		if (problem !== undefined) return problem;
 	}
 	return undefined;
 }

@@ -1,20 +1,21 @@
 /**
- * webhook(): one notification from the service.
+ * webhook(): one notification from the service, on a path with no way back:
  *
  *   receive(this: IWebhookFunctions): Promise<IWebhookResponseData>
  *
- * Order: validate the envelope (400 with a short reason, nothing started) -> subscribed event? (200, nothing
- * started) -> matches the Filters (the re-read record's with Verify with API)? (200, nothing started) -> handled before within the dedupe window? (200, nothing started) -> optionally re-read the
- * appointment (unknown: 200, nothing started, warning) -> start the workflow with one item (n8n answers 200 at
- * once: responseMode onReceived). Every rejection is logged at debug level with its reason, the event name and
- * the appointment key only (no other personal data).
+ *   config    the node's parameters (config.ts), read anew for every notification
+ *   validate  the envelope (envelope.ts; 400 with a short reason, nothing started), a subscribed event (200,
+ *             nothing started), the Filters on the notification's data unless Verify With API re-reads it (200,
+ *             nothing started)
+ *   dedupe    claim the event (dedupe.ts): a copy of one already settled answers duplicate (200, nothing started)
+ *   verify    with Verify With API, re-read the appointment: one short attempt (VERIFY_POLICY); unknown (200,
+ *             warning) or no longer matching the Filters (200) drops the claim (settled without a run); a failed
+ *             or slow re-read answers 500 and settles nothing, so the service's resend gets a fresh chance
+ *   run       settle the claim as run and start the workflow with one item (n8n answers 200 at once:
+ *             responseMode onReceived; an error answer forgets the event again)
  *
- * A notification counts as handled (and its key is remembered) only once its workflow is started or it is dropped
- * for an unknown appointment; it is forgotten again when n8n then answers the delivery with an error (it could not
- * store or queue the execution), since the service resends it and that resend must run. While "Verify with API"
- * re-reads it, a copy arriving meanwhile makes its own re-read; whichever copy is settled first is remembered,
- * the other answers duplicate. A re-read that fails or takes longer than VERIFY_POLICY allows answers 500 and
- * leaves nothing remembered, so a resend gets a fresh chance.
+ * Every rejection is logged at debug level with its reason, the event name and the appointment key only (no
+ * other personal data).
  */
 import {
 	NodeOperationError,
@@ -24,10 +25,10 @@ import {
 } from 'n8n-workflow';
 
 import { getAppointment } from '../transport';
-import { matches, simplifyAppointment } from '../shared';
-import { receiverConfig } from './config';
+import { matches, simplifyAppointment, type EventFilter } from '../shared';
+import { receiverConfig, type ReceiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
-import { dedupeKey, type RecentKeys } from './dedupe';
+import { claimEvent, dedupeKey, type Claim } from './dedupe';
 
 /**
  * One attempt, well inside a callback time-out: the spec asks receivers to answer promptly, and a service that
@@ -48,104 +49,95 @@ function eventOf(body: unknown): string | undefined {
 
 type Envelope = IDataObject & { event: string; timestamp: string; data: IDataObject };
 
-function ignored(reason: string): IWebhookResponseData {
-	return { webhookResponse: { received: true, started: false, reason } };
+/** A valid notification on its way through receive(). */
+interface Delivery {
+	ctx: IWebhookFunctions;
+	config: ReceiverConfig;
+	envelope: Envelope;
+	/** Log metadata: the workflow, the node, the event name and the appointment key (no other personal data). */
+	meta: { workflowId: string; node: string; event: string; appointmentKey: string };
 }
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const body = this.getBodyData() as unknown;
 	const config = receiverConfig(this);
-	const where = config.where;
-
 	const problem = checkEnvelope(body);
-	if (problem !== undefined) {
-		this.logger.debug(`Appointments Trigger: rejected an invalid notification (400): ${problem}`, {
-			...where,
-			event: eventOf(body),
-			appointmentKey: keyOf(body),
-		});
-		const res = this.getResponseObject();
-		res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8' });
-		res.end(JSON.stringify({ error: 'invalid notification', reason: problem }));
-		return { noWebhookResponse: true };
-	}
+	if (problem !== undefined) return invalid(this, config, body, problem);
 
 	const envelope = body as Envelope;
-	const event = envelope.event;
 	const appointmentKey = envelope.data.appointment_key as string;
-	if (!config.events.has(event)) {
-		this.logger.debug(
-			`Appointments Trigger: ignored ${JSON.stringify(event)}: not one of the subscribed events${config.eventsProblem ? ` (${config.eventsProblem})` : ''}`,
-			{ ...where, event, appointmentKey },
-		);
-		return ignored('event not subscribed');
+	const d: Delivery = { ctx: this, config, envelope, meta: { ...config.where, event: envelope.event, appointmentKey } };
+	if (!config.events.has(envelope.event)) {
+		const why = config.eventsProblem ? ` (${config.eventsProblem})` : '';
+		return ignored(d, 'event not subscribed', `not one of the subscribed events${why}`);
 	}
+	const filter = config.filter;
+	if (filter === undefined) return filteredOut(d);
+	if (!config.options.verifyWithApi && !matches(filter, envelope.data)) return filteredOut(d);
 
-	const filteredOut = () => {
-		this.logger.debug(`Appointments Trigger: ignored ${JSON.stringify(event)}: the appointment does not match the Filters`, {
-			...where,
-			event,
-			appointmentKey,
-		});
-		return ignored('filtered out');
-	};
-	if (config.filter === undefined) return filteredOut();
-	if (!config.options.verifyWithApi && !matches(config.filter, envelope.data)) return filteredOut();
-
-	const key = dedupeKey(config.options.dedupeKey, event, appointmentKey, envelope.timestamp);
-	const memory = config.store !== undefined && key !== undefined ? { store: config.store, key } : undefined;
-	const duplicate = () => {
-		this.logger.debug(
-			`Appointments Trigger: ignored a duplicate of ${JSON.stringify(event)} (dedupe key: ${config.options.dedupeKey})`,
-			{ ...where, event, appointmentKey },
-		);
-		return ignored('duplicate');
-	};
-	if (memory?.store.has(memory.key)) return duplicate();
+	const claim = claimEvent(config.store, dedupeKey(config.options.dedupeKey, envelope.event, appointmentKey, envelope.timestamp));
+	if (claim === undefined) return duplicate(d);
 	if (!config.options.verifyWithApi) {
-		if (memory !== undefined) rememberUnlessRefused(this, memory);
-		return started(config.options.simplify, envelope, envelope.data);
+		claim.run(this.getResponseObject());
+		return started(d, envelope.data);
 	}
-
-	// Every copy makes its own short re-read, even while another copy's is under way: sharing a slow re-read's
-	// fate would refuse this copy too and leave the event for a third delivery. The first copy to be settled
-	// claims the key (remember), so a copy whose re-read ends later answers duplicate and starts nothing.
-	const record = await reread(this, appointmentKey);
-	if (memory !== undefined && memory.store.has(memory.key)) return duplicate();
-	if (record === undefined) {
-		memory?.store.remember(memory.key);
-		this.logger.warn(
-			`Appointments Trigger: dropped ${JSON.stringify(event)}: the service does not know appointment ${JSON.stringify(appointmentKey)} (Verify with API)`,
-			{ ...where, event, appointmentKey },
-		);
-		this.logger.debug('Appointments Trigger: rejection reason: appointment not found (404)', {
-			...where,
-			event,
-			appointmentKey,
-		});
-		return ignored('appointment not found');
-	}
-	if (!matches(config.filter, record)) {
-		// Handled: its current record does not match, so a resend would not either.
-		memory?.store.remember(memory.key);
-		return filteredOut();
-	}
-	if (memory !== undefined) rememberUnlessRefused(this, memory);
-	return started(config.options.simplify, envelope, record);
+	return await verifyThenRun(d, filter, claim);
 }
 
 /**
- * Remembers a notification whose workflow webhook() starts. n8n answers the delivery only after that, through
- * the same response: 2xx once the execution is stored (and queued, in queue mode); otherwise (e.g. 500 when no
- * database connection came in time) the workflow may never run and the service resends, which must not be
- * taken for a duplicate.
+ * Verify With API. Every copy makes its own short re-read, even while another copy's is under way: sharing a slow
+ * re-read's fate would refuse this copy too and leave the event for a third delivery. The first copy settled
+ * wins, so a copy whose re-read ends later answers duplicate and starts nothing.
  */
-function rememberUnlessRefused(ctx: IWebhookFunctions, memory: { store: RecentKeys; key: string }): void {
-	memory.store.remember(memory.key);
-	const res = ctx.getResponseObject();
-	res.once('finish', () => {
-		if (res.statusCode < 200 || res.statusCode > 299) memory.store.forget(memory.key);
+async function verifyThenRun(d: Delivery, filter: EventFilter, claim: Claim): Promise<IWebhookResponseData> {
+	const record = await reread(d.ctx, d.meta.appointmentKey);
+	const runs = record !== undefined && matches(filter, record);
+	const settled = runs ? claim.run(d.ctx.getResponseObject()) : claim.drop();
+	if (!settled) return duplicate(d);
+	if (record === undefined) {
+		d.ctx.logger.warn(
+			`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
+			d.meta,
+		);
+		d.ctx.logger.debug('Appointments Trigger: rejection reason: appointment not found (404)', d.meta);
+		return notStarted('appointment not found');
+	}
+	if (!runs) return filteredOut(d);
+	return started(d, record);
+}
+
+function notStarted(reason: string): IWebhookResponseData {
+	return { webhookResponse: { received: true, started: false, reason } };
+}
+
+function ignored(d: Delivery, reason: string, why: string): IWebhookResponseData {
+	d.ctx.logger.debug(`Appointments Trigger: ignored ${JSON.stringify(d.envelope.event)}: ${why}`, d.meta);
+	return notStarted(reason);
+}
+
+function filteredOut(d: Delivery): IWebhookResponseData {
+	return ignored(d, 'filtered out', 'the appointment does not match the Filters');
+}
+
+function duplicate(d: Delivery): IWebhookResponseData {
+	d.ctx.logger.debug(
+		`Appointments Trigger: ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`,
+		d.meta,
+	);
+	return notStarted('duplicate');
+}
+
+/** The node's own 400: n8n would answer 200 to anything webhook() returns. */
+function invalid(ctx: IWebhookFunctions, config: ReceiverConfig, body: unknown, problem: string): IWebhookResponseData {
+	ctx.logger.debug(`Appointments Trigger: rejected an invalid notification (400): ${problem}`, {
+		...config.where,
+		event: eventOf(body),
+		appointmentKey: keyOf(body),
 	});
+	const res = ctx.getResponseObject();
+	res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8' });
+	res.end(JSON.stringify({ error: 'invalid notification', reason: problem }));
+	return { noWebhookResponse: true };
 }
 
 /** The service's current record; undefined when it does not know the appointment (404). */
@@ -163,8 +155,9 @@ async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<I
 	}
 }
 
-function started(simplify: boolean, envelope: Envelope, data: IDataObject): IWebhookResponseData {
-	const json: IDataObject = simplify
+function started(d: Delivery, data: IDataObject): IWebhookResponseData {
+	const { envelope } = d;
+	const json: IDataObject = d.config.options.simplify
 		? { ...simplifyAppointment(data), event: envelope.event, timestamp: envelope.timestamp }
 		: data === envelope.data
 			? envelope

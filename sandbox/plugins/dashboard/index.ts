@@ -4,18 +4,18 @@
  * (@fastify/csrf-protection). One inline script (copy and reveal buttons) allowed by its hash; no external asset.
  */
 import crypto from 'node:crypto';
-import cookie from '@fastify/cookie';
+import cookie, { type CookieSerializeOptions } from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { PRODUCT } from '../../product';
-import { appointmentPages } from './appointments';
-import { deliveryPages } from './deliveries';
+import { appointmentPages } from './appointmentListPages';
+import { deliveryPages } from './deliveryPages';
 import { CSS_HASH, SCRIPT_HASH, field, html, layout, type Page } from './html';
-import { mailboxPages } from './mailbox';
-import { settingsPages } from './settings';
-import { webhookPages } from './webhooks';
+import { mailboxPages } from './mailboxPages';
+import { settingsPages } from './settingsPages';
+import { webhookPages } from './webhookPages';
 
 declare module 'fastify' {
 	interface FastifyReply {
@@ -28,29 +28,41 @@ declare module 'fastify' {
 const SESSION = 'sbx_session';
 const SESSION_MS = 12 * 60 * 60 * 1000;
 
-export default async function dashboard(app: FastifyInstance) {
-	const s = app.sandbox;
-	const secure = s.options.tls !== undefined;
+interface Sessions {
+	/** The signed-in session of a request, if any (expired ones are forgotten). */
+	of(req: FastifyRequest): string | undefined;
+	open(): string;
+	close(id: string): void;
+}
+
+/** Session ids in memory with their expiry; the cookie holds the id, signed. */
+function sessionStore(): Sessions {
 	const sessions = new Map<string, number>(); // id -> expiry
-	const cookieOpts = { path: '/dashboard', httpOnly: true, sameSite: 'strict' as const, secure, signed: true };
-
-	await app.register(cookie, { secret: crypto.randomBytes(32).toString('base64url') });
-	await app.register(formbody, { bodyLimit: 1_048_576 });
-	await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'sbx_csrf', cookieOpts });
-
-	const session = (req: FastifyRequest): string | undefined => {
-		const c = req.cookies[SESSION];
-		if (!c) return undefined;
-		const u = req.unsignCookie(c);
-		if (!u.valid || !u.value) return undefined;
-		const exp = sessions.get(u.value);
-		if (exp === undefined || exp < Date.now()) {
-			sessions.delete(u.value);
-			return undefined;
-		}
-		return u.value;
+	return {
+		of(req) {
+			const c = req.cookies[SESSION];
+			if (!c) return undefined;
+			const u = req.unsignCookie(c);
+			if (!u.valid || !u.value) return undefined;
+			const exp = sessions.get(u.value);
+			if (exp === undefined || exp < Date.now()) {
+				sessions.delete(u.value);
+				return undefined;
+			}
+			return u.value;
+		},
+		open() {
+			const id = crypto.randomBytes(24).toString('base64url');
+			sessions.set(id, Date.now() + SESSION_MS);
+			return id;
+		},
+		close: (id) => void sessions.delete(id),
 	};
+}
 
+/** reply.page() and reply.csrfToken(): a page carries the CSRF token for its forms when signed in. */
+function pages(app: FastifyInstance, sessions: Sessions): void {
+	const session = sessions.of;
 	app.decorateReply('csrfToken', function (this: FastifyReply) {
 		return this.generateCsrf();
 	});
@@ -58,7 +70,11 @@ export default async function dashboard(app: FastifyInstance) {
 		const signedIn = session(this.request) !== undefined;
 		return this.code(status).type('text/html; charset=utf-8').send(layout({ ...p, csrf: signedIn ? this.csrfToken() : undefined }));
 	});
+}
 
+/** Security headers on every page; signed out: to the sign-in page (GET) or 401; POST needs the CSRF token. */
+function guards(app: FastifyInstance, sessions: Sessions): void {
+	const session = sessions.of;
 	app.addHook('onRequest', async (req, reply) => {
 		reply.header('content-security-policy', `default-src 'none'; style-src ${CSS_HASH}; script-src ${SCRIPT_HASH}; img-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
 		reply.header('x-content-type-options', 'nosniff');
@@ -79,7 +95,11 @@ export default async function dashboard(app: FastifyInstance) {
 		const message = err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET' ? 'This form was not sent from the dashboard (missing or invalid CSRF token). Nothing was changed.' : err.message;
 		return reply.code(status).type('text/html; charset=utf-8').send(layout({ title: 'Refused', body: html`<h1>Refused</h1><p class="notice bad" role="alert">${message}</p><p><a href="/dashboard/">Back to the dashboard</a></p>` }));
 	});
+}
 
+/** Sign in with the admin token, sign out. */
+function signIn(app: FastifyInstance, sessions: Sessions, cookieOpts: CookieSerializeOptions): void {
+	const s = app.sandbox;
 	const loginPage = (reply: FastifyReply, next: string, error?: string) =>
 		reply.code(error ? 401 : 200).type('text/html; charset=utf-8').send(
 			layout({
@@ -99,17 +119,28 @@ ${field({ name: 'token', label: 'Admin token', type: 'password', required: true,
 		const given = typeof b.token === 'string' ? Buffer.from(b.token) : Buffer.alloc(0);
 		const want = Buffer.from(s.adminToken);
 		if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) return loginPage(reply, safeNext(b.next), 'Not the admin token.');
-		const id = crypto.randomBytes(24).toString('base64url');
-		sessions.set(id, Date.now() + SESSION_MS);
+		const id = sessions.open();
 		reply.setCookie(SESSION, id, { ...cookieOpts, maxAge: SESSION_MS / 1000 });
 		return reply.redirect(safeNext(b.next), 303);
 	});
 	app.post('/logout', async (req, reply) => {
-		const id = session(req);
-		if (id) sessions.delete(id);
+		const id = sessions.of(req);
+		if (id) sessions.close(id);
 		reply.clearCookie(SESSION, cookieOpts);
 		return reply.redirect('/dashboard/login', 303);
 	});
+}
+
+export default async function dashboard(app: FastifyInstance) {
+	const secure = app.sandbox.options.tls !== undefined;
+	const cookieOpts = { path: '/dashboard', httpOnly: true, sameSite: 'strict' as const, secure, signed: true };
+	await app.register(cookie, { secret: crypto.randomBytes(32).toString('base64url') });
+	await app.register(formbody, { bodyLimit: 1_048_576 });
+	await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'sbx_csrf', cookieOpts });
+	const sessions = sessionStore();
+	pages(app, sessions);
+	guards(app, sessions);
+	signIn(app, sessions, cookieOpts);
 	app.get('/', async (_req, reply) => reply.redirect('/dashboard/appointments/', 303));
 	app.setNotFoundHandler(async (_req, reply) => reply.page({ title: 'Not found', body: html`<h1>Not found</h1><p>No such page. <a href="/dashboard/">Dashboard</a></p>` }, 404));
 

@@ -1,8 +1,8 @@
-/** Appointment > Get Many: its fields (filters, date range, Simplify, options with Page Concurrency). */
+/** Appointment > Get Many: its fields (date range, filters from getAll.filters.ts, Simplify, options with Page Concurrency). */
 import { updateDisplayOptions, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
-import { STATUSES } from '../../shared';
 import { optionsCollection, returnAllOrLimit } from '../common.descriptions';
+import { customRangeFields, filtersCollection } from './getAll.filters';
 
 export const SIMPLIFY_DESCRIPTION =
 	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record';
@@ -58,139 +58,8 @@ const properties: INodeProperties[] = [
 		description: "Which start dates to include, in the chosen time zone (default: the workflow's)",
 		options: [...DATE_RANGES],
 	},
-	{
-		displayName: 'Start Date',
-		name: 'startDate',
-		type: 'dateTime',
-		default: '',
-		description: 'Earliest start to include; a date alone means from 00:00 of that day',
-		displayOptions: { show: { dateRange: ['custom'] } },
-	},
-	{
-		displayName: 'End Date',
-		name: 'endDate',
-		type: 'dateTime',
-		default: '',
-		description: 'Latest start to include; a date alone means until 23:59:59 of that day',
-		displayOptions: { show: { dateRange: ['custom'] } },
-	},
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Calendar Key',
-				name: 'calendarKey',
-				type: 'string',
-				default: '',
-				description: 'Only appointments of this calendar (UUID)',
-			},
-			{
-				displayName: 'Client Key',
-				name: 'clientKey',
-				type: 'string',
-				default: '',
-				description: 'Only appointments of this client (UUID)',
-			},
-			{
-				displayName: 'Created At',
-				name: 'createdAt',
-				type: 'dateTime',
-				default: '',
-				description: 'Creation date, sent as local wall clock in the chosen time zone',
-			},
-			{
-				displayName: 'Email',
-				name: 'email',
-				type: 'string',
-				placeholder: 'name@email.com',
-				default: '',
-				description: "The person's email address",
-			},
-			{
-				displayName: 'External ID',
-				name: 'externalId',
-				type: 'string',
-				default: '',
-			},
-			{
-				displayName: 'Identification Code',
-				name: 'identificationCode',
-				type: 'string',
-				default: '',
-				description: 'National ID or document number of the person',
-			},
-			{
-				displayName: 'Is Canceled',
-				name: 'isCancelled',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to return only canceled appointments (on) or only not canceled ones (off)',
-			},
-			{
-				displayName: 'Name',
-				name: 'name',
-				type: 'string',
-				default: '',
-				description: "The person's name",
-			},
-			{
-				displayName: 'Owner User',
-				name: 'ownerUser',
-				type: 'string',
-				default: '',
-				description: 'The responsible user',
-			},
-			{
-				displayName: 'Person Key',
-				name: 'personKey',
-				type: 'string',
-				default: '',
-				description: 'Only appointments of this person (UUID)',
-			},
-			{
-				displayName: 'Phone',
-				name: 'phone',
-				type: 'string',
-				default: '',
-				description: "The person's telephone",
-			},
-			{
-				displayName: 'Search Code',
-				name: 'searchCode',
-				type: 'string',
-				default: '',
-				description: 'The human-readable appointment code',
-			},
-			{
-				displayName: 'Service Keys',
-				name: 'serviceKeys',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. uuid-1, uuid-2',
-				description: 'Service UUIDs, comma-separated (an expression may also return an array)',
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				options: [...STATUSES],
-				default: 'CONFIRMED',
-			},
-			{
-				displayName: 'Tag Keys',
-				name: 'tagKeys',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. uuid-1, uuid-2',
-				description: 'Tag UUIDs, comma-separated (an expression may also return an array)',
-			},
-		],
-	},
+	...customRangeFields(),
+	filtersCollection(),
 	{
 		displayName: 'Simplify',
 		name: 'simplify',

@@ -4,9 +4,8 @@
  */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { requirePathKey } from '../../shared';
 import { deleteWebhook } from '../../transport';
-import { optionsCollection, webhookKeyField } from '../common.descriptions';
+import { optionsCollection, webhookKeyField, webhookKeyOf } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
 const properties: INodeProperties[] = [webhookKeyField, optionsCollection(false)];
@@ -18,10 +17,7 @@ export const description = updateDisplayOptions(
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const node = this.getNode();
-	// Named as the node's version labels it: a locator "Webhook" from version 2 on.
-	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
-	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), label, i);
+	const key = webhookKeyOf(this, i);
 	return async () => {
 		const result = await deleteWebhook(this, key, {
 			itemIndex: i,

@@ -1,9 +1,9 @@
 /** Webhook > Update: PUT /api/v3/webhooks/{key}/ {url, events}, a full replacement of the subscription. */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { eventList, requirePathKey, validateWebhookInput, validateWebhookUrl } from '../../shared';
+import { eventList, validateWebhookInput, validateWebhookUrl } from '../../shared';
 import { updateWebhook } from '../../transport';
-import { optionsCollection, webhookFields, webhookKeyField } from '../common.descriptions';
+import { optionsCollection, webhookFields, webhookKeyField, webhookKeyOf } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
 const properties: INodeProperties[] = [
@@ -27,8 +27,7 @@ export const description = updateDisplayOptions(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
-	const key = requirePathKey(node, this.getNodeParameter('webhookKey', i, '', { extractValue: true }), label, i);
+	const key = webhookKeyOf(this, i);
 	const url = validateWebhookUrl(this.getNode(), this.getNodeParameter('url', i, ''), i);
 	const events = eventList(
 		node,

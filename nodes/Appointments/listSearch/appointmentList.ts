@@ -1,0 +1,105 @@
+import { DateTime } from 'luxon';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
+
+import { canonicalUuid } from '../shared';
+import { apiRequest, appointmentPath } from '../transport';
+import { locatorPage } from './locatorPage';
+
+const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+// An appointment code is one word with a digit, or one all-capital word; a name is neither.
+const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
+
+/**
+ * `Tue 24 Nov 10:00 · Ana Pérez · CONFIRMED · Dr. Rojas · K7M2P9QX`, the start in the workflow's time zone. The
+ * status comes before the calendar: the editor's list cuts long entries, and calendar names are the long part.
+ */
+export function appointmentLabel(record: IDataObject, zone: string): string {
+	const person = (record.person ?? {}) as IDataObject;
+	const calendar = (record.calendar ?? {}) as IDataObject;
+	const start = DateTime.fromISO(String(record.start_date ?? ''), { zone, locale: 'en' });
+	const format = start.year === DateTime.now().setZone(zone).year ? 'ccc d LLL HH:mm' : 'ccc d LLL yyyy HH:mm';
+	return [
+		start.isValid ? start.toFormat(format) : undefined,
+		person.full_name,
+		record.status,
+		calendar.name,
+		record.search_code,
+	]
+		.filter((part) => typeof part === 'string' && part !== '')
+		.join(' · ');
+}
+
+function toItem(record: IDataObject, zone: string): INodeListSearchItems {
+	return { name: appointmentLabel(record, zone), value: String(record.appointment_key) };
+}
+
+/** The list filter a typed text maps to: an e-mail, an appointment code, else a (part of a) person's name. */
+export function searchFilter(text: string): IDataObject {
+	if (EMAIL.test(text)) return { email: text };
+	if (CODE.test(text)) return { search_code: text };
+	return { name: text };
+}
+
+type Phase = 'upcoming' | 'earlier';
+
+/** The pagination token: the phase and, within it, the service's `next` link. */
+function parseToken(token: string | undefined): { phase: Phase; next?: string } {
+	if (!token) return { phase: 'upcoming' };
+	const [phase, ...rest] = token.split(' ');
+	const next = rest.join(' ') || undefined;
+	return { phase: phase === 'earlier' ? 'earlier' : 'upcoming', next };
+}
+
+/**
+ * Appointments for the Appointment locator, upcoming first: from today 00:00 in the workflow's time zone on
+ * (today's and the next appointments), then the earlier ones. Search text narrows both by the list filter it
+ * looks like (a key is read directly; a code that finds nothing is tried as a name).
+ */
+export async function searchAppointments(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const zone = this.getTimezone();
+	const text = (filter ?? '').trim();
+	if (!paginationToken && text !== '') {
+		const key = canonicalUuid(text);
+		if (key !== undefined) {
+			const response = await apiRequest(this, 'GET', appointmentPath(key), {
+				resource: `Appointment ${key}`,
+				allowStatus: [404],
+			});
+			const found = response.statusCode < 300 && response.body?.appointment_key !== undefined;
+			return { results: found ? [toItem(response.body as IDataObject, zone)] : [] };
+		}
+	}
+	const today = DateTime.now().setZone(zone).startOf('day');
+	const bounds: Record<Phase, IDataObject> = {
+		upcoming: { start_date: today.toFormat(WALL_CLOCK) },
+		earlier: { end_date: today.minus({ seconds: 1 }).toFormat(WALL_CLOCK) },
+	};
+	const load = async (filters: IDataObject, token: string | undefined) => {
+		let { phase, next } = parseToken(token);
+		const records: IDataObject[] = [];
+		for (;;) {
+			const page = await locatorPage(this, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
+			records.push(...page.records);
+			if (page.next) return { records, token: `${phase} ${page.next}` };
+			if (phase === 'earlier') return { records, token: undefined };
+			phase = 'earlier';
+			next = undefined;
+		}
+	};
+	const filters = text === '' ? {} : searchFilter(text);
+	let page = await load(filters, paginationToken);
+	if (!paginationToken && filters.search_code !== undefined && page.records.length === 0) {
+		page = await load({ name: text }, undefined);
+	}
+	return { results: page.records.map((record) => toItem(record, zone)), paginationToken: page.token };
+}

@@ -1,0 +1,27 @@
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { locatorPage } from './locatorPage';
+
+/** `https://example.com/hook · appointment.created, appointment.canceled` */
+export function webhookLabel(record: IDataObject): string {
+	const events = Array.isArray(record.events) ? record.events.join(', ') : '';
+	return [record.url, events].filter((part) => typeof part === 'string' && part !== '').join(' · ');
+}
+
+/**
+ * Subscriptions for the Webhook locator. The service has no list filters for webhooks, so the search text
+ * narrows each page by URL, event or key (case-insensitive).
+ */
+export async function searchWebhooks(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const text = (filter ?? '').trim().toLowerCase();
+	const page = await locatorPage(this, 'webhooks/', undefined, paginationToken, 'webhooks');
+	const results = page.records
+		.map((record) => ({ record, name: webhookLabel(record) }))
+		.filter(({ record, name }) => text === '' || `${name} ${String(record.webhook_key)}`.toLowerCase().includes(text))
+		.map(({ record, name }) => ({ name, value: String(record.webhook_key) }));
+	return { results, paginationToken: page.next };
+}

@@ -1,0 +1,63 @@
+/**
+ * The transport's two ways to send: to an API path at the credential's base URL, or to an absolute link (a
+ * `next`) that must have the credential's origin. Both refuse another origin before anything is sent; the
+ * sending and its retries are in retries.ts.
+ */
+import { NodeOperationError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
+
+import { buildApiUrl, originOf } from './apiUrls';
+import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo';
+import { requestWithRetries, type ApiResponse, type RetryHooks, type SendOptions } from './retries';
+
+export interface ApiRequestOptions extends SendOptions {
+	qs?: IDataObject;
+}
+
+async function checkedRequest<T>(
+	ctx: TransportContext,
+	info: CredentialInfo,
+	method: IHttpRequestMethods,
+	url: string,
+	opts: SendOptions,
+	hooks?: RetryHooks,
+): Promise<ApiResponse<T>> {
+	const origin = originOf(url);
+	if (origin !== info.origin) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`,
+			{ itemIndex: opts.itemIndex },
+		);
+	}
+	return await requestWithRetries<T>(ctx, info, method, url, opts, hooks);
+}
+
+/** A request to `/api/v3/<path>` at the credential's base URL; `path` ends with '/'. */
+export async function apiRequest<T = IDataObject>(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	path: string,
+	opts: ApiRequestOptions = {},
+	hooks?: RetryHooks,
+): Promise<ApiResponse<T>> {
+	const info = await credentialInfo(ctx);
+	let url: string;
+	try {
+		url = buildApiUrl(info.baseUrl, path, opts.qs);
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), (error as Error).message, { itemIndex: opts.itemIndex });
+	}
+	return await checkedRequest<T>(ctx, info, method, url, opts, hooks);
+}
+
+/** A request to an absolute URL (a `next` link), refused without sending unless it has the base URL's origin. */
+export async function apiRequestUrl<T = IDataObject>(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	absoluteUrl: string,
+	opts: Omit<ApiRequestOptions, 'qs'> = {},
+	hooks?: RetryHooks,
+): Promise<ApiResponse<T>> {
+	const info = await credentialInfo(ctx);
+	return await checkedRequest<T>(ctx, info, method, absoluteUrl, opts, hooks);
+}

@@ -1,0 +1,103 @@
+/** What every request shares: the retry/time-out policy and the credential's base URL, origin and secrets. */
+import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type ILoadOptionsFunctions, type IPollFunctions, type IWebhookFunctions } from 'n8n-workflow';
+
+import { normaliseBaseUrl, originOf } from './apiUrls';
+
+export type TransportContext =
+	| IExecuteFunctions
+	| IHookFunctions
+	| IWebhookFunctions
+	| ILoadOptionsFunctions
+	| IPollFunctions;
+
+export interface RequestPolicy {
+	/** Attempts in total, first one included. */
+	maxAttempts: number;
+	/** Total time spent waiting between attempts. */
+	maxWaitMs: number;
+	/** Time-out of a single attempt. */
+	timeoutMs: number;
+	/** First backoff ceiling; doubles each attempt. */
+	baseDelayMs: number;
+}
+
+export const DEFAULT_POLICY: RequestPolicy = Object.freeze({
+	maxAttempts: 5,
+	maxWaitMs: 60000,
+	timeoutMs: 30000,
+	baseDelayMs: 500,
+}) as RequestPolicy;
+
+export const CREDENTIAL_NAME = 'appointmentsApi';
+
+export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
+	const pick = (value: unknown, fallback: number, min: number) =>
+		typeof value === 'number' && Number.isFinite(value) && value >= min ? value : fallback;
+	return {
+		maxAttempts: Math.floor(pick(partial?.maxAttempts, DEFAULT_POLICY.maxAttempts, 1)),
+		maxWaitMs: pick(partial?.maxWaitMs, DEFAULT_POLICY.maxWaitMs, 0),
+		timeoutMs: pick(partial?.timeoutMs, DEFAULT_POLICY.timeoutMs, 1),
+		baseDelayMs: pick(partial?.baseDelayMs, DEFAULT_POLICY.baseDelayMs, 0),
+	};
+}
+
+export interface CredentialInfo {
+	baseUrl: string;
+	origin: string;
+	secrets: string[];
+}
+
+const credentialCache = new WeakMap<object, Promise<CredentialInfo>>();
+
+/**
+ * Why a Base URL cannot be used, or undefined. User info would be sent as Basic auth instead of the token, and a
+ * query or fragment would be cut off by the API paths (so requests would go to the root), so all three are refused.
+ */
+function baseUrlProblem(raw: string): string | undefined {
+	if (/^[^/]*\/\/[^/?#]*@/.test(raw)) {
+		return "The credential's Base URL must not contain a user name or password (user:password@): the service is authenticated with the Access Token only";
+	}
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		return `The credential's Base URL "${raw}" is not a valid http(s) address`;
+	}
+	if (raw.includes('?')) return `The credential's Base URL must not contain a query (?…): give the service's address only, such as ${url.origin}`;
+	if (raw.includes('#')) return `The credential's Base URL must not contain a fragment (#…): give the service's address only, such as ${url.origin}`;
+	if (!/^https?:$/.test(url.protocol)) return `The credential's Base URL "${raw}" is not a valid http(s) address`;
+	return undefined;
+}
+
+async function loadCredentialInfo(ctx: TransportContext): Promise<CredentialInfo> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
+	const raw = String(credentials?.baseUrl ?? '').trim();
+	const problem = baseUrlProblem(raw);
+	const baseUrl = normaliseBaseUrl(raw);
+	const origin = originOf(baseUrl);
+	if (problem !== undefined || !origin) {
+		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`, {
+			description:
+				'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.',
+		});
+	}
+	const token = credentials?.accessToken;
+	return { baseUrl, origin, secrets: typeof token === 'string' ? [token] : [] };
+}
+
+/** The credential's base URL, origin and secrets, read once per context. */
+export function credentialInfo(ctx: TransportContext): Promise<CredentialInfo> {
+	let info = credentialCache.get(ctx);
+	if (!info) {
+		info = loadCredentialInfo(ctx);
+		credentialCache.set(ctx, info);
+		info.catch(() => credentialCache.delete(ctx));
+	}
+	return info;
+}
+
+/** The base URL and origin of the credential, for other transport modules (pagination's origin check). */
+export async function transportCredentialInfo(ctx: TransportContext): Promise<{ baseUrl: string; origin: string }> {
+	const info = await credentialInfo(ctx);
+	return { baseUrl: info.baseUrl, origin: info.origin };
+}

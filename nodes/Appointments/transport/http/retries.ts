@@ -1,0 +1,178 @@
+/**
+ * Requests with retries. 429 and 503 ("not processed") are retried for every method; 500/502/504, connection
+ * resets and time-outs only for idempotent requests; a refused connection (nothing was sent) for every method.
+ * Exponential backoff with full jitter, `Retry-After` (seconds or HTTP-date) honoured, all waits inside
+ * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` longer than what is left of that
+ * budget fails at once, saying so.
+ */
+import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
+
+import { apiError, seconds, type ErrorLabels } from './apiErrors';
+import { resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credentialInfo';
+import { sendOnce, type Outcome } from './httpAttempt';
+
+/** What a request sends and how it is retried, once its URL is known. */
+export interface SendOptions extends ErrorLabels {
+	body?: IDataObject | IDataObject[];
+	policy?: Partial<RequestPolicy>;
+	/** Default: true for GET/PUT/PATCH/DELETE, false for POST. */
+	idempotent?: boolean;
+	/** Statuses returned to the caller instead of thrown (e.g. [404] for deletes). */
+	allowStatus?: number[];
+	/** Shared by the requests of one list, so pages in flight together wait and spend their budget as one. */
+	sharedWait?: SharedWait;
+}
+
+/**
+ * Retry waits of requests that run together: a wait (a `Retry-After` or a backoff) pauses every request that
+ * shares it, and `maxWaitMs` bounds the time they spent paused, counted once, not per request.
+ */
+export interface SharedWait {
+	/** No attempt starts before this time (ms since the epoch). */
+	pausedUntil: number;
+	waitedMs: number;
+}
+
+export interface ApiResponse<T = IDataObject> {
+	statusCode: number;
+	body: T | undefined;
+	attempts: number;
+	url: string;
+	/** True when an earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
+	afterAmbiguousFailure?: boolean;
+}
+
+/** What is left of a request's retry budget when `beforeRetry` is asked. */
+export interface RetryBudget {
+	attempts: number;
+	waitedMs: number;
+	remainingMs: number;
+}
+
+export interface RetryHooks {
+	/** Decides whether an outcome is retried (default: the rules at the top of this file). */
+	retryable?: (outcome: Outcome) => boolean;
+	/**
+	 * Called before a retry after an outcome that may have been processed (see isAmbiguous). A response ends the
+	 * request with it (the earlier attempt did the work); undefined sends the request again. It may wait itself,
+	 * inside `remainingMs`, and may throw.
+	 */
+	beforeRetry?: (outcome: Outcome, budget: RetryBudget) => Promise<ApiResponse | undefined>;
+}
+
+function isAmbiguous(outcome: Outcome): boolean {
+	if (outcome.kind === 'network') return !outcome.refused;
+	return outcome.statusCode >= 500 && outcome.statusCode !== 503;
+}
+
+function defaultRetryable(idempotent: boolean): (outcome: Outcome) => boolean {
+	return (outcome) => {
+		if (outcome.kind === 'network') return outcome.refused || idempotent;
+		if (outcome.statusCode === 429 || outcome.statusCode === 503) return true;
+		return idempotent && [500, 502, 504].includes(outcome.statusCode);
+	};
+}
+
+/** A 2xx, or a status the caller asked to have returned. */
+function accepted(outcome: Outcome, allowStatus?: number[]): outcome is Outcome & { kind: 'response' } {
+	if (outcome.kind !== 'response') return false;
+	const { statusCode } = outcome;
+	return (statusCode >= 200 && statusCode < 300) || allowStatus?.includes(statusCode) === true;
+}
+
+/** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
+export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
+	if (Array.isArray(value)) value = value[0];
+	if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
+	if (typeof value !== 'string') return undefined;
+	const text = value.trim();
+	if (text === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	// HTTP-date (IMF-fixdate, RFC 850 or asctime); must name a weekday or a month to count as a date.
+	if (!/[a-z]{3}/i.test(text)) return undefined;
+	const at = Date.parse(text);
+	if (Number.isNaN(at)) return undefined;
+	return Math.max(0, at - nowMs);
+}
+
+/** Exponential backoff with full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]. attempt starts at 1. */
+export function backoffDelay(
+	attempt: number,
+	baseDelayMs: number,
+	capMs: number,
+	random: () => number = Math.random,
+): number {
+	const exp = baseDelayMs * Math.pow(2, Math.max(0, attempt - 1));
+	const ceiling = Math.max(0, Math.min(capMs, exp));
+	return Math.floor(random() * ceiling);
+}
+
+/** The wait before the next attempt, or why there is none: what is left of the budget cannot cover it. */
+function nextDelay(
+	outcome: Outcome,
+	policy: RequestPolicy,
+	attempt: number,
+	waitedMs: number,
+): { delay: number } | { reason: string } {
+	const remaining = policy.maxWaitMs - waitedMs;
+	const retryAfter =
+		outcome.kind === 'response'
+			? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After'])
+			: undefined;
+	if (retryAfter !== undefined) {
+		if (retryAfter <= remaining) return { delay: retryAfter };
+		return {
+			reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget`,
+		};
+	}
+	if (remaining <= 0) return { reason: 'retry wait budget exhausted' };
+	return { delay: Math.min(remaining, backoffDelay(attempt, policy.baseDelayMs, policy.maxWaitMs)) };
+}
+
+/** Pauses every request that shares `wait` for `delay` from now, counting only time not already paused. */
+async function pause(wait: SharedWait, delay: number): Promise<void> {
+	const until = Date.now() + delay;
+	wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));
+	wait.pausedUntil = Math.max(wait.pausedUntil, until);
+	if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
+}
+
+/** Sends until an answer is accepted, the outcome is not retryable, or the attempts or the wait budget run out. */
+export async function requestWithRetries<T>(
+	ctx: TransportContext,
+	info: CredentialInfo,
+	method: IHttpRequestMethods,
+	url: string,
+	opts: SendOptions,
+	hooks: RetryHooks = {},
+): Promise<ApiResponse<T>> {
+	const policy = resolvePolicy(opts.policy);
+	const retryable = hooks.retryable ?? defaultRetryable(opts.idempotent ?? method !== 'POST');
+	const fail = (outcome: Outcome, attempts: number, waitedMs: number, reason?: string) =>
+		apiError(ctx, info, outcome, { method, url }, opts, attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined);
+	const wait: SharedWait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
+	let ambiguousBefore = false;
+	for (let attempt = 1; ; attempt++) {
+		const paused = wait.pausedUntil - Date.now();
+		if (paused > 0) await sleep(paused);
+		const outcome = await sendOnce(ctx, method, url, opts.body, policy.timeoutMs);
+		const waitedMs = wait.waitedMs;
+		if (accepted(outcome, opts.allowStatus)) {
+			const response: ApiResponse<T> = { statusCode: outcome.statusCode, body: outcome.body as T | undefined, attempts: attempt, url };
+			return ambiguousBefore ? { ...response, afterAmbiguousFailure: true } : response;
+		}
+		if (!retryable(outcome)) throw fail(outcome, attempt, waitedMs);
+		if (attempt >= policy.maxAttempts) throw fail(outcome, attempt, waitedMs, 'no attempts left');
+		const next = nextDelay(outcome, policy, attempt, waitedMs);
+		if ('reason' in next) throw fail(outcome, attempt, waitedMs, next.reason);
+		const what = outcome.kind === 'network' ? outcome.code : `status ${outcome.statusCode}`;
+		ctx.logger?.debug(`Appointments API: ${method} attempt ${attempt} failed (${what}); retrying in ${next.delay} ms`);
+		await pause(wait, next.delay);
+		if (isAmbiguous(outcome)) {
+			ambiguousBefore = true;
+			const budget = { attempts: attempt, waitedMs: wait.waitedMs, remainingMs: policy.maxWaitMs - wait.waitedMs };
+			const done = await hooks.beforeRetry?.(outcome, budget);
+			if (done) return { ...done, attempts: attempt } as ApiResponse<T>;
+		}
+	}
+}

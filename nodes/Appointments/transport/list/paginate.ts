@@ -1,0 +1,231 @@
+/**
+ * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
+ * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
+ * handed over once (by `keyField`, default `appointment_key` then `webhook_key`), no page requested beyond `limit`.
+ * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
+ * pages are fetched several at a time and still handed over in the service's order.
+ */
+import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
+
+import {
+	apiRequest,
+	apiRequestUrl,
+	transportCredentialInfo,
+	type ApiResponse,
+	type RequestPolicy,
+	type TransportContext,
+} from '../http';
+import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
+import { PageFetcher, planPages } from './pagePlan';
+
+export interface PaginateOptions {
+	limit?: number;
+	itemIndex?: number;
+	policy?: Partial<RequestPolicy>;
+	/** Default 10000; reaching it while the service still offers a `next` is an error. */
+	maxPages?: number;
+	keyField?: string;
+	resource?: string;
+	/** Pages in flight at once when the paging allows it (default 1: one after the other). */
+	pageConcurrency?: number;
+}
+
+/** Pages in a row that bring no record not already returned before reading stops with an error. */
+const STALE_PAGES = 3;
+
+/** What one read of a list has seen so far. */
+interface ReadState {
+	/** URLs of the pages read: a `next` back to one of them ends the list. */
+	fetched: Set<string>;
+	yieldedKeys: Set<string>;
+	yielded: number;
+	pages: number;
+	stale: number;
+	repeated: number;
+	firstCount?: number;
+	lastCount?: number;
+}
+
+function recordKey(record: IDataObject, keyField?: string): string | undefined {
+	const fields = keyField ? [keyField] : ['appointment_key', 'webhook_key'];
+	for (const field of fields) {
+		const value = record[field];
+		if (typeof value === 'string' || typeof value === 'number') return String(value);
+	}
+	return undefined;
+}
+
+/** The page's records not handed over before, up to the limit; one whose key came before is counted, not kept. */
+function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefined, keyField?: string): T[] {
+	const fresh: T[] = [];
+	const room = limit === undefined ? Infinity : limit - read.yielded;
+	const seen = read.yieldedKeys;
+	for (const record of page.records) {
+		if (fresh.length >= room) break;
+		const key = recordKey(record, keyField);
+		if (key !== undefined) {
+			if (seen.has(key)) {
+				read.repeated++;
+				continue;
+			}
+			seen.add(key);
+		}
+		fresh.push(record as T);
+	}
+	return fresh;
+}
+
+/** Stops a read that makes no progress (pages that bring nothing new) or that reached `maxPages`. */
+function checkProgress(
+	node: INode,
+	read: ReadState,
+	freshCount: number,
+	where: { page: string; next: string },
+	maxPages: number,
+	itemIndex?: number,
+): void {
+	read.stale = freshCount === 0 ? read.stale + 1 : 0;
+	if (read.stale >= STALE_PAGES) {
+		throw new NodeOperationError(
+			node,
+			`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
+			{ itemIndex, description: `The last page was ${where.page}; its "next" was ${where.next}` },
+		);
+	}
+	if (read.pages >= maxPages) {
+		throw new NodeOperationError(
+			node,
+			`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
+			{ itemIndex },
+		);
+	}
+}
+
+/** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
+function noticeChanges(ctx: TransportContext, read: ReadState): void {
+	if (read.lastCount === read.firstCount && read.repeated === 0) return;
+	const what =
+		read.lastCount !== read.firstCount
+			? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
+			: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
+	const message = `${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`;
+	ctx.logger?.warn(`Appointments: ${message}`);
+	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') {
+		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+	}
+}
+
+/**
+ * The pages after the first: each read from its `next`, or, with `concurrency` > 1 and page-number paging proven
+ * by the first page (pagePlan.ts), fetched ahead and handed over in order until one differs from the plan.
+ */
+class NextPages {
+	private fetcher: PageFetcher | undefined;
+
+	constructor(
+		private readonly node: INode,
+		private readonly concurrency: number,
+		private readonly maxPages: number,
+		private readonly get: (url: string) => Promise<ApiResponse<unknown>>,
+		private readonly itemIndex?: number,
+	) {}
+
+	/** Page `pageNo` at `nextUrl`, the `next` of `current`, while `wanted` records are still to be handed over. */
+	async read(current: ListPage, nextUrl: string, pageNo: number, wanted: number): Promise<ListPage> {
+		if (pageNo === 2 && this.concurrency > 1) {
+			const plan = planPages(current, nextUrl, this.maxPages);
+			if (plan) this.fetcher = new PageFetcher(this.node, plan, this.concurrency, this.get, this.itemIndex);
+		}
+		if (this.fetcher) {
+			this.fetcher.fill(wanted);
+			const planned = await this.fetcher.take(nextUrl, pageNo);
+			// A page that differs ends the plan: links are followed from it on.
+			if (!planned?.asPlanned) await this.settle();
+			// Keep the window full while this page's records are handed over.
+			else if (wanted === Infinity) this.fetcher.fill(Infinity);
+			if (planned) return planned.page;
+		}
+		const next = await this.get(nextUrl);
+		return readListPage(this.node, next.url, next.body, pageNo, this.itemIndex);
+	}
+
+	/** Waits for the pages still in flight (their outcome no longer matters). */
+	async settle(): Promise<void> {
+		await this.fetcher?.settle();
+		this.fetcher = undefined;
+	}
+}
+
+/**
+ * Yields each page's records not returned before (never an empty array), in the service's order. Whole pages,
+ * not single records: an async generator pays a few promise turns per value, about 4 % of Get Many's CPU when
+ * it handed over each record (bench/README.md).
+ */
+export async function* paginate<T = IDataObject>(
+	ctx: TransportContext,
+	path: string,
+	qs?: IDataObject,
+	opts: PaginateOptions = {},
+): AsyncGenerator<T[]> {
+	const limit = opts.limit;
+	if (limit !== undefined && limit <= 0) return;
+	const node = ctx.getNode();
+	const itemIndex = opts.itemIndex;
+	const maxPages = opts.maxPages ?? 10000;
+	// One wait for all pages: a 429 on one pauses them all, and Max Retry Wait bounds the whole list.
+	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
+	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
+	const { baseUrl } = await transportCredentialInfo(ctx);
+
+	const response = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
+	let page: ListPage = readListPage(node, response.url, response.body, 1, itemIndex);
+	const listPath = listPathOf(response.url);
+	const read: ReadState = {
+		fetched: new Set([page.url]),
+		yieldedKeys: new Set(),
+		yielded: 0,
+		pages: 1,
+		stale: 0,
+		repeated: 0,
+		firstCount: page.count,
+		lastCount: page.count,
+	};
+	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
+	const nextPages = new NextPages(node, concurrency, maxPages, get, itemIndex);
+	try {
+		for (;;) {
+			const fresh = freshRecords<T>(page, read, limit, opts.keyField);
+			if (fresh.length > 0) {
+				read.yielded += fresh.length;
+				yield fresh;
+			}
+			if (limit !== undefined && read.yielded >= limit) return;
+			if (page.count !== undefined) read.lastCount = page.count;
+			if (page.records.length === 0 || page.next === undefined) return;
+			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
+			if (read.fetched.has(nextUrl)) return;
+			checkProgress(node, read, fresh.length, { page: page.url, next: nextUrl }, maxPages, itemIndex);
+			read.pages++;
+			const wanted = limit === undefined ? Infinity : limit - read.yielded;
+			page = await nextPages.read(page, nextUrl, read.pages, wanted);
+			read.fetched.add(page.url);
+		}
+	} finally {
+		await nextPages.settle();
+		noticeChanges(ctx, read);
+	}
+}
+
+/** Collects `paginate` into an array. */
+export async function paginateAll<T = IDataObject>(
+	ctx: TransportContext,
+	path: string,
+	qs?: IDataObject,
+	opts: PaginateOptions = {},
+): Promise<T[]> {
+	const out: T[] = [];
+	for await (const records of paginate<T>(ctx, path, qs, opts)) {
+		for (const record of records) out.push(record);
+	}
+	return out;
+}

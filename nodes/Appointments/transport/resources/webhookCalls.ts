@@ -1,0 +1,76 @@
+/** Webhook subscription requests: list, update (PUT) and delete. Create, which must never double, is in createWebhook.ts. */
+import type { IDataObject } from 'n8n-workflow';
+
+import { keyOf, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
+import {
+	apiRequest,
+	recordOf,
+	responseError,
+	unconfirmedError,
+	type RequestPolicy,
+	type TransportContext,
+} from '../http';
+import { paginateAll } from '../list';
+
+export type WebhookOpts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
+
+/** Every subscription (a bare array or a paginated list). */
+export async function listWebhooks(ctx: TransportContext, opts: WebhookOpts = {}): Promise<IDataObject[]> {
+	return await paginateAll<IDataObject>(ctx, 'webhooks/', undefined, {
+		itemIndex: opts.itemIndex,
+		policy: opts.policy,
+		keyField: 'webhook_key',
+		resource: 'webhooks',
+	});
+}
+
+export async function updateWebhook(
+	ctx: TransportContext,
+	key: string,
+	input: WebhookInput,
+	opts: WebhookOpts = {},
+): Promise<IDataObject> {
+	const body = validateWebhookInput(ctx.getNode(), input, opts.itemIndex);
+	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
+	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, {
+		...labels,
+		body: { url: body.url, events: body.events },
+		policy: opts.policy,
+	});
+	const record = await recordOf(ctx, response, 'PUT', labels);
+	if (record !== undefined) return record;
+	// An empty answer: the spec has no single-webhook read, so the updated subscription is found in the list.
+	const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key);
+	if (listed) return listed;
+	throw unconfirmedError(ctx, response.statusCode, `webhook ${key}`, opts.itemIndex);
+}
+
+/**
+ * `keyAsListed`: the result carries the webhook_key as the service's list gives it (a number stays a number),
+ * at the cost of reading the list first.
+ */
+export async function deleteWebhook(
+	ctx: TransportContext,
+	key: string,
+	opts: WebhookOpts & { notFoundIsSuccess?: boolean; keyAsListed?: boolean } = {},
+): Promise<{ deleted: true; webhook_key: string | number; alreadyGone?: true }> {
+	let shownKey: string | number = key;
+	if (opts.keyAsListed) {
+		const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key)?.webhook_key;
+		if (typeof listed === 'number') shownKey = listed;
+	}
+	const response = await apiRequest(ctx, 'DELETE', `webhooks/${encodeURIComponent(key)}/`, {
+		itemIndex: opts.itemIndex,
+		policy: opts.policy,
+		resource: `Webhook ${key}`,
+		allowStatus: [404],
+	});
+	if (response.statusCode === 404) {
+		// A 404 after a failed first attempt means that attempt deleted it.
+		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure) {
+			return { deleted: true, webhook_key: shownKey, alreadyGone: true };
+		}
+		throw await responseError(ctx, response, 'DELETE', { itemIndex: opts.itemIndex, resource: `Webhook ${key}` });
+	}
+	return { deleted: true, webhook_key: shownKey };
+}

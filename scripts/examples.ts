@@ -1,0 +1,106 @@
+/**
+ * The example workflows (examples/*.json) and the two credentials they use, imported into an n8n user folder
+ * through n8n's CLI before the server starts: the "Appointments API" pointing at the sandbox and the "Local mail
+ * sink" (SMTP) pointing at its mail sink.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { n8nCliOk, type CliTarget } from './n8nCli';
+import { ROOT } from './paths';
+
+export const CREDENTIAL_ID = 'apptsApiCred01';
+export const CREDENTIAL_NAME = 'Appointments API';
+export const CREDENTIAL_TYPE = 'appointmentsApi';
+export const EXAMPLES_DIR = path.join(ROOT, 'examples');
+export const CALENDAR_PLACEHOLDER = 'REPLACE_WITH_YOUR_CALENDAR_KEY';
+/** n8n's SMTP credential for the sandbox's mail sink, used by the examples' Send Email nodes. */
+export const SMTP_CREDENTIAL_ID = 'mailSinkSmtp001';
+export const SMTP_CREDENTIAL_NAME = 'Local mail sink';
+export const SMTP_CREDENTIAL_TYPE = 'smtp';
+
+/** The SMTP credential's data (n8n's `smtp` type): the sink on loopback, no TLS, no user. */
+export function smtpCredentialData(smtpPort: number) {
+	return { user: '', password: '', host: '127.0.0.1', port: smtpPort, secure: false, disableStartTls: true, hostName: '' };
+}
+
+export interface ExampleWorkflow {
+	file: string;
+	id: string;
+	name: string;
+	json: any;
+	isTrigger: boolean;
+}
+
+export function readExamples(): ExampleWorkflow[] {
+	return fs
+		.readdirSync(EXAMPLES_DIR)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((f) => {
+			const json = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, f), 'utf8'));
+			return {
+				file: f,
+				id: json.id,
+				name: json.name,
+				json,
+				isTrigger: json.nodes.some((n: any) => n.type === 'n8n-nodes-appointments.appointmentsTrigger'),
+			};
+		});
+}
+
+/**
+ * Imports the credentials (the Appointments API pointing at the sandbox, and with `smtpPort` the Local mail sink)
+ * and the examples through n8n's CLI, before the server starts.
+ */
+export async function importAll(
+	target: CliTarget,
+	sandboxUrl: string,
+	apiToken: string,
+	calendarKey: string | undefined,
+	reimport: 'changed' | 'always',
+	smtpPort?: number,
+): Promise<ExampleWorkflow[]> {
+	const work = path.join(target.userFolder, 'import');
+	fs.mkdirSync(work, { recursive: true });
+	const credFile = path.join(work, 'credential.json');
+	fs.writeFileSync(
+		credFile,
+		JSON.stringify([
+			{
+				id: CREDENTIAL_ID,
+				name: CREDENTIAL_NAME,
+				type: CREDENTIAL_TYPE,
+				data: { baseUrl: sandboxUrl, accessToken: apiToken },
+			},
+			...(smtpPort === undefined ? [] : [{ id: SMTP_CREDENTIAL_ID, name: SMTP_CREDENTIAL_NAME, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(smtpPort) }]),
+		]),
+		{ mode: 0o600 },
+	);
+	try {
+		await n8nCliOk(target, ['import:credentials', `--input=${credFile}`]);
+	} finally {
+		fs.rmSync(credFile, { force: true });
+	}
+	const examples = readExamples();
+	const stampFile = path.join(work, 'examples.sha256.json');
+	const stamps: Record<string, string> =
+		reimport === 'changed' && fs.existsSync(stampFile) ? JSON.parse(fs.readFileSync(stampFile, 'utf8')) : {};
+	const todo: any[] = [];
+	for (const ex of examples) {
+		let text = JSON.stringify(ex.json);
+		if (calendarKey) text = text.split(CALENDAR_PLACEHOLDER).join(calendarKey);
+		const hash = crypto.createHash('sha256').update(text).digest('hex');
+		if (stamps[ex.id] === hash) continue;
+		todo.push(JSON.parse(text));
+		stamps[ex.id] = hash;
+	}
+	if (todo.length) {
+		const wfFile = path.join(work, 'workflows.json');
+		fs.writeFileSync(wfFile, JSON.stringify(todo));
+		await n8nCliOk(target, ['import:workflow', `--input=${wfFile}`]);
+		fs.rmSync(wfFile, { force: true });
+	}
+	fs.writeFileSync(stampFile, JSON.stringify(stamps, null, 2));
+	return examples;
+}
