@@ -18,8 +18,11 @@ export const SCREENSHOT_DIR = path.join(ROOT, 'docs', 'screenshots');
  * date inputs in (see launchBrowser). Throws a SetupError saying what to do otherwise.
  */
 export function ensureChromium(log: (m: string) => void = console.log): string {
-	if (fs.existsSync(CHROMIUM)) return CHROMIUM;
 	const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+	if (fs.existsSync(CHROMIUM)) {
+		ensureLocale(isRoot, log);
+		return CHROMIUM;
+	}
 	if (!isRoot) {
 		throw new SetupError(
 			`Chromium is needed for the browser tests but ${CHROMIUM} does not exist. Install it as root: ` +
@@ -38,6 +41,26 @@ export function ensureChromium(log: (m: string) => void = console.log): string {
 	}
 	if (!fs.existsSync(CHROMIUM)) throw new SetupError(`apt-get installed chromium, but ${CHROMIUM} is missing`);
 	return CHROMIUM;
+}
+
+/** Debian's chromium-l10n file for en-GB; a Chromium of one's own (CHROMIUM_PATH) brings its locales along. */
+const EN_GB_LOCALE = '/usr/lib/chromium/locales/en-GB.pak';
+
+/**
+ * A machine that had chromium before the date inputs needed en-GB: add chromium-l10n (root), or say what the
+ * pictures will lack. Only the pictures' date format depends on it, so a failure here stops nothing.
+ */
+function ensureLocale(isRoot: boolean, log: (m: string) => void): void {
+	if (process.env.CHROMIUM_PATH || fs.existsSync(EN_GB_LOCALE)) return;
+	if (isRoot) {
+		log('Installing chromium-l10n (the en-GB locale the dashboard\'s date inputs are drawn in)...');
+		const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium-l10n'], {
+			stdio: ['ignore', 'ignore', 'inherit'],
+			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+		});
+		if (r.status === 0) return;
+	}
+	log('chromium-l10n is not installed ("apt-get install -y chromium-l10n" as root): date inputs show mm/dd/yyyy.');
 }
 
 /**
