@@ -1,0 +1,83 @@
+/**
+ * Every operation of the real Appointments action node (run in n8n-core's WorkflowExecute) against the sandbox
+ * while the sandbox injects one fault over real HTTP: 429 with Retry-After in seconds and as an HTTP-date, 500, 502,
+ * 503, connection resets and answers slower than the node's time-out (Advanced > Timeout). Each operation must end
+ * with the right result after its retries; so must a Get Many over 20 pages whose page 7 fails once.
+ *
+ * test/transport already proves these rules for the transport functions one by one (TransportTestNode): 429 in
+ * both forms, 503 on POST, resets, time-outs, budgets, the undoubled create, page 7 of 20, foreign next links.
+ * These files prove that the node wires them up for every operation: its Options reach the policy, its errors keep
+ * the transport's message, continue-on-fail carries it (faults.spent.test.ts), and the create of the node never
+ * doubles a subscription (faults.creates.test.ts). The operations, fixture and sandbox they run on: faults.ts.
+ */
+import { httpDateIn } from './common';
+import { OPERATIONS, out, prepare, run, sb, useFaultSandbox, type Operation } from './faults';
+
+useFaultSandbox();
+
+/** Faults a retry must get through. `options` is the node's Advanced collection for that run. */
+const FAULTS: Array<{ name: string; spec: () => Record<string, unknown>; options?: Record<string, unknown>; minMs?: number }> = [
+	{ name: '429 Retry-After: 1 (seconds)', spec: () => ({ status: 429, retryAfter: '1' }), minMs: 950 },
+	{ name: '429 Retry-After as an HTTP-date', spec: () => ({ status: 429, retryAfter: httpDateIn(1500) }), minMs: 1000 },
+	{ name: '500', spec: () => ({ status: 500, body: { detail: 'boom' } }) },
+	{ name: '502', spec: () => ({ status: 502 }) },
+	{ name: '503', spec: () => ({ status: 503 }) },
+	{ name: 'connection reset', spec: () => ({ reset: true }) },
+	{ name: 'answer slower than the time-out', spec: () => ({ delayMs: 1500 }), options: { timeoutSeconds: 0.5 } },
+];
+
+/**
+ * The mutations and single reads run at the same time (each fault matches only its operation's request); the two
+ * lists run after them, since the create reads the webhook list before it retries and a reschedule reorders the
+ * appointment list.
+ */
+const LISTS = ['webhook getAll', 'appointment getAll'];
+function waves(): Operation[][] {
+	return [OPERATIONS.filter((o) => !LISTS.includes(o.name)), OPERATIONS.filter((o) => LISTS.includes(o.name))];
+}
+
+describe.each(FAULTS)('one fault: $name', (fault) => {
+	it('every operation ends with the right result, having sent its request again', async () => {
+		const f = await prepare(fault.name.replace(/\W+/g, '-'));
+		for (const wave of waves()) {
+			await sb.clearRequests();
+			for (const op of wave) await sb.fault({ count: 1, ...fault.spec(), match: { method: op.method, path: op.path(f) } });
+			const started = Date.now();
+			const results = await Promise.all(
+				wave.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: { maxAttempts: 4, maxRetryWaitSeconds: 20, ...fault.options } }) })),
+			);
+			const log = await sb.requests();
+			for (const { op, r } of results) {
+				if (r.error) throw new Error(`${op.name} under "${fault.name}" failed: ${r.error.message}`);
+				await op.verify(f, out(r));
+				const sent = log.filter((q) => q.method === op.method && q.path === op.path(f));
+				// the failed attempt and the one that worked (a create that may have been stored is checked first);
+				// a create that timed out is never sent again: the service may still store it, so the node watches
+				// the list and adopts it
+				const expected = op.method === 'POST' && fault.options?.timeoutSeconds ? 1 : 2;
+				expect({ op: op.name, sent: sent.length }).toEqual({ op: op.name, sent: expected });
+			}
+			if (fault.minMs) expect(Date.now() - started).toBeGreaterThanOrEqual(fault.minMs);
+		}
+	});
+});
+
+describe('Get Many over 20 pages whose page 7 fails once', () => {
+	it.each([
+		['500', { status: 500 }],
+		['a reset', { reset: true }],
+		['429 with Retry-After: 1', { status: 429, retryAfter: '1' }],
+	])('%s: Return All yields every appointment once, page 7 asked twice', async (_name, spec) => {
+		await sb.reset(1000, 4); // 20 pages of the default 50
+		await sb.clearRequests();
+		await sb.fault({ count: 1, ...spec, match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } } });
+		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true });
+		expect(r.error).toBeUndefined();
+		const keys = out(r).map((a) => a.appointment_key ?? a.key);
+		expect(keys).toHaveLength(1000);
+		expect(new Set(keys).size).toBe(1000);
+		const pages = (await sb.requests()).map((q) => String(q.query.page ?? '1'));
+		expect(pages.filter((p) => p === '7')).toHaveLength(2);
+		for (let p = 1; p <= 20; p++) if (p !== 7) expect({ page: p, asked: pages.filter((x) => x === String(p)).length }).toEqual({ page: p, asked: 1 });
+	});
+});

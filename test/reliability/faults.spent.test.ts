@@ -1,0 +1,49 @@
+/**
+ * Once the retry budget is spent, every operation of the real Appointments action node fails with an error saying
+ * what was tried, also as a continue-on-fail item, and a request the service rejected changed nothing. The operations, fixture and sandbox they run on: faults.ts.
+ */
+import { CANCELED, OPERATIONS, out, prepare, run, sb, useFaultSandbox } from './faults';
+
+useFaultSandbox();
+
+describe('a spent retry budget', () => {
+	// `rejected`: the service answered without doing anything (a slow answer may still have been processed)
+	const SPENT: Array<{ name: string; spec: Record<string, unknown>; options: Record<string, unknown>; message: RegExp; rejected?: boolean }> = [
+		{ name: '502 every time', spec: { status: 502 }, options: { maxAttempts: 3 }, message: /The service failed \(502 Bad Gateway\) after 3 attempts \(waited [\d.]+ s in total; no attempts left\)/, rejected: true },
+		{ name: '503 every time', spec: { status: 503 }, options: { maxAttempts: 2 }, message: /The service failed \(503 Service Unavailable\) after 2 attempts/, rejected: true },
+		{
+			name: '429 asking for more than the budget',
+			spec: { status: 429, retryAfter: '90' },
+			options: { maxRetryWaitSeconds: 5 },
+			message: /rate limiting.*after 1 attempt.*retry after 90 s, more than the 5\.0 s left of the retry budget/,
+			rejected: true,
+		},
+		{ name: 'time-out every time', spec: { delayMs: 1500 }, options: { maxAttempts: 2, timeoutSeconds: 0.5 }, message: /Could not reach the service: the request timed out after 2 attempts/ },
+	];
+	it.each(SPENT)('$name: every operation fails with an error saying what was tried, also as a continue-on-fail item', async (spent) => {
+		const f = await prepare(spent.name.replace(/\W+/g, '-'));
+		await sb.fault({ count: 1000, ...spent.spec, match: {} });
+		const results = await Promise.all(
+			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }) })),
+		);
+		for (const { op, r } of results) {
+			expect({ op: op.name, message: r.error?.message }).toEqual({ op: op.name, message: expect.stringMatching(spent.message) });
+		}
+		// the same failure as an item when the node continues on fail
+		const continued = await Promise.all(
+			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }, true) })),
+		);
+		for (const { op, r } of continued) {
+			expect({ op: op.name, error: r.error?.message }).toEqual({ op: op.name, error: undefined });
+			const items = out(r);
+			expect(items).toHaveLength(1);
+			expect({ op: op.name, item: String(items[0].error ?? items[0].message ?? '') }).toEqual({ op: op.name, item: expect.stringMatching(spent.message) });
+		}
+		await sb.clearFaults();
+		if (!spent.rejected) return;
+		// nothing was changed by the failed runs: no subscription was created, the appointments kept their state
+		expect((await sb.webhooks()).filter((w) => w.url === f.createUrl)).toHaveLength(0);
+		expect((await sb.appointment(f.keys.update)).status).not.toBe('ATTENDED');
+		expect(CANCELED).not.toContain((await sb.appointment(f.keys.cancel)).status);
+	});
+});

@@ -1,0 +1,138 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, never shipped: it starts servers, reads the environment and handles arbitrary JSON from the sandbox and run data */
+/**
+ * Nothing goes to another origin or to a webhook URL other than https:
+ * - a `next` link to another origin is refused at node level, and that origin receives nothing (a second server);
+ * - a redirect to another origin is not followed;
+ * - non-https webhook URLs are refused by the node (no request) and by the sandbox (400 naming `url`).
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import { runNode } from '../helpers/n8n';
+import { TestSandbox, TOKEN, visibleTexts } from './common';
+import { nodeRunner, startSecuritySandbox } from './security';
+
+
+let sb: TestSandbox;
+beforeAll(async () => {
+	sb = await startSecuritySandbox();
+});
+
+afterAll(async () => {
+	await sb?.close();
+});
+const { run } = nodeRunner(() => sb);
+
+describe('pagination links to another origin', () => {
+	let other: Server;
+	let otherOrigin: string;
+	let hits: string[] = [];
+	beforeAll(async () => {
+		other = createServer((req, res) => {
+			hits.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"count":0,"next":null,"results":[]}');
+		});
+		await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+		otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+	});
+	afterAll(async () => {
+		await new Promise<void>((r) => other.close(() => r()));
+	});
+	beforeEach(async () => {
+		hits = [];
+		await sb.reset(130, 5); // more than one page (50)
+	});
+
+	it.each([['page'], ['cursor']])('%s pagination: Get Many refuses the link with an error; the other server gets no request', async (pagination) => {
+		await sb.config({ pagination, nextLinks: 'absolute', nextOrigin: otherOrigin });
+		await sb.clearRequests();
+		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true });
+		expect(r.error?.message).toMatch(new RegExp(`another origin.*${otherOrigin.replace(/[.:/]/g, '\\$&')}`));
+		expect(hits).toEqual([]);
+		expect(await sb.requests()).toHaveLength(1); // the first page only
+	});
+
+	it('the same with a limit that needs a second page, and for the webhook list', async () => {
+		await sb.config({ pagination: 'page', nextLinks: 'absolute', nextOrigin: otherOrigin, webhookList: 'paginated' });
+		let r = await run({ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 60, dateRange: 'all', filters: {}, simplify: true });
+		expect(r.error?.message).toMatch(/another origin/);
+		for (let i = 0; i < 60; i++) await sb.api('POST', 'webhooks/', { url: `https://hooks.test/many/${i}`, events: ['appointment.created'] });
+		r = await run({ resource: 'webhook', operation: 'getAll', returnAll: true });
+		const listed = (r.items[0] ?? []).length;
+		// either the list fits one page (nothing to follow) or the link is refused
+		if (!r.error) expect(listed).toBe(60);
+		else expect(r.error.message).toMatch(/another origin/);
+		expect(hits).toEqual([]);
+	});
+});
+
+describe('redirects to another origin', () => {
+	it.each([301, 302, 307, 308])('a %i from the service is not followed: the other origin never sees the token', async (status) => {
+		const seenElsewhere: string[] = [];
+		const other = createServer((req, res) => {
+			seenElsewhere.push(`${req.method} ${req.url} ${req.headers.authorization ?? '(no authorization)'}`);
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[],"next":null}');
+		});
+		await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+		const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+		const api = createServer((req, res) => {
+			res.writeHead(status, { location: `${otherOrigin}${req.url}`, 'content-type': 'application/json' }).end('{}');
+		});
+		await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+		const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+		try {
+			for (const parameters of [
+				{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true },
+				{ resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'ATTENDED' },
+				{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/r', events: ['appointment.created'], otherEvents: '' },
+			]) {
+				const result = await runNode({ parameters: { ...parameters, advanced: { maxAttempts: 1 } } as IDataObject, credentials: { baseUrl: apiUrl, accessToken: TOKEN }, input: [{ key: randomUUID() }] });
+				expect(visibleTexts(result).filter((t) => t.includes(TOKEN))).toEqual([]);
+				// a redirect is not a result: the node says what the service answered
+				expect(result.error?.message).toMatch(new RegExp(`${status}`));
+			}
+			expect(seenElsewhere.filter((line) => line.includes(TOKEN))).toEqual([]);
+			expect(seenElsewhere).toEqual([]);
+		} finally {
+			await new Promise<void>((r) => api.close(() => r()));
+			await new Promise<void>((r) => other.close(() => r()));
+		}
+	});
+});
+
+describe('webhook URLs other than https', () => {
+	const BAD_URLS = ['http://hooks.test/h', 'HTTP://hooks.test/h', 'ftp://hooks.test/h', 'ws://hooks.test/h', 'javascript:alert(1)', 'hooks.test/h', '//hooks.test/h', '', '   ', 'https//hooks.test'];
+
+	it.each(BAD_URLS)('the node refuses %j on create and update before any request, naming the field', async (url) => {
+		await sb.reset(40, 5);
+		const hook = (await sb.api('POST', 'webhooks/', { url: 'https://hooks.test/keep', events: ['appointment.created'] })).body;
+		await sb.clearRequests();
+		for (const parameters of [
+			// the URL comes from the item, as from an earlier node (a literal empty field would not even run)
+			{ resource: 'webhook', operation: 'create', url: '={{ $json.url }}', events: ['appointment.created'], otherEvents: '' },
+			{ resource: 'webhook', operation: 'update', webhookKey: hook.webhook_key, url: '={{ $json.url }}', events: ['appointment.created'], otherEvents: '' },
+		]) {
+			const r = await run(parameters, { input: [{ url }] });
+			expect(r.error?.message).toMatch(/^The field "URL" \(item 0\) must /);
+		}
+		expect(await sb.requests()).toEqual([]);
+		expect((await sb.webhooks()).map((w) => w.url)).toEqual(['https://hooks.test/keep']);
+	});
+
+	it.each(BAD_URLS)('the sandbox answers 400 naming url to %j on POST and PUT', async (url) => {
+		await sb.reset(40, 5);
+		const hook = (await sb.api('POST', 'webhooks/', { url: 'https://hooks.test/keep', events: ['appointment.created'] })).body;
+		for (const [method, path] of [
+			['POST', 'webhooks/'],
+			['PUT', `webhooks/${hook.webhook_key}/`],
+		]) {
+			const res = await sb.api(method, path, { url, events: ['appointment.created'] });
+			expect({ method, status: res.status }).toEqual({ method, status: 400 });
+			expect(Object.keys(res.body)).toContain('url');
+		}
+		expect((await sb.webhooks()).map((w) => w.url)).toEqual(['https://hooks.test/keep']);
+	});
+});
