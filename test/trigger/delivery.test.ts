@@ -117,6 +117,18 @@ describe('delivery from the sandbox', () => {
 		expect((await post(h.productionUrl, JSON.stringify(created))).status).toBe(200);
 		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.updated', 'appointment.created', 'appointment.created']);
 	});
+	it('an option whose expression gives an invalid value: the delivery runs with the default options and n8n logs why', async () => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { dedupeKey: '={{ "bogus" }}' } } });
+		await h.activate();
+		const created = JSON.stringify(envelope({ event: 'appointment.created' }));
+		expect((await post(h.productionUrl, created)).status).toBe(200);
+		expect((await post(h.productionUrl, created)).status).toBe(200);
+		// The default Dedupe Key (event, key and timestamp) keeps the copy out.
+		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.created']);
+		const warnings = h.logs().filter((l) => l.startsWith('[warn]') && l.includes('"Dedupe Key"'));
+		expect(warnings).toHaveLength(2);
+		expect(warnings[0]).toContain('default options');
+	});
 });
 
 describe('invalid notifications', () => {

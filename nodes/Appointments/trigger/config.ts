@@ -147,7 +147,13 @@ export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
 	let options: TriggerOptions;
 	try {
 		options = readOptions(ctx, read);
-	} catch {
+	} catch (error) {
+		// Publishing does not read the options (a workflow saved with such a value has always run), so refusing the
+		// delivery would only make the service resend it for ever: run with the defaults, and say so in n8n's log.
+		ctx.logger.warn(`Appointments Trigger: ${(error as Error).message}; this delivery uses the default options`, {
+			workflowId,
+			node: node.name,
+		});
 		options = { dedupeKey: 'eventKeyTimestamp', dedupeWindow: clampWindow(undefined), verifyWithApi: false, simplify: false };
 	}
 	return {
