@@ -18,11 +18,12 @@ import {
 	listAppointments,
 	mailbox,
 	mailsMatching,
+	runManually,
 	SENDER,
 	subscriptions,
 	TRIGGER_TYPE,
 } from '../helpers/e2eRuns';
-import { pollUntil, stopAll } from '../../scripts/proc';
+import { stopAll } from '../../scripts/proc';
 import { CREDENTIAL_ID, CREDENTIAL_NAME, CREDENTIAL_TYPE, type Stack } from '../../scripts/stack';
 
 const NODE_TYPE = 'n8n-nodes-appointments.appointments';
@@ -58,16 +59,7 @@ const keys = (items: any[]) => items.map((i) => i.appointment_key).sort();
 
 /** What the editor's "Execute workflow" does: a manual run from the given trigger (a Schedule Trigger works too). */
 async function runFromEditor(workflowId: string, triggerName: string): Promise<any> {
-	const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: triggerName } } });
-	const id = String(r.data.executionId);
-	const ex: any = await pollUntil(
-		`execution ${id} of ${workflowId}`,
-		async () => {
-			const e: any = await stack.api.ok('GET', `/api/v1/executions/${id}?includeData=true`);
-			return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
-		},
-		{ timeoutMs: 120000 },
-	);
+	const ex = await runManually(stack, workflowId, triggerName);
 	if (ex.status !== 'success') throw new Error(`workflow ${workflowId} did not succeed: ${JSON.stringify(ex.data?.resultData?.error ?? ex.status)}`);
 	return ex;
 }

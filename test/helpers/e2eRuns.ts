@@ -6,6 +6,7 @@ import { DateTime } from 'luxon';
 
 import { pollUntil } from '../../scripts/proc';
 import type { Stack } from '../../scripts/stack';
+import type { StackCore } from '../../scripts/stackCore';
 import { TZ } from './e2e';
 
 export const TRIGGER_TYPE = 'n8n-nodes-appointments.appointmentsTrigger';
@@ -27,6 +28,23 @@ export async function listAppointments(stack: Stack, query: Record<string, strin
 		next = !Array.isArray(page) && page.next ? new URL(page.next, stack.sandboxUrl).pathname + new URL(page.next, stack.sandboxUrl).search : null;
 	}
 	return out;
+}
+
+/**
+ * What the editor's "Execute workflow" does: a manual run from the given trigger (a Schedule Trigger works too),
+ * read back once it finished, whatever its status. In queue mode a worker runs it.
+ */
+export async function runManually(stack: StackCore, workflowId: string, triggerName: string): Promise<any> {
+	const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: triggerName } } });
+	const id = String(r.data.executionId);
+	return await pollUntil(
+		`execution ${id} of ${workflowId}`,
+		async () => {
+			const e: any = await stack.api.ok('GET', `/api/v1/executions/${id}?includeData=true`);
+			return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
+		},
+		{ timeoutMs: 120000 },
+	);
 }
 
 export async function createAppointment(stack: Stack, body: Record<string, unknown>): Promise<any> {

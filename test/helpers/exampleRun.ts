@@ -11,11 +11,8 @@
 import type { IDataObject, INode, INodeExecutionData, INodeType, IExecuteFunctions } from 'n8n-workflow';
 
 import { TestNodeTypes, testAdditionalData } from './n8n';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const workflowLib = require('n8n-workflow') as typeof import('n8n-workflow');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const core = require('n8n-core') as typeof import('n8n-core');
+import { core, workflowLib } from './n8nCore';
+import { manualRun } from './n8nWorkflow';
 
 export interface ExampleJson {
 	id: string;
@@ -129,22 +126,11 @@ export async function runExample(
 		staticData: {},
 		settings,
 	});
-	const hooks = new core.ExecutionLifecycleHooks('manual', `example-${example.id}`, {
-		id: example.id,
-		name: example.name,
-		active: false,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-		nodes,
-		connections: {},
-		activeVersionId: null,
-	} as never);
 	const additionalData = testAdditionalData({
 		credentials: options.credentials,
 		publicBase: 'http://127.0.0.1:5678',
 		where: 'in the examples test',
-		extra: { hooks, executionId: `example-${example.id}` },
+		extra: manualRun(`example-${example.id}`, { id: example.id, name: example.name, nodes }),
 	});
 	const run = await new core.WorkflowExecute(additionalData, 'manual').run({ workflow, startNode: start });
 	const runData = run.data.resultData.runData;

@@ -5,7 +5,7 @@
 import type { IDataObject, INode, INodeExecutionData, INodeType, IRun } from 'n8n-workflow';
 
 import { core, logCount, logsSince, workflowLib } from './n8nCore';
-import { defaultNodeType, InputNode, testAdditionalData, TestNodeTypes } from './n8nWorkflow';
+import { defaultNodeType, InputNode, manualRun, testAdditionalData, TestNodeTypes } from './n8nWorkflow';
 
 export interface RunNodeOptions {
 	parameters: IDataObject;
@@ -67,24 +67,13 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	});
 
 	const executionId = String(++executionCounter);
-	const hooks = new core.ExecutionLifecycleHooks('manual', executionId, {
-		id: 'wf-test',
-		name: 'Test workflow',
-		active: false,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-		nodes,
-		connections: {},
-		activeVersionId: null,
-	} as never);
 
 	const additionalData = testAdditionalData({
 		credentials: options.credentials,
 		publicBase: 'http://127.0.0.1:5678',
 		instanceBase: 'http://127.0.0.1',
 		where: 'in tests',
-		extra: { hooks, executionId },
+		extra: manualRun(executionId, { id: 'wf-test', name: 'Test workflow', nodes }),
 	});
 
 	const logStart = logCount();

@@ -3,9 +3,9 @@
  * hand-written INodeTypes, the Appointments node's default type, and the IWorkflowExecuteAdditionalData n8n gives
  * a node's contexts.
  */
-import type { IDataObject, INodeExecutionData, INodeType, INodeTypes, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import type { IDataObject, INode, INodeExecutionData, INodeType, INodeTypes, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
-import { workflowLib } from './n8nCore';
+import { core, workflowLib } from './n8nCore';
 import { TestCredentialsHelper } from './n8nCredentials';
 
 /** Emits the given items (or one empty item): the start of every test workflow. */
@@ -84,6 +84,23 @@ export function testAdditionalData(options: {
 		userId: 'user-1',
 		...options.extra,
 	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** What a manual run adds to testAdditionalData's `extra`: n8n's lifecycle hooks for the workflow and the run's id. */
+export function manualRun(
+	executionId: string,
+	workflow: { id: string; name: string; nodes: INode[] },
+): Pick<IWorkflowExecuteAdditionalData, 'hooks' | 'executionId'> {
+	const hooks = new core.ExecutionLifecycleHooks('manual', executionId, {
+		...workflow,
+		active: false,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		connections: {},
+		activeVersionId: null,
+	} as never);
+	return { hooks, executionId };
 }
 
 export function defaultNodeType(): INodeType {

@@ -12,6 +12,7 @@ import { DEV_DIR } from '../../scripts/paths';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { createAppointments, handledEvents, listExecutions, settle, type HandledEvent } from '../../scripts/queue/events';
 import { startQueueStack, type QueueStack } from '../../scripts/queue/queueStack';
+import { runManually } from '../helpers/e2eRuns';
 
 const EVENTS = Number(process.env.QUEUE_EVENTS ?? 1000);
 const TZ = 'America/Santiago';
@@ -265,16 +266,8 @@ describe('action node examples run on a worker', () => {
 
 	/** What the editor's "Execute workflow" does; with OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS a worker runs it. */
 	async function runOnWorker(workflowId: string, triggerName: string): Promise<any> {
-		const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: triggerName } } });
-		const id = String(r.data.executionId);
-		const ex: any = await pollUntil(
-			`execution ${id} of ${workflowId}`,
-			async () => {
-				const e: any = await stack.api.ok('GET', `/api/v1/executions/${id}?includeData=true`);
-				return e.finished || ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
-			},
-			{ timeoutMs: 120000 },
-		);
+		const ex = await runManually(stack, workflowId, triggerName);
+		const id = String(ex.id);
 		expect(ex.status).toBe('success');
 		const byWorker = stack.executionsByWorker();
 		expect(stack.workers.filter((w) => byWorker.get(w.name)!.has(id))).toHaveLength(1);
