@@ -45,6 +45,22 @@ describe('RecentKeys', () => {
 		expect(keys.has('6')).toBe(false);
 	});
 
+	it('a forgotten key stays forgotten when the window changes, and is never forgotten early once remembered again', () => {
+		const keys = new RecentKeys(5);
+		for (const k of ['a', 'b', 'c']) keys.remember(k);
+		keys.forget('a'); // its run failed: n8n answered the delivery with an error
+		keys.resize(4);
+		expect(keys.has('a')).toBe(false);
+		expect(['b', 'c'].every((k) => keys.has(k))).toBe(true);
+		// Remembered again by the resend: it is the newest now, and stays while three newer keys arrive.
+		keys.resize(3);
+		keys.remember('a');
+		keys.remember('d');
+		keys.remember('e');
+		expect(keys.has('a')).toBe(true);
+		expect(keys.size).toBe(3);
+	});
+
 	it('clamps nonsense windows', () => {
 		expect(clampWindow(undefined)).toBe(DEFAULT_WINDOW);
 		expect(clampWindow(0)).toBe(DEFAULT_WINDOW);
@@ -178,6 +194,18 @@ describe('claimEvent: claim, then settle as run or dropped', () => {
 		expect(claimEvent(keys, 'e')).toBeUndefined(); // remembered while n8n stores the execution
 		answer.finish(500);
 		expect(claimEvent(keys, 'e')).toBeDefined();
+	});
+
+	it("an error answer forgets only its own run: a later copy's run of the same event stays remembered", () => {
+		const keys = new RecentKeys(1);
+		const first = new Answer();
+		expect(claimEvent(keys, 'e')!.run(first)).toBe(true);
+		keys.remember('x'); // the window moves on while n8n still stores the first execution: 'e' is evicted
+		const resend = new Answer();
+		expect(claimEvent(keys, 'e')!.run(resend)).toBe(true);
+		first.finish(500);
+		resend.finish(200);
+		expect(claimEvent(keys, 'e')).toBeUndefined();
 	});
 
 	it('dedupe off: every copy gets a claim and nothing is remembered', () => {

@@ -241,6 +241,18 @@ describe('dedupe', () => {
 		expect(startsOf(h)).toHaveLength(5);
 	});
 
+	it('an event n8n could not start stays forgotten when the Dedupe Window changes: its resend runs', async () => {
+		let fails = true;
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { dedupeWindow: 100 } }, startFails: () => fails });
+		await h.activate();
+		const body = envelope();
+		expect((await h.callWebhook(body)).status).toBe(500);
+		fails = false;
+		h.setParameters({ events: ALL_EVENTS, options: { dedupeWindow: 50 } });
+		expect((await h.callWebhook(body)).items).toHaveLength(1);
+		expect(h.starts).toHaveLength(1);
+	});
+
 	it('holds across requests when each request builds its own Workflow, as n8n live webhooks do', async () => {
 		const h = await harness(ctx);
 		await h.activate();

@@ -47,12 +47,18 @@ export function dedupeKey(mode: DedupeMode, event: string, appointmentKey: strin
 	return [timestamp, event.length, event, appointmentKey].join(' ');
 }
 
-/** The last `limit` keys remembered: a Set to look them up, a ring of the same strings to forget the oldest. */
+/**
+ * The last `limit` keys remembered, oldest first (a Map keeps insertion order). Each key holds who remembered it,
+ * so forgetting undoes only that remembering: a key evicted meanwhile and remembered again by another copy stays.
+ */
 export class RecentKeys {
-	private keys = new Set<string>();
-	private ring: string[] = [];
-	/** Once the ring is full: the slot of the oldest key, overwritten next. */
-	private next = 0;
+	private readonly keys = new Map<string, unknown>();
+	/**
+	 * Walks the keys oldest first across evictions. Everything before it was evicted or forgotten, so it always
+	 * has a key to give while the memory is over its limit; a fresh iterator per eviction would step over every
+	 * deleted slot at the front of the Map each time.
+	 */
+	private readonly oldest = this.keys.keys();
 	private max: number;
 	constructor(limit: number) {
 		this.max = clampWindow(limit);
@@ -71,36 +77,26 @@ export class RecentKeys {
 	}
 
 	/** Adds `key` unless it is held, forgetting the oldest key when full; true when it was new. */
-	remember(key: string): boolean {
+	remember(key: string, by: unknown = true): boolean {
 		if (this.keys.has(key)) return false;
-		if (this.ring.length < this.max) {
-			this.ring.push(key);
-		} else {
-			this.keys.delete(this.ring[this.next]);
-			this.ring[this.next] = key;
-			this.next = (this.next + 1) % this.max;
-		}
-		this.keys.add(key);
+		this.keys.set(key, by);
+		this.trim();
 		return true;
 	}
 
-	/**
-	 * Forgets `key` at once. Its ring slot stays until overwritten: if the key is remembered again meanwhile, that
-	 * slot's turn forgets it early (before the window is over), never keeps it longer.
-	 */
-	forget(key: string): void {
-		this.keys.delete(key);
+	/** Forgets `key` if `by` remembered it. */
+	forget(key: string, by: unknown = true): void {
+		if (this.keys.get(key) === by) this.keys.delete(key);
 	}
 
 	/** A new window keeps the newest keys that fit. */
 	resize(limit: number): void {
-		const max = clampWindow(limit);
-		if (max === this.max) return;
-		const oldestFirst = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-		this.ring = oldestFirst.slice(Math.max(0, oldestFirst.length - max));
-		this.keys = new Set(this.ring);
-		this.next = 0;
-		this.max = max;
+		this.max = clampWindow(limit);
+		this.trim();
+	}
+
+	private trim(): void {
+		while (this.keys.size > this.max) this.keys.delete(this.oldest.next().value as string);
 	}
 }
 
@@ -116,19 +112,22 @@ export interface Claim {
 }
 
 const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
+let claims = 0;
 
 export function claimEvent(store: RecentKeys | undefined, key: string | undefined): Claim | undefined {
 	if (store === undefined || key === undefined) return UNREMEMBERED;
 	if (store.has(key)) return undefined;
+	// A number, not the claim itself, marks what this claim remembered: the memory keeps no claim alive.
+	const id = ++claims;
 	return {
 		run(answer) {
-			if (!store.remember(key)) return false;
+			if (!store.remember(key, id)) return false;
 			answer.once('finish', () => {
-				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key);
+				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key, id);
 			});
 			return true;
 		},
-		drop: () => store.remember(key),
+		drop: () => store.remember(key, id),
 	};
 }
 
