@@ -12,6 +12,7 @@ import {
 	RecentKeys,
 	recentKeysFor,
 	scopeCount,
+	type DedupeMode,
 } from '../../nodes/Appointments/trigger/dedupe';
 
 describe('RecentKeys', () => {
@@ -165,54 +166,74 @@ class Answer extends EventEmitter {
 	}
 }
 
+/** A claim for the notification of appointment `key` (event + key + timestamp by default). */
+const claim = (keys: RecentKeys | undefined, key: string, mode: DedupeMode = 'eventKeyTimestamp', event = 'appointment.created') =>
+	claimEvent(keys, mode, { event, appointmentKey: key, timestamp: '2026-01-01T00:00:00Z' });
+
 describe('claimEvent: claim, then settle as run or dropped', () => {
 	it('a settled event makes later copies duplicates; an unsettled one stays free for the resend', () => {
 		const keys = new RecentKeys(10);
-		const first = claimEvent(keys, 'e1')!;
-		expect(claimEvent(keys, 'e1')).toBeDefined(); // claimed, not settled: a copy gets its own claim
+		const first = claim(keys, 'e1')!;
+		expect(claim(keys, 'e1')).toBeDefined(); // claimed, not settled: a copy gets its own claim
 		expect(first.drop()).toBe(true);
-		expect(claimEvent(keys, 'e1')).toBeUndefined();
-		claimEvent(keys, 'e2'); // never settled (the re-read failed)
-		expect(claimEvent(keys, 'e2')).toBeDefined();
+		expect(claim(keys, 'e1')).toBeUndefined();
+		claim(keys, 'e2'); // never settled (the re-read failed)
+		expect(claim(keys, 'e2')).toBeDefined();
 	});
 
 	it('of two copies claimed at once, the first settled wins and the other settles nothing', () => {
 		const keys = new RecentKeys(10);
-		const [a, b] = [claimEvent(keys, 'e')!, claimEvent(keys, 'e')!];
+		const [a, b] = [claim(keys, 'e')!, claim(keys, 'e')!];
 		const answer = new Answer();
 		expect(a.run(answer)).toBe(true);
 		expect(b.drop()).toBe(false);
 		expect(b.run(new Answer())).toBe(false);
 		answer.finish(200);
-		expect(keys.has('e')).toBe(true);
+		expect(claim(keys, 'e')).toBeUndefined();
 	});
 
 	it('a run that n8n answers with an error is forgotten again, so the resend runs', () => {
 		const keys = new RecentKeys(10);
 		const answer = new Answer();
-		expect(claimEvent(keys, 'e')!.run(answer)).toBe(true);
-		expect(claimEvent(keys, 'e')).toBeUndefined(); // remembered while n8n stores the execution
+		expect(claim(keys, 'e')!.run(answer)).toBe(true);
+		expect(claim(keys, 'e')).toBeUndefined(); // remembered while n8n stores the execution
 		answer.finish(500);
-		expect(claimEvent(keys, 'e')).toBeDefined();
+		expect(claim(keys, 'e')).toBeDefined();
 	});
 
 	it("an error answer forgets only its own run: a later copy's run of the same event stays remembered", () => {
 		const keys = new RecentKeys(1);
 		const first = new Answer();
-		expect(claimEvent(keys, 'e')!.run(first)).toBe(true);
+		expect(claim(keys, 'e')!.run(first)).toBe(true);
 		keys.remember('x'); // the window moves on while n8n still stores the first execution: 'e' is evicted
 		const resend = new Answer();
-		expect(claimEvent(keys, 'e')!.run(resend)).toBe(true);
+		expect(claim(keys, 'e')!.run(resend)).toBe(true);
 		first.finish(500);
 		resend.finish(200);
-		expect(claimEvent(keys, 'e')).toBeUndefined();
+		expect(claim(keys, 'e')).toBeUndefined();
+	});
+
+	it('a dropped event never makes another one a duplicate: by notification a resend of it is, by appointment key nothing is remembered', () => {
+		const keys = new RecentKeys(10);
+		expect(claim(keys, 'e')!.drop()).toBe(true); // filtered out on its re-read
+		expect(claim(keys, 'e')).toBeUndefined(); // its resend would end the same way
+		expect(claim(keys, 'e', 'eventKeyTimestamp', 'appointment.updated')).toBeDefined();
+		expect(claim(keys, 'a', 'appointmentKey')!.drop()).toBe(true);
+		expect(keys.size).toBe(1);
+		const later = claim(keys, 'a', 'appointmentKey', 'appointment.updated')!;
+		expect(later.run(new Answer())).toBe(true);
+		expect(claim(keys, 'a', 'appointmentKey', 'appointment.canceled')).toBeUndefined();
+		// A copy dropped after another copy ran: settled by that run, so it is the duplicate.
+		const copy = claim(keys, 'b', 'appointmentKey')!;
+		expect(claim(keys, 'b', 'appointmentKey')!.run(new Answer())).toBe(true);
+		expect(copy.drop()).toBe(false);
 	});
 
 	it('dedupe off: every copy gets a claim and nothing is remembered', () => {
 		const keys = new RecentKeys(10);
-		expect(claimEvent(undefined, 'e')!.drop()).toBe(true);
-		expect(claimEvent(keys, undefined)!.run(new Answer())).toBe(true);
-		expect(claimEvent(keys, undefined)).toBeDefined();
+		expect(claim(undefined, 'e')!.drop()).toBe(true);
+		expect(claim(keys, 'e', 'off')!.run(new Answer())).toBe(true);
+		expect(claim(keys, 'e', 'off')).toBeDefined();
 		expect(keys.size).toBe(0);
 	});
 });

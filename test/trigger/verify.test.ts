@@ -56,6 +56,23 @@ describe('Verify with API', () => {
 		expect(h.logs().some((l) => l.startsWith('[warn]') && l.includes(ghost.data.appointment_key) && l.includes('does not know'))).toBe(true);
 	});
 
+	it('Dedupe Key "Appointment Key": an event the re-read filters out does not make a later matching event of the appointment a duplicate', async () => {
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, filters: { statuses: ['CONFIRMED'] }, options: { verifyWithApi: true, dedupeKey: 'appointmentKey' } },
+		});
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' });
+		await settled(h.productionUrl, 1);
+		expect(h.starts).toHaveLength(0); // PENDING: filtered out
+		expect((await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'CONFIRMED' })).status).toBeLessThan(300);
+		await settled(h.productionUrl, 2);
+		expect(startsOf(h).map((j) => `${j.event} ${j.data.status}`)).toEqual(['appointment.updated CONFIRMED']);
+		// Once an event of the appointment ran, its later events are duplicates (the spec's literal rule).
+		const later = envelope({ event: 'appointment.updated', timestamp: '2026-11-23T12:00:00-03:00' }, { appointment_key: created.appointment_key });
+		expect((await h.callWebhook(later)).body).toMatchObject({ reason: 'duplicate' });
+		expect(h.starts).toHaveLength(1);
+	});
+
 	it('a failed re-read answers 500 and remembers nothing, so the redelivery starts it once', async () => {
 		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
 		await h.activate();

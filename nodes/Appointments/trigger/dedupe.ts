@@ -1,14 +1,16 @@
 /**
  * The trigger's dedupe protocol: one delivery claims its event, then settles it.
  *
- *   claimEvent(store, key): Claim | undefined
+ *   claimEvent(store, mode, notification): Claim | undefined
  *       undefined when a copy of the event was settled already (a duplicate: start nothing); a claim otherwise.
- *       With dedupe off (no store or no key) every delivery gets a claim that remembers nothing.
+ *       With dedupe off (no store, mode off) every delivery gets a claim that remembers nothing.
  *   claim.run(answer): boolean      settles it as run: remembered, so a later copy is a duplicate; forgotten
  *       again when n8n answers the delivery (`answer`, its response) with an error: it could not store or queue
  *       the execution, so the service resends and that resend must run
  *   claim.drop(): boolean           settles it as handled without a run (unknown appointment, no longer matching
- *       the Filters): remembered, since a resend would end the same way
+ *       the Filters). An event that did not run never makes another one a duplicate: its key is remembered only
+ *       when it names this one notification (Event + Appointment Key + Timestamp: a resend would end the same
+ *       way); with Appointment Key it is not, or the appointment's later events would be dropped
  *   Both give false and change nothing when another copy was settled while this one waited (its re-read with
  *   Verify With API): this copy is then the duplicate and starts nothing. A claim never settled (the re-read
  *   failed: n8n answers 500) leaves the event forgotten, so the service's resend runs it.
@@ -114,7 +116,15 @@ export interface Claim {
 const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
 let claims = 0;
 
-export function claimEvent(store: RecentKeys | undefined, key: string | undefined): Claim | undefined {
+/** The parts of a valid notification that identify it. */
+export interface Notification {
+	event: string;
+	appointmentKey: string;
+	timestamp: string;
+}
+
+export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: Notification): Claim | undefined {
+	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
 	if (store === undefined || key === undefined) return UNREMEMBERED;
 	if (store.has(key)) return undefined;
 	// A number, not the claim itself, marks what this claim remembered: the memory keeps no claim alive.
@@ -127,7 +137,7 @@ export function claimEvent(store: RecentKeys | undefined, key: string | undefine
 			});
 			return true;
 		},
-		drop: () => store.remember(key, id),
+		drop: () => (mode === 'eventKeyTimestamp' ? store.remember(key, id) : !store.has(key)),
 	};
 }
 

@@ -28,7 +28,7 @@ import { getAppointment } from '../transport';
 import { matches, simplifyAppointment, type EventFilter } from '../shared';
 import { receiverConfig, type ReceiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
-import { claimEvent, dedupeKey, type Claim } from './dedupe';
+import { claimEvent, type Claim } from './dedupe';
 
 /**
  * One attempt, well inside a callback time-out: the spec asks receivers to answer promptly, and a service that
@@ -75,7 +75,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	if (filter === undefined) return filteredOut(d);
 	if (!config.options.verifyWithApi && !matches(filter, envelope.data)) return filteredOut(d);
 
-	const claim = claimEvent(config.store, dedupeKey(config.options.dedupeKey, envelope.event, appointmentKey, envelope.timestamp));
+	const claim = claimEvent(config.store, config.options.dedupeKey, { event: envelope.event, appointmentKey, timestamp: envelope.timestamp });
 	if (claim === undefined) return duplicate(d);
 	if (!config.options.verifyWithApi) {
 		claim.run(this.getResponseObject());
