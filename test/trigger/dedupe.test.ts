@@ -1,5 +1,8 @@
-/** The trigger's dedupe memory: bounded, oldest forgotten first, one per scope, keys per mode; its claim/settle protocol. */
-import { EventEmitter } from 'node:events';
+/**
+ * The trigger's dedupe memory: bounded, oldest forgotten first, one per scope, keys per mode; its claim/settle protocol;
+ * both against a reference model with random steps (test/helpers/triggerDedupeModel.ts; DEDUPE_SEED=<seed> replays).
+ */
+import fc from 'fast-check';
 
 import {
 	claimEvent,
@@ -14,6 +17,7 @@ import {
 	scopeCount,
 	type DedupeMode,
 } from '../../nodes/Appointments/trigger/dedupe';
+import { Answer, checkCase, stepsArbitrary } from '../helpers/triggerDedupeModel';
 
 describe('RecentKeys', () => {
 	it('never holds more than its window and forgets the oldest keys first', () => {
@@ -100,36 +104,6 @@ describe('module-level stores', () => {
 	});
 });
 
-describe('random operations', () => {
-	it.each([
-		[17, 25, 20000],
-		[300, 2000, 60000],
-	])('(window %i, %i keys) keep the exact FIFO semantics of a reference list', (start, keyCount, steps) => {
-		const seed = Number(process.env.DEDUPE_SEED ?? Date.now() % 100000);
-		console.log(`dedupe random operations: DEDUPE_SEED=${seed}`);
-		let state = seed;
-		const rnd = (n: number) => ((state = (state * 1103515245 + 12345) % 2 ** 31) % n);
-		let limit = start;
-		const keys = new RecentKeys(limit);
-		let reference: string[] = []; // oldest first
-		for (let i = 0; i < steps; i++) {
-			if (rnd(100) === 99) {
-				limit = 1 + rnd(start * 2);
-				keys.resize(limit);
-				reference = reference.slice(-limit);
-			} else {
-				const id = `k${rnd(keyCount)}`;
-				const fresh = keys.remember(id);
-				const held = reference.includes(id);
-				if (fresh !== !held) throw new Error(`seed ${seed} step ${i}: remember(${id}) said ${fresh}, reference holds it: ${held}`);
-				if (!held) reference = [...reference, id].slice(-limit);
-			}
-			if (keys.size !== reference.length) throw new Error(`seed ${seed} step ${i}: size ${keys.size}, reference ${reference.length}`);
-		}
-		for (let k = 0; k < keyCount; k++) expect(keys.has(`k${k}`)).toBe(reference.includes(`k${k}`));
-	});
-});
-
 describe('dedupeKey', () => {
 	it('event + key + timestamp (default): a redelivery has the same key, a later event of the appointment does not', () => {
 		const k = (event: string, key: string, ts: string) => dedupeKey('eventKeyTimestamp', event, key, ts);
@@ -156,15 +130,6 @@ describe('dedupeKey', () => {
 		expect(dedupeKey('off', 'e', 'k1', 't1')).toBeUndefined();
 	});
 });
-
-/** What claim.run() reads of the delivery's response: its status once n8n has finished it. */
-class Answer extends EventEmitter {
-	statusCode = 200;
-	finish(status: number): void {
-		this.statusCode = status;
-		this.emit('finish');
-	}
-}
 
 /** A claim for the notification of appointment `key` (event + key + timestamp by default). */
 const claim = (keys: RecentKeys | undefined, key: string, mode: DedupeMode = 'eventKeyTimestamp', event = 'appointment.created') =>
@@ -235,5 +200,17 @@ describe('claimEvent: claim, then settle as run or dropped', () => {
 		expect(claim(keys, 'e', 'off')!.run(new Answer())).toBe(true);
 		expect(claim(keys, 'e', 'off')).toBeDefined();
 		expect(keys.size).toBe(0);
+	});
+});
+
+describe('the memory and the claim protocol against a plain reference model (fast-check)', () => {
+	const seed = process.env.DEDUPE_SEED ? Number(process.env.DEDUPE_SEED) : Math.floor(Math.random() * 2 ** 31);
+	beforeAll(() => console.log(`dedupe model: DEDUPE_SEED=${seed} replays this run`));
+
+	it.each([
+		['small', 1000],
+		['large', 15],
+	] as const)('%s windows: random claims, runs (answered 2xx or an error), drops and resizes agree with the reference', (size, numRuns) => {
+		fc.assert(fc.property(stepsArbitrary(size), checkCase), { seed, numRuns });
 	});
 });
