@@ -146,6 +146,8 @@ describe('parameters that cannot be read at delivery time', () => {
 		['Options › Dedupe Window', { options: { dedupeWindow: '={{ 0 }}' } }],
 		['Options › Verify With API', { options: { verifyWithApi: '={{ "yes" }}' } }],
 		['Options › Simplify', { options: { simplify: '={{ "sometimes" }}' } }],
+		['Filters', { filters: { statuses: '={{ $("No Such Node").item.json.status }}' } }],
+		['Options', { options: { dedupeKey: '={{ [ }}' } }],
 	];
 
 	it.each(unreadable)('%s: answered 503 (the service resends), nothing started or remembered, n8n logs the field at error level', async (label, change) => {

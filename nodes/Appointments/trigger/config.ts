@@ -82,8 +82,19 @@ function savedParameters(ctx: Ctx, node: INode): ReadParameter {
 	};
 }
 
+const LABELS: Record<string, string> = { events: 'Events', otherEvents: 'Other Events', filters: 'Filters', options: 'Options' };
+
+/** n8n's own errors (an expression that fails) name no field: the message says which one it was. */
 function throughN8n(ctx: Ctx): ReadParameter {
-	return (name, fallback) => ctx.getNodeParameter(name, fallback as never);
+	return (name, fallback) => {
+		try {
+			return ctx.getNodeParameter(name, fallback as never);
+		} catch (error) {
+			throw new NodeOperationError(ctx.getNode(), `The field "${LABELS[name] ?? name}" could not be read: ${(error as Error).message}`, {
+				description: (error as { description?: string }).description ?? 'Check the expression in this field.',
+			});
+		}
+	};
 }
 
 // `node` when the caller has it: n8n's getNode() deep-copies the node on every call.
