@@ -137,20 +137,23 @@ describe('delivery from the sandbox', () => {
 describe('parameters that cannot be read at delivery time', () => {
 	// Valid when published, then no longer: an expression whose value changed, or a value an older version saved.
 	const base = { events: ALL_EVENTS, otherEvents: '', filters: {}, options: {} };
-	const unreadable: Array<[string, Record<string, unknown>]> = [
-		['Events', { events: '={{ ["appointment created"] }}' }],
-		['Other Events', { otherEvents: '={{ "appointment created" }}' }],
-		['Filters › Statuses', { filters: { statuses: '={{ ["CONFIRMD"] }}' } }],
-		['Filters › Calendars', { filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: 'dr-ruiz' } }] } } }],
-		['Options › Dedupe Key', { options: { dedupeKey: '={{ "bogus" }}' } }],
-		['Options › Dedupe Window', { options: { dedupeWindow: '={{ 0 }}' } }],
-		['Options › Verify With API', { options: { verifyWithApi: '={{ "yes" }}' } }],
-		['Options › Simplify', { options: { simplify: '={{ "sometimes" }}' } }],
-		['Filters', { filters: { statuses: '={{ $("No Such Node").item.json.status }}' } }],
-		['Options', { options: { dedupeKey: '={{ [ }}' } }],
+	// [what is wrong, the field as the editor labels it, the saved parameters that differ]
+	const unreadable: Array<[string, string, Record<string, unknown>]> = [
+		['an event name that is none', 'Events', { events: '={{ ["appointment created"] }}' }],
+		['a number, while Other Events names one', 'Events', { events: '={{ 5 }}', otherEvents: 'appointment.created' }],
+		['an event name that is none', 'Other Events', { otherEvents: '={{ "appointment created" }}' }],
+		['a status that is none', 'Filters › Statuses', { filters: { statuses: '={{ ["CONFIRMD"] }}' } }],
+		['a calendar key that is none', 'Filters › Calendars', { filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: 'dr-ruiz' } }] } } }],
+		['a number', 'Filters › Statuses', { filters: { statuses: '={{ 5 }}' } }],
+		['an expression n8n cannot evaluate', 'Filters', { filters: { statuses: '={{ $("No Such Node").item.json.status }}' } }],
+		['a value that is not a choice', 'Options › Dedupe Key', { options: { dedupeKey: '={{ "bogus" }}' } }],
+		['a window of 0', 'Options › Dedupe Window', { options: { dedupeWindow: '={{ 0 }}' } }],
+		['"yes"', 'Options › Verify With API', { options: { verifyWithApi: '={{ "yes" }}' } }],
+		['"sometimes"', 'Options › Simplify', { options: { simplify: '={{ "sometimes" }}' } }],
+		['an expression with a syntax error', 'Options', { options: { dedupeKey: '={{ [ }}' } }],
 	];
 
-	it.each(unreadable)('%s: answered 503 (the service resends), nothing started or remembered, n8n logs the field at error level', async (label, change) => {
+	it.each(unreadable)('%s in "%s": answered 503 (the service resends), nothing started or remembered, n8n logs the field at error level', async (_what, label, change) => {
 		const h = await harness(ctx, { parameters: base });
 		await h.activate();
 		h.setParameters({ ...base, ...change });
