@@ -232,21 +232,16 @@ export function eventList(
 	otherEvents: unknown,
 	itemIndex: number,
 ): string[] {
-	const picked: unknown[] = Array.isArray(events)
-		? events
-		: typeof events === 'string' && events.trim() !== ''
-			? events.split(',')
-			: [];
-	const typed: unknown[] = Array.isArray(otherEvents)
-		? otherEvents
-		: typeof otherEvents === 'string'
-			? otherEvents.split(/[\s,;]+/)
-			: [];
 	const out: string[] = [];
-	for (const [field, list] of [
-		['Events', picked],
-		['Other Events', typed],
+	for (const [field, value, separators] of [
+		['Events', events, /,/],
+		['Other Events', otherEvents, /[\s,;]+/],
 	] as const) {
+		// A value that is neither a list nor a text (an expression giving a number) is refused, not read as none.
+		if (value !== undefined && value !== null && typeof value !== 'string' && !Array.isArray(value)) {
+			throw inputError(node, field, itemIndex, 'a list of event names', value);
+		}
+		const list: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(separators) : [];
 		for (const raw of list) {
 			const name = typeof raw === 'string' ? raw.trim() : raw;
 			if (name === '') continue;
