@@ -333,6 +333,11 @@ describe('the account time zone, and the days its clocks change', () => {
 		}
 	});
 
+	test('Created At is the same instant on the account\'s clock (here the day before Berlin\'s)', async () => {
+		await runOk(sb, { ...base, filters: { createdAt: '2026-03-10T03:00:00' } }, { timezone: BER, accountTimeZone: SCL });
+		expect((await lastListQuery()).created_at).toBe('2026-03-09T23:00:00');
+	});
+
 	test('an empty Account Time Zone is the zone the dates are read in, as before the field existed', async () => {
 		Settings.now = () => ms('2026-04-05T12:00:00+02:00');
 		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: BER });
