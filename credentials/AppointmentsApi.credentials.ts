@@ -54,7 +54,7 @@ export class AppointmentsApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. America/Santiago',
 			description:
-				"The time zone your account is set to in the service, so that Today and other date ranges select that account's appointments even when n8n runs in another zone; leave empty if it is the workflow's time zone",
+				"The time zone your account is set to, so that Today and other date ranges select your account's appointments even when n8n runs in another zone (copy it from the service dashboard: Settings › API access shows it; leave empty if it is the workflow's time zone)",
 		},
 	];
 
