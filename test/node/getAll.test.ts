@@ -227,12 +227,12 @@ describe('date range presets', () => {
 	});
 
 	test('today (real clock) selects the appointments of the current day in the workflow zone', async () => {
-		const today = DateTime.now().setZone(ZONE).toFormat('yyyy-MM-dd');
+		const now = DateTime.now().setZone(ZONE);
+		const today = now.toFormat('yyyy-MM-dd');
 		const out = await runOk(sb, { ...base, dateRange: 'today' });
-		expect(await lastListQuery()).toEqual({
-			start_date: `${today}T00:00:00`,
-			end_date: `${today}T23:59:59`,
-		});
+		// On the days Santiago's clocks change the edges move (tests with the clock fixed below say how).
+		const changeDay = now.startOf('day').minus({ milliseconds: 1 }).offset !== now.endOf('day').offset;
+		if (!changeDay) expect(await lastListQuery()).toEqual({ start_date: `${today}T00:00:00`, end_date: `${today}T23:59:59` });
 		const expected = keysWhere(
 			(a) => DateTime.fromISO(String(a.start_date)).setZone(ZONE).toFormat('yyyy-MM-dd') === today,
 		);
