@@ -12,7 +12,7 @@
  *   requirePathKey(node, value, field, itemIndex): string      requireText that can be one path segment (no /, not . or ..)
  *   toBoolean(node, value, field, itemIndex): boolean          true/false, also "true"/"false" from expressions
  *   resolveZone(node, option, workflowZone, itemIndex): string  IANA zone of the Options, else the workflow's
- *   wallClockValue(node, value, field, itemIndex, zone, bound?): string
+ *   instantValue(node, value, field, itemIndex, zone, bound?): number  a window bound (dateInput.ts toInstant)
  *   offsetIsoValue(node, value, field, itemIndex, zone): string
  *   eventList(node, events, otherEvents, itemIndex): string[]  the picked events plus typed ones, at least one
  *   numberValue(node, value, field, itemIndex, {min, max?, whole?}): number | undefined
@@ -20,7 +20,7 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
 import { STATUSES, STATUS_VALUES } from './constants';
-import { DateInputError, isValidTimeZone, toOffsetIso, toWallClock } from './dateInput';
+import { DateInputError, isValidTimeZone, toInstant, toOffsetIso } from './dateInput';
 import { shown } from './format';
 
 export const MAX_CONCURRENCY = 20;
@@ -195,16 +195,16 @@ function dateError(node: INode, error: unknown, field: string, itemIndex: number
 	throw error;
 }
 
-export function wallClockValue(
+export function instantValue(
 	node: INode,
 	value: unknown,
 	field: string,
 	itemIndex: number,
 	zone: string,
 	bound: 'start' | 'end' = 'start',
-): string {
+): number {
 	try {
-		return toWallClock(value, zone, bound);
+		return toInstant(value, zone, bound);
 	} catch (error) {
 		return dateError(node, error, field, itemIndex);
 	}

@@ -1,7 +1,8 @@
 /**
  * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
  * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
- * handed over once (by `keyField`, default `appointment_key` then `webhook_key`), no page requested beyond `limit`.
+ * handed over once (by `keyField`, default `appointment_key` then `webhook_key`) when `keep` accepts it, no page
+ * requested beyond `limit` records kept.
  * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
  * pages are fetched several at a time and still handed over in the service's order.
  */
@@ -28,6 +29,8 @@ export interface PaginateOptions {
 	resource?: string;
 	/** Pages in flight at once when the paging allows it (default 1: one after the other). */
 	pageConcurrency?: number;
+	/** Records to hand over (default all): the others are dropped before `limit` counts them. */
+	keep?: (record: IDataObject) => boolean;
 }
 
 /** Pages in a row that bring no record not already returned before reading stops with an error. */
@@ -40,6 +43,8 @@ interface ReadState {
 	yieldedKeys: Set<string>;
 	yielded: number;
 	pages: number;
+	/** Records of the last page not seen before, handed over or not kept: progress, whatever `keep` says. */
+	unseen: number;
 	stale: number;
 	repeated: number;
 	firstCount?: number;
@@ -55,14 +60,15 @@ function recordKey(record: IDataObject, keyField?: string): string | undefined {
 	return undefined;
 }
 
-/** The page's records not handed over before, up to the limit; one whose key came before is counted, not kept. */
-function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefined, keyField?: string): T[] {
+/** The page's records not handed over before and kept, up to the limit; one whose key came before is counted, not kept. */
+function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefined, opts: PaginateOptions): T[] {
 	const fresh: T[] = [];
 	const room = limit === undefined ? Infinity : limit - read.yielded;
 	const seen = read.yieldedKeys;
+	read.unseen = 0;
 	for (const record of page.records) {
 		if (fresh.length >= room) break;
-		const key = recordKey(record, keyField);
+		const key = recordKey(record, opts.keyField);
 		if (key !== undefined) {
 			if (seen.has(key)) {
 				read.repeated++;
@@ -70,7 +76,8 @@ function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefi
 			}
 			seen.add(key);
 		}
-		fresh.push(record as T);
+		read.unseen++;
+		if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 	}
 	return fresh;
 }
@@ -185,6 +192,7 @@ export async function* paginate<T = IDataObject>(
 		yieldedKeys: new Set(),
 		yielded: 0,
 		pages: 1,
+		unseen: 0,
 		stale: 0,
 		repeated: 0,
 		firstCount: page.count,
@@ -194,7 +202,7 @@ export async function* paginate<T = IDataObject>(
 	const nextPages = new NextPages(node, concurrency, maxPages, get, itemIndex);
 	try {
 		for (;;) {
-			const fresh = freshRecords<T>(page, read, limit, opts.keyField);
+			const fresh = freshRecords<T>(page, read, limit, opts);
 			if (fresh.length > 0) {
 				read.yielded += fresh.length;
 				yield fresh;
@@ -204,7 +212,7 @@ export async function* paginate<T = IDataObject>(
 			if (page.records.length === 0 || page.next === undefined) return;
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
 			if (read.fetched.has(nextUrl)) return;
-			checkProgress(node, read, fresh.length, { page: page.url, next: nextUrl }, maxPages, itemIndex);
+			checkProgress(node, read, read.unseen, { page: page.url, next: nextUrl }, maxPages, itemIndex);
 			read.pages++;
 			const wanted = limit === undefined ? Infinity : limit - read.yielded;
 			page = await nextPages.read(page, nextUrl, read.pages, wanted);
