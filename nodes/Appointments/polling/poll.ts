@@ -17,9 +17,17 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { EVENTS, matches, simplifyAppointment, WALL_CLOCK_FORMAT, type EventFilter } from '../shared';
-import { apiRequest, appointmentPath, paginate } from '../transport';
-import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry, type PollState } from './pollState';
+import {
+	EVENTS,
+	isCancelled,
+	matches,
+	notAppointmentReason,
+	simplifyAppointment,
+	WALL_CLOCK_FORMAT,
+	type EventFilter,
+} from '../shared';
+import { paginate, readAppointment, type PaginateOptions } from '../transport';
+import { fingerprint, readState, startMs, statusOf, writeState, type Entry, type PollState } from './pollState';
 
 export interface PollingOptions {
 	events: ReadonlySet<string>;
@@ -49,8 +57,11 @@ export function windowQuery(from: number, to: number, zone: string): IDataObject
 	return { start_date: wallClock(from - PAD, zone), end_date: wallClock(to + PAD, zone) };
 }
 
+/** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */
+const wasCancelled = (entry: Entry) => isCancelled({ status: statusOf(entry.fp) });
+
 function changeOf(before: Entry, record: IDataObject): Change {
-	const cancelledNow = isCancelled(record.status) && !isCancelled(statusOf(before.fp));
+	const cancelledNow = isCancelled(record) && !wasCancelled(before);
 	return { event: cancelledNow ? 'appointment.canceled' : 'appointment.updated', data: record };
 }
 
@@ -59,13 +70,25 @@ export function toItem(change: Change, timestamp: string, simplify: boolean): IN
 	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp } : { event, timestamp, data } };
 }
 
-/** The appointment as the service has it now; undefined when it answers 404. */
-async function readBack(ctx: IPollFunctions, key: string): Promise<IDataObject | undefined> {
-	const response = await apiRequest<IDataObject>(ctx, 'GET', appointmentPath(key), {
-		allowStatus: [404],
-		resource: `Appointment ${key}`,
-	});
-	return response.statusCode === 404 ? undefined : ((response.body ?? {}) as IDataObject);
+/**
+ * The window's appointments, page by page. An entry that is not an appointment fails the poll like a failed
+ * request (nothing is emitted from it, the state is kept, the next poll reads again).
+ */
+export async function* appointmentPages(
+	ctx: IPollFunctions,
+	query: IDataObject,
+	options: PaginateOptions = {},
+): AsyncGenerator<IDataObject[]> {
+	for await (const records of paginate(ctx, 'appointments/', query, { keyField: 'appointment_key', ...options })) {
+		for (const record of records) {
+			const why = notAppointmentReason(record);
+			if (why === undefined) continue;
+			throw new NodeOperationError(ctx.getNode(), `The service's list of appointments held an entry that is not an appointment (${why})`, {
+				description: 'Nothing was emitted from this poll; the next poll reads the list again. Check that the credential\'s Base URL is the service\'s API address.',
+			});
+		}
+		yield records;
+	}
 }
 
 /** How many appointments "Fetch test event" looks through for one that matches the Filters. */
@@ -77,7 +100,7 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 	const now = DateTime.now().setZone(zone);
 	const from = now.minus({ days: options.daysBack }).toMillis();
 	const to = now.plus({ days: options.daysAhead }).toMillis();
-	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: SAMPLE_LIMIT })) {
+	for await (const records of appointmentPages(ctx, windowQuery(from, to, zone), { limit: SAMPLE_LIMIT })) {
 		const record = records.find((r) => matches(options.filter, r));
 		if (record === undefined) continue;
 		const event = [...options.events][0] ?? 'appointment.created';
@@ -103,7 +126,7 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	const previous = readState(staticData);
 	const c: Comparison = { from, to, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
 
-	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
+	for await (const records of appointmentPages(ctx, windowQuery(from, to, zone))) {
 		for (const record of records) compareListed(c, record);
 	}
 	await readBackUnlisted(ctx, c);
@@ -138,8 +161,7 @@ const entryOf = (record: IDataObject): Entry => ({
 });
 
 function compareListed(c: Comparison, record: IDataObject): void {
-	const key = record.appointment_key;
-	if (typeof key !== 'string' || key === '') return;
+	const key = record.appointment_key as string;
 	c.listed.add(key);
 	const entry = entryOf(record);
 	const before = c.entries.get(key);
@@ -151,7 +173,7 @@ function compareListed(c: Comparison, record: IDataObject): void {
 		const previous = c.previous;
 		if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
 			c.changes.push({ event: 'appointment.created', data: record });
-			if (isCancelled(record.status)) c.changes.push({ event: 'appointment.canceled', data: record });
+			if (isCancelled(record)) c.changes.push({ event: 'appointment.canceled', data: record });
 		}
 	} else if (before.fp !== entry.fp) {
 		c.entries.set(key, entry);
@@ -162,8 +184,8 @@ function compareListed(c: Comparison, record: IDataObject): void {
 /** Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed. */
 async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<void> {
 	for (const [key, before] of c.previous?.entries ?? []) {
-		if (c.listed.has(key) || !inWindow(c, before.start) || isCancelled(statusOf(before.fp))) continue;
-		const record = await readBack(ctx, key);
+		if (c.listed.has(key) || !inWindow(c, before.start) || wasCancelled(before)) continue;
+		const record = await readAppointment(ctx, key);
 		if (record === undefined) {
 			c.entries.delete(key);
 			c.changes.push({ event: 'appointment.canceled', data: { appointment_key: key, canceled: true } });

@@ -7,3 +7,4 @@ export * from './webhookInput';
 export * from './eventFilter';
 export * from './triggerError';
 export * from './nodeFields';
+export * from './appointmentRecord';

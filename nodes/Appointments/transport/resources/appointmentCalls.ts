@@ -2,8 +2,9 @@
  * Appointment requests. A mutation's answer that is an appointment is returned as is; an empty body or 204 is
  * read back with GET; anything else that is not a JSON object is an error, never reported as done.
  */
-import type { IDataObject } from 'n8n-workflow';
+import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
+import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
 import { apiRequest, recordOf, responseError, type RequestPolicy, type TransportContext } from '../http';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
@@ -35,8 +36,22 @@ export async function mutateAppointment(
 	return await getAppointment(ctx, key, opts);
 }
 
-function isCancelled(record: IDataObject): boolean {
-	return record.is_cancelled === true || (typeof record.status === 'string' && /^CANCEL/i.test(record.status));
+/**
+ * GET of one appointment: its record, or undefined when the service answers 404. An answer that is not this
+ * appointment's record (a proxy's page, an empty body, `{}`, another appointment) is an error, never taken as it.
+ */
+export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject | undefined> {
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
+	if (response.statusCode === 404) return undefined;
+	const record = await recordOf(ctx, response, 'GET', labels(key, opts), false);
+	const why = notAppointmentReason(record, key);
+	if (why === undefined) return record;
+	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode } as JsonObject, {
+		message: `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`,
+		description: 'Check that the credential\'s Base URL is the service\'s API address; if it is, the service answered with something that is not this appointment.',
+		httpCode: String(response.statusCode),
+		itemIndex: opts.itemIndex,
+	});
 }
 
 /**
