@@ -54,25 +54,33 @@ export async function readAppointment(ctx: TransportContext, key: string, opts: 
 	});
 }
 
+export interface CancelOutcome {
+	/** The appointment as the service has it after the cancel (or `{ appointment_key, canceled: true }` once gone). */
+	record: IDataObject;
+	/** It was cancelled before this run: no DELETE was sent, so nobody was e-mailed. */
+	alreadyCancelled: boolean;
+}
+
 /**
- * DELETE with `send_email` always explicit. A DELETE that may have been processed (time-out, reset, 5xx) is
- * never sent again blindly, since a second one may e-mail the client twice: the appointment is read first;
- * cancelled (or gone, 404) means the earlier DELETE did it; only one still active is cancelled again.
+ * DELETE with `send_email` always explicit, only for an appointment that is not cancelled yet: it is read first,
+ * since a DELETE of a cancelled one may e-mail its client again (a service may e-mail on every DELETE), and n8n's
+ * Retry On Fail re-runs items an earlier run cancelled. A DELETE that may have been processed (time-out, reset,
+ * 5xx) is never sent again blindly either: the appointment is read again; cancelled (or gone, 404) means the
+ * earlier DELETE did it; only one still active is cancelled again. A 404 on the first read leaves it to the DELETE.
  */
 export async function cancelAppointment(
 	ctx: TransportContext,
 	key: string,
 	sendEmail: boolean,
-	opts: Opts & { checkFirst?: boolean } = {},
-): Promise<IDataObject> {
+	opts: Opts = {},
+): Promise<CancelOutcome> {
+	const before = await readAppointment(ctx, key, opts);
+	if (before !== undefined && isCancelled(before)) return { record: before, alreadyCancelled: true };
+	return { record: await deleteAppointment(ctx, key, sendEmail, opts), alreadyCancelled: false };
+}
+
+async function deleteAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts): Promise<IDataObject> {
 	const gone = { appointment_key: key, canceled: true };
-	if (opts.checkFirst) {
-		// n8n's Retry On Fail re-runs every item: one an earlier run cancelled is returned as it is, not cancelled
-		// (and its client e-mailed) again.
-		const read = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
-		const record = read.statusCode === 404 ? undefined : await recordOf(ctx, read, 'GET', labels(key, opts), false);
-		if (record !== undefined && isCancelled(record)) return record;
-	}
 	const response = await apiRequest(
 		ctx,
 		'DELETE',

@@ -5,6 +5,7 @@ export {
 	getAppointment,
 	mutateAppointment,
 	readAppointment,
+	type CancelOutcome,
 } from './appointmentCalls';
 export { deleteWebhook, listWebhooks, updateWebhook, type WebhookOpts } from './webhookCalls';
 export { createWebhook } from './createWebhook';
