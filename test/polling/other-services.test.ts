@@ -6,7 +6,7 @@
  * that is not an appointment.
  */
 import { startPollingHarness, type PollingHarness } from '../helpers/polling';
-import { POLLING_SERVICE_TOKEN, startPollingService, type FaultyAnswer, type PollingService } from '../helpers/pollingService';
+import { CALENDAR, POLLING_SERVICE_TOKEN, startPollingService, type FaultyAnswer, type PollingService } from '../helpers/pollingService';
 import { eventNames } from './common';
 
 const DAY = 86_400_000;
@@ -84,6 +84,20 @@ describe('one rule for "cancelled": a status starting with CANCEL, or is_cancell
 		service.add('gone', inDays(1), 'CANCELED_ADMIN');
 		expect(eventNames((await h.poll()).items)).toEqual(['appointment.starting_soon active']);
 	});
+});
+
+test('Calendars match the appointment after the change: one moved to another calendar and rescheduled is reported by the new calendar\'s trigger only', async () => {
+	const other = { calendar_key: '6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e', name: 'Box 2' };
+	service.add('a', inDays(2));
+	const byCalendar = (key: string) => harness(['appointment.rescheduled'], { filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: key } }] } } });
+	const before = byCalendar(CALENDAR.calendar_key);
+	const after = byCalendar(other.calendar_key);
+	await before.activate();
+	await after.activate();
+	service.records.get('a')!.calendar = other; // the state keeps no calendar: only the current one can be matched
+	service.set('a', { start: inDays(3) });
+	expect(await before.poll()).toEqual({});
+	expect(eventNames((await after.poll()).items)).toEqual(['appointment.rescheduled a']);
 });
 
 describe('an answer that is not an appointment fails the poll: nothing emitted, the state kept, the next poll catches up', () => {

@@ -17,17 +17,21 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import {
-	EVENTS,
-	isCancelled,
-	matches,
-	notAppointmentReason,
-	simplifyAppointment,
-	WALL_CLOCK_FORMAT,
-	type EventFilter,
-} from '../shared';
+import { matches, notAppointmentReason, WALL_CLOCK_FORMAT, type EventFilter } from '../shared';
 import { paginate, readAppointment, type PaginateOptions } from '../transport';
-import { fingerprint, readState, startMs, statusOf, writeState, type Entry, type PollState } from './pollState';
+import {
+	CHANGE_EVENTS,
+	changesOf,
+	createdChanges,
+	forgottenChange,
+	toItem,
+	wasCancelled,
+	WITH_PREVIOUS,
+	type Change,
+} from './changes';
+import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState';
+
+export { toItem, type Change } from './changes';
 
 export interface PollingOptions {
 	events: ReadonlySet<string>;
@@ -37,11 +41,6 @@ export interface PollingOptions {
 	daysAhead: number;
 	simplify: boolean;
 	maxWatched: number;
-}
-
-export interface Change {
-	event: string;
-	data: IDataObject;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -55,19 +54,6 @@ function wallClock(ms: number, zone: string): string {
 
 export function windowQuery(from: number, to: number, zone: string): IDataObject {
 	return { start_date: wallClock(from - PAD, zone), end_date: wallClock(to + PAD, zone) };
-}
-
-/** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */
-const wasCancelled = (entry: Entry) => isCancelled({ status: statusOf(entry.fp) });
-
-function changeOf(before: Entry, record: IDataObject): Change {
-	const cancelledNow = isCancelled(record) && !wasCancelled(before);
-	return { event: cancelledNow ? 'appointment.canceled' : 'appointment.updated', data: record };
-}
-
-export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
-	const { event, data } = change;
-	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp } : { event, timestamp, data } };
 }
 
 /**
@@ -104,7 +90,9 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 		const record = records.find((r) => matches(options.filter, r));
 		if (record === undefined) continue;
 		const event = [...options.events][0] ?? 'appointment.created';
-		return [[toItem({ event, data: record }, now.toISO()!, options.simplify)]];
+		// A sample has no earlier values: `previous` holds the current ones, so its fields can be mapped.
+		const previous = WITH_PREVIOUS.has(event) ? { start_date: record.start_date, status: record.status } : undefined;
+		return [[toItem({ event, data: record, previous }, now.toISO()!, options.simplify)]];
 	}
 	throw new NodeOperationError(ctx.getNode(), 'No appointment found to show as a test event', {
 		description: `The service has no appointment starting between ${wallClock(from, zone)} and ${wallClock(to, zone)} (${zone}) that matches the Filters. Create one, widen Days Back or Days Ahead, or loosen the Filters.`,
@@ -113,7 +101,7 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 
 export async function pollChanges(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][] | null> {
 	const staticData = ctx.getWorkflowStaticData('node');
-	if (!EVENTS.some((e) => options.events.has(e.value))) {
+	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value))) {
 		// Only time events (timeEvents.ts): no request, and no stale state to compare with once one is selected.
 		if (staticData.state !== undefined) delete staticData.state;
 		return null;
@@ -124,7 +112,7 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	const from = now.minus({ days: options.daysBack }).toMillis();
 	const to = now.plus({ days: options.daysAhead }).toMillis();
 	const previous = readState(staticData);
-	const c: Comparison = { from, to, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
+	const c: Comparison = { from, to, zone, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
 
 	for await (const records of appointmentPages(ctx, windowQuery(from, to, zone))) {
 		for (const record of records) compareListed(c, record);
@@ -145,6 +133,8 @@ interface Comparison {
 	/** The watched window of start times (epoch ms). */
 	from: number;
 	to: number;
+	/** The zone `previous.start_date` is written in. */
+	zone: string;
 	previous: PollState | undefined;
 	/** The new state, filled in as the pages arrive. */
 	entries: Map<string, Entry>;
@@ -172,12 +162,11 @@ function compareListed(c: Comparison, record: IDataObject): void {
 		// window: it entered as the window moved (or its options changed), so it is only remembered.
 		const previous = c.previous;
 		if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
-			c.changes.push({ event: 'appointment.created', data: record });
-			if (isCancelled(record)) c.changes.push({ event: 'appointment.canceled', data: record });
+			c.changes.push(...createdChanges(record));
 		}
 	} else if (before.fp !== entry.fp) {
 		c.entries.set(key, entry);
-		c.changes.push(changeOf(before, record));
+		c.changes.push(...changesOf(before, entry, record, c.zone));
 	}
 }
 
@@ -188,12 +177,12 @@ async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<voi
 		const record = await readAppointment(ctx, key);
 		if (record === undefined) {
 			c.entries.delete(key);
-			c.changes.push({ event: 'appointment.canceled', data: { appointment_key: key, canceled: true } });
+			c.changes.push(forgottenChange(key));
 			continue;
 		}
 		const entry = entryOf(record);
 		c.entries.set(key, entry);
-		if (entry.fp !== before.fp) c.changes.push(changeOf(before, record));
+		if (entry.fp !== before.fp) c.changes.push(...changesOf(before, entry, record, c.zone));
 	}
 }
 
