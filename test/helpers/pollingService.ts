@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, never shipped: made-up keys */
 /**
  * A small appointment service on loopback (fakeService.ts) for the polling trigger's tests, for what the sandbox
  * cannot show: appointments that disappear (404), statuses the spec does not name, a list that leaves out cancelled

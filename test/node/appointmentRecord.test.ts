@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, never shipped: made-up keys */
 /**
  * The one rule for what is an appointment and when it is cancelled (shared/appointmentRecord.ts), used by the
  * polling trigger, the reminders and Cancel; their own tests show it at work against a service.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, never shipped: made-up keys */
 /**
  * The polling trigger against services that choose differently where the spec is silent, in ways the sandbox does
  * not (test/helpers/pollingService.ts): a list that leaves out cancelled appointments and ignores the date filters,
