@@ -1,10 +1,11 @@
 /**
- * Appointment requests. A mutation's answer that is an appointment is returned as is; an empty body or 204 is
- * read back with GET; anything else that is not a JSON object is an error, never reported as done.
+ * Appointment requests. A mutation's answer that is the appointment is returned as is; an empty body, a 204 or a
+ * JSON object that is not the appointment is read back with GET; anything else is an error, never reported as
+ * done. A read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
-import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
+import { isAppointmentRecord, isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
 import { apiRequest, recordOf, responseError, type RequestPolicy, type TransportContext } from '../http';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
@@ -19,7 +20,7 @@ function labels(key: string, opts: Opts) {
 
 export async function getAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject> {
 	const response = await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts));
-	return (await recordOf(ctx, response, 'GET', labels(key, opts), false)) as IDataObject;
+	return checkedRecord(ctx, key, response, await recordOf(ctx, response, 'GET', labels(key, opts), false), opts);
 }
 
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
@@ -32,7 +33,7 @@ export async function mutateAppointment(
 ): Promise<IDataObject> {
 	const response = await apiRequest(ctx, method, path, { ...labels(key, opts), qs: opts.qs, body: opts.body });
 	const record = await recordOf(ctx, response, method, labels(key, opts));
-	if (record?.appointment_key !== undefined) return record;
+	if (isAppointmentRecord(record, key)) return record;
 	return await getAppointment(ctx, key, opts);
 }
 
@@ -43,9 +44,12 @@ export async function mutateAppointment(
 export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject | undefined> {
 	const response = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
 	if (response.statusCode === 404) return undefined;
-	const record = await recordOf(ctx, response, 'GET', labels(key, opts), false);
+	return checkedRecord(ctx, key, response, await recordOf(ctx, response, 'GET', labels(key, opts), false), opts);
+}
+
+function checkedRecord(ctx: TransportContext, key: string, response: { statusCode: number }, record: unknown, opts: Opts): IDataObject {
 	const why = notAppointmentReason(record, key);
-	if (why === undefined) return record;
+	if (why === undefined) return record as IDataObject;
 	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode } as JsonObject, {
 		message: `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`,
 		description: 'Check that the credential\'s Base URL is the service\'s API address; if it is, the service answered with something that is not this appointment.',
@@ -103,8 +107,6 @@ async function deleteAppointment(ctx: TransportContext, key: string, sendEmail: 
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));
 	}
 	const record = await recordOf(ctx, response, 'DELETE', labels(key, opts));
-	if (record?.appointment_key !== undefined) return record;
-	const readBack = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
-	if (readBack.statusCode === 404) return gone;
-	return (await recordOf(ctx, readBack, 'GET', labels(key, opts), false)) as IDataObject;
+	if (isAppointmentRecord(record, key)) return record;
+	return (await readAppointment(ctx, key, opts)) ?? gone;
 }
