@@ -1,11 +1,11 @@
 /**
- * Appointment requests. A mutation's answer that is the appointment is returned as is; an empty body, a 204 or a
- * JSON object that is not the appointment is read back with GET; anything else is an error, never reported as
- * done. A read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
+ * Appointment requests. A mutation's answer that names the appointment is returned as is; an empty body, a 204 or
+ * a JSON object about something else is read back with GET; anything else is an error, never reported as done. A
+ * read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
-import { isAppointmentRecord, isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
+import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
 import { apiRequest, recordOf, responseError, type RequestPolicy, type TransportContext } from '../http';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
@@ -33,8 +33,17 @@ export async function mutateAppointment(
 ): Promise<IDataObject> {
 	const response = await apiRequest(ctx, method, path, { ...labels(key, opts), qs: opts.qs, body: opts.body });
 	const record = await recordOf(ctx, response, method, labels(key, opts));
-	if (isAppointmentRecord(record, key)) return record;
+	if (namesAppointment(record, key)) return record;
 	return await getAppointment(ctx, key, opts);
+}
+
+/**
+ * Whether a change's answer is about this appointment, and so returned as the service gave it (some services answer
+ * a change with the changed fields only); anything else (`{}`, another appointment) is read back.
+ */
+function namesAppointment(record: IDataObject | undefined, key: string): record is IDataObject {
+	const own = record?.appointment_key;
+	return typeof own === 'string' && own.toLowerCase() === key.toLowerCase();
 }
 
 /**
@@ -107,6 +116,6 @@ async function deleteAppointment(ctx: TransportContext, key: string, sendEmail: 
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));
 	}
 	const record = await recordOf(ctx, response, 'DELETE', labels(key, opts));
-	if (isAppointmentRecord(record, key)) return record;
+	if (namesAppointment(record, key)) return record;
 	return (await readAppointment(ctx, key, opts)) ?? gone;
 }
