@@ -9,7 +9,8 @@ import {
 } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
-import { EVENTS, eventFilterProperty, eventList, numberValue, optionsProperty, readEventFilter, withoutItem } from './shared';
+import { eventFilterProperty, eventList, numberValue, optionsProperty, readEventFilter, withoutItem } from './shared';
+import { CHANGE_EVENTS } from './polling/changes';
 import { pollChanges, sampleEvent } from './polling/poll';
 import {
 	LEAD_MAX,
@@ -22,7 +23,7 @@ import {
 	type TimeOptions,
 } from './polling/timeEvents';
 
-const POLLING_EVENTS = [...EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
+const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
 
 function readOptions(ctx: IPollFunctions): TimeOptions {
 	const node = ctx.getNode();
@@ -102,7 +103,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				options: POLLING_EVENTS,
 				default: [],
 				description:
-					'The events that start the workflow: created (new appointment), updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
+					'The events that start the workflow: created (new appointment), rescheduled (start changed), status changed, updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
 			},
 			{
 				displayName: 'Lead Time (Minutes)',

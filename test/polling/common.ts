@@ -9,7 +9,10 @@
  *   sb.harness(parameters, timezone?, accountTimeZone?)  startPollingHarness with the sandbox's credential
  *                                      (timezone: the sandbox's; accountTimeZone: the credential's, default none)
  *   eventNames(items)                  "<event> <appointment key>" of each item, sorted
+ *   inDaysIn(zone, days, hour?)        ISO 8601 of `hour` o'clock `days` from now in `zone`
+ *   watchedAppointments(sb)            the sandbox's appointments inside the default window, not cancelled
  */
+import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { SandboxOptions } from '../../sandbox';
@@ -74,4 +77,19 @@ export function usePollingSandbox(
 
 export function eventNames(items: INodeExecutionData[] | undefined): string[] {
 	return (items ?? []).map(({ json }: Json) => `${json.event} ${json.data?.appointment_key ?? json.appointment_key}`).sort();
+}
+
+export function inDaysIn(zone: string, days: number, hour = 10): string {
+	return DateTime.now().setZone(zone).plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 }).toISO()!;
+}
+
+/** Appointments the service lists in the default window (now - 1 day .. now + 30 days), not cancelled, an hour inside. */
+export async function watchedAppointments(sb: PollingSandbox): Promise<Json[]> {
+	const all: Json = await sb.admin('GET', '/__sandbox/appointments/');
+	const from = Date.now() - 86_400_000 + 3_600_000;
+	const to = Date.now() + 29 * 86_400_000;
+	return all.appointments.filter((a: Json) => {
+		const start = Date.parse(a.start_date);
+		return !a.is_cancelled && start > from && start < to;
+	});
 }

@@ -64,6 +64,21 @@ describe('Polling Trigger Filters', () => {
 		expect((sample![0].json as Json).data.status).toBe('NO_SHOW');
 	});
 
+	test('Statuses match the appointment after the change: leaving a picked status starts nothing, entering one gives Status Changed with the status before', async () => {
+		const [wanted] = await calendarKeys();
+		const a = await create(wanted, 'CONFIRMED');
+		const h = sb.harness({ events: ['appointment.status_changed', 'appointment.updated'], filters: { statuses: ['CONFIRMED'] }, options: {} });
+		await h.activate();
+		await api('PATCH', `appointments/${a.appointment_key}/`, { status: 'PENDING' });
+		expect(await h.poll()).toEqual({});
+		await api('PATCH', `appointments/${a.appointment_key}/`, { status: 'CONFIRMED' });
+		const { items } = await h.poll();
+		expect(items!.map((i) => `${(i.json as Json).event} ${(i.json as Json).previous.status}`)).toEqual([
+			'appointment.status_changed PENDING',
+			'appointment.updated PENDING',
+		]);
+	});
+
 	test('a status that is not one fails the poll naming the filter as the editor labels it', async () => {
 		const h = harness({ statuses: ['DONE'] });
 		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };

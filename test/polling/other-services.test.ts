@@ -1,85 +1,157 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, never shipped: made-up keys */
 /**
  * The polling trigger against services that choose differently where the spec is silent, in ways the sandbox does
- * not: a small fake service on loopback whose list leaves out cancelled appointments, ignores the date filters,
- * and forgets appointments (404). The trigger must give the same events, at the documented cost.
+ * not (test/helpers/pollingService.ts): a list that leaves out cancelled appointments and ignores the date filters,
+ * appointments the service forgets (404), a cancelled status the spec does not name, answers that are not
+ * appointments. The trigger must give the same events, at the documented cost, and never one made from an answer
+ * that is not an appointment.
  */
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, never shipped: a fake service over http */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-import { startPollingHarness } from '../helpers/polling';
-
-const TOKEN = 'fake-service-token';
-
-interface Appointment {
-	appointment_key: string;
-	search_code: string;
-	status: string;
-	start_date: string;
-}
+import { startPollingHarness, type PollingHarness } from '../helpers/polling';
+import { CALENDAR, POLLING_SERVICE_TOKEN, startPollingService, type FaultyAnswer, type PollingService } from '../helpers/pollingService';
+import { eventNames } from './common';
 
 const DAY = 86_400_000;
-const records = new Map<string, Appointment>();
-const requests: string[] = [];
-let server: Server;
-let baseUrl: string;
+const ZONE = 'America/Santiago';
+const CHANGE_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
 
-function appointment(key: string, inDays: number): Appointment {
-	return { appointment_key: key, search_code: key.toUpperCase(), status: 'CONFIRMED', start_date: new Date(Date.now() + inDays * DAY).toISOString() };
-}
+let service: PollingService;
 
 beforeAll(async () => {
-	server = createServer((req, res) => {
-		const url = new URL(req.url ?? '/', 'http://x');
-		requests.push(`${req.method} ${url.pathname}`);
-		const send = (status: number, body: unknown) => {
-			res.writeHead(status, { 'content-type': 'application/json' });
-			res.end(JSON.stringify(body));
-		};
-		if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(401, { detail: 'no' });
-		if (url.pathname === '/api/v3/appointments/') {
-			// Date filters ignored, cancelled ones left out, a bare array: all allowed by the spec.
-			return send(200, [...records.values()].filter((a) => !a.status.startsWith('CANCELED')));
-		}
-		const key = /^\/api\/v3\/appointments\/([^/]+)\/$/.exec(url.pathname)?.[1];
-		const found = key === undefined ? undefined : records.get(decodeURIComponent(key));
-		return found ? send(200, found) : send(404, { detail: 'Not found.' });
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	service = await startPollingService({ zone: ZONE });
+});
+afterAll(async () => {
+	await service.close();
+});
+beforeEach(() => {
+	service.records.clear();
+	service.requests.length = 0;
+	service.fault = undefined;
+	service.served = 0;
+	service.options = { zone: ZONE };
 });
 
-afterAll(async () => {
-	await new Promise((resolve) => server.close(resolve));
-});
+const harness = (events = CHANGE_EVENTS, extra: Record<string, unknown> = {}): PollingHarness =>
+	startPollingHarness({
+		credentials: { baseUrl: service.url, accessToken: POLLING_SERVICE_TOKEN },
+		parameters: { events, options: {}, ...extra },
+		timezone: ZONE,
+	});
+const inDays = (days: number) => Date.now() + days * DAY;
+const paths = () => service.requests.map((r) => r.split('?')[0]).sort();
 
 test('a list that hides cancelled appointments, ignores the date filters and forgets some: the same events, each once', async () => {
-	records.clear();
-	for (const [key, days] of [['a', 1], ['b', 2], ['c', 3], ['far', 90], ['old', -40]] as const) records.set(key, appointment(key, days));
-	const h = startPollingHarness({
-		credentials: { baseUrl, accessToken: TOKEN },
-		parameters: { events: ['appointment.created', 'appointment.updated', 'appointment.canceled'], options: {} },
-	});
+	service.options = { zone: ZONE, hidesCancelled: true, ignoresDates: true };
+	for (const [key, days] of [['a', 1], ['b', 2], ['c', 3], ['far', 90], ['old', -40]] as const) service.add(key, inDays(days));
+	const h = harness();
 	await h.activate();
 	const watched = (h.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } }).state.entries;
 	expect(watched.split(';').map((e) => e.split(',')[0]).sort()).toEqual(['a', 'b', 'c']); // outside the window: not watched
 
-	records.get('b')!.status = 'CANCELED_CLIENT'; // the list stops showing it: read by key
-	records.delete('c'); // the service forgets it: 404
-	records.get('far')!.status = 'PENDING'; // outside the window: no event
-	records.set('d', appointment('d', 4));
-	requests.length = 0;
+	service.set('b', { status: 'CANCELED_CLIENT' }); // the list stops showing it: read by key
+	service.remove('c'); // the service forgets it: 404
+	service.set('far', { status: 'PENDING' }); // outside the window: no event
+	const d = service.add('d', inDays(4));
+	service.requests.length = 0;
 	const { items, error } = await h.poll();
 	expect(error).toBeUndefined();
 	expect(items!.map((i) => [i.json.event, i.json.data])).toEqual([
-		['appointment.created', records.get('d')],
-		['appointment.canceled', records.get('b')],
+		['appointment.created', d],
+		['appointment.canceled', service.records.get('b')],
 		['appointment.canceled', { appointment_key: 'c', canceled: true }],
 	]);
-	expect(requests.sort()).toEqual(['GET /api/v3/appointments/', 'GET /api/v3/appointments/b/', 'GET /api/v3/appointments/c/']);
+	expect(paths()).toEqual(['GET /api/v3/appointments/', 'GET /api/v3/appointments/b/', 'GET /api/v3/appointments/c/']);
 
 	// Cancelled and forgotten ones are not read again: one list request per poll.
-	requests.length = 0;
+	service.requests.length = 0;
 	expect(await h.poll()).toEqual({});
-	expect(requests).toEqual(['GET /api/v3/appointments/']);
+	expect(paths()).toEqual(['GET /api/v3/appointments/']);
+});
+
+describe('one rule for "cancelled": a status starting with CANCEL, or is_cancelled', () => {
+	test('CANCELED_ADMIN, a status the spec does not name, is a cancellation, not an update', async () => {
+		service.add('a', inDays(2));
+		service.add('b', inDays(3));
+		const h = harness();
+		await h.activate();
+		service.set('a', { status: 'CANCELED_ADMIN' });
+		service.set('b', { status: 'Cancelled' });
+		expect(eventNames((await h.poll()).items)).toEqual(['appointment.canceled a', 'appointment.canceled b']);
+	});
+
+	test('an appointment with such a status gets no reminder', async () => {
+		const h = harness(['appointment.starting_soon'], { leadTime: 2 * 1440 });
+		await h.activate(); // the baseline: nothing inside Lead Time yet
+		service.add('active', inDays(1));
+		service.add('gone', inDays(1), 'CANCELED_ADMIN');
+		expect(eventNames((await h.poll()).items)).toEqual(['appointment.starting_soon active']);
+	});
+});
+
+test('Calendars match the appointment after the change: one moved to another calendar and rescheduled is reported by the new calendar\'s trigger only', async () => {
+	const other = { calendar_key: '6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e', name: 'Box 2' };
+	service.add('a', inDays(2));
+	const byCalendar = (key: string) => harness(['appointment.rescheduled'], { filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: key } }] } } });
+	const before = byCalendar(CALENDAR.calendar_key);
+	const after = byCalendar(other.calendar_key);
+	await before.activate();
+	await after.activate();
+	service.records.get('a')!.calendar = other; // the state keeps no calendar: only the current one can be matched
+	service.set('a', { start: inDays(3) });
+	expect(await before.poll()).toEqual({});
+	expect(eventNames((await after.poll()).items)).toEqual(['appointment.rescheduled a']);
+});
+
+describe('an answer that is not an appointment fails the poll: nothing emitted, the state kept, the next poll catches up', () => {
+	test.each<FaultyAnswer>(['html', 'empty', 'notRecord', 'otherKey'])('read back by key: %s', async (answer) => {
+		service.add('stays', inDays(2));
+		service.add('moves', inDays(3));
+		const h = harness();
+		await h.activate();
+		const saved = h.saved();
+		service.set('moves', { start: inDays(60) }); // out of the window: read back by key
+		service.fault = { on: 'read', answer };
+		const failed = await h.poll();
+		expect(failed.items).toBeUndefined();
+		expect(failed.error?.message).toMatch(/read of appointment moves is not that appointment|not a JSON object/);
+		expect(service.served).toBeGreaterThan(0);
+		expect(h.saved()).toEqual(saved);
+
+		service.fault = undefined;
+		const { items, error } = await h.poll();
+		expect(error).toBeUndefined();
+		expect(eventNames(items)).toEqual(['appointment.updated moves']);
+		expect(items![0].json.data).toEqual(service.records.get('moves'));
+		service.set('moves', { start: inDays(3) }); // back in the window: an update, never a phantom creation
+		expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated moves']);
+	});
+
+	test.each([
+		['change events', CHANGE_EVENTS, {}],
+		['reminders', ['appointment.starting_soon'], { leadTime: 1440 }],
+	])('a list page whose results hold a JSON object that is no appointment (%s)', async (_what, events, extra) => {
+		service.add('a', inDays(2));
+		const h = harness(events, extra);
+		await h.activate();
+		const saved = h.saved();
+		service.fault = { on: 'list', answer: 'notRecord' };
+		const failed = await h.poll();
+		expect(failed.items).toBeUndefined();
+		expect(failed.error?.message).toMatch(/not an appointment/);
+		expect(h.saved()).toEqual(saved);
+		service.fault = undefined;
+		expect(await h.poll()).toEqual({});
+	});
+
+	test('a listed record without a readable start_date', async () => {
+		service.options = { zone: ZONE, ignoresDates: true };
+		service.add('a', inDays(2));
+		const h = harness();
+		await h.activate();
+		service.records.get('a')!.start_date = 'next Tuesday';
+		const failed = await h.poll();
+		expect(failed.items).toBeUndefined();
+		expect(failed.error?.message).toMatch(/not an appointment/);
+		service.set('a', { start: inDays(2), status: 'PENDING' });
+		expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated a']);
+	});
 });

@@ -6,10 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DateTime } from 'luxon';
-
 import { startPollingHarness, type PollingHarness } from '../helpers/polling';
-import { eventNames, TOKEN, usePollingSandbox, type Json } from './common';
+import { eventNames, inDaysIn, TOKEN, usePollingSandbox, watchedAppointments, type Json } from './common';
 
 const ALL_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
 const ZONE = 'America/Santiago';
@@ -20,24 +18,13 @@ const { admin, api } = sb;
 const harness = (options: Json = {}, events = ALL_EVENTS): PollingHarness => sb.harness({ events, options });
 const events = eventNames;
 
-function inDays(days: number, hour = 10): string {
-	return DateTime.now().setZone(ZONE).plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 }).toISO()!;
-}
+const inDays = (days: number, hour = 10) => inDaysIn(ZONE, days, hour);
 
 async function create(days: number): Promise<Json> {
 	return await admin('POST', '/__sandbox/appointments/', { start_date: inDays(days), status: 'CONFIRMED' });
 }
 
-/** Appointments the service lists in the default window (now - 1 day .. now + 30 days), not cancelled. */
-async function watched(): Promise<Json[]> {
-	const all: Json = await admin('GET', '/__sandbox/appointments/');
-	const from = Date.now() - 86_400_000 + 3_600_000;
-	const to = Date.now() + 29 * 86_400_000;
-	return all.appointments.filter((a: Json) => {
-		const start = Date.parse(a.start_date);
-		return !a.is_cancelled && start > from && start < to;
-	});
-}
+const watched = async () => await watchedAppointments(sb);
 
 describe('Appointments Polling Trigger', () => {
 	test('first activation takes a baseline and emits nothing; an unchanged account emits nothing', async () => {
@@ -74,9 +61,11 @@ describe('Appointments Polling Trigger', () => {
 				`appointment.updated ${toMark.appointment_key}`,
 			].sort(),
 		);
-		// The webhook trigger's item: the envelope with the service's current record as data.
+		// The webhook trigger's item: the envelope with the service's current record as data (an update also says
+		// what the start and status were: `previous`).
 		for (const item of items!) {
-			expect(Object.keys(item.json).sort()).toEqual(['data', 'event', 'timestamp']);
+			const keys = item.json.event === 'appointment.updated' ? ['data', 'event', 'previous', 'timestamp'] : ['data', 'event', 'timestamp'];
+			expect(Object.keys(item.json).sort()).toEqual(keys);
 			expect(item.json.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
 			const key = (item.json.data as Json).appointment_key;
 			expect(item.json.data).toEqual(await api('GET', `appointments/${key}/`));

@@ -82,6 +82,19 @@ describe('starting soon', () => {
 		expect(await pollAt(h, T0 + 5 * HOUR + 2 * MIN)).toEqual([]);
 	});
 
+	test('with Appointment Rescheduled selected too: the reschedule at the next poll, with the start before, and the reminder again for the new start', async () => {
+		const a = await create(T0 + 2 * HOUR);
+		const h = harness([SOON, 'appointment.rescheduled'], 60);
+		await h.activate();
+		expect(await pollAt(h, T0 + HOUR)).toEqual([`${SOON} ${a}`]);
+		await reschedule(a, T0 + 6 * HOUR);
+		setClock(T0 + HOUR + MIN);
+		const { items } = await h.poll();
+		expect(names(items)).toEqual([`appointment.rescheduled ${a}`]);
+		expect(Date.parse((items![0].json as Json).previous.start_date)).toBe(T0 + 2 * HOUR);
+		expect(await pollAt(h, T0 + 5 * HOUR)).toEqual([`${SOON} ${a}`]);
+	});
+
 	test('a window that opened while n8n was down is caught up at the next poll while the appointment has not started', async () => {
 		const open = await create(T0 + 2 * HOUR);
 		const over = await create(T0 + 90 * MIN);

@@ -51,6 +51,25 @@ describe('2. a 2xx that is not a record is not success', () => {
 		});
 	}
 
+	const appointmentOperations = OPERATIONS_WITH_ONE_RECORD.slice(0, 4);
+	it.each(appointmentOperations)('%s: a JSON object that is not the appointment (`{}`, another appointment) is an API error, never the output', async (_operation, parameters) => {
+		const partial = { appointment_key: KEY, status: 'CONFIRMED' }; // a read without start_date; a change may answer so
+		const answers = [{ detail: 'ok' }, { ...APPOINTMENT, appointment_key: 'another-appointment' }, ...(/Update|Reschedule/.test(_operation) ? [] : [partial])];
+		for (const answer of answers) {
+			fake.handle = (_req, res) => sendJson(res, 200, answer);
+			const r = await run(parameters);
+			expect(r.error?.message).toMatch(/to the read of appointment .* is not that appointment \((no appointment_key|the appointment_key of another appointment|no readable start_date)\)/);
+			expect(r.items).toEqual([]);
+		}
+	});
+
+	it('a change answered with something that is not the appointment is read back', async () => {
+		fake.handle = (req, res) => (req.method === 'PATCH' ? sendJson(res, 200, { detail: 'updated' }) : sendJson(res, 200, { ...APPOINTMENT, status: 'ATTENDED' }));
+		const r = await run(OPERATIONS_WITH_ONE_RECORD[1][1]);
+		expect(r.items[0][0].json).toEqual({ ...APPOINTMENT, status: 'ATTENDED' });
+		expect(fake.requests.map((q) => q.method)).toEqual(['PATCH', 'GET']);
+	});
+
 	it('an empty 204 still reads the appointment back', async () => {
 		fake.handle = (req, res) => {
 			if (req.method === 'PATCH') return void res.writeHead(204).end();

@@ -7,6 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { Appointments } from '../../nodes/Appointments/Appointments.node';
 import { runNode } from '../helpers/n8n';
 import { sendJson } from '../helpers/fakeService';
 import { TestSandbox, TOKEN } from './common';
@@ -91,7 +92,53 @@ describe('9. Cancel never e-mails twice (sandbox)', () => {
 		const r = await cancel();
 		expect(r.error).toBeUndefined();
 		expect((await sb.emails()).filter((e) => e.appointment_key === key)).toHaveLength(1);
-		expect((await sb.requests()).map((q) => q.method)).toEqual(['DELETE', 'GET', 'DELETE']);
+		expect((await sb.requests()).map((q) => q.method)).toEqual(['GET', 'DELETE', 'GET', 'DELETE']);
+	});
+
+	const mailbox = async () =>
+		((await sb.admin('GET', '/__sandbox/mailbox/')).results as Array<{ to: string[]; subject: string }>).filter((m) => /was canceled/.test(m.subject));
+
+	it.each(Object.keys(new Appointments().nodeVersions).map(Number))(
+		'version %i: the same Cancel run twice against a service that e-mails on every DELETE: one e-mail, the second run says it was already canceled',
+		async (version) => {
+			await sb.config({ repeatCancel: 'email-again' });
+			await sb.admin('DELETE', '/__sandbox/mailbox/');
+			const parameters = { resource: 'appointment', operation: 'cancel', appointmentKey: version === 1 ? key : { __rl: true, mode: 'id', value: key }, sendEmail: true };
+			const run = async () => await runNode({ parameters, credentials: { baseUrl: sb.url, accessToken: TOKEN }, nodeTypeVersion: version });
+			const first = await run();
+			expect(first.error).toBeUndefined();
+			await sb.clearRequests();
+			const second = await run();
+			expect(second.error).toBeUndefined();
+			expect(await mailbox()).toHaveLength(1);
+			expect((await sb.emails()).filter((e) => e.appointment_key === key)).toHaveLength(1);
+			expect((await sb.requests()).map((q) => q.method)).toEqual(['GET']);
+			const out = second.items[0][0].json;
+			// Versions before 4 keep their output: the appointment as it is (as the Retry On Fail re-run returned it)
+			expect(out).toEqual(version >= 4 ? { ...first.items[0][0].json, already_canceled: true } : first.items[0][0].json);
+			expect(out.status).toBe('CANCELED');
+			const hints = (second.run.data.resultData.runData.Node?.[0]?.hints ?? []).map((h) => h.message);
+			expect(hints).toEqual(['Some appointments were already canceled: they were not canceled again and their clients got no email']);
+			expect(first.run.data.resultData.runData.Node?.[0]?.hints ?? []).toEqual([]);
+		},
+	);
+});
+
+describe('9. Cancel reads first: an appointment already cancelled, in any cancelled status, is not cancelled again', () => {
+	it('CANCELED_ADMIN, a status the spec does not name: one GET, no DELETE, the appointment as it is', async () => {
+		const record = { ...APPOINTMENT, status: 'CANCELED_ADMIN' };
+		fake.handle = (req, res) => (req.method === 'GET' ? sendJson(res, 200, record) : sendJson(res, 200, { ...record, status: 'CANCELED' }));
+		const r = await run({ resource: 'appointment', operation: 'cancel', appointmentKey: KEY, sendEmail: true });
+		expect(r.error).toBeUndefined();
+		expect(r.items[0][0].json).toEqual(record);
+		expect(fake.requests.map((q) => q.method)).toEqual(['GET']);
+	});
+
+	it('a read that is not the appointment fails the item before any DELETE', async () => {
+		fake.handle = (req, res) => (req.method === 'GET' ? sendJson(res, 200, { detail: 'ok' }) : sendJson(res, 200, APPOINTMENT));
+		const r = await run({ resource: 'appointment', operation: 'cancel', appointmentKey: KEY, sendEmail: true });
+		expect(r.error?.message).toMatch(/read of appointment .* is not that appointment \(no appointment_key\)/);
+		expect(fake.requests.map((q) => q.method)).toEqual(['GET']);
 	});
 });
 
@@ -109,7 +156,8 @@ describe('9. Cancel: a 404 on the read after an ambiguous DELETE counts as done'
 		expect(r.error).toBeUndefined();
 		expect(r.items[0][0].json).toEqual({ appointment_key: KEY, canceled: true });
 		expect(deletes).toBe(1);
-		expect(fake.requests.map((q) => q.method)).toEqual(['DELETE', 'GET']);
+		// the first read's 404 leaves it to the DELETE (a mistyped key still fails as not found)
+		expect(fake.requests.map((q) => q.method)).toEqual(['GET', 'DELETE', 'GET']);
 	});
 });
 

@@ -64,6 +64,7 @@ describe('Appointment > Get, Update Status, Cancel, Reschedule with random keys,
 					const method = { get: 'GET', updateStatus: 'PATCH', cancel: 'DELETE', reschedule: 'PATCH' }[operation];
 					await checkBatch(parameters, batch, {
 						method,
+						readFirst: operation === 'cancel',
 						path: (c) => (path: string) => {
 							const key = String(c.json.key).trim();
 							const m = /^\/api\/v3\/appointments\/([^/]+)\/(reschedule\/)?$/.exec(path);

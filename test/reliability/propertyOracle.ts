@@ -108,6 +108,11 @@ export interface Expected {
 	requestsPerItem?: number;
 	/** A GET of this path comes before the checked request (webhook create and delete read the list first). */
 	listFirst?: string;
+	/**
+	 * A GET of the checked request's own path comes first (Cancel reads the appointment before it cancels); one the
+	 * read finds already cancelled gets no other request, and its output is that cancelled appointment.
+	 */
+	readFirst?: boolean;
 	/** API failures that are fine for a valid item (e.g. 404 for a well-formed key nobody has). */
 	apiErrorAllowed?: (message: string) => boolean;
 	/** The service must accept every request the node sends (a 400 means the node sent something malformed). */
@@ -181,6 +186,17 @@ export async function checkBatch(parameters: Record<string, unknown>, batch: Ite
 			continue; // and no request: checked by the log walk below (every request belongs to a sent item)
 		}
 		if (failedBeforeSending) throw new Error(`${where}: valid input refused: ${error}`);
+		if (expected.readFirst) {
+			const path = expected.path(c);
+			const ours = (r: RequestLogEntry | undefined, method: string) =>
+				r !== undefined && r.method === method && (typeof path === 'string' ? r.path === path : path(r.path));
+			if (!ours(log[cursor], 'GET')) throw new Error(`${where}: sent ${JSON.stringify(log[cursor])} first, expected a GET of the appointment`);
+			cursor++;
+			if (!ours(log[cursor], expected.method)) {
+				if (error === undefined && out.length === 1 && /^CANCEL/i.test(String(out[0].status))) continue;
+				throw new Error(`${where}: sent only the read, and its output is not a cancelled appointment: ${JSON.stringify(out).slice(0, 300)}`);
+			}
+		}
 		// a request must be next in the log, exactly as the spec allows
 		const mine = log.slice(cursor, cursor + per);
 		cursor += per;

@@ -85,7 +85,7 @@ describe('Verify with API', () => {
 		const update = envelope({ event: 'appointment.updated' }, { appointment_key: mine.appointment_key });
 		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 200, body: answer(other), match: { method: 'GET', path: '/api/v3/appointments/*' } });
 		expect((await h.callWebhook(update)).status).toBe(500);
-		expect(h.errors.map((e) => e.message)).toEqual([expect.stringContaining(`not the record of appointment ${mine.appointment_key}`)]);
+		expect(h.errors.map((e) => e.message)).toEqual([expect.stringContaining(`read of appointment ${mine.appointment_key} is not that appointment`)]);
 		expect(h.starts).toHaveLength(0);
 		// The resend reads the appointment's own record and runs, once.
 		expect((await h.callWebhook(update)).items?.map((i) => (i.json.data as Json).appointment_key)).toEqual([mine.appointment_key]);

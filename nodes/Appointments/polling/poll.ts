@@ -18,9 +18,21 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { EVENTS, matches, simplifyAppointment, WALL_CLOCK_FORMAT, windowQuery, type EventFilter } from '../shared';
-import { accountTimeZone, apiRequest, appointmentPath, paginate } from '../transport';
-import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry, type PollState } from './pollState';
+import { matches, notAppointmentReason, WALL_CLOCK_FORMAT, windowQuery, type EventFilter } from '../shared';
+import { accountTimeZone, paginate, readAppointment, type PaginateOptions } from '../transport';
+import {
+	CHANGE_EVENTS,
+	changesOf,
+	createdChanges,
+	forgottenChange,
+	toItem,
+	wasCancelled,
+	WITH_PREVIOUS,
+	type Change,
+} from './changes';
+import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState';
+
+export { toItem, type Change } from './changes';
 
 export interface PollingOptions {
 	events: ReadonlySet<string>;
@@ -30,11 +42,6 @@ export interface PollingOptions {
 	daysAhead: number;
 	simplify: boolean;
 	maxWatched: number;
-}
-
-export interface Change {
-	event: string;
-	data: IDataObject;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -53,23 +60,25 @@ function wallClock(ms: number, zone: string): string {
 	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
 }
 
-function changeOf(before: Entry, record: IDataObject): Change {
-	const cancelledNow = isCancelled(record.status) && !isCancelled(statusOf(before.fp));
-	return { event: cancelledNow ? 'appointment.canceled' : 'appointment.updated', data: record };
-}
-
-export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
-	const { event, data } = change;
-	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp } : { event, timestamp, data } };
-}
-
-/** The appointment as the service has it now; undefined when it answers 404. */
-async function readBack(ctx: IPollFunctions, key: string): Promise<IDataObject | undefined> {
-	const response = await apiRequest<IDataObject>(ctx, 'GET', appointmentPath(key), {
-		allowStatus: [404],
-		resource: `Appointment ${key}`,
-	});
-	return response.statusCode === 404 ? undefined : ((response.body ?? {}) as IDataObject);
+/**
+ * The window's appointments, page by page. An entry that is not an appointment fails the poll like a failed
+ * request (nothing is emitted from it, the state is kept, the next poll reads again).
+ */
+export async function* appointmentPages(
+	ctx: IPollFunctions,
+	query: IDataObject,
+	options: PaginateOptions = {},
+): AsyncGenerator<IDataObject[]> {
+	for await (const records of paginate(ctx, 'appointments/', query, { keyField: 'appointment_key', ...options })) {
+		for (const record of records) {
+			const why = notAppointmentReason(record);
+			if (why === undefined) continue;
+			throw new NodeOperationError(ctx.getNode(), `The service's list of appointments held an entry that is not an appointment (${why})`, {
+				description: 'Nothing was emitted from this poll; the next poll reads the list again. Check that the credential\'s Base URL is the service\'s API address.',
+			});
+		}
+		yield records;
+	}
 }
 
 /** How many appointments "Fetch test event" looks through for one that matches the Filters. */
@@ -83,11 +92,13 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 	const to = now.plus({ days: options.daysAhead }).toMillis();
 	const inside = (record: IDataObject) => startMs(record.start_date) >= from && startMs(record.start_date) <= to;
 	const query = await serviceWindow(ctx, from, to);
-	for await (const records of paginate(ctx, 'appointments/', query, { limit: SAMPLE_LIMIT, keep: inside })) {
+	for await (const records of appointmentPages(ctx, query, { limit: SAMPLE_LIMIT, keep: inside })) {
 		const record = records.find((r) => matches(options.filter, r));
 		if (record === undefined) continue;
 		const event = [...options.events][0] ?? 'appointment.created';
-		return [[toItem({ event, data: record }, now.toISO()!, options.simplify)]];
+		// A sample has no earlier values: `previous` holds the current ones, so its fields can be mapped.
+		const previous = WITH_PREVIOUS.has(event) ? { start_date: record.start_date, status: record.status } : undefined;
+		return [[toItem({ event, data: record, previous }, now.toISO()!, options.simplify)]];
 	}
 	throw new NodeOperationError(ctx.getNode(), 'No appointment found to show as a test event', {
 		description: `The service has no appointment starting between ${wallClock(from, zone)} and ${wallClock(to, zone)} (${zone}) that matches the Filters. Create one, widen Days Back or Days Ahead, or loosen the Filters.`,
@@ -96,7 +107,7 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 
 export async function pollChanges(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][] | null> {
 	const staticData = ctx.getWorkflowStaticData('node');
-	if (!EVENTS.some((e) => options.events.has(e.value))) {
+	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value))) {
 		// Only time events (timeEvents.ts): no request, and no stale state to compare with once one is selected.
 		if (staticData.state !== undefined) delete staticData.state;
 		return null;
@@ -107,9 +118,11 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	const from = now.minus({ days: options.daysBack }).toMillis();
 	const to = now.plus({ days: options.daysAhead }).toMillis();
 	const previous = readState(staticData);
-	const c: Comparison = { from, to, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
+	// `previous.start_date` on the account's clock, as the service writes start_date, when the credential names it.
+	const shownZone = (await accountTimeZone(ctx)) ?? zone;
+	const c: Comparison = { from, to, zone: shownZone, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
 
-	for await (const records of paginate(ctx, 'appointments/', await serviceWindow(ctx, from, to), { keyField: 'appointment_key' })) {
+	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, from, to))) {
 		for (const record of records) compareListed(c, record);
 	}
 	await readBackUnlisted(ctx, c);
@@ -128,6 +141,8 @@ interface Comparison {
 	/** The watched window of start times (epoch ms). */
 	from: number;
 	to: number;
+	/** The zone `previous.start_date` is written in. */
+	zone: string;
 	previous: PollState | undefined;
 	/** The new state, filled in as the pages arrive. */
 	entries: Map<string, Entry>;
@@ -144,8 +159,7 @@ const entryOf = (record: IDataObject): Entry => ({
 });
 
 function compareListed(c: Comparison, record: IDataObject): void {
-	const key = record.appointment_key;
-	if (typeof key !== 'string' || key === '') return;
+	const key = record.appointment_key as string;
 	c.listed.add(key);
 	const entry = entryOf(record);
 	const before = c.entries.get(key);
@@ -156,28 +170,27 @@ function compareListed(c: Comparison, record: IDataObject): void {
 		// window: it entered as the window moved (or its options changed), so it is only remembered.
 		const previous = c.previous;
 		if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
-			c.changes.push({ event: 'appointment.created', data: record });
-			if (isCancelled(record.status)) c.changes.push({ event: 'appointment.canceled', data: record });
+			c.changes.push(...createdChanges(record));
 		}
 	} else if (before.fp !== entry.fp) {
 		c.entries.set(key, entry);
-		c.changes.push(changeOf(before, record));
+		c.changes.push(...changesOf(before, entry, record, c.zone));
 	}
 }
 
 /** Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed. */
 async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<void> {
 	for (const [key, before] of c.previous?.entries ?? []) {
-		if (c.listed.has(key) || !inWindow(c, before.start) || isCancelled(statusOf(before.fp))) continue;
-		const record = await readBack(ctx, key);
+		if (c.listed.has(key) || !inWindow(c, before.start) || wasCancelled(before)) continue;
+		const record = await readAppointment(ctx, key);
 		if (record === undefined) {
 			c.entries.delete(key);
-			c.changes.push({ event: 'appointment.canceled', data: { appointment_key: key, canceled: true } });
+			c.changes.push(forgottenChange(key));
 			continue;
 		}
 		const entry = entryOf(record);
 		c.entries.set(key, entry);
-		if (entry.fp !== before.fp) c.changes.push(changeOf(before, record));
+		if (entry.fp !== before.fp) c.changes.push(...changesOf(before, entry, record, c.zone));
 	}
 }
 

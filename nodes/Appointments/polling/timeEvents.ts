@@ -25,10 +25,9 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { matches, type EventFilter } from '../shared';
-import { paginate } from '../transport';
-import { serviceWindow, toItem, type Change, type PollingOptions } from './poll';
-import { isCancelled, startMs } from './pollState';
+import { isCancelled, matches, type EventFilter } from '../shared';
+import { appointmentPages, serviceWindow, toItem, type Change, type PollingOptions } from './poll';
+import { startMs } from './pollState';
 
 export const STARTING_SOON = 'appointment.starting_soon';
 export const STARTED = 'appointment.started';
@@ -117,7 +116,7 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 	const zone = ctx.getTimezone();
 	const nowDt = DateTime.now().setZone(zone);
 	const r = timeRound(nowDt.toMillis(), options, readState(staticData));
-	for await (const records of paginate(ctx, 'appointments/', await serviceWindow(ctx, r.from, r.to), { keyField: 'appointment_key' })) {
+	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, r.from, r.to))) {
 		for (const record of records) markRecord(r, record, options.filter);
 	}
 	forgetSpent(r);
@@ -175,10 +174,9 @@ function timeRound(now: number, options: TimeOptions, previous: TimeState | unde
 }
 
 function markRecord(r: TimeRound, record: IDataObject, filter: EventFilter): void {
-	const key = record.appointment_key;
-	if (typeof key !== 'string' || key === '') return;
+	const key = record.appointment_key as string;
 	const start = startMs(record.start_date);
-	if (Number.isNaN(start) || start < r.from || start > r.to || isCancelled(record.status) || !matches(filter, record)) return;
+	if (start < r.from || start > r.to || isCancelled(record) || !matches(filter, record)) return;
 	const id = `${encodeURIComponent(key)},${Math.floor(start / 1000).toString(36)}`;
 	let flags = r.done.get(id) ?? '';
 	if (r.soon && start > r.now && !flags.includes('r')) {
@@ -220,10 +218,10 @@ export async function sampleTimeEvent(
 	let best: { start: number; record: Change['data'] } | undefined;
 	const inside = (record: IDataObject) => startMs(record.start_date) >= from && startMs(record.start_date) <= to;
 	const query = await serviceWindow(ctx, from, to);
-	for await (const records of paginate(ctx, 'appointments/', query, { limit: 200, keep: inside })) {
+	for await (const records of appointmentPages(ctx, query, { limit: 200, keep: inside })) {
 		for (const record of records) {
 			const start = startMs(record.start_date);
-			if (isCancelled(record.status) || !matches(options.filter, record)) continue;
+			if (isCancelled(record) || !matches(options.filter, record)) continue;
 			if (best === undefined || (soon ? start < best.start : start > best.start)) best = { start, record };
 		}
 	}

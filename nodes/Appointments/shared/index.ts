@@ -8,3 +8,4 @@ export * from './webhookInput';
 export * from './eventFilter';
 export * from './triggerError';
 export * from './nodeFields';
+export * from './appointmentRecord';

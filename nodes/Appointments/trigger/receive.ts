@@ -166,13 +166,12 @@ function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWeb
 
 /**
  * The service's current record; undefined when it does not know the appointment (404). A 2xx answer that is not
- * this appointment's record (a gateway's JSON, another appointment) fails like any failed re-read: it must not
- * decide the Filters nor become the item.
+ * this appointment's record fails in the transport (getAppointment) like any failed re-read: it must not decide
+ * the Filters nor become the item.
  */
 async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<IDataObject | undefined> {
-	let record: IDataObject;
 	try {
-		record = await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
+		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
 	} catch (error) {
 		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
 		// n8n answers 500, so the service sends the notification again later.
@@ -182,15 +181,6 @@ async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<I
 			{ description: (error as { description?: string }).description },
 		);
 	}
-	const key = record.appointment_key;
-	if (typeof key !== 'string' || key.toLowerCase() !== appointmentKey.toLowerCase()) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Could not verify appointment ${appointmentKey} with the API: its answer is not the record of appointment ${appointmentKey}`,
-			{ description: `Fields of the answer: ${Object.keys(record).join(', ') || 'none'}` },
-		);
-	}
-	return record;
 }
 
 function started(d: Delivery, data: IDataObject): IWebhookResponseData {

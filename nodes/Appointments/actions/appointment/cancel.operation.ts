@@ -1,9 +1,10 @@
 /**
  * Appointment > Cancel: DELETE /api/v3/appointments/{key}/?send_email=true|false. `send_email` is always sent,
- * so the service's undocumented default never decides whether the client gets an e-mail; a DELETE whose answer
- * was lost is not repeated blindly (transport).
+ * so the service's undocumented default never decides whether the client gets an e-mail; an appointment already
+ * cancelled is not cancelled (nor its client e-mailed) again, and a DELETE whose answer was lost is not repeated
+ * blindly (transport).
  */
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { toBoolean } from '../../shared';
 import { cancelAppointment } from '../../transport';
@@ -38,7 +39,23 @@ export const prepare: PrepareOperation = function (item) {
 		'Send Email to Client',
 		i,
 	);
-	// From version 3 on, Retry On Fail composes with the node's own retries: a re-run skips what is done.
-	const checkFirst = node.typeVersion >= 3 && node.retryOnFail === true;
-	return async () => await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy, checkFirst });
+	return async () => {
+		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy });
+		if (alreadyCancelled) hintAlreadyCancelled(this);
+		// A field of our own beside the service's record changes the output's shape: from version 4 on only.
+		return node.typeVersion >= 4 ? { ...record, already_canceled: alreadyCancelled } : record;
+	};
 };
+
+/** One hint per run, however many items were already cancelled (their items are the appointments as they are). */
+const hinted = new WeakSet<IExecuteFunctions>();
+
+function hintAlreadyCancelled(ctx: IExecuteFunctions): void {
+	if (hinted.has(ctx) || typeof ctx.addExecutionHints !== 'function') return;
+	hinted.add(ctx);
+	ctx.addExecutionHints({
+		message: 'Some appointments were already canceled: they were not canceled again and their clients got no email',
+		type: 'info',
+		location: 'outputPane',
+	});
+}

@@ -1,9 +1,11 @@
 /**
- * Appointment requests. A mutation's answer that is an appointment is returned as is; an empty body or 204 is
- * read back with GET; anything else that is not a JSON object is an error, never reported as done.
+ * Appointment requests. A mutation's answer that names the appointment is returned as is; an empty body, a 204 or
+ * a JSON object about something else is read back with GET; anything else is an error, never reported as done. A
+ * read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
  */
-import type { IDataObject } from 'n8n-workflow';
+import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
+import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
 import { apiRequest, recordOf, responseError, type RequestPolicy, type TransportContext } from '../http';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
@@ -18,7 +20,7 @@ function labels(key: string, opts: Opts) {
 
 export async function getAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject> {
 	const response = await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts));
-	return (await recordOf(ctx, response, 'GET', labels(key, opts), false)) as IDataObject;
+	return checkedRecord(ctx, key, response, await recordOf(ctx, response, 'GET', labels(key, opts), false), opts);
 }
 
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
@@ -31,33 +33,67 @@ export async function mutateAppointment(
 ): Promise<IDataObject> {
 	const response = await apiRequest(ctx, method, path, { ...labels(key, opts), qs: opts.qs, body: opts.body });
 	const record = await recordOf(ctx, response, method, labels(key, opts));
-	if (record?.appointment_key !== undefined) return record;
+	if (namesAppointment(record, key)) return record;
 	return await getAppointment(ctx, key, opts);
 }
 
-function isCancelled(record: IDataObject): boolean {
-	return record.is_cancelled === true || (typeof record.status === 'string' && /^CANCEL/i.test(record.status));
+/**
+ * Whether a change's answer is about this appointment, and so returned as the service gave it (some services answer
+ * a change with the changed fields only); anything else (`{}`, another appointment) is read back.
+ */
+function namesAppointment(record: IDataObject | undefined, key: string): record is IDataObject {
+	const own = record?.appointment_key;
+	return typeof own === 'string' && own.toLowerCase() === key.toLowerCase();
 }
 
 /**
- * DELETE with `send_email` always explicit. A DELETE that may have been processed (time-out, reset, 5xx) is
- * never sent again blindly, since a second one may e-mail the client twice: the appointment is read first;
- * cancelled (or gone, 404) means the earlier DELETE did it; only one still active is cancelled again.
+ * GET of one appointment: its record, or undefined when the service answers 404. An answer that is not this
+ * appointment's record (a proxy's page, an empty body, `{}`, another appointment) is an error, never taken as it.
+ */
+export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject | undefined> {
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
+	if (response.statusCode === 404) return undefined;
+	return checkedRecord(ctx, key, response, await recordOf(ctx, response, 'GET', labels(key, opts), false), opts);
+}
+
+function checkedRecord(ctx: TransportContext, key: string, response: { statusCode: number }, record: unknown, opts: Opts): IDataObject {
+	const why = notAppointmentReason(record, key);
+	if (why === undefined) return record as IDataObject;
+	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode } as JsonObject, {
+		message: `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`,
+		description: 'Check that the credential\'s Base URL is the service\'s API address; if it is, the service answered with something that is not this appointment.',
+		httpCode: String(response.statusCode),
+		itemIndex: opts.itemIndex,
+	});
+}
+
+export interface CancelOutcome {
+	/** The appointment as the service has it after the cancel (or `{ appointment_key, canceled: true }` once gone). */
+	record: IDataObject;
+	/** It was cancelled before this run: no DELETE was sent, so nobody was e-mailed. */
+	alreadyCancelled: boolean;
+}
+
+/**
+ * DELETE with `send_email` always explicit, only for an appointment that is not cancelled yet: it is read first,
+ * since a DELETE of a cancelled one may e-mail its client again (a service may e-mail on every DELETE), and n8n's
+ * Retry On Fail re-runs items an earlier run cancelled. A DELETE that may have been processed (time-out, reset,
+ * 5xx) is never sent again blindly either: the appointment is read again; cancelled (or gone, 404) means the
+ * earlier DELETE did it; only one still active is cancelled again. A 404 on the first read leaves it to the DELETE.
  */
 export async function cancelAppointment(
 	ctx: TransportContext,
 	key: string,
 	sendEmail: boolean,
-	opts: Opts & { checkFirst?: boolean } = {},
-): Promise<IDataObject> {
+	opts: Opts = {},
+): Promise<CancelOutcome> {
+	const before = await readAppointment(ctx, key, opts);
+	if (before !== undefined && isCancelled(before)) return { record: before, alreadyCancelled: true };
+	return { record: await deleteAppointment(ctx, key, sendEmail, opts), alreadyCancelled: false };
+}
+
+async function deleteAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts): Promise<IDataObject> {
 	const gone = { appointment_key: key, canceled: true };
-	if (opts.checkFirst) {
-		// n8n's Retry On Fail re-runs every item: one an earlier run cancelled is returned as it is, not cancelled
-		// (and its client e-mailed) again.
-		const read = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
-		const record = read.statusCode === 404 ? undefined : await recordOf(ctx, read, 'GET', labels(key, opts), false);
-		if (record !== undefined && isCancelled(record)) return record;
-	}
 	const response = await apiRequest(
 		ctx,
 		'DELETE',
@@ -80,8 +116,6 @@ export async function cancelAppointment(
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));
 	}
 	const record = await recordOf(ctx, response, 'DELETE', labels(key, opts));
-	if (record?.appointment_key !== undefined) return record;
-	const readBack = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
-	if (readBack.statusCode === 404) return gone;
-	return (await recordOf(ctx, readBack, 'GET', labels(key, opts), false)) as IDataObject;
+	if (namesAppointment(record, key)) return record;
+	return (await readAppointment(ctx, key, opts)) ?? gone;
 }

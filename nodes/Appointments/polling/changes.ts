@@ -1,0 +1,86 @@
+/**
+ * The polling trigger's change events and their items. The webhook trigger's three events, and two more this
+ * trigger can tell apart because it keeps each watched appointment's start and status (pollState.ts):
+ *
+ *   created         a new appointment in the window
+ *   canceled        it became cancelled (the shared rule), whatever else changed with it; or the service forgot it
+ *   rescheduled     its start changed, and it did not become cancelled
+ *   status_changed  its status changed, and it did not become cancelled
+ *   updated         its start or status changed, and it did not become cancelled
+ *
+ * One change gives each of these at most once per poll. rescheduled, status_changed and updated carry
+ * `previous: { start_date, status }`, the values the last successful poll saw, beside the current record.
+ */
+import { DateTime } from 'luxon';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { EVENTS, isCancelled, simplifyAppointment } from '../shared';
+import { statusOf, type Entry } from './pollState';
+
+export const CREATED = 'appointment.created';
+export const CANCELED = 'appointment.canceled';
+export const UPDATED = 'appointment.updated';
+export const RESCHEDULED = 'appointment.rescheduled';
+export const STATUS_CHANGED = 'appointment.status_changed';
+
+export const CHANGE_EVENTS = [
+	...EVENTS,
+	{
+		name: 'Appointment Rescheduled',
+		value: RESCHEDULED,
+		description: 'Its start changed; previous holds the start and status before',
+	},
+	{
+		name: 'Appointment Status Changed',
+		value: STATUS_CHANGED,
+		description: 'Its status changed (a cancellation is Appointment Canceled); previous holds the status and start before',
+	},
+] as const;
+
+/** The events whose items carry `previous`. */
+export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
+
+export interface Change {
+	event: string;
+	data: IDataObject;
+	/** The start and status before the change (rescheduled, status_changed, updated). */
+	previous?: IDataObject;
+}
+
+export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
+	const { event, data, previous } = change;
+	const before = previous === undefined ? {} : { previous };
+	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp, ...before } : { event, timestamp, data, ...before } };
+}
+
+/** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */
+export const wasCancelled = (entry: Entry) => isCancelled({ status: statusOf(entry.fp) });
+
+/** `previous` from a state entry: the start as ISO 8601 with the offset of `zone` at that instant, the status. */
+function previousOf(entry: Entry, zone: string): IDataObject {
+	const start = Number.isNaN(entry.start) ? null : DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
+	return { start_date: start, status: statusOf(entry.fp) };
+}
+
+const statusPart = (fp: string) => fp.slice(0, fp.indexOf(':'));
+const startPart = (fp: string) => fp.slice(fp.indexOf(':') + 1);
+
+/** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`). */
+export function changesOf(before: Entry, after: Entry, record: IDataObject, zone: string): Change[] {
+	if (isCancelled(record) && !wasCancelled(before)) return [{ event: CANCELED, data: record }];
+	const previous = previousOf(before, zone);
+	const changes: Change[] = [];
+	if (startPart(before.fp) !== startPart(after.fp)) changes.push({ event: RESCHEDULED, data: record, previous });
+	if (statusPart(before.fp) !== statusPart(after.fp)) changes.push({ event: STATUS_CHANGED, data: record, previous });
+	changes.push({ event: UPDATED, data: record, previous });
+	return changes;
+}
+
+/** A new appointment in the window; one already cancelled is also reported canceled (created first). */
+export function createdChanges(record: IDataObject): Change[] {
+	const created: Change = { event: CREATED, data: record };
+	return isCancelled(record) ? [created, { event: CANCELED, data: record }] : [created];
+}
+
+/** A watched appointment the service answers 404 for: canceled, as the Cancel operation reports one it removed. */
+export const forgottenChange = (key: string): Change => ({ event: CANCELED, data: { appointment_key: key, canceled: true } });
