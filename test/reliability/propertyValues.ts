@@ -3,7 +3,7 @@
  * and the verdicts on them: UUIDs, statuses, switches, dates in many formats and zones.
  */
 import fc from 'fast-check';
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 
 import { STATUSES } from '../../sandbox';
 import { INVALID, OMIT, exact, open, openExactly, type Verdict } from './propertyOracle';
@@ -126,8 +126,43 @@ function wallExists(w: NonNullable<DateGen['wall']>, zone: string): boolean {
 const wallText = (w: NonNullable<DateGen['wall']>) => `${w.y}-${pad(w.mo)}-${pad(w.d)}T${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}`;
 
 /** A datetime filter: local wall clock `YYYY-MM-DDTHH:mm:ss` in `zone` (the spec's form). */
+/** The instants a wall-clock text can mean in `zone`: `real` those whose wall clock it is, `all` with the zone's offsets of that day. */
+function readingsOf(text: string, zone: string): { real: number[]; all: number[] } {
+	const naive = DateTime.fromISO(text, { zone: 'UTC' }).toMillis();
+	const z = IANAZone.create(zone);
+	const offsets = new Set([-1, 0, 1].map((d) => z.offset(naive + d * 86_400_000)));
+	const all = [...offsets].map((o) => naive - o * 60_000);
+	const real = all.filter((t) => DateTime.fromMillis(t, { zone }).toFormat(WALL) === text);
+	return { real, all };
+}
+
+/**
+ * An edge of the window, due as `text`. A wall clock the zone repeats or skips would be read differently by each
+ * service (or refused), so the node moves it outward to one that exists once: at most 3 hours away, never inward.
+ */
+function edge(text: string, zone: string, bound: 'start' | 'end' | 'any'): Verdict {
+	const due = readingsOf(text, zone);
+	const lo = Math.min(...(due.real.length > 1 ? due.real : due.all));
+	const hi = Math.max(...(due.real.length > 1 ? due.real : due.all));
+	const HOURS_3 = 3 * 3_600_000;
+	return open((sent) => {
+		if (typeof sent !== 'string') return false;
+		const got = readingsOf(sent, zone).real;
+		if (got.length !== 1) return false;
+		if (due.real.length === 0) return got[0] >= lo && got[0] <= hi; // skipped: the change's instant
+		return bound === 'end' ? got[0] >= hi && got[0] <= hi + HOURS_3 : got[0] <= lo && got[0] >= lo - HOURS_3;
+	});
+}
+
 export function wallVerdict(g: DateGen, zone: string | undefined, bound: 'start' | 'end' | 'any'): Verdict {
 	if (zone === undefined) return g.tag === 'blank-date' ? OMIT : { kind: 'invalid' }; // an invalid zone
+	const verdict = wallVerdictAsText(g, zone, bound);
+	const text = verdict.kind === 'exact' ? verdict.value : verdict.kind === 'open' ? verdict.want : undefined;
+	if (typeof text !== 'string' || readingsOf(text, zone).real.length === 1) return verdict;
+	return edge(text, zone, bound);
+}
+
+function wallVerdictAsText(g: DateGen, zone: string, bound: 'start' | 'end' | 'any'): Verdict {
 	const inZone = (ms: number) => DateTime.fromMillis(ms, { zone }).toFormat(WALL);
 	switch (g.tag) {
 		case 'iso-offset':
