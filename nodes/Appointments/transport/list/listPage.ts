@@ -80,6 +80,17 @@ function servedPath(pathname: string): string | undefined {
 	return out.join('/');
 }
 
+/**
+ * What identifies a page's URL, however the service writes it: origin, path as served, and the query as a multiset
+ * of decoded parameters (a service may sort them, as Django REST framework's `replace_query_param` does, or encode
+ * them otherwise). Two URLs with the same key ask for the same page.
+ */
+export function pageKey(url: string): string {
+	const u = new URL(url);
+	const params = [...u.searchParams].map(([name, value]) => JSON.stringify([name, value])).sort();
+	return `${u.origin}${servedPath(u.pathname) ?? u.pathname}?${params.join('&')}`;
+}
+
 /** The list endpoint's path (from the first request's URL), which every `next` must stay inside. */
 export function listPathOf(firstUrl: string): string {
 	return servedPath(new URL(firstUrl).pathname) ?? new URL(firstUrl).pathname;

@@ -15,7 +15,7 @@ import {
 	type RequestPolicy,
 	type TransportContext,
 } from '../http';
-import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
+import { followLink, listPathOf, pageKey, readListPage, type ListPage } from './listPage';
 import { PageFetcher, planPages } from './pagePlan';
 
 export interface PaginateOptions {
@@ -35,7 +35,7 @@ const STALE_PAGES = 3;
 
 /** What one read of a list has seen so far. */
 interface ReadState {
-	/** URLs of the pages read: a `next` back to one of them ends the list. */
+	/** Pages read (by pageKey): a `next` back to one of them ends the list. */
 	fetched: Set<string>;
 	yieldedKeys: Set<string>;
 	yielded: number;
@@ -181,7 +181,7 @@ export async function* paginate<T = IDataObject>(
 	let page: ListPage = readListPage(node, response.url, response.body, 1, itemIndex);
 	const listPath = listPathOf(response.url);
 	const read: ReadState = {
-		fetched: new Set([page.url]),
+		fetched: new Set([pageKey(page.url)]),
 		yieldedKeys: new Set(),
 		yielded: 0,
 		pages: 1,
@@ -203,12 +203,12 @@ export async function* paginate<T = IDataObject>(
 			if (page.count !== undefined) read.lastCount = page.count;
 			if (page.records.length === 0 || page.next === undefined) return;
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
-			if (read.fetched.has(nextUrl)) return;
+			if (read.fetched.has(pageKey(nextUrl))) return;
 			checkProgress(node, read, fresh.length, { page: page.url, next: nextUrl }, maxPages, itemIndex);
 			read.pages++;
 			const wanted = limit === undefined ? Infinity : limit - read.yielded;
 			page = await nextPages.read(page, nextUrl, read.pages, wanted);
-			read.fetched.add(page.url);
+			read.fetched.add(pageKey(page.url));
 		}
 	} finally {
 		await nextPages.settle();
