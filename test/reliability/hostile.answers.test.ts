@@ -147,6 +147,84 @@ describe('5. no piece of the token', () => {
 	});
 });
 
+describe('5b. no piece of the token in what the service sends back, whatever the text it hides in', () => {
+	// mixed case and characters a URL encodes: the echo may be raw, percent-encoded (any hex case) or lower-cased
+	const tokens = ['tok-3c9a71f0e25b48d6a0c4b1e7d2f95a8', 'Qx7+Lm/Zr9=Tb2~Kv*Wn!Pe4(Hs)Jd'];
+	const encoded = (t: string) => encodeURIComponent(t).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
+	const lowerHex = (t: string) => encoded(t).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+	const hostLabel = (t: string) => t.replace(/[^A-Za-z0-9-]/g, '-');
+
+	/** Every 8-character piece of the token found in the text, as written, decoded or lower-cased. */
+	function leaks(text: string, token: string): string[] {
+		const forms = [text, text.toLowerCase()];
+		try {
+			forms.push(decodeURIComponent(text), decodeURIComponent(text).toLowerCase());
+		} catch {
+			forms.push(text.replace(/%([0-9a-f]{2})/gi, (_e, h: string) => String.fromCharCode(parseInt(h, 16))));
+		}
+		const found: string[] = [];
+		for (let i = 0; i + 8 <= token.length; i++) {
+			const piece = token.slice(i, i + 8);
+			if (forms.some((f) => f.includes(piece) || f.includes(piece.toLowerCase()))) found.push(piece);
+		}
+		return found;
+	}
+
+	const record = (n: number) => ({ ...APPOINTMENT, appointment_key: `${KEY.slice(0, -2)}${String(n).padStart(2, '0')}` });
+	/** A first page whose `next` is `next(token)`; later pages answered by `later`. */
+	function listWith(next: (t: string) => string, later: (t: string, page: number, res: any) => void) {
+		return (t: string) =>
+			(req: { path: string; query: string }, res: any) => {
+				const page = Number(new URLSearchParams(req.query).get('page') ?? '1');
+				if (req.path === '/api/v3/appointments/' && page === 1 && !req.query.includes('tok')) {
+					return sendJson(res, 200, { count: 3, next: next(t), previous: null, results: [record(1)] });
+				}
+				later(t, page, res);
+			};
+	}
+	const fails = (_t: string, _p: number, res: any) => sendJson(res, 500, { detail: 'page broke' });
+	const shapes: Array<[string, (t: string) => (req: any, res: any) => void]> = [
+		['next with the token in the query', listWith((t) => `${fake.url}/api/v3/appointments/?page=2&access_token=${t}`, fails)],
+		['next with the token percent-encoded in the query', listWith((t) => `${fake.url}/api/v3/appointments/?access_token=${encoded(t)}&page=2`, fails)],
+		['next with the token encoded in lower-case hex', listWith((t) => `${fake.url}/api/v3/appointments/?page=2&t=${lowerHex(t)}`, fails)],
+		['relative next with the token', listWith((t) => `?page=2&access_token=${encoded(t)}`, fails)],
+		['next with the token in the path', listWith((t) => `${fake.url}/api/v3/appointments/${encoded(t)}/?page=2`, fails)],
+		['next with the token in a path that leaves the list', listWith((t) => `${fake.url}/api/v3/${encoded(t)}/?page=2`, fails)],
+		['next with the token as the host', listWith((t) => `http://${hostLabel(t)}.example.test/api/v3/appointments/?page=2`, fails)],
+		['next with the token as user info', listWith((t) => fake.url.replace('http://', `http://n8n:${encoded(t)}@`) + '/api/v3/appointments/?page=2', fails)],
+		['an unparsable next with the token', listWith((t) => `http://[${t}]/api/v3/appointments/`, fails)],
+		['next with the token in the fragment', listWith((t) => `${fake.url}/api/v3/appointments/?page=2#${t}`, fails)],
+		[
+			'pages that repeat themselves, their next links carrying the token',
+			listWith((t) => `${fake.url}/api/v3/appointments/?page=2&access_token=${encoded(t)}`, (t, page, res) =>
+				sendJson(res, 200, { count: 3, next: `${fake.url}/api/v3/appointments/?page=${page + 1}&access_token=${encoded(t)}`, results: [record(1)] }),
+			),
+		],
+		['a page that is not a list, at a next carrying the token', listWith((t) => `${fake.url}/api/v3/appointments/?page=2&k=${encoded(t)}`, (_t, _p, res) => sendJson(res, 200, { detail: 'ok' }))],
+		['a page whose record is the token', listWith((t) => `${fake.url}/api/v3/appointments/?page=2`, (t, _p, res) => sendJson(res, 200, { count: 3, results: [`Bearer ${t}`] }))],
+		['a redirect whose Location carries the token', (t) => (_req, res) => res.writeHead(302, { location: `${fake.url}/login?token=${encoded(t)}` }).end(`<a href="/login?token=${encoded(t)}">moved</a>`)],
+		['a field error keyed and worded with the token', (t) => (_req, res) => sendJson(res, 400, { [t]: [`"${encoded(t)}" is not valid.`], non_field_errors: [t.toLowerCase()] })],
+		['a detail with the token encoded', (t) => (_req, res) => sendJson(res, 503, { detail: `token=${lowerHex(t)} refused` })],
+		['an HTML page with the token', (t) => (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>Hello ${t.toUpperCase()} / ${encoded(t)}</p>`)],
+	];
+
+	const getMany = { resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: false, advanced: { maxAttempts: 1 } };
+	const get = { resource: 'appointment', operation: 'get', appointmentKey: KEY, advanced: { maxAttempts: 1 } };
+	it.each(shapes)('%s: the read fails, and no message, description or log line holds a piece of the token', async (shape, handler) => {
+		// the answers that are not about links fail a Get the same way
+		const reads = /next|page/.test(shape) ? [getMany] : [getMany, get];
+		for (const token of tokens) {
+			for (const parameters of reads) {
+				fake.handle = handler(token);
+				const r = await run(parameters, { token });
+				expect(r.error).toBeDefined();
+				const shown = [r.error!.message, String((r.error as any).description ?? ''), ...r.logs, ...visibleTexts(r)];
+				expect({ token, operation: parameters.operation, leaks: leaks(shown.join('\n'), token) }).toEqual({ token, operation: parameters.operation, leaks: [] });
+			}
+		}
+	});
+});
+
 describe('6. impossible UTC offsets', () => {
 	it.each(['+25:00', '+99:99', '-47:59', '+05:60', '+18:01', '-19:00'])('Reschedule refuses %s naming New Start; nothing sent', async (offset) => {
 		const r = await run({ resource: 'appointment', operation: 'reschedule', appointmentKey: KEY, startDate: `2026-03-10T10:00:00${offset}` });

@@ -10,7 +10,8 @@ import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 import {
 	apiRequest,
 	apiRequestUrl,
-	transportCredentialInfo,
+	credentialInfo,
+	redactError,
 	type ApiResponse,
 	type RequestPolicy,
 	type TransportContext,
@@ -159,13 +160,29 @@ class NextPages {
 /**
  * Yields each page's records not returned before (never an empty array), in the service's order. Whole pages,
  * not single records: an async generator pays a few promise turns per value, about 4 % of Get Many's CPU when
- * it handed over each record (bench/README.md).
+ * it handed over each record (bench/README.md). Every error is redacted on its way out: the links and pages it
+ * may quote are the service's.
  */
 export async function* paginate<T = IDataObject>(
 	ctx: TransportContext,
 	path: string,
 	qs?: IDataObject,
 	opts: PaginateOptions = {},
+): AsyncGenerator<T[]> {
+	const info = await credentialInfo(ctx);
+	try {
+		yield* readPages<T>(ctx, info.baseUrl, path, qs, opts);
+	} catch (error) {
+		throw redactError(error, info.secrets);
+	}
+}
+
+async function* readPages<T>(
+	ctx: TransportContext,
+	baseUrl: string,
+	path: string,
+	qs: IDataObject | undefined,
+	opts: PaginateOptions,
 ): AsyncGenerator<T[]> {
 	const limit = opts.limit;
 	if (limit !== undefined && limit <= 0) return;
@@ -175,7 +192,6 @@ export async function* paginate<T = IDataObject>(
 	// One wait for all pages: a 429 on one pauses them all, and Max Retry Wait bounds the whole list.
 	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
 	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
-	const { baseUrl } = await transportCredentialInfo(ctx);
 
 	const response = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
 	let page: ListPage = readListPage(node, response.url, response.body, 1, itemIndex);
