@@ -5,10 +5,12 @@
  * an error, impossible UTC offsets). Each runs the real node in n8n's WorkflowExecute over loopback HTTP against a
  * small fake service. The writes it can make go wrong: hostile.writes.test.ts.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { poll } from '../helpers/poll';
 import { sendJson } from '../helpers/fakeService';
 import { visibleTexts } from './common';
-import { APPOINTMENT, fake, KEY, OPERATIONS_WITH_ONE_RECORD, run, useFakeService } from './hostile';
+import { APPOINTMENT, EVENTS, fake, HOOK_URL, KEY, OPERATIONS_WITH_ONE_RECORD, run, useFakeService } from './hostile';
 
 useFakeService();
 
@@ -50,6 +52,62 @@ describe('2. a 2xx that is not a record is not success', () => {
 			expect(c.items[0][0].json).toEqual({ error: expect.stringMatching(/not a JSON object/) });
 		});
 	}
+
+	const op = (name: string) => OPERATIONS_WITH_ONE_RECORD.find(([n]) => n === name)![1];
+	const notAWebhook: Array<[string, IDataObject]> = [
+		['an empty object', {}],
+		['a message', { detail: 'Created.' }],
+		['a list', { count: 0, results: [] }],
+		['the subscription without its key', { url: HOOK_URL, events: EVENTS }],
+	];
+	it.each(notAWebhook)('Webhook Create and Update: %s is not taken for the subscription; the list decides', async (_what, answer) => {
+		const listed: IDataObject[] = [];
+		fake.handle = (req, res) => {
+			if (req.method === 'GET') return sendJson(res, 200, { results: listed });
+			sendJson(res, req.method === 'POST' ? 201 : 200, answer);
+		};
+		for (const name of ['Webhook Create', 'Webhook Update']) {
+			const r = await run(op(name));
+			expect({ name, error: r.error?.message }).toEqual({ name, error: expect.stringMatching(/so it cannot be confirmed$/) });
+		}
+		// the list shows it: that is the result
+		listed.push({ webhook_key: 'w1', url: HOOK_URL, events: EVENTS, created_at: '2026-03-10T10:00:00-03:00' });
+		for (const name of ['Webhook Update']) {
+			const r = await run(op(name));
+			expect(r.items[0].map((i) => i.json)).toEqual(listed);
+		}
+		listed.length = 0;
+		let posted = false;
+		fake.handle = (req, res) => {
+			if (req.method === 'GET') return sendJson(res, 200, { results: posted ? [{ webhook_key: 'new', url: HOOK_URL, events: EVENTS }] : [] });
+			posted = true;
+			sendJson(res, 201, answer);
+		};
+		const created = await run(op('Webhook Create'));
+		expect(created.items[0].map((i) => i.json.webhook_key)).toEqual(['new']);
+	});
+
+	it.each(answers.slice(0, 4))('Webhook Delete: %s is not reported as deleted', async (_what, type, text) => {
+		fake.handle = (req, res) => {
+			if (req.method === 'GET') return sendJson(res, 200, { results: [{ webhook_key: 'w1', url: HOOK_URL, events: EVENTS }] });
+			res.writeHead(200, { 'content-type': type }).end(text);
+		};
+		const r = await run({ resource: 'webhook', operation: 'delete', webhookKey: 'w1' });
+		expect(r.error?.message).toMatch(/^The service answered 200 but the answer was not a JSON object/);
+		expect(r.items).toEqual([]);
+	});
+
+	it.each([
+		['Get Many', { resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: false }, 'appointment_key', 'an appointment'],
+		['Webhook Get Many', { resource: 'webhook', operation: 'getAll', returnAll: true }, 'webhook_key', 'a webhook subscription'],
+	] as Array<[string, IDataObject, string, string]>)('%s: a listed object without its key is not an item', async (_name, parameters, key, noun) => {
+		for (const odd of [{}, { detail: 'Throttled.' }, { [key]: null, url: HOOK_URL }]) {
+			fake.handle = (_req, res) => sendJson(res, 200, { count: 2, next: null, results: [{ ...APPOINTMENT, webhook_key: 'w1' }, odd] });
+			const r = await run(parameters);
+			expect(r.error?.message).toBe(`The service's list answer held a record without ${key} at position 2 of page 1, so it is not ${noun}`);
+			expect(r.items).toEqual([]);
+		}
+	});
 
 	it('an empty 204 still reads the appointment back', async () => {
 		fake.handle = (req, res) => {

@@ -1,7 +1,8 @@
 /**
  * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
  * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
- * handed over once (by `keyField`, default `appointment_key` then `webhook_key`), no page requested beyond `limit`.
+ * handed over once (by `keyField`, default `appointment_key` then `webhook_key`; a record without it fails the
+ * read), no page requested beyond `limit`.
  * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
  * pages are fetched several at a time and still handed over in the service's order.
  */
@@ -47,8 +48,9 @@ interface ReadState {
 	lastCount?: number;
 }
 
-function recordKey(record: IDataObject, keyField?: string): string | undefined {
-	const fields = keyField ? [keyField] : ['appointment_key', 'webhook_key'];
+const RECORD_NOUN: Record<string, string> = { appointment_key: 'an appointment', webhook_key: 'a webhook subscription' };
+
+function recordKey(record: IDataObject, fields: string[]): string | undefined {
 	for (const field of fields) {
 		const value = record[field];
 		if (typeof value === 'string' || typeof value === 'number') return String(value);
@@ -56,21 +58,30 @@ function recordKey(record: IDataObject, keyField?: string): string | undefined {
 	return undefined;
 }
 
-/** The page's records not handed over before, up to the limit; one whose key came before is counted, not kept. */
-function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefined, keyField?: string): T[] {
+/**
+ * The page's records not handed over before, up to the limit; one whose key came before is counted, not kept.
+ * A record without its key is not a record of the list (a message, an empty object): the read fails there.
+ */
+function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: PaginateOptions): T[] {
 	const fresh: T[] = [];
-	const room = limit === undefined ? Infinity : limit - read.yielded;
+	const room = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
 	const seen = read.yieldedKeys;
-	for (const record of page.records) {
+	const fields = opts.keyField ? [opts.keyField] : ['appointment_key', 'webhook_key'];
+	for (const [i, record] of page.records.entries()) {
 		if (fresh.length >= room) break;
-		const key = recordKey(record, keyField);
-		if (key !== undefined) {
-			if (seen.has(key)) {
-				read.repeated++;
-				continue;
-			}
-			seen.add(key);
+		const key = recordKey(record, fields);
+		if (key === undefined) {
+			throw new NodeOperationError(
+				node,
+				`The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ')}`,
+				{ itemIndex: opts.itemIndex, description: `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}` },
+			);
 		}
+		if (seen.has(key)) {
+			read.repeated++;
+			continue;
+		}
+		seen.add(key);
 		fresh.push(record as T);
 	}
 	return fresh;
@@ -210,7 +221,7 @@ async function* readPages<T>(
 	const nextPages = new NextPages(node, concurrency, maxPages, get, itemIndex);
 	try {
 		for (;;) {
-			const fresh = freshRecords<T>(page, read, limit, opts.keyField);
+			const fresh = freshRecords<T>(node, page, read, opts);
 			if (fresh.length > 0) {
 				read.yielded += fresh.length;
 				yield fresh;

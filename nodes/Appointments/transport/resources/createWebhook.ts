@@ -5,7 +5,8 @@
  * before the first POST can be adopted: an identical older one belongs to someone else (a later Delete of "our"
  * key would remove it). After a time-out the service may still be storing it, so the create is never sent
  * again: the list is watched until it shows up or the wait budget is spent. 429/503 (not processed) and refused
- * connections are simply retried. An empty answer (201/204 without a body) is read back from the list the same way.
+ * connections are simply retried. An answer without the subscription (201/204 without a body, an object without
+ * `webhook_key`) is read back from the list the same way.
  *
  * n8n's Retry On Fail runs the node again once these retries give up (or another item failed): with a `rerunKey`,
  * the first run's list is kept in memory, so the re-run adopts what the first run stored instead of taking a new
@@ -113,8 +114,9 @@ async function post(c: Create): Promise<IDataObject> {
 				(await stored(c)) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined),
 		},
 	);
+	// An answer without the subscription's key (an empty body, a message) is not the subscription: the list decides.
 	const record = await recordOf(c.ctx, response, 'POST', c.labels);
-	if (record !== undefined) return record;
+	if (record !== undefined && keyOf(record) !== '') return record;
 	const readBack = await stored(c);
 	if (readBack) return readBack.body as IDataObject;
 	throw unconfirmedError(c.ctx, response.statusCode, 'a new webhook with this URL and these events', c.opts.itemIndex);
