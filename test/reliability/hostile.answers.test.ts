@@ -109,6 +109,18 @@ describe('2. a 2xx that is not a record is not success', () => {
 		}
 	});
 
+	it('Get Many: a 200 with an empty body is not an empty list (a 204 is)', async () => {
+		const parameters = { resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: false };
+		fake.handle = (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end();
+		const r = await run(parameters);
+		expect(r.error?.message).toMatch(/^Unexpected list response from the service/);
+		expect(r.items).toEqual([]);
+		fake.handle = (_req, res) => void res.writeHead(204).end();
+		const empty = await run(parameters);
+		expect(empty.error).toBeUndefined();
+		expect(empty.items[0]).toEqual([]);
+	});
+
 	it('an empty 204 still reads the appointment back', async () => {
 		fake.handle = (req, res) => {
 			if (req.method === 'PATCH') return void res.writeHead(204).end();

@@ -137,7 +137,7 @@ export class PageFetcher {
 		if (!head || pageKey(head.url) !== pageKey(url)) return undefined;
 		this.queue.shift();
 		const response = await head.response;
-		const page = readListPage(this.node, response.url, response.body, pageNo, this.itemIndex);
+		const page = readListPage(this.node, response, pageNo, this.itemIndex);
 		return { page, asPlanned: asPredicted(this.plan, head.page, page) };
 	}
 

@@ -158,7 +158,7 @@ class NextPages {
 			if (planned) return planned.page;
 		}
 		const next = await this.get(nextUrl);
-		return readListPage(this.node, next.url, next.body, pageNo, this.itemIndex);
+		return readListPage(this.node, next, pageNo, this.itemIndex);
 	}
 
 	/** Waits for the pages still in flight (their outcome no longer matters). */
@@ -205,7 +205,7 @@ async function* readPages<T>(
 	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
 
 	const response = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
-	let page: ListPage = readListPage(node, response.url, response.body, 1, itemIndex);
+	let page: ListPage = readListPage(node, response, 1, itemIndex);
 	const listPath = listPathOf(response.url);
 	const read: ReadState = {
 		fetched: new Set([pageKey(page.url)]),
