@@ -114,8 +114,9 @@ export function redactError(error: unknown, secrets: string[]): unknown {
 	if (!(error instanceof Error)) return error;
 	const e = error as Error & { description?: unknown; node?: INode; httpCode?: string | null; context?: IDataObject };
 	const texts = textsOf(e);
-	if (redact(texts, secrets) === texts || !e.node) return error;
+	if (redact(texts, secrets) === texts) return error;
 	const message = redact(e.message, secrets);
+	if (!e.node) return new Error(message);
 	const description = typeof e.description === 'string' ? redact(e.description, secrets) : undefined;
 	const itemIndex = typeof e.context?.itemIndex === 'number' ? e.context.itemIndex : undefined;
 	if (error instanceof NodeApiError) {
