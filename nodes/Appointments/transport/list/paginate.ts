@@ -58,6 +58,15 @@ function recordKey(record: IDataObject, fields: string[]): string | undefined {
 	return undefined;
 }
 
+function keylessRecord(node: INode, fields: string[], where: string, url: string, itemIndex?: number): Error {
+	const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
+	return new NodeOperationError(
+		node,
+		`The service's list answer held a record without ${fields.join(' or ')} at ${where}, so it is not ${what}`,
+		{ itemIndex, description: `GET ${url}: every element of "results" must be a record with its ${fields.join(' or ')}` },
+	);
+}
+
 /**
  * The page's records not handed over before, up to the limit; one whose key came before is counted, not kept.
  * A record without its key is not a record of the list (a message, an empty object): the read fails there.
@@ -67,16 +76,11 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 	const room = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
 	const seen = read.yieldedKeys;
 	const fields = opts.keyField ? [opts.keyField] : ['appointment_key', 'webhook_key'];
-	for (const [i, record] of page.records.entries()) {
+	for (let i = 0; i < page.records.length; i++) {
 		if (fresh.length >= room) break;
+		const record = page.records[i];
 		const key = recordKey(record, fields);
-		if (key === undefined) {
-			throw new NodeOperationError(
-				node,
-				`The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ')}`,
-				{ itemIndex: opts.itemIndex, description: `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}` },
-			);
-		}
+		if (key === undefined) throw keylessRecord(node, fields, `position ${i + 1} of page ${read.pages}`, page.url, opts.itemIndex);
 		if (seen.has(key)) {
 			read.repeated++;
 			continue;
