@@ -7,7 +7,8 @@ import type {
 } from 'n8n-workflow';
 
 /**
- * Credentials of the scheduling service: base URL and a bearer access token.
+ * Credentials of the scheduling service: base URL, a bearer access token, and the account's time zone (where the
+ * service reads the offset-less date filters; empty: the zone the node reads dates in, as before the field existed).
  *
  * The base URL may be given with or without a trailing slash and with or without the `/api/v3` suffix;
  * the test request and the node's transport both normalise it the same way (strip trailing slashes, then a
@@ -45,6 +46,15 @@ export class AppointmentsApi implements ICredentialType {
 			required: true,
 			description:
 				'Copy it from the service dashboard: Settings › API access shows the access token for this account',
+		},
+		{
+			displayName: 'Account Time Zone',
+			name: 'accountTimeZone',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. America/Santiago',
+			description:
+				"The time zone your account is set to, so that Today and other date ranges select your account's appointments even when n8n runs in another zone (copy it from the service dashboard: Settings › API access shows it; leave empty if it is the workflow's time zone)",
 		},
 	];
 

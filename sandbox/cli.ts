@@ -25,6 +25,8 @@ const HELP = `Usage: npm run sandbox -- [options]
   --seed-value N             seed of the deterministic generator (default 1)
   --now ISO                  fix "now" for the seed data (default: current time)
   --time-zone TZ             account time zone (default America/Santiago)
+  --dst-wall-clock zoneinfo|earlier|later|refuse
+                             an offset-less filter time the account zone skips or repeats (default zoneinfo)
   --pagination page|cursor|none              (default page)
   --mutation-response body|empty             (default body: 200 + record; empty: 204)
   --next-links absolute|relative             (default absolute)
@@ -86,6 +88,7 @@ const FLAGS = {
 	'seed-value': { type: 'string' },
 	now: { type: 'string' },
 	'time-zone': { type: 'string' },
+	'dst-wall-clock': { type: 'string' },
 	pagination: { type: 'string' },
 	'mutation-response': { type: 'string' },
 	'next-links': { type: 'string' },
@@ -135,6 +138,7 @@ function toOptions(values: Values): SandboxOptions {
 		seedValue: int('seed-value', s('seed-value')),
 		now: s('now'),
 		timeZone: s('time-zone'),
+		dstWallClock: oneOf('dst-wall-clock', s('dst-wall-clock'), ['zoneinfo', 'earlier', 'later', 'refuse'] as const),
 		pagination: oneOf('pagination', s('pagination'), ['page', 'cursor', 'none'] as const),
 		mutationResponse: oneOf('mutation-response', s('mutation-response'), ['body', 'empty'] as const),
 		nextLinks: oneOf('next-links', s('next-links'), ['absolute', 'relative'] as const),

@@ -11,6 +11,41 @@ export interface ParsedDate {
 	ms: number;
 	hasTime: boolean;
 	hasOffset: boolean;
+	/** An offset-less time the account zone skips or repeats (a clock change): `ms` is then the chosen reading. */
+	unclear: boolean;
+}
+
+/**
+ * How an offset-less time that the account zone skips or repeats is read (sandbox/README.md, "Wall-clock times on
+ * clock-change days"): `zoneinfo` as Python's zoneinfo with fold 0 (Django 4+): a repeated time is its first
+ * occurrence, a skipped one is read with the offset before the change (so it moves forward); `earlier`/`later`: the
+ * earlier or the later of the two readings; `refuse`: like `zoneinfo`, flagged `unclear` so that the caller answers 400.
+ */
+export type DstWallClock = 'zoneinfo' | 'earlier' | 'later' | 'refuse';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The instants a wall-clock time (its fields written as a UTC timestamp) can mean in `zone`: the instant of each
+ * offset the zone has within a day of it, and whether that instant really shows this wall clock. One that does:
+ * clear; two: repeated; none: skipped.
+ */
+function wallClockReadings(local: number, zone: string): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
+	const z = IANAZone.create(zone);
+	const offsets = new Set([z.offset(local - DAY_MS), z.offset(local), z.offset(local + DAY_MS)]);
+	const all = [...offsets].map((o) => local - o * 60_000).sort((a, b) => a - b);
+	const real = all.filter((t) => t + z.offset(t) * 60_000 === local);
+	if (real.length === 1) return { earlier: real[0], later: real[0], kind: 'clear' };
+	const pick = real.length > 1 ? real : all;
+	return { earlier: pick[0], later: pick[pick.length - 1], kind: real.length > 1 ? 'repeated' : 'skipped' };
+}
+
+function readWallClock(local: number, zone: string, dst: DstWallClock): { ms: number; unclear: boolean } {
+	const r = wallClockReadings(local, zone);
+	if (r.kind === 'clear') return { ms: r.earlier, unclear: false };
+	if (dst === 'earlier') return { ms: r.earlier, unclear: true };
+	if (dst === 'later') return { ms: r.later, unclear: true };
+	return { ms: r.kind === 'repeated' ? r.earlier : r.later, unclear: true };
 }
 
 export function isValidTimeZone(zone: string): boolean {
@@ -20,9 +55,10 @@ export function isValidTimeZone(zone: string): boolean {
 /**
  * Parses a datetime as the API accepts it. Without an offset it is wall-clock time in `zone`. In a query string
  * an unencoded `+` of the offset arrives as a space: `...T10:00:00 03:00` is read as `+03:00`.
- * `endOfDay`: a date without time means the last millisecond of that day (for upper bounds).
+ * `endOfDay`: a date without time means the last millisecond of that day (for upper bounds). A date alone means
+ * the start or the end of that day, never unclear; a time the zone skips or repeats is read as `dst` says.
  */
-export function parseDateTime(value: string, zone: string, endOfDay = false): ParsedDate | undefined {
+export function parseDateTime(value: string, zone: string, endOfDay = false, dst: DstWallClock = 'zoneinfo'): ParsedDate | undefined {
 	let text = value.trim();
 	const spaced = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?) (\d{2}(?::?\d{2})?)$/.exec(text);
 	if (spaced) text = `${spaced[1]}+${spaced[2]}`;
@@ -59,10 +95,15 @@ export function parseDateTime(value: string, zone: string, endOfDay = false): Pa
 	if (dt.year !== parts.year || dt.month !== parts.month || dt.day !== parts.day) return undefined;
 	if (parts.hour > 23 || parts.minute > 59 || parts.second > 59) return undefined;
 	if (!hasTime && endOfDay) dt = dt.endOf('day');
+	let instant = dt.toMillis();
+	let unclear = false;
+	if (hasTime && !hasOffset) {
+		const local = DateTime.fromObject(parts, { zone: 'UTC' }).toMillis();
+		({ ms: instant, unclear } = readWallClock(local, zone, dst));
+	}
 	// Years 0001-9999 only, as written, in UTC and in the account zone: a record must be expressible in its events.
-	const instant = dt.toMillis();
-	for (const year of [parts.year, dt.toUTC().year, DateTime.fromMillis(instant, { zone }).year]) if (year < 1 || year > 9999) return undefined;
-	return { ms: instant, hasTime, hasOffset };
+	for (const year of [parts.year, DateTime.fromMillis(instant, { zone: 'UTC' }).year, DateTime.fromMillis(instant, { zone }).year]) if (year < 1 || year > 9999) return undefined;
+	return { ms: instant, hasTime, hasOffset, unclear };
 }
 
 /** ISO 8601 in the zone, seconds precision unless the instant has milliseconds: `2026-11-23T10:15:00-03:00`. */

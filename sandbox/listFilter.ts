@@ -1,5 +1,5 @@
 /** The 17 list filters of GET /api/v3/appointments/, parsed from a query into a start range and predicates. */
-import { dayBounds, parseDateTime } from './dateTimes';
+import { dayBounds, parseDateTime, type DstWallClock } from './dateTimes';
 import { UUID_RE, fieldErrorMap, normPhone, normIdent, isStatus, STATUSES, type Entry, type FieldErrors } from './vocabulary';
 
 
@@ -72,7 +72,7 @@ type Reading = { errors: string[] } | { key: string; pred?: (e: Entry) => boolea
 const invalid = (message: string): Reading => ({ errors: [message] });
 
 /** Reads one parameter's values (already trimmed, none empty; scalar rules get only the last one). */
-function readParam(rule: ListFilterRule, values: string[], zone: string): Reading {
+function readParam(rule: ListFilterRule, values: string[], zone: string, dst: DstWallClock): Reading {
 	const v = values[values.length - 1];
 	switch (rule.kind) {
 		case 'uuid': {
@@ -100,12 +100,14 @@ function readParam(rule: ListFilterRule, values: string[], zone: string): Readin
 			return { key: String(b), pred: (e) => rule.get(e) === b };
 		}
 		case 'datetime':
-			return readDate(rule.bound, v, zone);
+			return readDate(rule.bound, v, zone, dst);
 	}
 }
 
-function readDate(bound: 'from' | 'to' | 'day', v: string, zone: string): Reading {
-	const p = parseDateTime(v, zone, bound === 'to');
+function readDate(bound: 'from' | 'to' | 'day', v: string, zone: string, dst: DstWallClock): Reading {
+	const p = parseDateTime(v, zone, bound === 'to', dst);
+	// DRF's message when Django cannot make a naive datetime aware (pytz's NonExistentTimeError, AmbiguousTimeError).
+	if (p?.unclear && dst === 'refuse') return invalid(`Invalid datetime for the timezone "${zone}".`);
 	if (bound !== 'day') {
 		if (!p) return invalid(`"${v}" is not a valid datetime: expected YYYY-MM-DDTHH:mm:ss (account time zone ${zone}), optionally with a UTC offset.`);
 		return bound === 'from' ? { key: String(p.ms), from: p.ms } : { key: String(p.ms), to: p.ms };
@@ -125,15 +127,18 @@ function valuesOf(q: URLSearchParams, param: string, rule: ListFilterRule): stri
 		.filter((v) => v !== '');
 }
 
-/** Parses the 17 filters from the query (the rules of LIST_FILTER_RULES) into a filter, or DRF-style field errors. */
-export function parseListFilter(q: URLSearchParams, zone: string): { filter?: ListFilter; errors?: FieldErrors } {
+/**
+ * Parses the 17 filters from the query (the rules of LIST_FILTER_RULES) into a filter, or DRF-style field errors.
+ * Offset-less datetimes are wall clock in the account zone `zone`; `dst` reads those a clock change skips or repeats.
+ */
+export function parseListFilter(q: URLSearchParams, zone: string, dst: DstWallClock = 'zoneinfo'): { filter?: ListFilter; errors?: FieldErrors } {
 	const errors = fieldErrorMap();
 	const filter: ListFilter = { from: -Infinity, to: Infinity, preds: [], key: '' };
 	const keyParts: string[] = [];
 	for (const [param, rule] of Object.entries(LIST_FILTER_RULES)) {
 		const values = valuesOf(q, param, rule);
 		if (!values.length) continue;
-		const reading = readParam(rule, values, zone);
+		const reading = readParam(rule, values, zone, dst);
 		if ('errors' in reading) {
 			errors[param] = reading.errors;
 			continue;

@@ -1,7 +1,7 @@
 /** Options of the sandbox (start-up and run-time), their defaults and their validation. */
 import { z } from 'zod/v4';
 
-import { isValidTimeZone } from './dateTimes';
+import { isValidTimeZone, type DstWallClock } from './dateTimes';
 import { fieldErrorMap } from './vocabulary';
 
 export type Pagination = 'page' | 'cursor' | 'none';
@@ -31,6 +31,8 @@ export interface SandboxOptions {
 	/** ISO datetime used as "now" for the seed (default: the current time at start/reset). */
 	now?: string;
 	timeZone?: string;
+	/** Offset-less filter times the account zone skips or repeats: read as zoneinfo does (default), earlier, later, or refused. */
+	dstWallClock?: DstWallClock;
 	pagination?: Pagination;
 	mutationResponse?: MutationResponse;
 	nextLinks?: NextLinks;
@@ -65,6 +67,7 @@ export interface SandboxOptions {
 /** The options that can be read and changed at run time through /__sandbox/config/. */
 export interface RuntimeConfig {
 	timeZone: string;
+	dstWallClock: DstWallClock;
 	pagination: Pagination;
 	mutationResponse: MutationResponse;
 	nextLinks: NextLinks;
@@ -104,6 +107,7 @@ const ms = z.number().int().min(0).max(3_600_000);
 export const runtimeConfigPatch = z
 	.object({
 		timeZone: zone,
+		dstWallClock: z.enum(['zoneinfo', 'earlier', 'later', 'refuse']),
 		pagination: z.enum(['page', 'cursor', 'none']),
 		mutationResponse: z.enum(['body', 'empty']),
 		nextLinks: z.enum(['absolute', 'relative']),
@@ -138,6 +142,7 @@ export function caList(ca: string | string[] | undefined): string[] {
 export function initialConfig(o: SandboxOptions): RuntimeConfig {
 	const cfg: RuntimeConfig = {
 		timeZone: o.timeZone ?? 'America/Santiago',
+		dstWallClock: o.dstWallClock ?? 'zoneinfo',
 		pagination: o.pagination ?? 'page',
 		mutationResponse: o.mutationResponse ?? 'body',
 		nextLinks: o.nextLinks ?? 'absolute',

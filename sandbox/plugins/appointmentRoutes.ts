@@ -66,7 +66,7 @@ export default async function appointmentRoutes(app: FastifyInstance) {
 
 	app.api('GET', '/api/v3/appointments/', (req) => {
 		const q = new URLSearchParams(splitUrl(req.url).search);
-		const parsed = parseListFilter(q, s.cfg.timeZone);
+		const parsed = parseListFilter(q, s.cfg.timeZone, s.cfg.dstWallClock);
 		if (parsed.errors) return fieldErrors(parsed.errors);
 		return listResponse(s, req, '/api/v3/appointments/', q, parsed.filter!);
 	});

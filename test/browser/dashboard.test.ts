@@ -97,7 +97,7 @@ it('times are shown in the account time zone in a human format, the zone named o
 	expect(await page.getByRole('row', { name: /^Start/ }).textContent()).toBe(`Start${human} (America/Santiago)`);
 });
 
-it('Settings › API access shows the base URL and a token that authenticates against the API; Reveal and Copy work', async () => {
+it('Settings › API access shows the base URL, a token that authenticates against the API and the account time zone; Reveal and Copy work', async () => {
 	await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sb.url });
 	await page.goto(`${sb.url}/dashboard/settings/`);
 	await page.getByRole('link', { name: /^API access/ }).click();
@@ -121,6 +121,7 @@ it('Settings › API access shows the base URL and a token that authenticates ag
 	expect(await page.evaluate('navigator.clipboard.readText()')).toBe(sb.url);
 	await page.getByRole('button', { name: 'Hide API token' }).click();
 	expect(await tokenInput.getAttribute('type')).toBe('password');
+	expect(await page.getByLabel('Time zone', { exact: true }).inputValue()).toBe('America/Santiago');
 	// the restricted token is offered for what it is
 	expect(await page.getByLabel('Appointments-only token 1', { exact: true }).inputValue()).toBe(LIMITED);
 });

@@ -60,7 +60,7 @@ export async function testCredential(
  */
 export async function listSearch(options: {
 	method: string;
-	credentials: { baseUrl: string; accessToken: string };
+	credentials: { baseUrl: string; accessToken: string; accountTimeZone?: string };
 	filter?: string;
 	paginationToken?: string;
 	timezone?: string;

@@ -9,7 +9,7 @@ import { defaultNodeType, InputNode, manualRun, testAdditionalData, TestNodeType
 
 export interface RunNodeOptions {
 	parameters: IDataObject;
-	credentials: { baseUrl: string; accessToken: string };
+	credentials: { baseUrl: string; accessToken: string; accountTimeZone?: string };
 	input?: IDataObject[];
 	continueOnFail?: boolean;
 	timezone?: string;

@@ -50,7 +50,7 @@ export class TestNodeTypes implements INodeTypes {
  * no task runners (`where` ends their error messages), and `extra` on top.
  */
 export function testAdditionalData(options: {
-	credentials: { baseUrl: string; accessToken: string };
+	credentials: { baseUrl: string; accessToken: string; accountTimeZone?: string };
 	publicBase: string;
 	instanceBase?: string;
 	where: string;

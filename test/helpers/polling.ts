@@ -53,7 +53,7 @@ export interface PollingHarness {
 }
 
 export interface PollingHarnessOptions {
-	credentials: { baseUrl: string; accessToken: string };
+	credentials: { baseUrl: string; accessToken: string; accountTimeZone?: string };
 	parameters: IDataObject;
 	timezone?: string;
 	/** Another polling node type in the same place (benchmarks: a baseline that only reads). */

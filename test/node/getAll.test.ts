@@ -7,7 +7,7 @@ import { DateTime, Settings } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { GET_MANY_FILTERS } from '../../nodes/Appointments/actions/appointment/getAll.filters';
-import { apiRequests, runOk, sortKeys, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
+import { apiRequests, runFail, runOk, sortKeys, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;
@@ -227,12 +227,12 @@ describe('date range presets', () => {
 	});
 
 	test('today (real clock) selects the appointments of the current day in the workflow zone', async () => {
-		const today = DateTime.now().setZone(ZONE).toFormat('yyyy-MM-dd');
+		const now = DateTime.now().setZone(ZONE);
+		const today = now.toFormat('yyyy-MM-dd');
 		const out = await runOk(sb, { ...base, dateRange: 'today' });
-		expect(await lastListQuery()).toEqual({
-			start_date: `${today}T00:00:00`,
-			end_date: `${today}T23:59:59`,
-		});
+		// On the days Santiago's clocks change the edges move (tests with the clock fixed below say how).
+		const changeDay = now.startOf('day').minus({ milliseconds: 1 }).offset !== now.endOf('day').offset;
+		if (!changeDay) expect(await lastListQuery()).toEqual({ start_date: `${today}T00:00:00`, end_date: `${today}T23:59:59` });
 		const expected = keysWhere(
 			(a) => DateTime.fromISO(String(a.start_date)).setZone(ZONE).toFormat('yyyy-MM-dd') === today,
 		);
@@ -240,7 +240,7 @@ describe('date range presets', () => {
 		expect(sortKeys(out)).toEqual(expected);
 	});
 
-	test('today on the day Santiago skips midnight (clock fixed): 00:00:00..23:59:59, results of that day only', async () => {
+	test('today on the day Santiago skips midnight (clock fixed): from its first instant (01:00) to 23:59:59, results of that day only', async () => {
 		const inside = [
 			await admin.create({ start_date: '2026-09-06T01:30:00-03:00' }),
 			await admin.create({ start_date: '2026-09-06T23:45:00-03:00' }),
@@ -251,7 +251,7 @@ describe('date range presets', () => {
 		Settings.now = () => Date.parse('2026-09-06T15:00:00-03:00');
 		const out = await runOk(sb, { ...base, dateRange: 'today' });
 		expect(await lastListQuery()).toEqual({
-			start_date: '2026-09-06T00:00:00',
+			start_date: '2026-09-06T01:00:00',
 			end_date: '2026-09-06T23:59:59',
 		});
 		expect(sortKeys(out)).toEqual(sortKeys(inside));
@@ -280,5 +280,119 @@ describe('date range presets', () => {
 		await admin.clearRequests();
 		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: 'America/Santiago' });
 		expect((await lastListQuery()).start_date).toBe('2026-03-09T00:00:00');
+	});
+});
+
+describe('the account time zone, and the days its clocks change', () => {
+	const SCL = 'America/Santiago';
+	const BER = 'Europe/Berlin';
+	// Santiago (the sandbox's account): 2026-04-04 23:00-23:59 comes twice (-03:00, then -04:00); 2026-09-06
+	// 00:00-00:59 does not exist. Berlin is +02:00 on both days.
+	const starts = [
+		'2026-04-04T00:00:00-03:00', '2026-04-04T17:59:59-03:00', '2026-04-04T18:00:00-03:00',
+		'2026-04-04T22:29:59-03:00', '2026-04-04T22:30:00-03:00', '2026-04-04T22:59:59-03:00', '2026-04-04T23:00:00-03:00',
+		'2026-04-04T23:15:00-03:00', '2026-04-04T23:45:00-03:00', '2026-04-04T23:59:59-03:00', '2026-04-04T23:00:00-04:00',
+		'2026-04-04T23:15:00-04:00', '2026-04-04T23:45:00-04:00', '2026-04-04T23:59:59-04:00', '2026-04-05T00:00:00-04:00',
+		'2026-04-05T00:30:00-04:00', '2026-04-05T17:59:59-04:00', '2026-04-05T18:00:00-04:00',
+		'2026-09-05T17:59:59-04:00', '2026-09-05T18:00:00-04:00', '2026-09-05T23:30:00-04:00', '2026-09-05T23:59:59-04:00',
+		'2026-09-06T01:00:00-03:00', '2026-09-06T01:30:00-03:00', '2026-09-06T18:59:59-03:00', '2026-09-06T19:00:00-03:00',
+	];
+	let created: IDataObject[];
+	const ms = (iso: string) => Date.parse(iso);
+	/** The appointments of this describe whose start lies in [from, to]. */
+	const startingIn = (from: string, to: string) =>
+		sortKeys(created.filter((a) => ms(String(a.start_date)) >= ms(from) && ms(String(a.start_date)) <= ms(to)));
+	const mine = (out: IDataObject[]) => sortKeys(out.filter((a) => created.some((c) => c.appointment_key === a.appointment_key)));
+
+	beforeAll(async () => {
+		created = [];
+		for (const start_date of starts) created.push(await admin.create({ start_date, status: 'CONFIRMED' }));
+	});
+	afterEach(async () => {
+		Settings.now = () => Date.now();
+		await admin.config({ dstWallClock: 'zoneinfo', pageSize: 50 });
+	});
+
+	test('workflow in Europe/Berlin, account in America/Santiago: Today and Custom are Berlin\'s days and times, sent as the same instants on Santiago\'s clock', async () => {
+		const opts = { timezone: BER, accountTimeZone: SCL };
+		const cases: Array<[string, IDataObject, Record<string, string>, [string, string]]> = [
+			// Berlin's 5 April: 2026-04-04T22:00Z .. 2026-04-05T21:59:59Z, across Santiago's repeated hour.
+			['2026-04-05T12:00:00+02:00', { dateRange: 'today' }, { start_date: '2026-04-04T19:00:00', end_date: '2026-04-05T17:59:59' }, ['2026-04-05T00:00:00+02:00', '2026-04-05T23:59:59+02:00']],
+			// Berlin's 6 September, across Santiago's skipped hour.
+			['2026-09-06T08:00:00+02:00', { dateRange: 'today' }, { start_date: '2026-09-05T18:00:00', end_date: '2026-09-06T18:59:59' }, ['2026-09-06T00:00:00+02:00', '2026-09-06T23:59:59+02:00']],
+			['2026-09-06T08:00:00+02:00', { dateRange: 'yesterday' }, { start_date: '2026-09-04T18:00:00', end_date: '2026-09-05T17:59:59' }, ['2026-09-05T00:00:00+02:00', '2026-09-05T23:59:59+02:00']],
+			['2026-04-01T08:00:00+02:00', { dateRange: 'custom', startDate: '2026-04-05', endDate: '2026-04-05T04:15:00' }, { start_date: '2026-04-04T19:00:00', end_date: '2026-04-05T00:15:00' }, ['2026-04-05T00:00:00+02:00', '2026-04-05T04:15:00+02:00']],
+		];
+		for (const [now, range, query, [from, to]] of cases) {
+			Settings.now = () => ms(now);
+			await admin.clearRequests();
+			const out = await runOk(sb, { ...base, ...range }, opts);
+			expect([now, range, await lastListQuery()]).toEqual([now, range, query]);
+			expect([now, range, mine(out)]).toEqual([now, range, startingIn(from, to)]);
+			expect(startingIn(from, to).length).toBeGreaterThan(0);
+		}
+	});
+
+	test('Created At is the same instant on the account\'s clock (here the day before Berlin\'s)', async () => {
+		await runOk(sb, { ...base, filters: { createdAt: '2026-03-10T03:00:00' } }, { timezone: BER, accountTimeZone: SCL });
+		expect((await lastListQuery()).created_at).toBe('2026-03-09T23:00:00');
+	});
+
+	test('an empty Account Time Zone is the zone the dates are read in, as before the field existed', async () => {
+		Settings.now = () => ms('2026-04-05T12:00:00+02:00');
+		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: BER });
+		expect(await lastListQuery()).toEqual({ start_date: '2026-04-05T00:00:00', end_date: '2026-04-05T23:59:59' });
+		await admin.clearRequests();
+		await runOk(sb, { ...base, dateRange: 'today', options: { timeZone: SCL } }, { timezone: BER, accountTimeZone: '  ' });
+		expect(await lastListQuery()).toEqual({ start_date: '2026-04-05T00:00:00', end_date: '2026-04-05T23:59:59' });
+	});
+
+	test('an Account Time Zone that is not one fails before any request, naming the field', async () => {
+		Settings.now = () => ms('2026-04-05T12:00:00+02:00');
+		const error = await runFail(sb, { ...base, dateRange: 'today' }, { accountTimeZone: 'Mars/Olympus' });
+		expect(error.message).toMatch(/Account Time Zone "Mars\/Olympus" is not an IANA time zone/);
+		expect(await apiRequests(admin)).toEqual([]);
+	});
+
+	/** Windows with an edge on a Santiago clock change: [clock, parameters, workflow zone, the window's instants]. */
+	const edgeCases: Array<[string, IDataObject, string, [string, string]]> = [
+		['2026-04-04T12:00:00-03:00', { dateRange: 'today' }, SCL, ['2026-04-04T00:00:00-03:00', '2026-04-04T23:59:59-04:00']],
+		['2026-04-05T12:00:00-04:00', { dateRange: 'yesterday' }, SCL, ['2026-04-04T00:00:00-03:00', '2026-04-04T23:59:59-04:00']],
+		['2026-04-05T12:00:00-04:00', { dateRange: 'today' }, SCL, ['2026-04-05T00:00:00-04:00', '2026-04-05T23:59:59-04:00']],
+		['2026-09-06T12:00:00-03:00', { dateRange: 'today' }, SCL, ['2026-09-06T01:00:00-03:00', '2026-09-06T23:59:59-03:00']],
+		['2026-09-06T12:00:00-03:00', { dateRange: 'yesterday' }, SCL, ['2026-09-05T00:00:00-04:00', '2026-09-05T23:59:59-04:00']],
+		['2026-09-01T12:00:00-04:00', { dateRange: 'custom', startDate: '2026-09-06', endDate: '2026-09-06T01:30:00' }, SCL, ['2026-09-06T01:00:00-03:00', '2026-09-06T01:30:00-03:00']],
+		// Typed in Berlin, falling in Santiago's repeated hour: 23:15 -03 (its first pass) to 23:45 -04 (its second).
+		['2026-04-01T12:00:00-03:00', { dateRange: 'custom', startDate: '2026-04-05T04:15:00', endDate: '2026-04-05T05:45:00' }, BER, ['2026-04-04T23:15:00-03:00', '2026-04-04T23:45:00-04:00']],
+		['2026-04-01T12:00:00-03:00', { dateRange: 'custom', startDate: '2026-04-05T05:15:00' }, BER, ['2026-04-04T23:15:00-04:00', '9999-01-01T00:00:00Z']],
+	];
+
+	test.each(['zoneinfo', 'earlier', 'later', 'refuse'])(
+		'a service reading times its zone repeats or skips as %s: Today and Custom select exactly the appointments starting in the window',
+		async (dstWallClock) => {
+			await admin.config({ dstWallClock });
+			for (const [now, range, zone, [from, to]] of edgeCases) {
+				Settings.now = () => ms(now);
+				const out = await runOk(sb, { ...base, ...range }, { timezone: zone, accountTimeZone: SCL });
+				expect([now, range, mine(out)]).toEqual([now, range, startingIn(from, to)]);
+			}
+		},
+	);
+
+	test('Limit counts the appointments inside the window, after the cut, and no page past the one that fills it is read', async () => {
+		await admin.config({ pageSize: 2 });
+		Settings.now = () => ms('2026-04-01T12:00:00-03:00');
+		await admin.clearRequests();
+		// Starts inside Santiago's repeated hour (23:15 -03): the query starts before it, at 22:15.
+		const out = await runOk(sb, { ...base, returnAll: false, limit: 3, dateRange: 'custom', startDate: '2026-04-05T04:15:00' }, { timezone: BER, accountTimeZone: SCL });
+		const inside = created.filter((a) => ms(String(a.start_date)) >= ms('2026-04-04T23:15:00-03:00'));
+		const byStart = (list: IDataObject[]) => [...list].sort((a, b) => ms(String(a.start_date)) - ms(String(b.start_date)) || String(a.appointment_key).localeCompare(String(b.appointment_key)));
+		expect(out.map((a) => a.appointment_key)).toEqual(byStart(inside).slice(0, 3).map((a) => a.appointment_key));
+		const gets = (await apiRequests(admin, 'GET')).filter((r) => r.path === '/api/v3/appointments/');
+		expect(gets[0].query).toEqual({ start_date: '2026-04-04T22:15:00' });
+		// The pages the service has from that edge on, up to the one holding the third appointment inside.
+		const listed = byStart(created.filter((a) => ms(String(a.start_date)) >= ms('2026-04-04T22:15:00-03:00')));
+		const third = listed.findIndex((a) => a.appointment_key === out[2].appointment_key);
+		expect(gets).toHaveLength(Math.floor(third / 2) + 1);
 	});
 });

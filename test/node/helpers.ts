@@ -71,6 +71,8 @@ export interface RunOptions {
 	continueOnFail?: boolean;
 	timezone?: string;
 	token?: string;
+	/** The credential's Account Time Zone (default: none, as a credential saved before the field existed). */
+	accountTimeZone?: string;
 	/** The node's typeVersion (default: the version n8n gives a new node). */
 	version?: number;
 }
@@ -82,7 +84,7 @@ export async function run(
 ): Promise<RunNodeResult> {
 	return await runNode({
 		parameters,
-		credentials: { baseUrl: sb.url, accessToken: opts.token ?? TOKEN },
+		credentials: { baseUrl: sb.url, accessToken: opts.token ?? TOKEN, ...(opts.accountTimeZone === undefined ? {} : { accountTimeZone: opts.accountTimeZone }) },
 		input: opts.input,
 		continueOnFail: opts.continueOnFail,
 		timezone: opts.timezone ?? ZONE,

@@ -2,7 +2,7 @@
  * Version 2 of the Appointments node as the editor shows it: the list searches behind its resource locators
  * (appointments and webhooks, against the sandbox) and its hints.
  */
-import { DateTime } from 'luxon';
+import { DateTime, Settings } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { listSearch } from '../helpers/n8n';
@@ -15,31 +15,31 @@ let all: IDataObject[];
 
 useVersion2Sandbox((started) => ({ sb, admin, all } = started));
 
-const search = async (method: string, filter?: string, paginationToken?: string) =>
+const search = async (method: string, filter?: string, paginationToken?: string, zones = { timezone: ZONE, account: undefined as string | undefined }) =>
 	await listSearch({
 		method,
 		filter,
 		paginationToken,
-		credentials: { baseUrl: sb.url, accessToken: TOKEN },
-		timezone: ZONE,
+		credentials: { baseUrl: sb.url, accessToken: TOKEN, ...(zones.account === undefined ? {} : { accountTimeZone: zones.account }) },
+		timezone: zones.timezone,
 	});
 
 describe('list search: appointments', () => {
 	const label = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}( \d{4})? \d{2}:\d{2} · .+ · [A-Z_]+ · .+ · [A-Z0-9]+$/;
 	const startMs = (a: IDataObject) => DateTime.fromISO(String(a.start_date)).toMillis();
 	/** What the list should show for these appointments: from today 00:00 on, earliest first, then the earlier ones. */
-	const upcomingFirst = (list: IDataObject[]) => {
-		const today = DateTime.now().setZone(ZONE).startOf('day').toMillis();
+	const upcomingFirst = (list: IDataObject[], zone = ZONE) => {
+		const today = DateTime.now().setZone(zone).startOf('day').toMillis();
 		const byStart = [...list].sort((a, b) => startMs(a) - startMs(b) || String(a.appointment_key).localeCompare(String(b.appointment_key)));
 		return [...byStart.filter((a) => startMs(a) >= today), ...byStart.filter((a) => startMs(a) < today)];
 	};
 	/** Scrolls the list to its end, as the editor does, and returns every entry and the number of calls. */
-	const scrollAll = async (filter?: string) => {
+	const scrollAll = async (filter?: string, zones?: { timezone: string; account: string | undefined }) => {
 		const shown: Array<{ name: string; value: string }> = [];
 		let token: string | undefined;
 		let calls = 0;
 		do {
-			const page = await search('searchAppointments', filter, token);
+			const page = await search('searchAppointments', filter, token, zones);
 			shown.push(...page.results.map((r) => ({ name: r.name, value: String(r.value) })));
 			token = page.paginationToken;
 			calls++;
@@ -60,6 +60,33 @@ describe('list search: appointments', () => {
 		);
 		for (const r of shown) expect(r.name).toMatch(label);
 	});
+
+	test('a workflow in Europe/Berlin, an account in America/Santiago (Account Time Zone): upcoming from Berlin\'s today 00:00, each once', async () => {
+		const midnight = DateTime.now().setZone('Europe/Berlin').startOf('day');
+		// Between Berlin's and Santiago's midnight: upcoming for a Berlin workflow, whatever the account's clock says.
+		for (const hours of [-1, 0, 1, 3]) await admin.create({ start_date: midnight.plus({ hours }).toISO(), status: 'CONFIRMED' });
+		const list = await admin.appointments();
+		const { shown } = await scrollAll(undefined, { timezone: 'Europe/Berlin', account: ZONE });
+		expect(shown.map((r) => r.value)).toEqual(upcomingFirst(list, 'Europe/Berlin').map((a) => a.appointment_key));
+	});
+
+	test.each(['zoneinfo', 'later', 'refuse'])(
+		'today 00:00 in the account\'s repeated hour, read as %s: each appointment once, on its side of it',
+		async (dstWallClock) => {
+			// America/Noronha is -02:00: its 5 April 2026 starts at 02:00Z, 23:00 of Santiago's first pass of that hour.
+			Settings.now = () => Date.parse('2026-04-05T03:30:00Z');
+			try {
+				await admin.config({ dstWallClock });
+				for (const start of ['01:30', '02:00', '02:30', '03:30']) await admin.create({ start_date: `2026-04-05T${start}:00Z`, status: 'CONFIRMED' });
+				const list = await admin.appointments();
+				const { shown } = await scrollAll(undefined, { timezone: 'America/Noronha', account: ZONE });
+				expect(shown.map((r) => r.value)).toEqual(upcomingFirst(list, 'America/Noronha').map((a) => a.appointment_key));
+			} finally {
+				Settings.now = () => Date.now();
+				await admin.config({ dstWallClock: 'zoneinfo' });
+			}
+		},
+	);
 
 	test('a name narrows the list (case-insensitive part of the name), still upcoming first', async () => {
 		const name = String((all[0].person as IDataObject).full_name).split(' ')[0];

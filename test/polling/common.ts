@@ -6,7 +6,8 @@
  *       resetEach: before each test the sandbox is reset to `seed`/`seedValue` and `pageSize` is set again
  *   sb.admin(method, path, body?)      the admin API's parsed answer
  *   sb.api(method, path, body?)        the service's API as another client; throws on a 4xx/5xx answer
- *   sb.harness(parameters, timezone?)  startPollingHarness with the sandbox's credential (timezone: the sandbox's)
+ *   sb.harness(parameters, timezone?, accountTimeZone?)  startPollingHarness with the sandbox's credential
+ *                                      (timezone: the sandbox's; accountTimeZone: the credential's, default none)
  *   eventNames(items)                  "<event> <appointment key>" of each item, sorted
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -27,7 +28,7 @@ export interface PollingSandbox {
 	readonly url: string;
 	admin(method: string, path: string, body?: unknown): Promise<Json>;
 	api(method: string, path: string, body?: unknown): Promise<Json>;
-	harness(parameters: IDataObject, timezone?: string): PollingHarness;
+	harness(parameters: IDataObject, timezone?: string, accountTimeZone?: string): PollingHarness;
 }
 
 export function usePollingSandbox(
@@ -49,8 +50,12 @@ export function usePollingSandbox(
 			if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${res.text}`);
 			return res.body;
 		},
-		harness: (parameters, timezone = options.timeZone) =>
-			startPollingHarness({ credentials: { baseUrl: url(), accessToken: TOKEN }, parameters, timezone }),
+		harness: (parameters, timezone = options.timeZone, accountTimeZone) =>
+			startPollingHarness({
+				credentials: { baseUrl: url(), accessToken: TOKEN, ...(accountTimeZone === undefined ? {} : { accountTimeZone }) },
+				parameters,
+				timezone,
+			}),
 	};
 	beforeAll(async () => {
 		sb = await startTestSandbox({ token: TOKEN, admin: ADMIN }, options);

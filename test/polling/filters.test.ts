@@ -67,7 +67,7 @@ describe('Polling Trigger Filters', () => {
 	test('a status that is not one fails the poll naming the filter as the editor labels it', async () => {
 		const h = harness({ statuses: ['DONE'] });
 		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toMatch(/^The filter "Statuses" must be statuses from the list \(Attended, Canceled, .*\) \(got "DONE"\)$/);
+		expect(error.message).toMatch(/^The field "Filters › Statuses" must be statuses from the list \(Attended, Canceled, .*\) \(got "DONE"\)$/);
 		expect(error.description).toMatch(/Pick the statuses from the list/);
 	});
 

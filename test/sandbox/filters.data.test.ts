@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 
 import { STATUSES } from '../../sandbox';
 import { ADMIN, client, start, type Sandbox } from './helpers';
-import { adm, all, keysOf, ms, query, readAll, sortedKeys, TZ, useFilterSandbox, wall } from './filters';
+import { adm, all, api, keysOf, ms, query, readAll, sortedKeys, TZ, useFilterSandbox, wall } from './filters';
 
 useFilterSandbox();
 
@@ -44,6 +44,58 @@ describe('records and time zone', () => {
 		expect(keysOf(day)).toEqual([after.appointment_key]);
 		await adm.ok('POST', '/__sandbox/reset/');
 		await readAll();
+	});
+});
+
+describe('offset-less times a clock change skips or repeats (option dstWallClock)', () => {
+	// Santiago: 2026-04-04 23:00-23:59 comes twice (-03:00, then -04:00); 2026-09-06 00:00-00:59 does not exist.
+	const records = {
+		firstOf2330: '2026-04-04T23:30:00-03:00',
+		secondOf2330: '2026-04-04T23:30:00-04:00',
+		before0030: '2026-09-05T23:30:00-04:00', // 0030 read with the offset after the change
+		after0030: '2026-09-06T01:30:00-03:00', // 0030 read with the offset before it
+	};
+	const keys: Record<string, string> = {};
+	const at = async (wallClock: string) => await api('GET', `/api/v3/appointments/?start_date=${wallClock}&end_date=${wallClock}`);
+
+	beforeAll(async () => {
+		for (const [name, start_date] of Object.entries(records)) {
+			keys[name] = (await adm.ok('POST', '/__sandbox/appointments/', { start_date, status: 'CONFIRMED' })).appointment_key;
+		}
+	});
+	afterAll(async () => {
+		await adm.ok('POST', '/__sandbox/config/', { dstWallClock: 'zoneinfo' });
+		await adm.ok('POST', '/__sandbox/reset/');
+		await readAll();
+	});
+
+	it.each([
+		['zoneinfo', 'firstOf2330', 'after0030'],
+		['earlier', 'firstOf2330', 'before0030'],
+		['later', 'secondOf2330', 'after0030'],
+	])('%s: a repeated time is %s, a skipped one %s', async (dstWallClock, repeated, skipped) => {
+		await adm.ok('POST', '/__sandbox/config/', { dstWallClock });
+		expect(keysOf((await at('2026-04-04T23:30:00')).body.results)).toEqual([keys[repeated]]);
+		expect(keysOf((await at('2026-09-06T00:30:00')).body.results)).toEqual([keys[skipped]]);
+	});
+
+	it('refuse: 400 naming the filter, as Django REST framework does; times that exist once and dates alone are read', async () => {
+		await adm.ok('POST', '/__sandbox/config/', { dstWallClock: 'refuse' });
+		for (const [param, wallClock] of [['start_date', '2026-04-04T23:30:00'], ['end_date', '2026-09-06T00:30:00'], ['created_at', '2026-09-06T00:00:00']]) {
+			const r = await api('GET', `/api/v3/appointments/?${param}=${wallClock}`);
+			expect([r.status, r.body]).toEqual([400, { [param]: [`Invalid datetime for the timezone "${TZ}".`] }]);
+		}
+		expect(keysOf((await at('2026-04-04T22:30:00')).body.results)).toEqual([]);
+		const day = await api('GET', '/api/v3/appointments/?start_date=2026-09-06&end_date=2026-09-06');
+		expect(keysOf(day.body.results)).toEqual([keys.after0030]);
+		expect(keysOf((await at('2026-09-06T01:30:00')).body.results)).toEqual([keys.after0030]);
+	});
+
+	it('is zoneinfo by default and checked like every option', async () => {
+		await adm.ok('POST', '/__sandbox/reset/');
+		expect((await adm.ok('GET', '/__sandbox/config/')).dstWallClock).toBe('zoneinfo');
+		const bad = await adm('POST', '/__sandbox/config/', { dstWallClock: 'pytz' });
+		expect([bad.status, Object.keys(bad.body)]).toEqual([400, ['dstWallClock']]);
 	});
 });
 

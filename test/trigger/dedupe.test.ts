@@ -1,5 +1,8 @@
-/** The trigger's dedupe memory: bounded, oldest forgotten first, one per scope, keys per mode; its claim/settle protocol. */
-import { EventEmitter } from 'node:events';
+/**
+ * The trigger's dedupe memory: bounded, oldest forgotten first, one per scope, keys per mode; its claim/settle protocol;
+ * both against a reference model with random steps (test/helpers/triggerDedupeModel.ts; DEDUPE_SEED=<seed> replays).
+ */
+import fc from 'fast-check';
 
 import {
 	claimEvent,
@@ -12,7 +15,9 @@ import {
 	RecentKeys,
 	recentKeysFor,
 	scopeCount,
+	type DedupeMode,
 } from '../../nodes/Appointments/trigger/dedupe';
+import { Answer, checkCase, stepsArbitrary } from '../helpers/triggerDedupeModel';
 
 describe('RecentKeys', () => {
 	it('never holds more than its window and forgets the oldest keys first', () => {
@@ -43,6 +48,22 @@ describe('RecentKeys', () => {
 		expect(keys.size).toBe(3);
 		expect(['7', '8', '9'].every((k) => keys.has(k))).toBe(true);
 		expect(keys.has('6')).toBe(false);
+	});
+
+	it('a forgotten key stays forgotten when the window changes, and is never forgotten early once remembered again', () => {
+		const keys = new RecentKeys(5);
+		for (const k of ['a', 'b', 'c']) keys.remember(k);
+		keys.forget('a'); // its run failed: n8n answered the delivery with an error
+		keys.resize(4);
+		expect(keys.has('a')).toBe(false);
+		expect(['b', 'c'].every((k) => keys.has(k))).toBe(true);
+		// Remembered again by the resend: it is the newest now, and stays while three newer keys arrive.
+		keys.resize(3);
+		keys.remember('a');
+		keys.remember('d');
+		keys.remember('e');
+		expect(keys.has('a')).toBe(true);
+		expect(keys.size).toBe(3);
 	});
 
 	it('clamps nonsense windows', () => {
@@ -83,36 +104,6 @@ describe('module-level stores', () => {
 	});
 });
 
-describe('random operations', () => {
-	it.each([
-		[17, 25, 20000],
-		[300, 2000, 60000],
-	])('(window %i, %i keys) keep the exact FIFO semantics of a reference list', (start, keyCount, steps) => {
-		const seed = Number(process.env.DEDUPE_SEED ?? Date.now() % 100000);
-		console.log(`dedupe random operations: DEDUPE_SEED=${seed}`);
-		let state = seed;
-		const rnd = (n: number) => ((state = (state * 1103515245 + 12345) % 2 ** 31) % n);
-		let limit = start;
-		const keys = new RecentKeys(limit);
-		let reference: string[] = []; // oldest first
-		for (let i = 0; i < steps; i++) {
-			if (rnd(100) === 99) {
-				limit = 1 + rnd(start * 2);
-				keys.resize(limit);
-				reference = reference.slice(-limit);
-			} else {
-				const id = `k${rnd(keyCount)}`;
-				const fresh = keys.remember(id);
-				const held = reference.includes(id);
-				if (fresh !== !held) throw new Error(`seed ${seed} step ${i}: remember(${id}) said ${fresh}, reference holds it: ${held}`);
-				if (!held) reference = [...reference, id].slice(-limit);
-			}
-			if (keys.size !== reference.length) throw new Error(`seed ${seed} step ${i}: size ${keys.size}, reference ${reference.length}`);
-		}
-		for (let k = 0; k < keyCount; k++) expect(keys.has(`k${k}`)).toBe(reference.includes(`k${k}`));
-	});
-});
-
 describe('dedupeKey', () => {
 	it('event + key + timestamp (default): a redelivery has the same key, a later event of the appointment does not', () => {
 		const k = (event: string, key: string, ts: string) => dedupeKey('eventKeyTimestamp', event, key, ts);
@@ -140,51 +131,86 @@ describe('dedupeKey', () => {
 	});
 });
 
-/** What claim.run() reads of the delivery's response: its status once n8n has finished it. */
-class Answer extends EventEmitter {
-	statusCode = 200;
-	finish(status: number): void {
-		this.statusCode = status;
-		this.emit('finish');
-	}
-}
+/** A claim for the notification of appointment `key` (event + key + timestamp by default). */
+const claim = (keys: RecentKeys | undefined, key: string, mode: DedupeMode = 'eventKeyTimestamp', event = 'appointment.created') =>
+	claimEvent(keys, mode, { event, appointmentKey: key, timestamp: '2026-01-01T00:00:00Z' });
 
 describe('claimEvent: claim, then settle as run or dropped', () => {
 	it('a settled event makes later copies duplicates; an unsettled one stays free for the resend', () => {
 		const keys = new RecentKeys(10);
-		const first = claimEvent(keys, 'e1')!;
-		expect(claimEvent(keys, 'e1')).toBeDefined(); // claimed, not settled: a copy gets its own claim
+		const first = claim(keys, 'e1')!;
+		expect(claim(keys, 'e1')).toBeDefined(); // claimed, not settled: a copy gets its own claim
 		expect(first.drop()).toBe(true);
-		expect(claimEvent(keys, 'e1')).toBeUndefined();
-		claimEvent(keys, 'e2'); // never settled (the re-read failed)
-		expect(claimEvent(keys, 'e2')).toBeDefined();
+		expect(claim(keys, 'e1')).toBeUndefined();
+		claim(keys, 'e2'); // never settled (the re-read failed)
+		expect(claim(keys, 'e2')).toBeDefined();
 	});
 
 	it('of two copies claimed at once, the first settled wins and the other settles nothing', () => {
 		const keys = new RecentKeys(10);
-		const [a, b] = [claimEvent(keys, 'e')!, claimEvent(keys, 'e')!];
+		const [a, b] = [claim(keys, 'e')!, claim(keys, 'e')!];
 		const answer = new Answer();
 		expect(a.run(answer)).toBe(true);
 		expect(b.drop()).toBe(false);
 		expect(b.run(new Answer())).toBe(false);
 		answer.finish(200);
-		expect(keys.has('e')).toBe(true);
+		expect(claim(keys, 'e')).toBeUndefined();
 	});
 
 	it('a run that n8n answers with an error is forgotten again, so the resend runs', () => {
 		const keys = new RecentKeys(10);
 		const answer = new Answer();
-		expect(claimEvent(keys, 'e')!.run(answer)).toBe(true);
-		expect(claimEvent(keys, 'e')).toBeUndefined(); // remembered while n8n stores the execution
+		expect(claim(keys, 'e')!.run(answer)).toBe(true);
+		expect(claim(keys, 'e')).toBeUndefined(); // remembered while n8n stores the execution
 		answer.finish(500);
-		expect(claimEvent(keys, 'e')).toBeDefined();
+		expect(claim(keys, 'e')).toBeDefined();
+	});
+
+	it("an error answer forgets only its own run: a later copy's run of the same event stays remembered", () => {
+		const keys = new RecentKeys(1);
+		const first = new Answer();
+		expect(claim(keys, 'e')!.run(first)).toBe(true);
+		keys.remember('x'); // the window moves on while n8n still stores the first execution: 'e' is evicted
+		const resend = new Answer();
+		expect(claim(keys, 'e')!.run(resend)).toBe(true);
+		first.finish(500);
+		resend.finish(200);
+		expect(claim(keys, 'e')).toBeUndefined();
+	});
+
+	it('a dropped event never makes another one a duplicate: by notification a resend of it is, by appointment key nothing is remembered', () => {
+		const keys = new RecentKeys(10);
+		expect(claim(keys, 'e')!.drop()).toBe(true); // filtered out on its re-read
+		expect(claim(keys, 'e')).toBeUndefined(); // its resend would end the same way
+		expect(claim(keys, 'e', 'eventKeyTimestamp', 'appointment.updated')).toBeDefined();
+		expect(claim(keys, 'a', 'appointmentKey')!.drop()).toBe(true);
+		expect(keys.size).toBe(1);
+		const later = claim(keys, 'a', 'appointmentKey', 'appointment.updated')!;
+		expect(later.run(new Answer())).toBe(true);
+		expect(claim(keys, 'a', 'appointmentKey', 'appointment.canceled')).toBeUndefined();
+		// A copy dropped after another copy ran: settled by that run, so it is the duplicate.
+		const copy = claim(keys, 'b', 'appointmentKey')!;
+		expect(claim(keys, 'b', 'appointmentKey')!.run(new Answer())).toBe(true);
+		expect(copy.drop()).toBe(false);
 	});
 
 	it('dedupe off: every copy gets a claim and nothing is remembered', () => {
 		const keys = new RecentKeys(10);
-		expect(claimEvent(undefined, 'e')!.drop()).toBe(true);
-		expect(claimEvent(keys, undefined)!.run(new Answer())).toBe(true);
-		expect(claimEvent(keys, undefined)).toBeDefined();
+		expect(claim(undefined, 'e')!.drop()).toBe(true);
+		expect(claim(keys, 'e', 'off')!.run(new Answer())).toBe(true);
+		expect(claim(keys, 'e', 'off')).toBeDefined();
 		expect(keys.size).toBe(0);
+	});
+});
+
+describe('the memory and the claim protocol against a plain reference model (fast-check)', () => {
+	const seed = process.env.DEDUPE_SEED ? Number(process.env.DEDUPE_SEED) : Math.floor(Math.random() * 2 ** 31);
+	beforeAll(() => console.log(`dedupe model: DEDUPE_SEED=${seed} replays this run`));
+
+	it.each([
+		['small', 1000],
+		['large', 15],
+	] as const)('%s windows: random claims, runs (answered 2xx or an error), drops and resizes agree with the reference', (size, numRuns) => {
+		fc.assert(fc.property(stepsArbitrary(size), checkCase), { seed, numRuns });
 	});
 });

@@ -1,7 +1,8 @@
 /**
  * Notifications from the sandbox to the trigger over real HTTPS (the sandbox trusts the harness receiver's
  * certificate): each event reaches the workflow once even when delivered twice and shuffled; invalid bodies get
- * 400 and start nothing; unsubscribed events are acknowledged and ignored; "Verify with API" emits the service's
+ * 400 and start nothing; unsubscribed events are acknowledged and ignored (parameters.test.ts: parameters that
+ * cannot be read); "Verify with API" emits the service's
  * record and drops unknown appointments (verify.test.ts); the dedupe modes and window behave as documented.
  */
 import { ALL_EVENTS, admin, api, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox } from './common';
@@ -117,18 +118,6 @@ describe('delivery from the sandbox', () => {
 		expect((await post(h.productionUrl, JSON.stringify(created))).status).toBe(200);
 		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.updated', 'appointment.created', 'appointment.created']);
 	});
-	it('an option whose expression gives an invalid value: the delivery runs with the default options and n8n logs why', async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { dedupeKey: '={{ "bogus" }}' } } });
-		await h.activate();
-		const created = JSON.stringify(envelope({ event: 'appointment.created' }));
-		expect((await post(h.productionUrl, created)).status).toBe(200);
-		expect((await post(h.productionUrl, created)).status).toBe(200);
-		// The default Dedupe Key (event, key and timestamp) keeps the copy out.
-		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.created']);
-		const warnings = h.logs().filter((l) => l.startsWith('[warn]') && l.includes('"Dedupe Key"'));
-		expect(warnings).toHaveLength(2);
-		expect(warnings[0]).toContain('default options');
-	});
 });
 
 describe('invalid notifications', () => {
@@ -239,6 +228,18 @@ describe('dedupe', () => {
 		expect((await h.callWebhook(events[1])).body).toMatchObject({ reason: 'duplicate' });
 		expect((await h.callWebhook(events[0])).items).toHaveLength(1);
 		expect(startsOf(h)).toHaveLength(5);
+	});
+
+	it('an event n8n could not start stays forgotten when the Dedupe Window changes: its resend runs', async () => {
+		let fails = true;
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { dedupeWindow: 100 } }, startFails: () => fails });
+		await h.activate();
+		const body = envelope();
+		expect((await h.callWebhook(body)).status).toBe(500);
+		fails = false;
+		h.setParameters({ events: ALL_EVENTS, options: { dedupeWindow: 50 } });
+		expect((await h.callWebhook(body)).items).toHaveLength(1);
+		expect(h.starts).toHaveLength(1);
 	});
 
 	it('holds across requests when each request builds its own Workflow, as n8n live webhooks do', async () => {

@@ -107,7 +107,7 @@ describe('Filters', () => {
 			},
 		});
 		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
-		expect(error?.message).toBe('The filter "Calendar" must be a calendar key (a UUID) (got "dr-ruiz")');
+		expect(error?.message).toBe('The field "Filters › Calendars" must be a calendar key (a UUID) (got "dr-ruiz")');
 		expect(error.description).toMatch(/Pick the calendar from the list/);
 	});
 });

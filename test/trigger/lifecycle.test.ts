@@ -114,6 +114,30 @@ describe('activation', () => {
 		expect(await subscriptions(ctx)).toEqual([]);
 	});
 
+	it.each([
+		['Events', { events: '={{ ["appointment created"] }}' }],
+		['Filters › Statuses', { filters: { statuses: '={{ ["CONFIRMD"] }}' } }],
+		['Options › Dedupe Key', { options: { dedupeKey: 'bogus' } }],
+		['Options › Dedupe Window', { options: { dedupeWindow: '={{ -1 }}' } }],
+		['Filters', { filters: { statuses: '={{ $("No Such Node").item.json.status }}' } }],
+	])('"%s" that cannot be read: publishing is refused naming the field, before any request, and so is the restart', async (label, change) => {
+		const base = { events: ALL_EVENTS, otherEvents: '', options: {} };
+		const h = await harness(ctx, { parameters: { ...base, ...change } });
+		const error = await h.activate().then(
+			() => undefined,
+			(e: Error) => e,
+		);
+		expect(error?.message).toMatch(new RegExp(`^The field "${label}" (must be|could not be read: )`));
+		// Only the list read by n8n's clean-up after a failed activation (delete looks for our URL).
+		expect((await apiRequests(ctx)).map((r) => r.method)).toEqual(['GET']);
+		expect(await subscriptions(ctx)).toEqual([]);
+		// Published while it could be read; on n8n's restart (checkExists) it is reported, not served.
+		h.setParameters(base);
+		await h.activate();
+		h.setParameters({ ...base, ...change });
+		await expect(h.activate('init')).rejects.toThrow(new RegExp(`^The field "${label}" (must be|could not be read: )`));
+	});
+
 	it('Events may be empty when Other Events names one: n8n sees no parameter issue and activation subscribes it', async () => {
 		const parameters = { events: [], otherEvents: 'appointment.updated', options: {} };
 		const description = new AppointmentsTrigger().description;

@@ -3,7 +3,7 @@
  * record, drops unknown appointments, and never loses or doubles an event when the re-read is slow or fails:
  * one short attempt, a key counted as handled only once its workflow started, each copy with its own re-read.
  */
-import { ALL_EVENTS, admin, api, deliveries, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox } from './common';
+import { ALL_EVENTS, admin, api, deliveries, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox, type Json } from './common';
 import { pollUntil } from '../helpers/trigger';
 
 const ctx = useSandbox();
@@ -54,6 +54,42 @@ describe('Verify with API', () => {
 		expect(await post(h.productionUrl, JSON.stringify(ghost))).toMatchObject({ status: 200, body: { reason: 'appointment not found' } });
 		expect(h.starts).toHaveLength(0);
 		expect(h.logs().some((l) => l.startsWith('[warn]') && l.includes(ghost.data.appointment_key) && l.includes('does not know'))).toBe(true);
+	});
+
+	it('Dedupe Key "Appointment Key": an event the re-read filters out does not make a later matching event of the appointment a duplicate', async () => {
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, filters: { statuses: ['CONFIRMED'] }, options: { verifyWithApi: true, dedupeKey: 'appointmentKey' } },
+		});
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' });
+		await settled(h.productionUrl, 1);
+		expect(h.starts).toHaveLength(0); // PENDING: filtered out
+		expect((await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'CONFIRMED' })).status).toBeLessThan(300);
+		await settled(h.productionUrl, 2);
+		expect(startsOf(h).map((j) => `${j.event} ${j.data.status}`)).toEqual(['appointment.updated CONFIRMED']);
+		// Once an event of the appointment ran, its later events are duplicates (the spec's literal rule).
+		const later = envelope({ event: 'appointment.updated', timestamp: '2026-11-23T12:00:00-03:00' }, { appointment_key: created.appointment_key });
+		expect((await h.callWebhook(later)).body).toMatchObject({ reason: 'duplicate' });
+		expect(h.starts).toHaveLength(1);
+	});
+
+	it.each([
+		['an empty object', () => ({})],
+		["a gateway's JSON", () => ({ status: 'ok' })],
+		["another appointment's record", (other: Json) => other],
+	])('a re-read answered 200 with %s is not taken for the appointment: 500, nothing started or remembered', async (_name, answer) => {
+		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, filters: { statuses: ['CONFIRMED'] }, options: { verifyWithApi: true } } });
+		await h.activate();
+		const all: Json = await admin(ctx, 'GET', '/__sandbox/appointments/');
+		const [mine, other] = all.appointments.filter((a: Json) => a.status === 'CONFIRMED');
+		const update = envelope({ event: 'appointment.updated' }, { appointment_key: mine.appointment_key });
+		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 200, body: answer(other), match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		expect((await h.callWebhook(update)).status).toBe(500);
+		expect(h.errors.map((e) => e.message)).toEqual([expect.stringContaining(`not the record of appointment ${mine.appointment_key}`)]);
+		expect(h.starts).toHaveLength(0);
+		// The resend reads the appointment's own record and runs, once.
+		expect((await h.callWebhook(update)).items?.map((i) => (i.json.data as Json).appointment_key)).toEqual([mine.appointment_key]);
+		expect(startsOf(h)[0].data).toEqual((await api(ctx, 'GET', `appointments/${mine.appointment_key}/`)).body);
 	});
 
 	it('a failed re-read answers 500 and remembers nothing, so the redelivery starts it once', async () => {

@@ -6,11 +6,9 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { canonicalUuid } from '../shared';
-import { apiRequest, appointmentPath } from '../transport';
+import { canonicalUuid, startInstant, windowQuery } from '../shared';
+import { accountTimeZone, apiRequest, appointmentPath } from '../transport';
 import { locatorPage } from './locatorPage';
-
-const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
@@ -59,7 +57,9 @@ function parseToken(token: string | undefined): { phase: Phase; next?: string } 
 /**
  * Appointments for the Appointment locator, upcoming first: from today 00:00 in the workflow's time zone on
  * (today's and the next appointments), then the earlier ones. Search text narrows both by the list filter it
- * looks like (a key is read directly; a code that finds nothing is tried as a name).
+ * looks like (a key is read directly; a code that finds nothing is tried as a name). The split goes out in the
+ * account's zone (dateWindow.ts), moved outward where the service could read it two ways, and each phase keeps
+ * only its side of it, so no appointment shows twice.
  */
 export async function searchAppointments(
 	this: ILoadOptionsFunctions,
@@ -79,17 +79,23 @@ export async function searchAppointments(
 			return { results: found ? [toItem(response.body as IDataObject, zone)] : [] };
 		}
 	}
-	const today = DateTime.now().setZone(zone).startOf('day');
+	const today = DateTime.now().setZone(zone).startOf('day').toMillis();
+	const account = (await accountTimeZone(this)) ?? zone;
 	const bounds: Record<Phase, IDataObject> = {
-		upcoming: { start_date: today.toFormat(WALL_CLOCK) },
-		earlier: { end_date: today.minus({ seconds: 1 }).toFormat(WALL_CLOCK) },
+		upcoming: windowQuery({ from: today }, account),
+		earlier: windowQuery({ to: today - 1000 }, account),
+	};
+	// An unreadable start goes with the earlier ones, so it still shows once.
+	const side: Record<Phase, (record: IDataObject) => boolean> = {
+		upcoming: (record) => startInstant(record.start_date, account) >= today,
+		earlier: (record) => !(startInstant(record.start_date, account) >= today),
 	};
 	const load = async (filters: IDataObject, token: string | undefined) => {
 		let { phase, next } = parseToken(token);
 		const records: IDataObject[] = [];
 		for (;;) {
 			const page = await locatorPage(this, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
-			records.push(...page.records);
+			records.push(...page.records.filter(side[phase]));
 			if (page.next) return { records, token: `${phase} ${page.next}` };
 			if (phase === 'earlier') return { records, token: undefined };
 			phase = 'earlier';

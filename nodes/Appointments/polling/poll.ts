@@ -3,9 +3,10 @@
  * successful poll (pollState.ts), and turn the differences into the webhook trigger's items. The state is written only
  * after every request succeeded, so a failing poll leaves it as it was and the next one catches up.
  *
- * Why it is correct whatever the service does with its filters: the window is padded on the service's side and
- * cut exactly here on the records' own start_date (an account in another time zone, or a service that ignores
- * end_date, costs requests, never events); created_at is not used, since nothing could check what it matched;
+ * Why it is correct whatever the service does with its filters: the window is written in the account's zone (the
+ * credential's Account Time Zone; padded when that is empty, as the account's zone is then a guess) with edges every
+ * parser reads alike, and cut exactly here on the records' own start_date (a service that ignores end_date costs
+ * requests, never events); created_at is not used, since nothing could check what it matched;
  * a watched appointment missing from the list is read by key, so a service that hides cancelled appointments or
  * a page that shifted under the paging still yields the right event.
  */
@@ -17,8 +18,8 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { EVENTS, matches, simplifyAppointment, WALL_CLOCK_FORMAT, type EventFilter } from '../shared';
-import { apiRequest, appointmentPath, paginate } from '../transport';
+import { EVENTS, matches, simplifyAppointment, WALL_CLOCK_FORMAT, windowQuery, type EventFilter } from '../shared';
+import { accountTimeZone, apiRequest, appointmentPath, paginate } from '../transport';
 import { fingerprint, isCancelled, readState, startMs, statusOf, writeState, type Entry, type PollState } from './pollState';
 
 export interface PollingOptions {
@@ -37,16 +38,19 @@ export interface Change {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** More than the largest difference between two time zones' offsets (26 h), so the service's reading of the
- * offset-less filters in its account's zone always covers the window computed here. */
+/** More than the largest difference between two time zones' offsets (26 h): with no Account Time Zone the window
+ * goes out in the workflow's zone this much wider, so the service's reading in its own zone still covers it. */
 const PAD = 27 * 60 * 60 * 1000;
+
+/** The list query of the window of starts [from, to], as the service reads it; the caller cuts the answer to it. */
+export async function serviceWindow(ctx: IPollFunctions, from: number, to: number): Promise<IDataObject> {
+	const account = await accountTimeZone(ctx);
+	if (account !== undefined) return windowQuery({ from, to }, account);
+	return windowQuery({ from: from - PAD, to: to + PAD }, ctx.getTimezone());
+}
 
 function wallClock(ms: number, zone: string): string {
 	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
-}
-
-export function windowQuery(from: number, to: number, zone: string): IDataObject {
-	return { start_date: wallClock(from - PAD, zone), end_date: wallClock(to + PAD, zone) };
 }
 
 function changeOf(before: Entry, record: IDataObject): Change {
@@ -77,7 +81,9 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 	const now = DateTime.now().setZone(zone);
 	const from = now.minus({ days: options.daysBack }).toMillis();
 	const to = now.plus({ days: options.daysAhead }).toMillis();
-	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: SAMPLE_LIMIT })) {
+	const inside = (record: IDataObject) => startMs(record.start_date) >= from && startMs(record.start_date) <= to;
+	const query = await serviceWindow(ctx, from, to);
+	for await (const records of paginate(ctx, 'appointments/', query, { limit: SAMPLE_LIMIT, keep: inside })) {
 		const record = records.find((r) => matches(options.filter, r));
 		if (record === undefined) continue;
 		const event = [...options.events][0] ?? 'appointment.created';
@@ -103,7 +109,7 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	const previous = readState(staticData);
 	const c: Comparison = { from, to, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
 
-	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { keyField: 'appointment_key' })) {
+	for await (const records of paginate(ctx, 'appointments/', await serviceWindow(ctx, from, to), { keyField: 'appointment_key' })) {
 		for (const record of records) compareListed(c, record);
 	}
 	await readBackUnlisted(ctx, c);

@@ -27,7 +27,7 @@ import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPo
 
 import { matches, type EventFilter } from '../shared';
 import { paginate } from '../transport';
-import { toItem, windowQuery, type Change, type PollingOptions } from './poll';
+import { serviceWindow, toItem, type Change, type PollingOptions } from './poll';
 import { isCancelled, startMs } from './pollState';
 
 export const STARTING_SOON = 'appointment.starting_soon';
@@ -117,7 +117,7 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 	const zone = ctx.getTimezone();
 	const nowDt = DateTime.now().setZone(zone);
 	const r = timeRound(nowDt.toMillis(), options, readState(staticData));
-	for await (const records of paginate(ctx, 'appointments/', windowQuery(r.from, r.to, zone), { keyField: 'appointment_key' })) {
+	for await (const records of paginate(ctx, 'appointments/', await serviceWindow(ctx, r.from, r.to), { keyField: 'appointment_key' })) {
 		for (const record of records) markRecord(r, record, options.filter);
 	}
 	forgetSpent(r);
@@ -204,7 +204,7 @@ function forgetSpent(r: TimeRound): void {
 /**
  * "Fetch test event" for a time event: a real appointment that fits it, the next one to start for starting soon
  * (within Lead Time or Days Ahead), the last one started in the past 24 hours for started. Undefined when there is
- * none, so the caller falls back to any appointment of the watched window. Reads at most 200 records; saves nothing.
+ * none, so the caller falls back to any appointment of the watched window. Looks at most at 200 records of the window; saves nothing.
  */
 export async function sampleTimeEvent(
 	ctx: IPollFunctions,
@@ -218,10 +218,12 @@ export async function sampleTimeEvent(
 	const from = soon ? now + 1 : now - CATCH_UP_MS;
 	const to = soon ? now + Math.max(options.leadTime * 60_000, options.daysAhead * 86_400_000) : now;
 	let best: { start: number; record: Change['data'] } | undefined;
-	for await (const records of paginate(ctx, 'appointments/', windowQuery(from, to, zone), { limit: 200 })) {
+	const inside = (record: IDataObject) => startMs(record.start_date) >= from && startMs(record.start_date) <= to;
+	const query = await serviceWindow(ctx, from, to);
+	for await (const records of paginate(ctx, 'appointments/', query, { limit: 200, keep: inside })) {
 		for (const record of records) {
 			const start = startMs(record.start_date);
-			if (Number.isNaN(start) || start < from || start > to || isCancelled(record.status) || !matches(options.filter, record)) continue;
+			if (isCancelled(record.status) || !matches(options.filter, record)) continue;
 			if (best === undefined || (soon ? start < best.start : start > best.start)) best = { start, record };
 		}
 	}

@@ -1,24 +1,28 @@
 /**
  * Date helpers (pure, luxon only). Unit-tested in test/node/dateInput.test.ts.
  *
- * The service reads offset-less datetime filters as wall clock of its account, so filters go out as local
- * wall clock `YYYY-MM-DDTHH:mm:ss` in the chosen time zone; reschedule goes out as ISO 8601 with the offset of the
- * chosen zone. Day bounds are built from calendar dates (not by adding hours to instants), so a day is always
- * 00:00:00..23:59:59 on its own date, also on the days a zone changes its clocks.
+ * What a builder types or picks is read in the chosen time zone (the node's Time Zone, else the workflow's) and
+ * turned into instants; dateWindow.ts writes filters from them in the account's zone. Reschedule goes out as ISO 8601
+ * with the offset of the chosen zone. Day bounds are built from calendar dates (not by adding hours to instants), so
+ * a day is always its own date from its first instant to 23:59:59, also on the days a zone changes its clocks (on
+ * 2026-09-06 Santiago's day starts at 01:00).
  *
  *   type DateRangePreset = 'all' | 'today' | 'yesterday' | 'tomorrow' | 'thisWeek' | 'next7Days' | 'custom'
  *   type Clock = () => DateTime | Date | number          injectable "now" (default: DateTime.now())
  *   class DateInputError extends Error                    what was wrong with a value; callers add field and item
  *   isValidTimeZone(zone: unknown): boolean
- *   presetRange(preset, zone, now?: Clock): { start: string; end: string } | undefined   (undefined for 'all')
+ *   presetRange(preset, zone, now?: Clock): { from: number; to: number } | undefined   instants, undefined for 'all'
  *   toDateTime(value: unknown, zone: string): DateTime    date picker string, ISO with/without offset, SQL-like
  *                                                          'YYYY-MM-DD HH:mm[:ss]', Luxon DateTime, JS Date, epoch ms
- *   toWallClock(value: unknown, zone: string, bound?: 'start' | 'end'): string
- *                                                          a date-only value becomes 00:00:00 ('start') or 23:59:59 ('end')
+ *   toInstant(value: unknown, zone: string, bound?: 'start' | 'end'): number
+ *                                                          a bound of a window: a date alone is its day's first
+ *                                                          instant ('start') or 23:59:59 ('end'); a typed time the
+ *                                                          zone repeats, its first ('start') or second ('end') one
  *   toOffsetIso(value: unknown, zone: string): string      e.g. '2026-03-10T10:00:00-03:00'
  */
 import { DateTime, IANAZone } from 'luxon';
 
+import { wallClockReadings } from './dateWindow';
 import { shown } from './format';
 
 export type DateRangePreset =
@@ -42,8 +46,6 @@ const DATE_RANGE_PRESETS: readonly DateRangePreset[] = [
 
 export type Clock = () => DateTime | Date | number;
 
-export const WALL_CLOCK_FORMAT = "yyyy-MM-dd'T'HH:mm:ss";
-
 export class DateInputError extends Error {}
 
 export function isValidTimeZone(zone: unknown): boolean {
@@ -64,43 +66,42 @@ function calendarDate(instant: DateTime, zone: string): DateTime {
 	return DateTime.utc(local.year, local.month, local.day);
 }
 
-function dayStart(date: DateTime): string {
-	return `${date.toFormat('yyyy-MM-dd')}T00:00:00`;
+/** The first instant of a calendar date in `zone`: its midnight, or where the clocks land when they skip it. */
+function dayStart(date: DateTime, zone: string): number {
+	const midnight = wallClockReadings(date.toMillis(), zone);
+	return midnight.kind === 'skipped' ? midnight.later : midnight.earlier;
 }
 
-function dayEnd(date: DateTime): string {
-	return `${date.toFormat('yyyy-MM-dd')}T23:59:59`;
+/** From the first instant of `first` to 23:59:59 of `last` (the second before the next day starts). */
+function days(first: DateTime, last: DateTime, zone: string): { from: number; to: number } {
+	return { from: dayStart(first, zone), to: dayStart(last.plus({ days: 1 }), zone) - 1000 };
 }
 
 /**
- * Wall-clock bounds of a preset in `zone`. Weeks run Monday to Sunday (ISO). "Next 7 days" is today and the six
- * days after it. 'all' yields undefined; 'custom' is not a preset (use toWallClock on the user's dates).
+ * The instants of a preset's days in `zone`. Weeks run Monday to Sunday (ISO). "Next 7 days" is today and the six
+ * days after it. 'all' yields undefined; 'custom' is not a preset (use toInstant on the user's dates).
  */
 export function presetRange(
 	preset: DateRangePreset | string,
 	zone: string,
 	now?: Clock,
-): { start: string; end: string } | undefined {
+): { from: number; to: number } | undefined {
 	if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
 	if (preset === 'all') return undefined;
 	const today = calendarDate(clockNow(now), zone);
 	switch (preset) {
 		case 'today':
-			return { start: dayStart(today), end: dayEnd(today) };
-		case 'yesterday': {
-			const day = today.minus({ days: 1 });
-			return { start: dayStart(day), end: dayEnd(day) };
-		}
-		case 'tomorrow': {
-			const day = today.plus({ days: 1 });
-			return { start: dayStart(day), end: dayEnd(day) };
-		}
+			return days(today, today, zone);
+		case 'yesterday':
+			return days(today.minus({ days: 1 }), today.minus({ days: 1 }), zone);
+		case 'tomorrow':
+			return days(today.plus({ days: 1 }), today.plus({ days: 1 }), zone);
 		case 'thisWeek': {
 			const monday = today.minus({ days: today.weekday - 1 });
-			return { start: dayStart(monday), end: dayEnd(monday.plus({ days: 6 })) };
+			return days(monday, monday.plus({ days: 6 }), zone);
 		}
 		case 'next7Days':
-			return { start: dayStart(today), end: dayEnd(today.plus({ days: 6 })) };
+			return days(today, today.plus({ days: 6 }), zone);
 		default:
 			throw new DateInputError(
 				`"${preset}" is not a date range preset (expected one of ${DATE_RANGE_PRESETS.filter((p) => p !== 'custom').join(', ')})`,
@@ -185,19 +186,25 @@ export function toDateTime(value: unknown, zone: string): DateTime {
 	return dt;
 }
 
-/** Local wall clock `YYYY-MM-DDTHH:mm:ss` in `zone`; a date-only string gives the start or end of that day. */
-export function toWallClock(
-	value: unknown,
-	zone: string,
-	bound: 'start' | 'end' = 'start',
-): string {
+/**
+ * A bound of a window as an instant. A date alone is its day in `zone`: from its first instant ('start') to 23:59:59
+ * ('end'). A time without offset that `zone` repeats means two instants: 'start' takes the first, 'end' the second,
+ * so the window holds both.
+ */
+export function toInstant(value: unknown, zone: string, bound: 'start' | 'end' = 'start'): number {
 	if (typeof value === 'string' && DATE_ONLY.test(value.trim())) {
 		const date = DateTime.fromISO(value.trim(), { zone: 'UTC' });
 		if (!date.isValid)
 			throw new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
-		return bound === 'end' ? dayEnd(date) : dayStart(date);
+		if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
+		return bound === 'end' ? days(date, date, zone).to : dayStart(date, zone);
 	}
-	return toDateTime(value, zone).setZone(zone).toFormat(WALL_CLOCK_FORMAT);
+	const dt = toDateTime(value, zone);
+	// Only a string read as wall clock in `zone` can mean two instants; anything else already is one.
+	if (typeof value !== 'string' || HAS_OFFSET.test(value.trim()) || dt.zoneName !== zone) return dt.toMillis();
+	const wall = DateTime.utc(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.millisecond);
+	const readings = wallClockReadings(wall.toMillis(), zone);
+	return bound === 'end' ? readings.later : readings.earlier;
 }
 
 /** ISO 8601 with the offset `zone` has at that instant, without milliseconds when they are zero. */

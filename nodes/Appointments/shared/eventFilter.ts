@@ -57,32 +57,49 @@ export const eventFilterProperty: INodeProperties = {
 	],
 };
 
+/** Names the field by the editor's path (Filters › Statuses), as the triggers' errors and logs show it. */
 function filterError(node: INode, field: string, expected: string, got: unknown, fix: string): NodeOperationError {
-	return new NodeOperationError(node, `The filter "${field}" must be ${expected} (got ${JSON.stringify(got)})`, {
+	return new NodeOperationError(node, `The field "${field}" must be ${expected} (got ${JSON.stringify(got)})`, {
 		description: fix,
 	});
 }
 
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
+
+/**
+ * A value of a shape the editor never saves is refused rather than read as "no filter", which would let every
+ * event through a filter the builder set.
+ */
 export function readEventFilter(node: INode, value: unknown): EventFilter {
-	const filters = (value !== null && typeof value === 'object' ? value : {}) as IDataObject;
-	const rows = ((filters.calendars as IDataObject | undefined)?.calendar ?? []) as unknown;
+	const filters = (isEmpty(value) ? {} : value) as IDataObject;
+	if (typeof filters !== 'object' || Array.isArray(filters)) {
+		throw filterError(node, 'Filters', 'a collection of filters', value, 'Set the Filters in the node, not with an expression.');
+	}
+	const group = isEmpty(filters.calendars) ? {} : filters.calendars;
+	const rows = typeof group === 'object' ? ((group as IDataObject).calendar ?? []) : group;
+	if (!Array.isArray(rows)) {
+		throw filterError(node, 'Filters › Calendars', 'a list of calendars', rows, 'Add each calendar with "Add Calendar".');
+	}
 	const calendars = new Set<string>();
-	for (const row of Array.isArray(rows) ? rows : []) {
+	for (const row of rows) {
 		const raw = locatorValue((row as IDataObject)?.calendar);
 		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
 		const key = canonicalUuid(raw);
 		if (key === undefined) {
-			throw filterError(node, 'Calendar', 'a calendar key (a UUID)', raw, 'Pick the calendar from the list, or paste its calendar_key, such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.');
+			throw filterError(node, 'Filters › Calendars', 'a calendar key (a UUID)', raw, 'Pick the calendar from the list, or paste its calendar_key, such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.');
 		}
 		calendars.add(key.toLowerCase());
 	}
 	const picked = filters.statuses;
+	if (!isEmpty(picked) && typeof picked !== 'string' && !Array.isArray(picked)) {
+		throw filterError(node, 'Filters › Statuses', 'a list of statuses', picked, 'Pick the statuses from the list; an expression must give a list of their values, such as ["CONFIRMED"].');
+	}
 	const list: unknown[] = Array.isArray(picked) ? picked : typeof picked === 'string' && picked.trim() !== '' ? picked.split(',') : [];
 	const statuses = new Set<string>();
 	for (const status of list) {
 		const text = typeof status === 'string' ? status.trim().toUpperCase() : status;
 		if (typeof text !== 'string' || !STATUS_VALUES.includes(text)) {
-			throw filterError(node, 'Statuses', `statuses from the list (${STATUSES.map((s) => s.name).join(', ')})`, status, `Pick the statuses from the list; an expression must give their values, such as CONFIRMED.`);
+			throw filterError(node, 'Filters › Statuses', `statuses from the list (${STATUSES.map((s) => s.name).join(', ')})`, status, `Pick the statuses from the list; an expression must give their values, such as CONFIRMED.`);
 		}
 		statuses.add(text);
 	}

@@ -1,6 +1,7 @@
 export * from './calendar';
 export * from './constants';
 export * from './dateInput';
+export * from './dateWindow';
 export * from './simplify';
 export * from './validation';
 export * from './webhookInput';

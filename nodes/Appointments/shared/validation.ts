@@ -12,7 +12,7 @@
  *   requirePathKey(node, value, field, itemIndex): string      requireText that can be one path segment (no /, not . or ..)
  *   toBoolean(node, value, field, itemIndex): boolean          true/false, also "true"/"false" from expressions
  *   resolveZone(node, option, workflowZone, itemIndex): string  IANA zone of the Options, else the workflow's
- *   wallClockValue(node, value, field, itemIndex, zone, bound?): string
+ *   instantValue(node, value, field, itemIndex, zone, bound?): number  a window bound (dateInput.ts toInstant)
  *   offsetIsoValue(node, value, field, itemIndex, zone): string
  *   eventList(node, events, otherEvents, itemIndex): string[]  the picked events plus typed ones, at least one
  *   numberValue(node, value, field, itemIndex, {min, max?, whole?}): number | undefined
@@ -20,7 +20,7 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
 import { STATUSES, STATUS_VALUES } from './constants';
-import { DateInputError, isValidTimeZone, toOffsetIso, toWallClock } from './dateInput';
+import { DateInputError, isValidTimeZone, toInstant, toOffsetIso } from './dateInput';
 import { shown } from './format';
 
 export const MAX_CONCURRENCY = 20;
@@ -195,16 +195,16 @@ function dateError(node: INode, error: unknown, field: string, itemIndex: number
 	throw error;
 }
 
-export function wallClockValue(
+export function instantValue(
 	node: INode,
 	value: unknown,
 	field: string,
 	itemIndex: number,
 	zone: string,
 	bound: 'start' | 'end' = 'start',
-): string {
+): number {
 	try {
-		return toWallClock(value, zone, bound);
+		return toInstant(value, zone, bound);
 	} catch (error) {
 		return dateError(node, error, field, itemIndex);
 	}
@@ -232,21 +232,16 @@ export function eventList(
 	otherEvents: unknown,
 	itemIndex: number,
 ): string[] {
-	const picked: unknown[] = Array.isArray(events)
-		? events
-		: typeof events === 'string' && events.trim() !== ''
-			? events.split(',')
-			: [];
-	const typed: unknown[] = Array.isArray(otherEvents)
-		? otherEvents
-		: typeof otherEvents === 'string'
-			? otherEvents.split(/[\s,;]+/)
-			: [];
 	const out: string[] = [];
-	for (const [field, list] of [
-		['Events', picked],
-		['Other Events', typed],
+	for (const [field, value, separators] of [
+		['Events', events, /,/],
+		['Other Events', otherEvents, /[\s,;]+/],
 	] as const) {
+		// A value that is neither a list nor a text (an expression giving a number) is refused, not read as none.
+		if (value !== undefined && value !== null && typeof value !== 'string' && !Array.isArray(value)) {
+			throw inputError(node, field, itemIndex, 'a list of event names', value);
+		}
+		const list: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(separators) : [];
 		for (const raw of list) {
 			const name = typeof raw === 'string' ? raw.trim() : raw;
 			if (name === '') continue;

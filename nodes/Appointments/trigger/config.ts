@@ -1,11 +1,17 @@
 /**
- * The trigger's parameters, read and checked in one place.
+ * The trigger's parameters, read and checked in one place. Every parameter decides whether an event runs or how
+ * (Events, Filters; Dedupe Key and Window: whether a copy is a duplicate; Verify With API: whether and with what
+ * data; Simplify: the item's shape), so a value that cannot be read is never replaced by a default: each reader
+ * throws a NodeOperationError naming the field as the editor labels it ("Filters › Statuses").
  *
- *   readEvents(ctx): string[]              picked + typed events, at least one (NodeOperationError otherwise)
+ *   readEvents(ctx): string[]              picked + typed events, at least one
  *   readOptions(ctx): TriggerOptions       { dedupeKey, dedupeWindow, verifyWithApi, simplify }
  *   readFilter(ctx): EventFilter           the Filters (calendars, statuses), checked
- *   receiverConfig(ctx): ReceiverConfig    what webhook() needs, read anew for every notification: n8n builds a
- *                                          new Workflow and context per request, so nothing could be reused
+ *   readForPublishing(ctx): string[]       every parameter checked, as publishing and n8n's restart need: the
+ *                                          events to subscribe
+ *   receiverConfig(ctx, node, workflowId): ReceiverConfig   what webhook() needs, read anew for every
+ *                                          notification: n8n builds a new Workflow and context per request, so
+ *                                          nothing could be reused
  */
 import {
 	NodeOperationError,
@@ -15,8 +21,8 @@ import {
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { eventList, readEventFilter, withoutItem, type EventFilter } from '../shared';
-import { clampWindow, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
+import { eventList, numberValue, readEventFilter, toBoolean, withoutItem, type EventFilter } from '../shared';
+import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
 
 type Ctx = IHookFunctions | IWebhookFunctions;
 
@@ -28,17 +34,12 @@ export interface TriggerOptions {
 }
 
 export interface ReceiverConfig {
-	/** Subscribed event names; empty when the parameters are invalid (then every event is ignored). */
+	/** Subscribed event names. */
 	events: ReadonlySet<string>;
-	/** Why `events` is empty, for the log. */
-	eventsProblem?: string;
 	options: TriggerOptions;
-	/** Filters; undefined when they are invalid (then every event is ignored: activation reports why). */
-	filter?: EventFilter;
+	filter: EventFilter;
 	/** Dedupe memory of this workflow + node + mode + dedupe key; undefined when dedupe is off. */
 	store?: RecentKeys;
-	/** Log metadata naming the workflow and node. */
-	where: { workflowId: string; node: string };
 }
 
 /** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
@@ -81,8 +82,19 @@ function savedParameters(ctx: Ctx, node: INode): ReadParameter {
 	};
 }
 
+const LABELS: Record<string, string> = { events: 'Events', otherEvents: 'Other Events', filters: 'Filters', options: 'Options' };
+
+/** n8n's own errors (an expression that fails) name no field: the message says which one it was. */
 function throughN8n(ctx: Ctx): ReadParameter {
-	return (name, fallback) => ctx.getNodeParameter(name, fallback as never);
+	return (name, fallback) => {
+		try {
+			return ctx.getNodeParameter(name, fallback as never);
+		} catch (error) {
+			throw new NodeOperationError(ctx.getNode(), `The field "${LABELS[name] ?? name}" could not be read: ${(error as Error).message}`, {
+				description: (error as { description?: string }).description ?? 'Check the expression in this field.',
+			});
+		}
+	};
 }
 
 // `node` when the caller has it: n8n's getNode() deep-copies the node on every call.
@@ -95,28 +107,51 @@ export function readEvents(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx
 	}
 }
 
-export function readOptions(ctx: Ctx, read = throughN8n(ctx)): TriggerOptions {
+export function readOptions(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx)): TriggerOptions {
 	const options = (read('options', {}) ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
 	if (!DEDUPE_MODES.includes(mode as DedupeMode)) {
 		throw new NodeOperationError(
-			ctx.getNode(),
-			`The option "Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
+			node,
+			`The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
 			{
 				description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ')}.`,
 			},
 		);
 	}
-	return {
-		dedupeKey: mode as DedupeMode,
-		dedupeWindow: clampWindow(options.dedupeWindow ?? undefined),
-		verifyWithApi: options.verifyWithApi === true,
-		simplify: options.simplify === true,
-	};
+	try {
+		// A window with decimals (the editor's number field allows them) keeps its whole part.
+		const window = numberValue(node, options.dedupeWindow, 'Options › Dedupe Window', 0, { min: 1, max: MAX_WINDOW });
+		return {
+			dedupeKey: mode as DedupeMode,
+			dedupeWindow: window === undefined ? DEFAULT_WINDOW : Math.floor(window),
+			verifyWithApi: flag(node, options.verifyWithApi, 'Options › Verify With API'),
+			simplify: flag(node, options.simplify, 'Options › Simplify'),
+		};
+	} catch (error) {
+		throw withoutItem(node, error);
+	}
+}
+
+/** A boolean option: off when left out. */
+function flag(node: INode, value: unknown, field: string): boolean {
+	return value === undefined || value === null || value === '' ? false : toBoolean(node, value, field, 0);
 }
 
 export function readFilter(ctx: Ctx, node = ctx.getNode(), read = throughN8n(ctx)): EventFilter {
 	return readEventFilter(node, read('filters', {}));
+}
+
+/**
+ * Publishing (and n8n's restart, which calls checkExists) reads every parameter a delivery reads: one that cannot
+ * be read is reported now, not discovered by each event refused.
+ */
+export function readForPublishing(ctx: IHookFunctions): string[] {
+	const node = ctx.getNode();
+	const events = readEvents(ctx, node);
+	readFilter(ctx, node);
+	readOptions(ctx, node);
+	return events;
 }
 
 /**
@@ -127,44 +162,19 @@ function scopeOf(workflowId: string, nodeId: string, mode: string, dedupe: Dedup
 	return `${workflowId}\n${nodeId}\n${mode === 'manual' ? 'test' : 'production'}\n${dedupe}`;
 }
 
-export function receiverConfig(ctx: IWebhookFunctions): ReceiverConfig {
-	const node = ctx.getNode();
+/** Throws the first parameter that cannot be read: the delivery is then not evaluated (receive.ts). */
+export function receiverConfig(ctx: IWebhookFunctions, node: INode, workflowId: string): ReceiverConfig {
 	const read = savedParameters(ctx, node);
-	const workflowId = String(ctx.getWorkflow().id ?? '');
-	let events: string[] = [];
-	let eventsProblem: string | undefined;
-	try {
-		events = readEvents(ctx, node, read);
-	} catch (error) {
-		eventsProblem = (error as Error).message;
-	}
-	let filter: EventFilter | undefined;
-	try {
-		filter = readFilter(ctx, node, read);
-	} catch (error) {
-		eventsProblem = (error as Error).message;
-	}
-	let options: TriggerOptions;
-	try {
-		options = readOptions(ctx, read);
-	} catch (error) {
-		// Publishing does not read the options (a workflow saved with such a value has always run), so refusing the
-		// delivery would only make the service resend it for ever: run with the defaults, and say so in n8n's log.
-		ctx.logger.warn(`Appointments Trigger: ${(error as Error).message}; this delivery uses the default options`, {
-			workflowId,
-			node: node.name,
-		});
-		options = { dedupeKey: 'eventKeyTimestamp', dedupeWindow: clampWindow(undefined), verifyWithApi: false, simplify: false };
-	}
+	const events = readEvents(ctx, node, read);
+	const filter = readFilter(ctx, node, read);
+	const options = readOptions(ctx, node, read);
 	return {
 		events: new Set(events),
-		eventsProblem,
 		options,
 		filter,
 		store:
 			options.dedupeKey === 'off'
 				? undefined
 				: recentKeysFor(scopeOf(workflowId, node.id || node.name, ctx.getMode(), options.dedupeKey), options.dedupeWindow),
-		where: { workflowId, node: node.name },
 	};
 }

@@ -1,14 +1,16 @@
 /**
  * The trigger's dedupe protocol: one delivery claims its event, then settles it.
  *
- *   claimEvent(store, key): Claim | undefined
+ *   claimEvent(store, mode, notification): Claim | undefined
  *       undefined when a copy of the event was settled already (a duplicate: start nothing); a claim otherwise.
- *       With dedupe off (no store or no key) every delivery gets a claim that remembers nothing.
+ *       With dedupe off (no store, mode off) every delivery gets a claim that remembers nothing.
  *   claim.run(answer): boolean      settles it as run: remembered, so a later copy is a duplicate; forgotten
  *       again when n8n answers the delivery (`answer`, its response) with an error: it could not store or queue
  *       the execution, so the service resends and that resend must run
  *   claim.drop(): boolean           settles it as handled without a run (unknown appointment, no longer matching
- *       the Filters): remembered, since a resend would end the same way
+ *       the Filters). An event that did not run never makes another one a duplicate: its key is remembered only
+ *       when it names this one notification (Event + Appointment Key + Timestamp: a resend would end the same
+ *       way); with Appointment Key it is not, or the appointment's later events would be dropped
  *   Both give false and change nothing when another copy was settled while this one waited (its re-read with
  *   Verify With API): this copy is then the duplicate and starts nothing. A claim never settled (the re-read
  *   failed: n8n answers 500) leaves the event forgotten, so the service's resend runs it.
@@ -47,12 +49,18 @@ export function dedupeKey(mode: DedupeMode, event: string, appointmentKey: strin
 	return [timestamp, event.length, event, appointmentKey].join(' ');
 }
 
-/** The last `limit` keys remembered: a Set to look them up, a ring of the same strings to forget the oldest. */
+/**
+ * The last `limit` keys remembered, oldest first (a Map keeps insertion order). Each key holds who remembered it,
+ * so forgetting undoes only that remembering: a key evicted meanwhile and remembered again by another copy stays.
+ */
 export class RecentKeys {
-	private keys = new Set<string>();
-	private ring: string[] = [];
-	/** Once the ring is full: the slot of the oldest key, overwritten next. */
-	private next = 0;
+	private readonly keys = new Map<string, unknown>();
+	/**
+	 * Walks the keys oldest first across evictions. Everything before it was evicted or forgotten, so it always
+	 * has a key to give while the memory is over its limit; a fresh iterator per eviction would step over every
+	 * deleted slot at the front of the Map each time.
+	 */
+	private readonly oldest = this.keys.keys();
 	private max: number;
 	constructor(limit: number) {
 		this.max = clampWindow(limit);
@@ -71,36 +79,26 @@ export class RecentKeys {
 	}
 
 	/** Adds `key` unless it is held, forgetting the oldest key when full; true when it was new. */
-	remember(key: string): boolean {
+	remember(key: string, by: unknown = true): boolean {
 		if (this.keys.has(key)) return false;
-		if (this.ring.length < this.max) {
-			this.ring.push(key);
-		} else {
-			this.keys.delete(this.ring[this.next]);
-			this.ring[this.next] = key;
-			this.next = (this.next + 1) % this.max;
-		}
-		this.keys.add(key);
+		this.keys.set(key, by);
+		this.trim();
 		return true;
 	}
 
-	/**
-	 * Forgets `key` at once. Its ring slot stays until overwritten: if the key is remembered again meanwhile, that
-	 * slot's turn forgets it early (before the window is over), never keeps it longer.
-	 */
-	forget(key: string): void {
-		this.keys.delete(key);
+	/** Forgets `key` if `by` remembered it. */
+	forget(key: string, by: unknown = true): void {
+		if (this.keys.get(key) === by) this.keys.delete(key);
 	}
 
 	/** A new window keeps the newest keys that fit. */
 	resize(limit: number): void {
-		const max = clampWindow(limit);
-		if (max === this.max) return;
-		const oldestFirst = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-		this.ring = oldestFirst.slice(Math.max(0, oldestFirst.length - max));
-		this.keys = new Set(this.ring);
-		this.next = 0;
-		this.max = max;
+		this.max = clampWindow(limit);
+		this.trim();
+	}
+
+	private trim(): void {
+		while (this.keys.size > this.max) this.keys.delete(this.oldest.next().value as string);
 	}
 }
 
@@ -116,19 +114,30 @@ export interface Claim {
 }
 
 const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
+let claims = 0;
 
-export function claimEvent(store: RecentKeys | undefined, key: string | undefined): Claim | undefined {
+/** The parts of a valid notification that identify it. */
+export interface Notification {
+	event: string;
+	appointmentKey: string;
+	timestamp: string;
+}
+
+export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: Notification): Claim | undefined {
+	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
 	if (store === undefined || key === undefined) return UNREMEMBERED;
 	if (store.has(key)) return undefined;
+	// A number, not the claim itself, marks what this claim remembered: the memory keeps no claim alive.
+	const id = ++claims;
 	return {
 		run(answer) {
-			if (!store.remember(key)) return false;
+			if (!store.remember(key, id)) return false;
 			answer.once('finish', () => {
-				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key);
+				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key, id);
 			});
 			return true;
 		},
-		drop: () => store.remember(key),
+		drop: () => (mode === 'eventKeyTimestamp' ? store.remember(key, id) : !store.has(key)),
 	};
 }
 

@@ -23,7 +23,7 @@ import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-w
 
 import { httpsUrl, keyOf, sameEvents } from '../shared';
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport';
-import { readEvents, readFilter } from './config';
+import { readForPublishing } from './config';
 
 interface StoredSubscription {
 	webhookKey?: string;
@@ -62,11 +62,12 @@ function forget(data: IDataObject & StoredSubscription): void {
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	// n8n calls this on every start-up too: a parameter that can no longer be read is reported there.
+	const events = readForPublishing(this);
 	const url = webhookUrl(this);
 	const data = stored(this);
 	// No subscription can exist for a URL the service refuses; create() explains why, without a request.
 	if (httpsProblem(url) !== undefined) return false;
-	const events = readEvents(this);
 
 	const ours = (await listWebhooks(this)).filter((w) => w.url === url && keyOf(w) !== '');
 	if (ours.length === 0) {
@@ -100,8 +101,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const problem = httpsProblem(url);
 	if (problem !== undefined) throw new NodeOperationError(this.getNode(), problem);
-	const events = readEvents(this);
-	readFilter(this); // a filter that could never match is reported now, not as silently ignored events
+	const events = readForPublishing(this);
 	const subscription = await createWebhook(this, { url, events });
 	const key = keyOf(subscription);
 	if (key === '') {

@@ -3,19 +3,22 @@
  *
  *   receive(this: IWebhookFunctions): Promise<IWebhookResponseData>
  *
- *   config    the node's parameters (config.ts), read anew for every notification
- *   validate  the envelope (envelope.ts; 400 with a short reason, nothing started), a subscribed event (200,
- *             nothing started), the Filters on the notification's data unless Verify With API re-reads it (200,
- *             nothing started)
+ *   validate  the envelope (envelope.ts; 400 with a short reason, nothing started)
+ *   config    the node's parameters (config.ts), read anew for every notification; one that cannot be read
+ *             means the event cannot be evaluated: 503, so the service sends it again, and an error in n8n's log
+ *             naming the field (nothing started, nothing remembered)
+ *   match     a subscribed event (200, nothing started), the Filters on the notification's data unless Verify
+ *             With API re-reads it (200, nothing started)
  *   dedupe    claim the event (dedupe.ts): a copy of one already settled answers duplicate (200, nothing started)
  *   verify    with Verify With API, re-read the appointment: one short attempt (VERIFY_POLICY); unknown (200,
  *             warning) or no longer matching the Filters (200) drops the claim (settled without a run); a failed
- *             or slow re-read answers 500 and settles nothing, so the service's resend gets a fresh chance
+ *             or slow re-read, or an answer that is not this appointment's record, answers 500 and settles
+ *             nothing, so the service's resend gets a fresh chance
  *   run       settle the claim as run and start the workflow with one item (n8n answers 200 at once:
  *             responseMode onReceived; an error answer forgets the event again)
  *
- * Every rejection is logged at debug level with its reason, the event name and the appointment key only (no
- * other personal data).
+ * Every rejection that is not an error is logged at debug level with its reason, the event name and the
+ * appointment key only (no other personal data).
  */
 import {
 	NodeOperationError,
@@ -28,7 +31,7 @@ import { getAppointment } from '../transport';
 import { matches, simplifyAppointment, type EventFilter } from '../shared';
 import { receiverConfig, type ReceiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
-import { claimEvent, dedupeKey, type Claim } from './dedupe';
+import { claimEvent, type Claim } from './dedupe';
 
 /**
  * One attempt, well inside a callback time-out: the spec asks receivers to answer promptly, and a service that
@@ -49,39 +52,44 @@ function eventOf(body: unknown): string | undefined {
 
 type Envelope = IDataObject & { event: string; timestamp: string; data: IDataObject };
 
+/** Log metadata: the workflow, the node, the event name and the appointment key (no other personal data). */
+type Meta = { workflowId: string; node: string; event: string; appointmentKey: string };
+
 /** A valid notification on its way through receive(). */
 interface Delivery {
 	ctx: IWebhookFunctions;
 	config: ReceiverConfig;
 	envelope: Envelope;
-	/** Log metadata: the workflow, the node, the event name and the appointment key (no other personal data). */
-	meta: { workflowId: string; node: string; event: string; appointmentKey: string };
+	meta: Meta;
 }
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const body = this.getBodyData() as unknown;
-	const config = receiverConfig(this);
+	const node = this.getNode();
+	const where = { workflowId: String(this.getWorkflow().id ?? ''), node: node.name };
 	const problem = checkEnvelope(body);
-	if (problem !== undefined) return invalid(this, config, body, problem);
+	if (problem !== undefined) return invalid(this, where, body, problem);
 
 	const envelope = body as Envelope;
 	const appointmentKey = envelope.data.appointment_key as string;
-	const d: Delivery = { ctx: this, config, envelope, meta: { ...config.where, event: envelope.event, appointmentKey } };
-	if (!config.events.has(envelope.event)) {
-		const why = config.eventsProblem ? ` (${config.eventsProblem})` : '';
-		return ignored(d, 'event not subscribed', `not one of the subscribed events${why}`);
+	const meta = { ...where, event: envelope.event, appointmentKey };
+	let config: ReceiverConfig;
+	try {
+		config = receiverConfig(this, node, where.workflowId);
+	} catch (error) {
+		return notEvaluated(this, meta, error as Error);
 	}
-	const filter = config.filter;
-	if (filter === undefined) return filteredOut(d);
-	if (!config.options.verifyWithApi && !matches(filter, envelope.data)) return filteredOut(d);
+	const d: Delivery = { ctx: this, config, envelope, meta };
+	if (!config.events.has(envelope.event)) return ignored(d, 'event not subscribed', 'not one of the subscribed events');
+	if (!config.options.verifyWithApi && !matches(config.filter, envelope.data)) return filteredOut(d);
 
-	const claim = claimEvent(config.store, dedupeKey(config.options.dedupeKey, envelope.event, appointmentKey, envelope.timestamp));
+	const claim = claimEvent(config.store, config.options.dedupeKey, { event: envelope.event, appointmentKey, timestamp: envelope.timestamp });
 	if (claim === undefined) return duplicate(d);
 	if (!config.options.verifyWithApi) {
 		claim.run(this.getResponseObject());
 		return started(d, envelope.data);
 	}
-	return await verifyThenRun(d, filter, claim);
+	return await verifyThenRun(d, config.filter, claim);
 }
 
 /**
@@ -128,22 +136,43 @@ function duplicate(d: Delivery): IWebhookResponseData {
 }
 
 /** The node's own 400: n8n would answer 200 to anything webhook() returns. */
-function invalid(ctx: IWebhookFunctions, config: ReceiverConfig, body: unknown, problem: string): IWebhookResponseData {
+function invalid(ctx: IWebhookFunctions, where: Pick<Meta, 'workflowId' | 'node'>, body: unknown, problem: string): IWebhookResponseData {
 	ctx.logger.debug(`Appointments Trigger: rejected an invalid notification (400): ${problem}`, {
-		...config.where,
+		...where,
 		event: eventOf(body),
 		appointmentKey: keyOf(body),
 	});
+	return answer(ctx, 400, { error: 'invalid notification', reason: problem });
+}
+
+/**
+ * A parameter could not be read, so whether and how the event runs is unknown: it is not acknowledged. 503 asks
+ * the service to send it again (spec: a non-2xx answer may cause a resend), which runs once the field is fixed.
+ */
+function notEvaluated(ctx: IWebhookFunctions, meta: Meta, error: Error): IWebhookResponseData {
+	ctx.logger.error(
+		`Appointments Trigger: could not evaluate ${JSON.stringify(meta.event)} for appointment ${JSON.stringify(meta.appointmentKey)}, answered 503 so that the service sends it again: ${error.message}`,
+		meta,
+	);
+	return answer(ctx, 503, { received: true, started: false, reason: 'not evaluated' });
+}
+
+function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
 	const res = ctx.getResponseObject();
-	res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8' });
-	res.end(JSON.stringify({ error: 'invalid notification', reason: problem }));
+	res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+	res.end(JSON.stringify(body));
 	return { noWebhookResponse: true };
 }
 
-/** The service's current record; undefined when it does not know the appointment (404). */
+/**
+ * The service's current record; undefined when it does not know the appointment (404). A 2xx answer that is not
+ * this appointment's record (a gateway's JSON, another appointment) fails like any failed re-read: it must not
+ * decide the Filters nor become the item.
+ */
 async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<IDataObject | undefined> {
+	let record: IDataObject;
 	try {
-		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
+		record = await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
 	} catch (error) {
 		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
 		// n8n answers 500, so the service sends the notification again later.
@@ -153,6 +182,15 @@ async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<I
 			{ description: (error as { description?: string }).description },
 		);
 	}
+	const key = record.appointment_key;
+	if (typeof key !== 'string' || key.toLowerCase() !== appointmentKey.toLowerCase()) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Could not verify appointment ${appointmentKey} with the API: its answer is not the record of appointment ${appointmentKey}`,
+			{ description: `Fields of the answer: ${Object.keys(record).join(', ') || 'none'}` },
+		);
+	}
+	return record;
 }
 
 function started(d: Delivery, data: IDataObject): IWebhookResponseData {

@@ -1,4 +1,4 @@
-/** Settings: its index, Integrations (leading to Webhooks, in webhookPages.ts) and API access (base URL and tokens to copy into n8n). */
+/** Settings: its index, Integrations (leading to Webhooks, in webhookPages.ts) and API access (base URL, tokens and time zone to copy into n8n). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { PRODUCT } from '../../product';
@@ -47,9 +47,10 @@ export async function settingsPages(app: FastifyInstance) {
 			section: 'settings',
 			body: html`${crumbs([SETTINGS], 'API access')}<h1>API access</h1>
 <section class="card" aria-labelledby="n8n-title"><h2 id="n8n-title">Connect n8n</h2>
-<p>In n8n, create an <strong>Appointments API</strong> credential and paste these two values.</p>
+<p>In n8n, create an <strong>Appointments API</strong> credential and paste these values.</p>
 ${copyRow('base-url', 'Base URL', baseUrl(req), false)}
 ${token === undefined ? html`<p class="muted">No API token is set.</p>` : copyRow('api-token', 'API token', token, true)}
+${copyRow('time-zone', 'Time zone', s.cfg.timeZone, false)}
 <p class="muted">The token gives full access to appointments and webhooks. Keep it secret: anyone who has it can read and change your appointments.</p></section>
 ${restricted.length
 	? html`<section class="card" aria-labelledby="restricted-title"><h2 id="restricted-title">Appointments-only tokens</h2>

@@ -1,11 +1,17 @@
 /**
  * Appointment > Get Many: GET /api/v3/appointments/ with any of the 17 filters (the rows of getAll.filters.ts),
- * following pages until the limit. Dates go out as local wall clock (the service reads offset-less filters that way).
+ * following pages until the limit. Dates are read in the item's zone (Options > Time Zone, else the workflow's) as
+ * instants and go out as wall clock in the account's zone (the service reads offset-less filters that way), each
+ * edge one that every parser reads alike (dateWindow.ts); the Date Range is then cut here on each record's start.
  */
+import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import {
+	edgeWallClock,
 	inputError,
+	instantValue,
+	inWindow,
 	withFix,
 	locatorValue,
 	numberValue,
@@ -16,10 +22,11 @@ import {
 	simplifyAppointment,
 	toBoolean,
 	uuidList,
-	wallClockValue,
+	WALL_CLOCK_FORMAT,
 	type DateRangePreset,
+	type StartWindow,
 } from '../../shared';
-import { paginateAll } from '../../transport';
+import { accountTimeZone, paginateAll } from '../../transport';
 import { readLimit } from '../common.descriptions';
 import type { ItemContext, PrepareOperation } from '../types';
 import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields';
@@ -42,8 +49,11 @@ function isEmpty(value: unknown): boolean {
 	);
 }
 
+/** A query value; a number is an instant (a datetime), written in the account's zone when the request is sent. */
+type QueryValue = string | string[] | boolean | number;
+
 /** How each kind of filter is read from the editor and written into the query. */
-type Reader = (node: INode, value: unknown, label: string, i: number, zone: () => string) => string | string[] | boolean;
+type Reader = (node: INode, value: unknown, label: string, i: number, zone: () => string) => QueryValue;
 const READ: Record<FilterKind, Reader> = {
 	uuid: (node, value, label, i) => requireUuid(node, value, label, i),
 	uuidList: (node, value, label, i) => uuidList(node, value, label, i),
@@ -54,30 +64,28 @@ const READ: Record<FilterKind, Reader> = {
 		return String(value).trim();
 	},
 	boolean: (node, value, label, i) => toBoolean(node, value, label, i),
-	datetime: (node, value, label, i, zone) => wallClockValue(node, value, label, i, zone()),
+	datetime: (node, value, label, i, zone) => instantValue(node, value, label, i, zone()),
 };
 
 /** Whether a filter is left out: a switch only when it holds nothing at all, other fields also when blank. */
 const isUnset = (kind: FilterKind, value: unknown) =>
 	kind === 'boolean' ? value === undefined || value === '' : isEmpty(value);
 
-/** start_date and end_date of the Date Range, as local wall clock in the item's zone. */
-function dateRangeQuery(ctx: IExecuteFunctions, item: ItemContext, dateRange: DateRangePreset): IDataObject {
+/** The Date Range's instants, read in the item's zone; undefined for All Dates. */
+function dateRangeWindow(ctx: IExecuteFunctions, item: ItemContext, dateRange: DateRangePreset): StartWindow | undefined {
 	const i = item.itemIndex;
 	const node = ctx.getNode();
-	if (dateRange === 'all') return {};
+	if (dateRange === 'all') return undefined;
 	const zone = item.zone();
 	if (dateRange !== 'custom') {
-		let range: { start: string; end: string } | undefined;
 		try {
-			range = presetRange(dateRange, zone);
+			return presetRange(dateRange, zone);
 		} catch {
 			throw withFix(
 				inputError(node, 'Date Range', i, `one of ${DATE_RANGE_NAMES}`, dateRange),
 				`Pick "Date Range" from the list; an expression must give one of their values: ${DATE_RANGE_VALUES}.`,
 			);
 		}
-		return range ? { [START.param]: range.start, [END.param]: range.end } : {};
 	}
 	const start = ctx.getNodeParameter(START.name, i, '') as unknown;
 	const end = ctx.getNodeParameter(END.name, i, '') as unknown;
@@ -87,36 +95,42 @@ function dateRangeQuery(ctx: IExecuteFunctions, item: ItemContext, dateRange: Da
 			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
 		);
 	}
-	const from = isEmpty(start) ? undefined : wallClockValue(node, start, START.label, i, zone, 'start');
-	const to = isEmpty(end) ? undefined : wallClockValue(node, end, END.label, i, zone, 'end');
+	const from = isEmpty(start) ? undefined : instantValue(node, start, START.label, i, zone, 'start');
+	const to = isEmpty(end) ? undefined : instantValue(node, end, END.label, i, zone, 'end');
 	if (from !== undefined && to !== undefined && from > to) {
-		throw inputError(node, END.label, i, `on or after the ${START.label} ${from}`, to);
+		const shown = (ms: number) => DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
+		throw inputError(node, END.label, i, `on or after the ${START.label} ${shown(from)}`, shown(to));
 	}
-	const qs: IDataObject = {};
-	if (from !== undefined) qs[START.param] = from;
-	if (to !== undefined) qs[END.param] = to;
-	return qs;
+	return { from, to };
 }
 
 /**
- * The list query of one item, row by row in the table's order (so its first bad field is the one named); the
- * Date Range is read when its first row comes.
+ * The list query of one item, row by row in the table's order (so its first bad field is the one named, and the
+ * query keeps that order); the Date Range is read when its first row comes. Instants stay numbers until sent.
  */
-function filterQuery(node: INode, item: ItemContext, filters: IDataObject, readRange: () => IDataObject): IDataObject {
+function filterQuery(node: INode, item: ItemContext, filters: IDataObject, range: () => StartWindow | undefined): Array<[string, QueryValue]> {
 	const i = item.itemIndex;
-	const qs: IDataObject = {};
-	let range: IDataObject | undefined;
+	const query: Array<[string, QueryValue]> = [];
 	for (const row of GET_MANY_FILTERS) {
 		if (row.in === 'dateRange') {
-			range ??= readRange();
-			if (range[row.param] !== undefined) qs[row.param] = range[row.param];
+			const at = row === START ? range()?.from : range()?.to;
+			if (at !== undefined) query.push([row.param, at]);
 			continue;
 		}
 		// Calendar is a locator from version 3 on: its value is the key.
 		const value = row.kind === 'uuid' ? locatorValue(filters[row.name]) : filters[row.name];
 		if (isUnset(row.kind, value)) continue;
 		const label = node.typeVersion >= 3 && row.labelV3 !== undefined ? row.labelV3 : row.label;
-		qs[row.param] = READ[row.kind](node, value, label, i, item.zone);
+		query.push([row.param, READ[row.kind](node, value, label, i, item.zone)]);
+	}
+	return query;
+}
+
+/** The query as sent: instants as wall clock in the account's zone, the Date Range's end as an upper edge. */
+function writeQuery(query: Array<[string, QueryValue]>, accountZone: string): IDataObject {
+	const qs: IDataObject = {};
+	for (const [param, value] of query) {
+		qs[param] = typeof value === 'number' ? edgeWallClock(value, accountZone, param === END.param ? 'upper' : 'lower') : value;
 	}
 	return qs;
 }
@@ -130,10 +144,16 @@ export const prepare: PrepareOperation = function (item) {
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
 	const pageConcurrency =
 		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, { min: 1, max: MAX_PAGE_CONCURRENCY, whole: true }) ?? 4;
-	const qs = filterQuery(node, item, filters, () => dateRangeQuery(this, item, dateRange));
+	let range: { window: StartWindow | undefined } | undefined;
+	const window = () => (range ??= { window: dateRangeWindow(this, item, dateRange) }).window;
+	const query = filterQuery(node, item, filters, window);
 
 	return async () => {
-		const records = await paginateAll<IDataObject>(this, 'appointments/', qs, {
+		// Read only when a date goes out: an empty Account Time Zone means the zone the dates were read in.
+		const zone = query.some(([, value]) => typeof value === 'number') ? ((await accountTimeZone(this)) ?? item.zone()) : '';
+		const cut = window();
+		const records = await paginateAll<IDataObject>(this, 'appointments/', writeQuery(query, zone), {
+			keep: cut && ((record) => inWindow(cut, record.start_date, zone)),
 			limit,
 			itemIndex: i,
 			policy: item.policy,

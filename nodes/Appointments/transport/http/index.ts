@@ -12,6 +12,7 @@ export {
 	type RequestPolicy,
 	type TransportContext,
 } from './credentialInfo';
+export { accountTimeZone } from './accountZone';
 export { MAX_BODY_BYTES, type Outcome } from './httpAttempt';
 export { apiRequest, apiRequestUrl, type ApiRequestOptions } from './apiRequest';
 export {

@@ -2,7 +2,7 @@
  * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
  * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
  * handed over once (by `keyField`, default `appointment_key` then `webhook_key`; a record without it fails the
- * read), no page requested beyond `limit`.
+ * read) when `keep` accepts it, no page requested beyond `limit` records kept.
  * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
  * pages are fetched several at a time and still handed over in the service's order.
  */
@@ -30,6 +30,8 @@ export interface PaginateOptions {
 	resource?: string;
 	/** Pages in flight at once when the paging allows it (default 1: one after the other). */
 	pageConcurrency?: number;
+	/** Records to hand over (default all): the others are dropped before `limit` counts them. */
+	keep?: (record: IDataObject) => boolean;
 }
 
 /** Pages in a row that bring no record not already returned before reading stops with an error. */
@@ -42,6 +44,8 @@ interface ReadState {
 	yieldedKeys: Set<string>;
 	yielded: number;
 	pages: number;
+	/** Records of the last page not seen before, handed over or not kept: progress, whatever `keep` says. */
+	unseen: number;
 	stale: number;
 	repeated: number;
 	firstCount?: number;
@@ -68,14 +72,15 @@ function keylessRecord(node: INode, fields: string[], where: string, url: string
 }
 
 /**
- * The page's records not handed over before, up to the limit; one whose key came before is counted, not kept.
- * A record without its key is not a record of the list (a message, an empty object): the read fails there.
+ * The page's records not handed over before and kept, up to the limit; one whose key came before is counted, not
+ * kept. A record without its key is not a record of the list (a message, an empty object): the read fails there.
  */
 function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: PaginateOptions): T[] {
 	const fresh: T[] = [];
 	const room = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
 	const seen = read.yieldedKeys;
 	const fields = opts.keyField ? [opts.keyField] : ['appointment_key', 'webhook_key'];
+	read.unseen = 0;
 	for (let i = 0; i < page.records.length; i++) {
 		if (fresh.length >= room) break;
 		const record = page.records[i];
@@ -86,7 +91,8 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 			continue;
 		}
 		seen.add(key);
-		fresh.push(record as T);
+		read.unseen++;
+		if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 	}
 	return fresh;
 }
@@ -216,6 +222,7 @@ async function* readPages<T>(
 		yieldedKeys: new Set(),
 		yielded: 0,
 		pages: 1,
+		unseen: 0,
 		stale: 0,
 		repeated: 0,
 		firstCount: page.count,
@@ -235,7 +242,7 @@ async function* readPages<T>(
 			if (page.records.length === 0 || page.next === undefined) return;
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
 			if (read.fetched.has(pageKey(nextUrl))) return;
-			checkProgress(node, read, fresh.length, { page: page.url, next: nextUrl }, maxPages, itemIndex);
+			checkProgress(node, read, read.unseen, { page: page.url, next: nextUrl }, maxPages, itemIndex);
 			read.pages++;
 			const wanted = limit === undefined ? Infinity : limit - read.yielded;
 			page = await nextPages.read(page, nextUrl, read.pages, wanted);

@@ -1,0 +1,98 @@
+/**
+ * Windows of start times as the service is asked for them, and the cut of its answer (pure, luxon only).
+ * Unit-tested in test/node/dateInput.test.ts.
+ *
+ * A window is a pair of instants (epoch ms, both inclusive; either may be open). The service reads offset-less
+ * datetime filters as wall clock of its account's time zone, so each edge is written as a wall-clock time in that
+ * zone. A wall-clock time the zone repeats (the hour before its clocks go back) means two instants, and services
+ * differ on it: one reads the first, another the second, a strict one refuses the whole request. So an edge is
+ * always written as a wall-clock time that exists once, moved outward past a repeated stretch (the lower edge
+ * earlier, the upper later) and to whole seconds, and the answer is cut here on each record's own start_date to the
+ * window's exact instants. (An instant's wall clock is never one the zone skips, so only repeats need moving.)
+ *
+ *   interface StartWindow { from?: number; to?: number }
+ *   wallClockReadings(local, zone)   the instants a wall-clock time (its fields as a UTC timestamp) can mean
+ *   windowQuery(window, zone)        { start_date?, end_date? } as wall clock in the account zone
+ *   edgeWallClock(ms, zone, side)    one edge, moved outward to a wall-clock time that exists once
+ *   startInstant(startDate, zone)    a record's start_date as epoch ms (NaN when unreadable)
+ *   inWindow(window, startDate, zone)
+ */
+import { DateTime, IANAZone } from 'luxon';
+
+export const WALL_CLOCK_FORMAT = "yyyy-MM-dd'T'HH:mm:ss";
+
+export interface StartWindow {
+	from?: number;
+	to?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The instants a wall-clock time can mean in `zone`, `local` being its fields read as UTC: one (clear), two
+ * (repeated: `earlier` is its first occurrence) or none (skipped: `earlier`/`later` are its readings with the offset
+ * after and before the change). Offsets are those the zone has within a day of it.
+ */
+export function wallClockReadings(
+	local: number,
+	zone: string,
+): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
+	const z = IANAZone.create(zone);
+	const offsets = new Set([z.offset(local - DAY_MS), z.offset(local), z.offset(local + DAY_MS)]);
+	const all = [...offsets].map((o) => local - o * 60_000).sort((a, b) => a - b);
+	const real = all.filter((t) => t + z.offset(t) * 60_000 === local);
+	if (real.length === 1) return { earlier: real[0], later: real[0], kind: 'clear' };
+	const pick = real.length > 1 ? real : all;
+	return { earlier: pick[0], later: pick[pick.length - 1], kind: real.length > 1 ? 'repeated' : 'skipped' };
+}
+
+/** An instant's wall-clock fields as a UTC timestamp. */
+const localOf = (ms: number, zone: string) => ms + IANAZone.create(zone).offset(ms) * 60_000;
+
+/**
+ * Edge `ms` as a wall-clock time in `zone` that every parser reads as the same instant, at or beyond the edge:
+ * whole seconds (down for the lower edge, up for the upper), then, inside a repeated stretch, moved past it by the
+ * size of the change (from its first occurrence back, or from its second on).
+ */
+export function edgeWallClock(ms: number, zone: string, side: 'lower' | 'upper'): string {
+	let t = side === 'lower' ? Math.floor(ms / 1000) * 1000 : Math.ceil(ms / 1000) * 1000;
+	// Two changes within hours of each other do not happen; the bound only keeps a broken zone table from looping.
+	for (let tries = 0; tries < 4; tries++) {
+		const readings = wallClockReadings(localOf(t, zone), zone);
+		if (readings.kind === 'clear') break;
+		const change = readings.later - readings.earlier;
+		t = side === 'lower' ? readings.earlier - change : readings.later + change;
+	}
+	return DateTime.fromMillis(t, { zone }).toFormat(WALL_CLOCK_FORMAT);
+}
+
+/** The list query of a window: its edges as wall clock in the account zone, an open edge left out. */
+export function windowQuery(window: StartWindow, zone: string): { start_date?: string; end_date?: string } {
+	const query: { start_date?: string; end_date?: string } = {};
+	if (window.from !== undefined) query.start_date = edgeWallClock(window.from, zone, 'lower');
+	if (window.to !== undefined) query.end_date = edgeWallClock(window.to, zone, 'upper');
+	return query;
+}
+
+/** A time followed by an offset (a date alone ends in "-10" too). */
+const TIME_WITH_OFFSET = /\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
+
+/**
+ * A record's start_date as epoch ms, NaN when unreadable. The spec gives it an offset, which Date.parse reads much
+ * faster than luxon (it reads a missing offset as the machine's zone, so only then); other ISO forms go through
+ * luxon, where a value without an offset is wall clock in the account zone, as the service writes its filters.
+ */
+export function startInstant(startDate: unknown, zone: string): number {
+	if (typeof startDate !== 'string') return NaN;
+	const fast = TIME_WITH_OFFSET.test(startDate) ? Date.parse(startDate) : NaN;
+	if (!Number.isNaN(fast)) return fast;
+	const parsed = DateTime.fromISO(startDate.trim(), { zone });
+	return parsed.isValid ? parsed.toMillis() : NaN;
+}
+
+/** Whether a record's start lies in the window (an unreadable start never does). */
+export function inWindow(window: StartWindow, startDate: unknown, zone: string): boolean {
+	const start = startInstant(startDate, zone);
+	if (Number.isNaN(start)) return false;
+	return (window.from === undefined || start >= window.from) && (window.to === undefined || start <= window.to);
+}
