@@ -31,6 +31,8 @@ const HELP = `Usage: npm run sandbox -- [options]
   --mutation-response body|empty             (default body: 200 + record; empty: 204)
   --next-links absolute|relative             (default absolute)
   --next-origin ORIGIN       origin written into absolute next links
+  --link-query-order request|sorted          (default request: the request's order; sorted: parameters
+                             sorted by name and encoded as Django REST framework writes them)
   --webhook-list paginated|array             (default paginated)
   --page-size N              page size when a list request has no page_size (default 50, max 500)
   --retry-schedule MS,MS,... delays between delivery attempts (default 500,1000,2000,4000,8000)
@@ -91,6 +93,7 @@ const FLAGS = {
 	'mutation-response': { type: 'string' },
 	'next-links': { type: 'string' },
 	'next-origin': { type: 'string' },
+	'link-query-order': { type: 'string' },
 	'webhook-list': { type: 'string' },
 	'page-size': { type: 'string' },
 	'retry-schedule': { type: 'string' },
@@ -140,6 +143,7 @@ function toOptions(values: Values): SandboxOptions {
 		mutationResponse: oneOf('mutation-response', s('mutation-response'), ['body', 'empty'] as const),
 		nextLinks: oneOf('next-links', s('next-links'), ['absolute', 'relative'] as const),
 		nextOrigin: s('next-origin'),
+		linkQueryOrder: oneOf('link-query-order', s('link-query-order'), ['request', 'sorted'] as const),
 		webhookList: oneOf('webhook-list', s('webhook-list'), ['paginated', 'array'] as const),
 		pageSize: int('page-size', s('page-size'), 1),
 		retrySchedule: retryParts?.map((p) => int('retry-schedule', p)!),

@@ -7,6 +7,8 @@ import { fieldErrorMap } from './vocabulary';
 export type Pagination = 'page' | 'cursor' | 'none';
 export type MutationResponse = 'body' | 'empty';
 export type NextLinks = 'absolute' | 'relative';
+/** The query of `next`/`previous` links: the request's own order, or sorted as DRF's `replace_query_param` writes it. */
+export type LinkQueryOrder = 'request' | 'sorted';
 export type WebhookList = 'paginated' | 'array';
 /** What a DELETE of an already cancelled appointment does (see sandbox/README.md). */
 export type RepeatCancel = 'idempotent' | 'email-again' | 'not-found';
@@ -35,6 +37,7 @@ export interface SandboxOptions {
 	mutationResponse?: MutationResponse;
 	nextLinks?: NextLinks;
 	nextOrigin?: string;
+	linkQueryOrder?: LinkQueryOrder;
 	webhookList?: WebhookList;
 	/** Page size when the request has no page_size (default 50, 1..500). */
 	pageSize?: number;
@@ -69,6 +72,7 @@ export interface RuntimeConfig {
 	mutationResponse: MutationResponse;
 	nextLinks: NextLinks;
 	nextOrigin: string | null;
+	linkQueryOrder: LinkQueryOrder;
 	webhookList: WebhookList;
 	pageSize: number;
 	retrySchedule: number[];
@@ -108,6 +112,7 @@ export const runtimeConfigPatch = z
 		mutationResponse: z.enum(['body', 'empty']),
 		nextLinks: z.enum(['absolute', 'relative']),
 		nextOrigin: origin.nullable(),
+		linkQueryOrder: z.enum(['request', 'sorted']),
 		webhookList: z.enum(['paginated', 'array']),
 		pageSize: z.number().int().min(1).max(500),
 		retrySchedule: z.array(ms).max(50),
@@ -142,6 +147,7 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 		mutationResponse: o.mutationResponse ?? 'body',
 		nextLinks: o.nextLinks ?? 'absolute',
 		nextOrigin: o.nextOrigin ?? null,
+		linkQueryOrder: o.linkQueryOrder ?? 'request',
 		webhookList: o.webhookList ?? 'paginated',
 		pageSize: o.pageSize ?? 50,
 		retrySchedule: o.retrySchedule ?? [500, 1000, 2000, 4000, 8000],

@@ -165,14 +165,30 @@ export function appointmentParam(s: SandboxState, req: FastifyRequest): Appointm
 	return k !== undefined && UUID_RE.test(k) ? s.store.get(k.toLowerCase()) : undefined;
 }
 
-/** `next`/`previous` link: the request's query with `set` applied, relative or absolute as configured. */
+/** Python's `quote_plus`: what `urllib.parse.urlencode` writes (`~` kept, `*`, `!`, `'`, `(`, `)` escaped). */
+function quotePlus(text: string): string {
+	return encodeURIComponent(text)
+		.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+		.replace(/%20/g, '+');
+}
+
+/** DRF's `replace_query_param`: `urlencode(sorted(parse_qs(query).items()), doseq=True)`. */
+function sortedQuery(params: URLSearchParams): string {
+	const names = [...new Set(params.keys())].sort();
+	return names.flatMap((name) => params.getAll(name).map((v) => `${quotePlus(name)}=${quotePlus(v)}`)).join('&');
+}
+
+/**
+ * `next`/`previous` link: the request's query with `set` applied (in the request's order, or sorted as
+ * configured), relative or absolute as configured.
+ */
 export function pageLink(s: SandboxState, req: FastifyRequest, path: string, q: URLSearchParams, set: Record<string, string | undefined>) {
 	const next = new URLSearchParams(q);
 	for (const [k, v] of Object.entries(set)) {
 		if (v === undefined) next.delete(k);
 		else next.set(k, v);
 	}
-	const qs = next.toString();
+	const qs = s.cfg.linkQueryOrder === 'sorted' ? sortedQuery(next) : next.toString();
 	const rel = `${path}${qs ? `?${qs}` : ''}`;
 	if (s.cfg.nextLinks === 'relative') return rel;
 	const origin = s.cfg.nextOrigin ?? `${s.options.tls ? 'https' : 'http'}://${req.headers.host ?? s.options.host ?? '127.0.0.1'}`;

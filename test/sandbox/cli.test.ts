@@ -45,7 +45,7 @@ async function waitForUrl(cli: Cli): Promise<string> {
 }
 
 it('prints the URL, tokens and mail sink, serves with the flags given, and exits 0 on SIGTERM', async () => {
-	const cli = run(['--port', '0', '--smtp-port', '0', '--token', 'cli-token', '--token', 'cli-token-2', '--restricted-token', 'cli-limited', '--admin-token', 'cli-admin', '--seed', '25', '--pagination', 'none', '--mutation-response', 'empty', '--retry-schedule', '10,20', '--repeat-cancel', 'not-found']);
+	const cli = run(['--port', '0', '--smtp-port', '0', '--token', 'cli-token', '--token', 'cli-token-2', '--restricted-token', 'cli-limited', '--admin-token', 'cli-admin', '--seed', '25', '--pagination', 'none', '--mutation-response', 'empty', '--retry-schedule', '10,20', '--repeat-cancel', 'not-found', '--link-query-order', 'sorted']);
 	try {
 		const url = await waitForUrl(cli);
 		expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -69,7 +69,7 @@ it('prints the URL, tokens and mail sink, serves with the flags given, and exits
 		});
 		expect(patch.status).toBe(204);
 		const cfg = (await (await fetch(`${url}/__sandbox/config/`, { headers: { authorization: 'Bearer cli-admin' } })).json()) as any;
-		expect(cfg).toMatchObject({ retrySchedule: [10, 20], pagination: 'none', mutationResponse: 'empty', repeatCancel: 'not-found', tokens: 2, restrictedTokens: 1 });
+		expect(cfg).toMatchObject({ retrySchedule: [10, 20], pagination: 'none', mutationResponse: 'empty', repeatCancel: 'not-found', linkQueryOrder: 'sorted', tokens: 2, restrictedTokens: 1 });
 	} finally {
 		cli.child.kill('SIGTERM');
 	}

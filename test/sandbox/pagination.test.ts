@@ -123,6 +123,20 @@ describe('page (default)', () => {
 		expect((await adm('POST', '/__sandbox/config/', { nextOrigin: 'not an origin' })).status).toBe(400);
 	});
 
+	it('linkQueryOrder sorted writes link queries sorted by name and encoded as DRF does; request restores', async () => {
+		await config({ linkQueryOrder: 'sorted', nextLinks: 'relative' });
+		const q = '/api/v3/appointments/?status=CONFIRMED&ref=%7E%2A&page_size=5&end_date=2099-01-01T00%3A00%3A00';
+		const first = await api.ok('GET', q);
+		expect(first.next).toBe('/api/v3/appointments/?end_date=2099-01-01T00%3A00%3A00&page=2&page_size=5&ref=~%2A&status=CONFIRMED');
+		const second = await api.ok('GET', first.next);
+		expect(second.previous).toBe('/api/v3/appointments/?end_date=2099-01-01T00%3A00%3A00&page_size=5&ref=~%2A&status=CONFIRMED');
+		const pages = await walk('/api/v3/appointments/?status=CONFIRMED&page_size=7');
+		expect(pages.flatMap((p) => p.results)).toHaveLength(pages[0].count);
+		await config({ linkQueryOrder: 'request' });
+		expect((await api.ok('GET', q)).next).toBe('/api/v3/appointments/?status=CONFIRMED&ref=%7E*&page_size=5&end_date=2099-01-01T00%3A00%3A00&page=2');
+		expect((await adm('POST', '/__sandbox/config/', { linkQueryOrder: 'random' })).status).toBe(400);
+	});
+
 	it('absolute links follow the Host the client used', async () => {
 		const r = await fetch(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/`, { headers: { authorization: `Bearer ${TOKEN}` } });
 		expect(((await r.json()) as any).next).toBe(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/?page=2`);

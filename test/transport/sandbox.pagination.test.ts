@@ -51,6 +51,21 @@ describe('pagination', () => {
 		expect(pages.filter((p) => p === '7')).toHaveLength(2);
 		for (let p = 1; p <= 20; p++) if (p !== 7) expect(pages.filter((x) => x === String(p))).toHaveLength(1);
 	});
+	it('reads each page once with pages fetched ahead, whatever order and encoding the service writes link queries in', async () => {
+		// a filtered list: our query's order (status, end_date, page_size) is not the sorted one
+		const qs = JSON.stringify({ status: 'CONFIRMED', end_date: '2099-01-01T00:00:00', page_size: 4 });
+		const reference = (await all({ qs })).map((a) => a.appointment_key);
+		expect(reference.length).toBeGreaterThan(12);
+		for (const linkQueryOrder of ['request', 'sorted']) {
+			await config({ pagination: 'page', linkQueryOrder });
+			await admin('DELETE', '/__sandbox/requests/');
+			const keys = (await all({ qs, pageConcurrency: 4 })).map((a) => a.appointment_key);
+			expect(keys).toEqual(reference);
+			const pages = (await requests()).map((q) => String(q.query?.page ?? '1'));
+			const expected = Array.from({ length: Math.ceil(reference.length / 4) }, (_, i) => String(i + 1));
+			expect({ linkQueryOrder, pages: [...pages].sort((a, b) => Number(a) - Number(b)) }).toEqual({ linkQueryOrder, pages: expected });
+		}
+	});
 	it('caps the page count with an error when more remain', async () => {
 		await config({ pagination: 'page' });
 		const r = await run({ call: 'paginate', path: 'appointments/', maxPages: 3, qs: JSON.stringify({ page_size: 10 }) });

@@ -139,6 +139,14 @@ describe('redact / resolvePolicy', () => {
 	it('redacts secrets', () => {
 		expect(redact('token secret-123 here secret-123', ['secret-123'])).toBe('token *** here ***');
 	});
+	it('redacts every run that holds an 8-character piece, as written, percent-encoded, or in another case', () => {
+		const secret = 'Qx7+Lm/Zr9=Tb2~Kv';
+		expect(redact('?a=1&t=Qx7%2BLm%2FZr9%3DTb2~Kv&b=2', [secret])).toBe('?a=1&t=***&b=2');
+		expect(redact('?t=qx7%2blm%2fzr9%3d', [secret])).toBe('?t=***');
+		expect(redact('http://qx7+lm/zr9=tb2.example/', [secret])).toBe('http://***.example/');
+		expect(redact('the end Tb2~Kv only', [secret])).toBe('the end Tb2~Kv only'); // 6 characters: no piece
+		expect(redact('100% sure: Qx7+Lm/Z', [secret])).toBe('100% sure: ***');
+	});
 	it('fills defaults and ignores invalid values', () => {
 		expect(resolvePolicy()).toEqual(DEFAULT_POLICY);
 		expect(resolvePolicy({ maxAttempts: 0, timeoutMs: -1, maxWaitMs: 0 })).toEqual({ ...DEFAULT_POLICY, maxWaitMs: 0 });

@@ -7,6 +7,7 @@ import { NodeApiError, type IDataObject, type IHttpRequestMethods, type JsonObje
 import type { Outcome } from './httpAttempt';
 import { formatErrorBody } from './errorBodyText';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo';
+import { redact, redactBody } from './redaction';
 
 /** What the error builders need of a request's options. */
 export interface ErrorLabels {
@@ -19,40 +20,6 @@ export interface Tried {
 	attempts: number;
 	waitedMs: number;
 	reason?: string;
-}
-
-/**
- * The text with every secret, and every piece of 8 characters or more of one, replaced by `***`: a service that
- * echoes part of the token shows none of it.
- */
-export function redact(text: string, secrets: Array<string | undefined>): string {
-	let out = text;
-	for (const secret of secrets) {
-		if (typeof secret !== 'string' || secret.length < 4) continue;
-		out = out.split(secret).join('***');
-		for (let i = 0; i + 8 <= secret.length; i++) {
-			const piece = secret.slice(i, i + 8);
-			if (out.includes(piece)) out = out.split(piece).join('***');
-		}
-	}
-	return out;
-}
-
-/** A parsed body with the secrets redacted from every string and key in it, before anything is cut short. */
-function redactBody(body: unknown, secrets: string[], depth = 0): unknown {
-	if (typeof body === 'string') return redact(body, secrets);
-	if (body === null || typeof body !== 'object' || depth > 50) return body;
-	if (Array.isArray(body)) return body.map((v) => redactBody(v, secrets, depth + 1));
-	const out: Record<string, unknown> = {};
-	for (const [key, value] of Object.entries(body)) {
-		Object.defineProperty(out, redact(key, secrets), {
-			value: redactBody(value, secrets, depth + 1),
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
-	}
-	return out;
 }
 
 function rawBodyText(body: unknown, max = 2000): string | undefined {

@@ -1,12 +1,13 @@
 /**
  * The transport's two ways to send: to an API path at the credential's base URL, or to an absolute link (a
  * `next`) that must have the credential's origin. Both refuse another origin before anything is sent; the
- * sending and its retries are in retries.ts.
+ * sending and its retries are in retries.ts. Every error leaving here is redacted (redaction.ts).
  */
 import { NodeOperationError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
 import { buildApiUrl, originOf } from './apiUrls';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo';
+import { redactError } from './redaction';
 import { requestWithRetries, type ApiResponse, type RetryHooks, type SendOptions } from './retries';
 
 export interface ApiRequestOptions extends SendOptions {
@@ -22,14 +23,19 @@ async function checkedRequest<T>(
 	hooks?: RetryHooks,
 ): Promise<ApiResponse<T>> {
 	const origin = originOf(url);
-	if (origin !== info.origin) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`,
-			{ itemIndex: opts.itemIndex },
-		);
+	try {
+		if (origin !== info.origin) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`,
+				{ itemIndex: opts.itemIndex },
+			);
+		}
+		return await requestWithRetries<T>(ctx, info, method, url, opts, hooks);
+	} catch (error) {
+		// The URL and the answer are the service's: whatever error they made goes out redacted.
+		throw redactError(error, info.secrets);
 	}
-	return await requestWithRetries<T>(ctx, info, method, url, opts, hooks);
 }
 
 /** A request to `/api/v3/<path>` at the credential's base URL; `path` ends with '/'. */

@@ -28,7 +28,6 @@ export {
 	apiError,
 	fixFor,
 	recordOf,
-	redact,
 	responseError,
 	seconds,
 	statusMessage,
@@ -37,4 +36,5 @@ export {
 	type Tried,
 } from './apiErrors';
 export { formatErrorBody } from './errorBodyText';
+export { redact, redactError } from './redaction';
 export { buildApiUrl, encodeQuery, normaliseBaseUrl, originOf, resolveSameOrigin } from './apiUrls';

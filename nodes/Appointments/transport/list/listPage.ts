@@ -20,10 +20,17 @@ function describe(value: unknown): string {
 }
 
 /**
- * Reads a list answer of any shape the service may use (`{results, next, count}`, `{results}`, a bare array).
- * A record that is not an object fails here, with its position, instead of as a TypeError further on.
+ * Reads a list answer of any shape the service may use (`{results, next, count}`, `{results}`, a bare array, a 204
+ * without body). A record that is not an object fails here, with its position, instead of as a TypeError further
+ * on; so does a 200 without body (a proxy's, not an empty list).
  */
-export function readListPage(node: INode, url: string, body: unknown, pageNo: number, itemIndex?: number): ListPage {
+export function readListPage(
+	node: INode,
+	response: { url: string; body: unknown; statusCode: number },
+	pageNo: number,
+	itemIndex?: number,
+): ListPage {
+	const { url, body } = response;
 	let records: unknown[];
 	const page: Omit<ListPage, 'records'> = { url, hasPrevious: false };
 	if (Array.isArray(body)) {
@@ -35,13 +42,13 @@ export function readListPage(node: INode, url: string, body: unknown, pageNo: nu
 		page.hasPrevious = 'previous' in b;
 		page.previous = b.previous;
 		if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0) page.count = b.count;
-	} else if (body === undefined) {
+	} else if (body === undefined && response.statusCode === 204) {
 		records = [];
 	} else {
 		throw new NodeOperationError(
 			node,
 			'Unexpected list response from the service: expected a JSON array or an object with a "results" array',
-			{ itemIndex, description: `GET ${url}` },
+			{ itemIndex, description: `GET ${url} answered ${response.statusCode}${body === undefined ? ' with an empty body' : ''}` },
 		);
 	}
 	for (let i = 0; i < records.length; i++) {
@@ -78,6 +85,17 @@ function servedPath(pathname: string): string | undefined {
 		out.push(segment);
 	}
 	return out.join('/');
+}
+
+/**
+ * What identifies a page's URL, however the service writes it: origin, path as served, and the query as a multiset
+ * of decoded parameters (a service may sort them, as Django REST framework's `replace_query_param` does, or encode
+ * them otherwise). Two URLs with the same key ask for the same page.
+ */
+export function pageKey(url: string): string {
+	const u = new URL(url);
+	const params = [...u.searchParams].map(([name, value]) => JSON.stringify([name, value])).sort();
+	return `${u.origin}${servedPath(u.pathname) ?? u.pathname}?${params.join('&')}`;
 }
 
 /** The list endpoint's path (from the first request's URL), which every `next` must stay inside. */

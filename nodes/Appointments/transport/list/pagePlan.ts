@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
 import type { ApiResponse } from '../http';
-import { readListPage, type ListPage } from './listPage';
+import { pageKey, readListPage, type ListPage } from './listPage';
 
 /**
  * Page-number paging, proven by the first page: a `count`, and an absolute `next` that is the request's own URL
@@ -22,13 +22,10 @@ export interface PagePlan {
 	hasPrevious: boolean;
 }
 
-function canonical(url: string): string {
-	const u = new URL(url);
-	return `${u.origin}${u.pathname}?${new URLSearchParams(u.search).toString()}`;
-}
-
+/** The same values in any order: a service that rewrites its links may reorder a repeated parameter too. */
 function sameValues(a: string[], b: string[]): boolean {
-	return a.length === b.length && a.every((v, i) => v === b[i]);
+	const sorted = (values: string[]) => JSON.stringify([...values].sort());
+	return sorted(a) === sorted(b);
 }
 
 const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
@@ -79,8 +76,8 @@ function expectedLength(plan: PagePlan, page: number): number {
 function linkIs(link: unknown, from: string, candidates: string[]): boolean {
 	if (typeof link !== 'string') return false;
 	try {
-		const resolved = canonical(new URL(link, from).href);
-		return candidates.some((c) => canonical(c) === resolved);
+		const resolved = pageKey(new URL(link, from).href);
+		return candidates.some((c) => pageKey(c) === resolved);
 	} catch {
 		return false;
 	}
@@ -137,10 +134,10 @@ export class PageFetcher {
 	 */
 	async take(url: string, pageNo: number): Promise<{ page: ListPage; asPlanned: boolean } | undefined> {
 		const head = this.queue[0];
-		if (!head || canonical(head.url) !== canonical(url)) return undefined;
+		if (!head || pageKey(head.url) !== pageKey(url)) return undefined;
 		this.queue.shift();
 		const response = await head.response;
-		const page = readListPage(this.node, response.url, response.body, pageNo, this.itemIndex);
+		const page = readListPage(this.node, response, pageNo, this.itemIndex);
 		return { page, asPlanned: asPredicted(this.plan, head.page, page) };
 	}
 

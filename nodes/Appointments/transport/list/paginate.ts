@@ -1,8 +1,8 @@
 /**
  * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
  * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
- * handed over once (by `keyField`, default `appointment_key` then `webhook_key`) when `keep` accepts it, no page
- * requested beyond `limit` records kept.
+ * handed over once (by `keyField`, default `appointment_key` then `webhook_key`; a record without it fails the
+ * read) when `keep` accepts it, no page requested beyond `limit` records kept.
  * With `pageConcurrency` > 1 and page-number paging proven by the first page (see pagePlan.ts), the remaining
  * pages are fetched several at a time and still handed over in the service's order.
  */
@@ -11,12 +11,13 @@ import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 import {
 	apiRequest,
 	apiRequestUrl,
-	transportCredentialInfo,
+	credentialInfo,
+	redactError,
 	type ApiResponse,
 	type RequestPolicy,
 	type TransportContext,
 } from '../http';
-import { followLink, listPathOf, readListPage, type ListPage } from './listPage';
+import { followLink, listPathOf, pageKey, readListPage, type ListPage } from './listPage';
 import { PageFetcher, planPages } from './pagePlan';
 
 export interface PaginateOptions {
@@ -38,7 +39,7 @@ const STALE_PAGES = 3;
 
 /** What one read of a list has seen so far. */
 interface ReadState {
-	/** URLs of the pages read: a `next` back to one of them ends the list. */
+	/** Pages read (by pageKey): a `next` back to one of them ends the list. */
 	fetched: Set<string>;
 	yieldedKeys: Set<string>;
 	yielded: number;
@@ -51,8 +52,9 @@ interface ReadState {
 	lastCount?: number;
 }
 
-function recordKey(record: IDataObject, keyField?: string): string | undefined {
-	const fields = keyField ? [keyField] : ['appointment_key', 'webhook_key'];
+const RECORD_NOUN: Record<string, string> = { appointment_key: 'an appointment', webhook_key: 'a webhook subscription' };
+
+function recordKey(record: IDataObject, fields: string[]): string | undefined {
 	for (const field of fields) {
 		const value = record[field];
 		if (typeof value === 'string' || typeof value === 'number') return String(value);
@@ -60,22 +62,35 @@ function recordKey(record: IDataObject, keyField?: string): string | undefined {
 	return undefined;
 }
 
-/** The page's records not handed over before and kept, up to the limit; one whose key came before is counted, not kept. */
-function freshRecords<T>(page: ListPage, read: ReadState, limit: number | undefined, opts: PaginateOptions): T[] {
+function keylessRecord(node: INode, fields: string[], where: string, url: string, itemIndex?: number): Error {
+	const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
+	return new NodeOperationError(
+		node,
+		`The service's list answer held a record without ${fields.join(' or ')} at ${where}, so it is not ${what}`,
+		{ itemIndex, description: `GET ${url}: every element of "results" must be a record with its ${fields.join(' or ')}` },
+	);
+}
+
+/**
+ * The page's records not handed over before and kept, up to the limit; one whose key came before is counted, not
+ * kept. A record without its key is not a record of the list (a message, an empty object): the read fails there.
+ */
+function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: PaginateOptions): T[] {
 	const fresh: T[] = [];
-	const room = limit === undefined ? Infinity : limit - read.yielded;
+	const room = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
 	const seen = read.yieldedKeys;
+	const fields = opts.keyField ? [opts.keyField] : ['appointment_key', 'webhook_key'];
 	read.unseen = 0;
-	for (const record of page.records) {
+	for (let i = 0; i < page.records.length; i++) {
 		if (fresh.length >= room) break;
-		const key = recordKey(record, opts.keyField);
-		if (key !== undefined) {
-			if (seen.has(key)) {
-				read.repeated++;
-				continue;
-			}
-			seen.add(key);
+		const record = page.records[i];
+		const key = recordKey(record, fields);
+		if (key === undefined) throw keylessRecord(node, fields, `position ${i + 1} of page ${read.pages}`, page.url, opts.itemIndex);
+		if (seen.has(key)) {
+			read.repeated++;
+			continue;
 		}
+		seen.add(key);
 		read.unseen++;
 		if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 	}
@@ -153,7 +168,7 @@ class NextPages {
 			if (planned) return planned.page;
 		}
 		const next = await this.get(nextUrl);
-		return readListPage(this.node, next.url, next.body, pageNo, this.itemIndex);
+		return readListPage(this.node, next, pageNo, this.itemIndex);
 	}
 
 	/** Waits for the pages still in flight (their outcome no longer matters). */
@@ -166,13 +181,29 @@ class NextPages {
 /**
  * Yields each page's records not returned before (never an empty array), in the service's order. Whole pages,
  * not single records: an async generator pays a few promise turns per value, about 4 % of Get Many's CPU when
- * it handed over each record (bench/README.md).
+ * it handed over each record (bench/README.md). Every error is redacted on its way out: the links and pages it
+ * may quote are the service's.
  */
 export async function* paginate<T = IDataObject>(
 	ctx: TransportContext,
 	path: string,
 	qs?: IDataObject,
 	opts: PaginateOptions = {},
+): AsyncGenerator<T[]> {
+	const info = await credentialInfo(ctx);
+	try {
+		yield* readPages<T>(ctx, info.baseUrl, path, qs, opts);
+	} catch (error) {
+		throw redactError(error, info.secrets);
+	}
+}
+
+async function* readPages<T>(
+	ctx: TransportContext,
+	baseUrl: string,
+	path: string,
+	qs: IDataObject | undefined,
+	opts: PaginateOptions,
 ): AsyncGenerator<T[]> {
 	const limit = opts.limit;
 	if (limit !== undefined && limit <= 0) return;
@@ -182,13 +213,12 @@ export async function* paginate<T = IDataObject>(
 	// One wait for all pages: a 429 on one pauses them all, and Max Retry Wait bounds the whole list.
 	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
 	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
-	const { baseUrl } = await transportCredentialInfo(ctx);
 
 	const response = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
-	let page: ListPage = readListPage(node, response.url, response.body, 1, itemIndex);
+	let page: ListPage = readListPage(node, response, 1, itemIndex);
 	const listPath = listPathOf(response.url);
 	const read: ReadState = {
-		fetched: new Set([page.url]),
+		fetched: new Set([pageKey(page.url)]),
 		yieldedKeys: new Set(),
 		yielded: 0,
 		pages: 1,
@@ -202,7 +232,7 @@ export async function* paginate<T = IDataObject>(
 	const nextPages = new NextPages(node, concurrency, maxPages, get, itemIndex);
 	try {
 		for (;;) {
-			const fresh = freshRecords<T>(page, read, limit, opts);
+			const fresh = freshRecords<T>(node, page, read, opts);
 			if (fresh.length > 0) {
 				read.yielded += fresh.length;
 				yield fresh;
@@ -211,12 +241,12 @@ export async function* paginate<T = IDataObject>(
 			if (page.count !== undefined) read.lastCount = page.count;
 			if (page.records.length === 0 || page.next === undefined) return;
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
-			if (read.fetched.has(nextUrl)) return;
+			if (read.fetched.has(pageKey(nextUrl))) return;
 			checkProgress(node, read, read.unseen, { page: page.url, next: nextUrl }, maxPages, itemIndex);
 			read.pages++;
 			const wanted = limit === undefined ? Infinity : limit - read.yielded;
 			page = await nextPages.read(page, nextUrl, read.pages, wanted);
-			read.fetched.add(page.url);
+			read.fetched.add(pageKey(page.url));
 		}
 	} finally {
 		await nextPages.settle();

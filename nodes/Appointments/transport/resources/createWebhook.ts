@@ -5,7 +5,12 @@
  * before the first POST can be adopted: an identical older one belongs to someone else (a later Delete of "our"
  * key would remove it). After a time-out the service may still be storing it, so the create is never sent
  * again: the list is watched until it shows up or the wait budget is spent. 429/503 (not processed) and refused
- * connections are simply retried. An empty answer (201/204 without a body) is read back from the list the same way.
+ * connections are simply retried. An answer without the subscription (201/204 without a body, an object without
+ * `webhook_key`) is read back from the list the same way.
+ *
+ * n8n's Retry On Fail runs the node again once these retries give up (or another item failed): with a `rerunKey`,
+ * the first run's list is kept in memory, so the re-run adopts what the first run stored instead of taking a new
+ * list, in which the first run's subscription would look like someone else's.
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
@@ -19,67 +24,129 @@ import {
 	unconfirmedError,
 	type ApiResponse,
 	type Outcome,
+	type RequestPolicy,
 	type RetryBudget,
 	type TransportContext,
 } from '../http';
 import { listWebhooks, type WebhookOpts } from './webhookCalls';
 
-export async function createWebhook(
-	ctx: TransportContext,
-	input: WebhookInput,
-	opts: WebhookOpts = {},
-): Promise<IDataObject> {
+/** What the first run of one item's create saw and met, kept for n8n's re-runs of it (Retry On Fail). */
+interface FirstRun {
+	/** The subscriptions listed before its first POST: none of them can be the one it stored. */
+	before: Set<string>;
+	/** A POST of it timed out: the service may store it later, so it is never sent again. */
+	timedOut: boolean;
+	at: number;
+}
+
+/** First runs by `rerunKey`: kept an hour at most, the newest 1000. */
+const FIRST_RUNS = new Map<string, FirstRun>();
+const KEEP_MS = 60 * 60 * 1000;
+const MAX_KEPT = 1000;
+
+function recall(rerunKey: string, now: number): FirstRun | undefined {
+	// Oldest first (a Map keeps insertion order): drop what is too old or beyond the bound.
+	for (const [key, run] of FIRST_RUNS) {
+		if (now - run.at < KEEP_MS && FIRST_RUNS.size <= MAX_KEPT) break;
+		FIRST_RUNS.delete(key);
+	}
+	return FIRST_RUNS.get(rerunKey);
+}
+
+/** One item's create: its request, its options and what its first run saw. */
+interface Create {
+	ctx: TransportContext;
+	body: { url: string; events: string[] };
+	opts: CreateOpts;
+	labels: { itemIndex?: number; resource: string };
+	policy: RequestPolicy;
+	run: FirstRun;
+}
+
+type CreateOpts = WebhookOpts & { rerunKey?: string };
+
+/** The subscription this create stored, when the list shows one that was not there before its first POST. */
+async function stored(c: Create): Promise<ApiResponse | undefined> {
+	const match = (await listWebhooks(c.ctx, c.opts)).find(
+		(w) => !c.run.before.has(keyOf(w)) && w.url === c.body.url && sameEvents(w.events, c.body.events),
+	);
+	if (!match) return undefined;
+	c.ctx.logger?.debug('Appointments API: adopted the webhook stored by an unanswered create');
+	return { statusCode: 200, body: match, attempts: 0, url: '' };
+}
+
+/**
+ * After a time-out the service may still be working on the create: look again, with growing pauses, until the
+ * subscription shows up or the wait budget is spent; send nothing.
+ */
+async function watch(c: Create, outcome: Outcome, budget: RetryBudget): Promise<ApiResponse> {
+	let waited = 0;
+	for (let round = 0; ; round++) {
+		const left = budget.remainingMs - waited;
+		if (left <= 0) {
+			throw apiError(c.ctx, await credentialInfo(c.ctx), outcome, { method: 'POST', url: 'webhooks/' }, c.labels, {
+				attempts: budget.attempts,
+				waitedMs: budget.waitedMs + waited,
+				reason: 'the service may still process the request that timed out, so it was not sent again; check before trying again',
+			});
+		}
+		const delay = Math.min(left, Math.max(50, c.policy.baseDelayMs) * Math.pow(2, Math.min(round, 6)));
+		c.ctx.logger?.debug(`Appointments API: POST outcome still unknown; looking again in ${delay} ms`);
+		await sleep(delay);
+		waited += delay;
+		const found = await stored(c);
+		if (found) return found;
+	}
+}
+
+async function post(c: Create): Promise<IDataObject> {
+	const response = await apiRequest<IDataObject>(
+		c.ctx,
+		'POST',
+		'webhooks/',
+		{ body: c.body, ...c.labels, policy: c.opts.policy, idempotent: false },
+		{
+			retryable: (outcome) => {
+				if (outcome.kind === 'network' && outcome.timedOut) c.run.timedOut = true;
+				return outcome.kind === 'network' || [429, 500, 502, 503, 504].includes(outcome.statusCode);
+			},
+			beforeRetry: async (outcome, budget) =>
+				(await stored(c)) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined),
+		},
+	);
+	// An answer without the subscription's key (an empty body, a message) is not the subscription: the list decides.
+	const record = await recordOf(c.ctx, response, 'POST', c.labels);
+	if (record !== undefined && keyOf(record) !== '') return record;
+	const readBack = await stored(c);
+	if (readBack) return readBack.body as IDataObject;
+	throw unconfirmedError(c.ctx, response.statusCode, 'a new webhook with this URL and these events', c.opts.itemIndex);
+}
+
+const EARLIER_TIME_OUT: Outcome = {
+	kind: 'network',
+	code: 'ETIMEDOUT',
+	timedOut: true,
+	refused: false,
+	detail: 'the create timed out on an earlier try of the node',
+};
+
+/** `rerunKey`: the same for every run of one item's create in n8n's re-runs (Retry On Fail), else absent. */
+export async function createWebhook(ctx: TransportContext, input: WebhookInput, opts: CreateOpts = {}): Promise<IDataObject> {
 	const body = validateWebhookInput(ctx.getNode(), input, opts.itemIndex);
 	const policy = resolvePolicy(opts.policy);
 	const labels = { itemIndex: opts.itemIndex, resource: 'webhooks' };
-
-	const before = new Set((await listWebhooks(ctx, opts)).map(keyOf));
-	const stored = async (): Promise<ApiResponse | undefined> => {
-		const match = (await listWebhooks(ctx, opts)).find(
-			(w) => !before.has(keyOf(w)) && w.url === body.url && sameEvents(w.events, body.events),
-		);
-		if (!match) return undefined;
-		ctx.logger?.debug('Appointments API: adopted the webhook stored by an unanswered create');
-		return { statusCode: 200, body: match, attempts: 0, url: '' };
-	};
-
-	// After a time-out the service may still be working on the create: look again, with growing pauses, until the
-	// subscription shows up or the wait budget is spent; send nothing.
-	const watch = async (outcome: Outcome, budget: RetryBudget): Promise<ApiResponse> => {
-		let waited = 0;
-		for (let round = 0; ; round++) {
-			const left = budget.remainingMs - waited;
-			if (left <= 0) {
-				throw apiError(ctx, await credentialInfo(ctx), outcome, { method: 'POST', url: 'webhooks/' }, labels, {
-					attempts: budget.attempts,
-					waitedMs: budget.waitedMs + waited,
-					reason:
-						'the service may still process the request that timed out, so it was not sent again; check before trying again',
-				});
-			}
-			const delay = Math.min(left, Math.max(50, policy.baseDelayMs) * Math.pow(2, Math.min(round, 6)));
-			ctx.logger?.debug(`Appointments API: POST outcome still unknown; looking again in ${delay} ms`);
-			await sleep(delay);
-			waited += delay;
-			const found = await stored();
-			if (found) return found;
+	const now = Date.now();
+	const earlier = opts.rerunKey === undefined ? undefined : recall(opts.rerunKey, now);
+	const run = earlier ?? { before: new Set((await listWebhooks(ctx, opts)).map(keyOf)), timedOut: false, at: now };
+	if (opts.rerunKey !== undefined && !earlier) FIRST_RUNS.set(opts.rerunKey, run);
+	const c: Create = { ctx, body: { url: body.url, events: body.events }, opts, labels, policy, run };
+	if (earlier) {
+		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
+		const found = await stored(c);
+		if (found) return found.body as IDataObject;
+		if (earlier.timedOut) {
+			return (await watch(c, EARLIER_TIME_OUT, { attempts: 1, waitedMs: 0, remainingMs: policy.maxWaitMs })).body as IDataObject;
 		}
-	};
-
-	const response = await apiRequest<IDataObject>(
-		ctx,
-		'POST',
-		'webhooks/',
-		{ body: { url: body.url, events: body.events }, ...labels, policy: opts.policy, idempotent: false },
-		{
-			retryable: (outcome) => outcome.kind === 'network' || [429, 500, 502, 503, 504].includes(outcome.statusCode),
-			beforeRetry: async (outcome, budget) =>
-				(await stored()) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(outcome, budget) : undefined),
-		},
-	);
-	const record = await recordOf(ctx, response, 'POST', labels);
-	if (record !== undefined) return record;
-	const readBack = await stored();
-	if (readBack) return readBack.body as IDataObject;
-	throw unconfirmedError(ctx, response.statusCode, 'a new webhook with this URL and these events', opts.itemIndex);
+	}
+	return await post(c);
 }

@@ -38,8 +38,9 @@ export async function updateWebhook(
 		policy: opts.policy,
 	});
 	const record = await recordOf(ctx, response, 'PUT', labels);
-	if (record !== undefined) return record;
-	// An empty answer: the spec has no single-webhook read, so the updated subscription is found in the list.
+	if (record !== undefined && keyOf(record) !== '') return record;
+	// An answer without the subscription (empty, a message): the spec has no single-webhook read, so the updated
+	// subscription is found in the list.
 	const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key);
 	if (listed) return listed;
 	throw unconfirmedError(ctx, response.statusCode, `webhook ${key}`, opts.itemIndex);
@@ -72,5 +73,7 @@ export async function deleteWebhook(
 		}
 		throw await responseError(ctx, response, 'DELETE', { itemIndex: opts.itemIndex, resource: `Webhook ${key}` });
 	}
+	// A 2xx that is neither empty nor a JSON object (a proxy's login page) did not delete anything.
+	await recordOf(ctx, response, 'DELETE', { itemIndex: opts.itemIndex, resource: `Webhook ${key}` });
 	return { deleted: true, webhook_key: shownKey };
 }

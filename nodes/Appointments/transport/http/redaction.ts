@@ -1,0 +1,127 @@
+/**
+ * The transport's one redaction: every text it shows that may hold something the service sent back (a link, a
+ * body, a field name) passes here before it is shown. A service may echo the token as given, percent-encoded (in
+ * a link), lower-cased (in a host name) or only in part: every run of 8 or more of its characters goes, in any of
+ * these forms.
+ */
+import { NodeApiError, NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
+
+/** Strings of a body longer than this are cut before redaction: nothing shows more than a few thousand characters. */
+const MAX_REDACTED = 100_000;
+
+/** Case folded for ASCII only (so the length never changes), and a space read as `+`, as a query writes it. */
+function fold(text: string): string {
+	return text.replace(/[A-Z ]/g, (c) => (c === ' ' ? '+' : c.toLowerCase()));
+}
+
+/** The text read as the characters it stands for (a `%XX` escape as one), folded, with each one's offset in it. */
+function readUnits(text: string): { chars: string; starts: number[] } {
+	const starts: number[] = [];
+	let chars = '';
+	for (let i = 0; i < text.length; ) {
+		starts.push(i);
+		if (text[i] === '%' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3))) {
+			chars += String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16));
+			i += 3;
+		} else {
+			chars += text[i];
+			i += 1;
+		}
+	}
+	starts.push(text.length);
+	return { chars: fold(chars), starts };
+}
+
+/** The pieces to look for: every 8 characters of the secret, or the whole of a shorter one (4 at least). */
+function piecesOf(secret: string): string[] {
+	const folded = fold(secret);
+	if (folded.length < 8) return folded.length >= 4 ? [folded] : [];
+	const pieces = new Set<string>();
+	for (let i = 0; i + 8 <= folded.length; i++) pieces.add(folded.slice(i, i + 8));
+	return [...pieces];
+}
+
+/** Marks the characters of `text` that hold a piece (`chars` is the text as read; `starts` maps it back). */
+function hide(hidden: Uint8Array, pieces: string[], chars: string, starts?: number[]): boolean {
+	let found = false;
+	for (const piece of pieces) {
+		for (let at = chars.indexOf(piece); at !== -1; at = chars.indexOf(piece, at + 1)) {
+			const end = at + piece.length;
+			hidden.fill(1, starts ? starts[at] : at, starts ? starts[end] : end);
+			found = true;
+		}
+	}
+	return found;
+}
+
+/**
+ * The text with every run of characters that holds a piece of a secret, as written or percent-decoded, replaced
+ * by `***`: a service that echoes the token, or part of it, in any of these forms shows none of it.
+ */
+export function redact(text: string, secrets: Array<string | undefined>): string {
+	const pieces = secrets.flatMap((s) => (typeof s === 'string' ? piecesOf(s) : []));
+	if (pieces.length === 0 || text.length < 4) return text;
+	const hidden = new Uint8Array(text.length);
+	let found = hide(hidden, pieces, fold(text));
+	if (text.includes('%')) {
+		const { chars, starts } = readUnits(text);
+		found = hide(hidden, pieces, chars, starts) || found;
+	}
+	if (!found) return text;
+	let out = '';
+	for (let i = 0; i < text.length; i++) {
+		if (!hidden[i]) out += text[i];
+		else if (i === 0 || !hidden[i - 1]) out += '***';
+	}
+	return out;
+}
+
+/** A parsed body with the secrets redacted from every string and key in it, before anything is cut short. */
+export function redactBody(body: unknown, secrets: string[], depth = 0): unknown {
+	if (typeof body === 'string') return redact(body.length > MAX_REDACTED ? body.slice(0, MAX_REDACTED) : body, secrets);
+	if (body === null || typeof body !== 'object' || depth > 50) return body;
+	if (Array.isArray(body)) return body.map((v) => redactBody(v, secrets, depth + 1));
+	const out: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(body)) {
+		Object.defineProperty(out, redact(key, secrets), {
+			value: redactBody(value, secrets, depth + 1),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	}
+	return out;
+}
+
+function textsOf(error: Error & { description?: unknown; cause?: unknown }): string {
+	const cause = error.cause instanceof Error ? `${error.cause.message} ${error.cause.stack ?? ''}` : '';
+	let json = '';
+	try {
+		json = JSON.stringify(error) ?? '';
+	} catch {
+		// a circular error: its own texts are enough
+	}
+	return [error.message, String(error.description ?? ''), error.stack ?? '', cause, json].join('\n');
+}
+
+/**
+ * The error as it may leave the transport: itself when nothing in it (message, description, stack, cause,
+ * context) holds a piece of a secret, else the same error built again from its redacted message and description.
+ * The list and request layers pass every error through here, so no error they build can show what the service
+ * sent back.
+ */
+export function redactError(error: unknown, secrets: string[]): unknown {
+	if (!(error instanceof Error)) return error;
+	const e = error as Error & { description?: unknown; node?: INode; httpCode?: string | null; context?: IDataObject };
+	const texts = textsOf(e);
+	if (redact(texts, secrets) === texts) return error;
+	const message = redact(e.message, secrets);
+	if (!e.node) return new Error(message);
+	const description = typeof e.description === 'string' ? redact(e.description, secrets) : undefined;
+	const itemIndex = typeof e.context?.itemIndex === 'number' ? e.context.itemIndex : undefined;
+	if (error instanceof NodeApiError) {
+		const httpCode = e.httpCode ?? undefined;
+		return new NodeApiError(e.node, { statusCode: httpCode ?? null } as JsonObject, { message, description, httpCode, itemIndex });
+	}
+	return new NodeOperationError(e.node, message, { description, itemIndex });
+}
