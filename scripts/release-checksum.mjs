@@ -4,8 +4,8 @@
 // `dist.integrity` and what n8n compares the pinned checksum with. The release workflow packs once, publishes that
 // very tarball, and puts its integrity into the release notes and the CHANGELOG entry.
 //
-//   node scripts/release-checksum.mjs pack <dir>                     packs the built package into <dir>; prints
-//       tarball=<path> and integrity=<sha512-...> (also appended to $GITHUB_OUTPUT when set)
+//   node scripts/release-checksum.mjs pack <dir> [folder]            packs the built package (or [folder]) into
+//       <dir>; prints tarball=<path> and integrity=<sha512-...> (also appended to $GITHUB_OUTPUT when set)
 //   node scripts/release-checksum.mjs notes <version> <integrity>    prints the release notes: the CHANGELOG entry
 //       of <version> and how to pin it
 //   node scripts/release-checksum.mjs changelog <version> <integrity> [file]   writes the pin block into the entry
@@ -30,9 +30,10 @@ function integrityOf(file) {
 	return `sha512-${crypto.createHash('sha512').update(fs.readFileSync(file)).digest('base64')}`;
 }
 
-function pack(dir) {
+function pack(dir, folder) {
 	fs.mkdirSync(dir, { recursive: true });
-	const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
+	const what = folder ? [path.resolve(folder)] : [];
+	const out = execFileSync('npm', ['pack', ...what, '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
 	const [info] = JSON.parse(out.slice(out.indexOf('[')));
 	const tarball = path.resolve(dir, info.filename);
 	const integrity = integrityOf(tarball);
@@ -105,5 +106,5 @@ function changelog(version, integrity, file = path.join(ROOT, 'CHANGELOG.md')) {
 
 const [command, ...args] = process.argv.slice(2);
 const commands = { pack, notes, changelog };
-if (!commands[command]) fail('usage: release-checksum.mjs pack <dir> | notes <version> <integrity> | changelog <version> <integrity> [file]');
+if (!commands[command]) fail('usage: release-checksum.mjs pack <dir> [folder] | notes <version> <integrity> | changelog <version> <integrity> [file]');
 commands[command](...args);
