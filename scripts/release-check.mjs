@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // What the release workflow checks before it publishes anything that cannot be taken back:
-// - package.json's author, repository and homepage are real, not the placeholders marked FILL-IN (a package on npm
-//   keeps them for ever; npm's provenance and trusted publishing check `repository.url` against the repository the
-//   workflow runs in, GITHUB_REPOSITORY, so it must name that one);
+// - package.json's author and repository are real, not the placeholders marked FILL-IN (a package on npm keeps
+//   them for ever; npm's provenance and trusted publishing check `repository.url` against the repository the
+//   workflow runs in, GITHUB_REPOSITORY, so it must name that one), and a GitHub homepage is that repository's;
 // - no link in the published files (dist/), the README or the CHANGELOG points to another copy of this repository
 //   (the nodes' documentation links, the CHANGELOG's compare links), and none is a placeholder;
 // - the npm that will publish is >= 11.5.1, the first version with trusted publishing (OIDC).
@@ -46,7 +46,9 @@ function repositoryProblems() {
 	if (repo && running && repo.toLowerCase() !== running.toLowerCase()) {
 		problems.push(`package.json repository.url names ${repo}, but this workflow runs in ${running}: npm refuses provenance from another repository`);
 	}
+	const home = githubRepo(pkg.homepage);
 	if (!pkg.homepage || PLACEHOLDER.test(pkg.homepage)) problems.push(`package.json homepage is a placeholder (${JSON.stringify(pkg.homepage ?? '')})`);
+	else if (home && repo && home.toLowerCase() !== repo.toLowerCase()) problems.push(`package.json homepage names github.com/${home}, not the repository (${repo})`);
 	return { repo, problems };
 }
 

@@ -71,6 +71,12 @@ describe('scripts/release-check.mjs (the "Ready to publish" step)', () => {
 		expect(check(packageFolder({ ...READY, author: { name: 'Ana Pérez', email: 'maintainers@example.com' } })).out).toContain('author.email is a placeholder');
 	});
 
+	test('refuses a homepage on another GitHub repository than repository.url', () => {
+		const r = check(packageFolder({ ...READY, homepage: 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments#readme' }));
+		expect(r).toEqual({ status: 1, out: expect.stringContaining(`package.json homepage names github.com/n8n-nodes-appointments/n8n-nodes-appointments, not the repository (${REPO})`) });
+		expect(check(packageFolder({ ...READY, homepage: 'https://clinica-norte.cl/n8n' })).status).toBe(0);
+	});
+
 	test('refuses a repository.url that is not the repository the workflow runs in (npm would refuse the provenance)', () => {
 		const r = check(packageFolder(READY), { GITHUB_REPOSITORY: 'someone-else/n8n-nodes-appointments' });
 		expect(r.status).toBe(1);
