@@ -99,33 +99,54 @@ async function pollRunsWith(key: string): Promise<Json[]> {
 
 const appointmentAt = (start: DateTime) => createAppointment(stack, { status: 'CONFIRMED', start_date: start.set({ second: 0, millisecond: 0 }).toISO() });
 
+/** Publishes the polling example and examples 1 and 2 set to `at`, with a no-show and an agenda entry to report. */
+async function publishAll(at: DateTime): Promise<void> {
+	// "Yesterday" and "today" as the runs at `at` will see them, even across midnight.
+	await appointmentAt(at.minus({ days: 1 }).set({ hour: 10, minute: 0 }));
+	await appointmentAt(DateTime.min(at.plus({ minutes: 30 }), at.endOf('day').minus({ minutes: 1 })));
+	await emptyMailbox(stack);
+	await activate(stack.api, POLLING);
+	for (const id of [AGENDA, NO_SHOWS]) await publishScheduledAt(id, at);
+	log(`examples 1 and 2 scheduled at ${at.toFormat('HH:mm')} ${TZ}`);
+}
+
+/** The polling example's execution that emits a new appointment (the first one that holds it). */
+async function pollRunOf(start: DateTime): Promise<{ key: string; run: Json }> {
+	const { appointment_key: key } = await appointmentAt(start);
+	const [run] = await pollUntil(`the poll that finds ${key}`, async () => ((await pollRunsWith(key)).length ? await pollRunsWith(key) : undefined), POLL_WAIT);
+	return { key, run };
+}
+
+/** n8n's debug log: the durable scheduler provisioned both examples and handed off exactly their one execution each. */
+function startedByTheDurableScheduler(runs: Record<string, Json[]>): void {
+	const provisioned = logged('Provisioned durable schedules for trigger node').map((m) => m.workflowId);
+	expect(provisioned).toEqual(expect.arrayContaining(Object.keys(runs)));
+	const handedOff = logged('Handed off scheduled occurrence to a new execution');
+	for (const [id, list] of Object.entries(runs)) {
+		expect(handedOff.filter((m) => m.workflowId === id).map((m) => String(m.executionId))).toEqual(list.map((e) => String(e.id)));
+	}
+	const pollJobs = logged('Provisioned scheduler jobs for poll trigger node').map((m) => m.workflowId);
+	expect(pollJobs.includes(POLLING)).toBe(DURABLE_POLLS);
+}
+
 (missing.length ? describe.skip : describe)(`durable scheduler on n8n ${N8N_VERSION} (N8N_SCHEDULER_ENABLED, N8N_USE_WORKFLOW_PUBLICATION_SERVICE)`, () => {
 	test('the scheduled examples run once and email once; the polling trigger emits each event once', async () => {
 		const now = DateTime.now().setZone(TZ);
-		await appointmentAt(now.minus({ days: 1 }).set({ hour: 10, minute: 0 })); // a no-show to mark
-		await appointmentAt(DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 }))); // on today's agenda
-		await emptyMailbox(stack);
 		// The next minute at least 40 s away: time to publish, and for the scheduler to record the run first.
-		const at = now.plus({ seconds: 100 }).startOf('minute');
-		await activate(stack.api, POLLING);
-		for (const id of [AGENDA, NO_SHOWS]) await publishScheduledAt(id, at);
-		log(`examples 1 and 2 scheduled at ${at.toFormat('HH:mm')} ${TZ}`);
-
+		await publishAll(now.plus({ seconds: 100 }).startOf('minute'));
 		const scheduled = await pollUntil('both scheduled examples to run', async () => {
 			const runs = await Promise.all([AGENDA, NO_SHOWS].map(finished));
 			return runs.every((r) => r.length > 0) ? runs : undefined;
 		}, POLL_WAIT);
 		for (const runs of scheduled) expect(runs.map((e: Json) => e.status)).toEqual(['success']);
 
-		// Two appointments, one after the other's execution: each is emitted by one poll, in an execution of its own.
-		const first = await appointmentAt(now.plus({ days: 2 }).set({ hour: 11, minute: 0 }));
-		const [run1] = await pollUntil('the poll that finds the first', async () => ((await pollRunsWith(first.appointment_key)).length ? await pollRunsWith(first.appointment_key) : undefined), POLL_WAIT);
-		const second = await appointmentAt(now.plus({ days: 3 }).set({ hour: 11, minute: 0 }));
-		const [run2] = await pollUntil('the poll that finds the second', async () => ((await pollRunsWith(second.appointment_key)).length ? await pollRunsWith(second.appointment_key) : undefined), POLL_WAIT);
-		expect(Number(run2.id)).toBeGreaterThan(Number(run1.id));
-		expect(await pollRunsWith(first.appointment_key)).toHaveLength(1);
-		expect(JSON.stringify(run2.data.resultData.runData)).not.toContain(first.appointment_key);
-		for (const run of [run1, run2]) expect(run.status).toBe('success');
+		// Two appointments, the second after the first's execution: each is emitted once, in an execution of its own.
+		const first = await pollRunOf(now.plus({ days: 2 }).set({ hour: 11, minute: 0 }));
+		const second = await pollRunOf(now.plus({ days: 3 }).set({ hour: 11, minute: 0 }));
+		expect(Number(second.run.id)).toBeGreaterThan(Number(first.run.id));
+		expect(await pollRunsWith(first.key)).toHaveLength(1);
+		expect(JSON.stringify(second.run.data.resultData.runData)).not.toContain(first.key);
+		for (const { run } of [first, second]) expect(run.status).toBe('success');
 
 		// Read last, more than a minute after the scheduled runs: still one run and one email each.
 		const [agenda, noShows] = await Promise.all([AGENDA, NO_SHOWS].map(finished));
@@ -134,15 +155,6 @@ const appointmentAt = (start: DateTime) => createAppointment(stack, { status: 'C
 		expect(subjects.filter((s) => s.startsWith("Today's appointments:"))).toHaveLength(1);
 		expect(subjects.filter((s) => s.startsWith('No-shows yesterday:'))).toHaveLength(1);
 		expect(subjects.filter((s) => s.startsWith('New appointment:'))).toHaveLength(2);
-
-		// The durable scheduler, not the in-memory one, took the schedules over and started those very runs.
-		const provisioned = logged('Provisioned durable schedules for trigger node').map((m) => m.workflowId);
-		expect(provisioned).toEqual(expect.arrayContaining([AGENDA, NO_SHOWS]));
-		const handedOff = logged('Handed off scheduled occurrence to a new execution');
-		for (const [id, runs] of [[AGENDA, agenda], [NO_SHOWS, noShows]] as const) {
-			expect(handedOff.filter((m) => m.workflowId === id).map((m) => String(m.executionId))).toEqual([String(runs[0].id)]);
-		}
-		const pollJobs = logged('Provisioned scheduler jobs for poll trigger node').map((m) => m.workflowId);
-		expect(pollJobs.includes(POLLING)).toBe(DURABLE_POLLS);
+		startedByTheDurableScheduler({ [AGENDA]: agenda, [NO_SHOWS]: noShows });
 	});
 });
