@@ -44,6 +44,18 @@ export function n8nInstalled(version: string = N8N_VERSION): boolean {
 	}
 }
 
+/**
+ * Whether an installed n8n reads an environment variable at all: its configuration classes declare every variable
+ * they read as a quoted name (`@Env('N8N_…')`, in @n8n/config and in n8n's modules), so the name appears quoted
+ * in its compiled code. The tests of a feature an older n8n lacks ask this, not a version number.
+ */
+export function n8nReadsVariable(name: string, version: string = N8N_VERSION): boolean {
+	const modules = path.join(n8nPaths(version).installDir, 'node_modules');
+	const dirs = [path.join(modules, '@n8n', 'config', 'dist'), path.join(modules, 'n8n', 'dist')].filter((d) => fs.existsSync(d));
+	const r = spawnSync('grep', ['-rlqF', '--include=*.js', `'${name}'`, ...dirs]);
+	return dirs.length > 0 && r.status === 0;
+}
+
 /** Installs n8n if the marker is missing. Returns how long it took (0 when reused). */
 export function ensureN8nInstalled(log: (m: string) => void = console.log, version: string = N8N_VERSION): number {
 	const { installDir, marker, bin } = n8nPaths(version);

@@ -42,6 +42,8 @@ export interface StackOptions {
 	log?: (m: string) => void;
 	/** Replace examples whose file changed since the last import (dev) or always (e2e). */
 	reimport?: 'changed' | 'always';
+	/** More environment for n8n (on top of scripts/n8n.ts n8nEnv), e.g. the durable scheduler's variables. */
+	env?: Record<string, string>;
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
@@ -56,7 +58,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 		const target = { userFolder: opts.userFolder, port, cert };
 		const examples = await importAll(target, side.sandboxUrl, side.apiToken, side.calendarKey, opts.reimport ?? 'always', side.smtpPort);
 		log('Starting n8n...');
-		const n8n = await startN8n(target);
+		const n8n = await startN8n({ ...target, env: opts.env });
 		cleanups.push(() => n8n.stop());
 		const rest = await loginRest(n8n, opts.owner);
 		const key = await createApiKey(rest, `local-${Date.now()}`);
