@@ -14,7 +14,7 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { EVENTS, isCancelled, simplifyAppointment } from '../shared';
+import { EVENTS, isCancelled, triggerItem } from '../shared';
 import { statusOf, type Entry } from './pollState';
 
 export const CREATED = 'appointment.created';
@@ -49,8 +49,7 @@ export interface Change {
 
 export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
 	const { event, data, previous } = change;
-	const before = previous === undefined ? {} : { previous };
-	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp, ...before } : { event, timestamp, data, ...before } };
+	return triggerItem({ event, timestamp, data, ...(previous === undefined ? {} : { previous }) }, simplify, previous);
 }
 
 /** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */

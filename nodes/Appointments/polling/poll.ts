@@ -18,7 +18,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { matches, notAppointmentReason, WALL_CLOCK_FORMAT, windowQuery, type EventFilter } from '../shared';
+import { matches, notAppointmentReason, wallClock, windowQuery, type EventFilter } from '../shared';
 import { accountTimeZone, paginate, readAppointment, type PaginateOptions } from '../transport';
 import {
 	CHANGE_EVENTS,
@@ -54,10 +54,6 @@ export async function serviceWindow(ctx: IPollFunctions, from: number, to: numbe
 	const account = await accountTimeZone(ctx);
 	if (account !== undefined) return windowQuery({ from, to }, account);
 	return windowQuery({ from: from - PAD, to: to + PAD }, ctx.getTimezone());
-}
-
-function wallClock(ms: number, zone: string): string {
-	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
 }
 
 /**

@@ -69,7 +69,7 @@ export interface TimePoll {
 	commit(): INodeExecutionData[];
 }
 
-function readState(staticData: Record<string, unknown>): TimeState | undefined {
+function readTimeState(staticData: Record<string, unknown>): TimeState | undefined {
 	const saved = staticData.time as Record<string, unknown> | undefined;
 	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || typeof saved.done !== 'string') return undefined;
 	const done = new Map<string, string>();
@@ -86,7 +86,7 @@ function readState(staticData: Record<string, unknown>): TimeState | undefined {
 	};
 }
 
-function writeState(staticData: Record<string, unknown>, state: TimeState): void {
+function writeTimeState(staticData: Record<string, unknown>, state: TimeState): void {
 	const parts: string[] = [];
 	for (const [id, flags] of state.done) parts.push(`${id},${flags}`);
 	const saved: Record<string, unknown> = { v: 1, at: state.at, done: parts.join(';') };
@@ -115,7 +115,7 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 
 	const zone = ctx.getTimezone();
 	const nowDt = DateTime.now().setZone(zone);
-	const r = timeRound(nowDt.toMillis(), options, readState(staticData));
+	const r = timeRound(nowDt.toMillis(), options, readTimeState(staticData));
 	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, r.from, r.to))) {
 		for (const record of records) markRecord(r, record, options.filter);
 	}
@@ -131,7 +131,7 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 	const timestamp = nowDt.toISO()!;
 	return {
 		commit() {
-			writeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
+			writeTimeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
 			return r.changes.map((change) => toItem(change, timestamp, options.simplify));
 		},
 	};
