@@ -26,7 +26,8 @@ import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
 import { isCancelled, matches, type EventFilter } from '../shared';
-import { appointmentPages, serviceWindow, toItem, type Change, type PollingOptions } from './poll';
+import { appointmentPages, serviceWindow, type Reader } from './listing';
+import { toItem, type Change, type PollingOptions } from './poll';
 import { startMs } from './pollState';
 
 export const STARTING_SOON = 'appointment.starting_soon';
@@ -65,6 +66,10 @@ interface TimeState {
 }
 
 export interface TimePoll {
+	/** The time events' window and what each listed record does; undefined when none is selected. */
+	reader?: Reader;
+	/** After the listing: forgets the pairs that can no longer match; fails when too many are left. */
+	settle(): void;
 	/** Writes the new state and returns the items; call after every other request of the poll succeeded. */
 	commit(): INodeExecutionData[];
 }
@@ -98,14 +103,15 @@ function writeTimeState(staticData: Record<string, unknown>, state: TimeState): 
 const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;
 
 /**
- * Reads the window the selected time events need and decides what to emit; nothing is written until commit().
- * With no time event selected it sends nothing and commit() forgets the state, so selecting one later starts
- * from a baseline.
+ * The window the selected time events need (listed by the caller, once with the change events' window) and what
+ * to emit; nothing is written until commit(). With no time event selected it reads nothing and commit() forgets the
+ * state, so selecting one later starts from a baseline.
  */
-export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions): Promise<TimePoll> {
+export function startTimeEvents(ctx: IPollFunctions, options: TimeOptions): TimePoll {
 	const staticData = ctx.getWorkflowStaticData('node');
 	if (!options.events.has(STARTING_SOON) && !options.events.has(STARTED)) {
 		return {
+			settle() {},
 			commit() {
 				if (staticData.time !== undefined) delete staticData.time;
 				return [];
@@ -116,20 +122,18 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 	const zone = ctx.getTimezone();
 	const nowDt = DateTime.now().setZone(zone);
 	const r = timeRound(nowDt.toMillis(), options, readTimeState(staticData));
-	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, r.from, r.to))) {
-		for (const record of records) markRecord(r, record, options.filter);
-	}
-	forgetSpent(r);
-	if (r.done.size > options.maxWatched) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
-			{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
-		);
-	}
-
 	const timestamp = nowDt.toISO()!;
 	return {
+		reader: { from: r.from, to: r.to, read: (record) => markRecord(r, record, options.filter) },
+		settle() {
+			forgetSpent(r);
+			if (r.done.size <= options.maxWatched) return;
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
+				{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
+			);
+		},
 		commit() {
 			writeTimeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
 			return r.changes.map((change) => toItem(change, timestamp, options.simplify));
