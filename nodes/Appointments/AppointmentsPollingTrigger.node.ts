@@ -9,8 +9,18 @@ import {
 } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
-import { eventFilterProperty, eventList, numberValue, optionsProperty, readEventFilter, withoutItem } from './shared';
-import { CHANGE_EVENTS } from './polling/changes';
+import {
+	CHANGE_EVENTS,
+	eventFilterProperty,
+	eventList,
+	numberValue,
+	optionsProperty,
+	readEventFilter,
+	STARTED,
+	STARTING_SOON,
+	TIME_EVENTS,
+	withoutItem,
+} from './shared';
 import { listOnce, type Reader } from './polling/listing';
 import { sampleEvent, startChanges } from './polling/poll';
 import {
@@ -18,9 +28,6 @@ import {
 	LEAD_MIN,
 	startTimeEvents,
 	sampleTimeEvent,
-	STARTED,
-	STARTING_SOON,
-	TIME_EVENTS,
 	type TimeOptions,
 } from './polling/timeEvents';
 

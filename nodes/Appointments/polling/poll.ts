@@ -18,10 +18,9 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { matches, wallClock, type EventFilter } from '../shared';
+import { CHANGE_EVENTS, CREATED, matches, wallClock, type EventFilter } from '../shared';
 import { accountTimeZone, readAppointment } from '../transport';
 import {
-	CHANGE_EVENTS,
 	changesOf,
 	createdChanges,
 	forgottenChange,
@@ -61,7 +60,7 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 	for await (const records of appointmentPages(ctx, query, { limit: SAMPLE_LIMIT, keep: inside })) {
 		const record = records.find((r) => matches(options.filter, r));
 		if (record === undefined) continue;
-		const event = [...options.events][0] ?? 'appointment.created';
+		const event = [...options.events][0] ?? CREATED;
 		// A sample has no earlier values: `previous` holds the current ones, so its fields can be mapped.
 		const previous = WITH_PREVIOUS.has(event) ? { start_date: record.start_date, status: record.status } : undefined;
 		return [[toItem({ event, data: record, previous }, now.toISO()!, options.simplify)]];

@@ -25,26 +25,10 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { isCancelled, matches, type EventFilter } from '../shared';
+import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared';
 import { appointmentPages, serviceWindow, type Reader } from './listing';
 import { toItem, type Change, type PollingOptions } from './poll';
 import { startMs } from './pollState';
-
-export const STARTING_SOON = 'appointment.starting_soon';
-export const STARTED = 'appointment.started';
-
-export const TIME_EVENTS = [
-	{
-		name: 'Appointment Started',
-		value: STARTED,
-		description: 'Its start time was reached (at the first poll at or after it)',
-	},
-	{
-		name: 'Appointment Starting Soon',
-		value: STARTING_SOON,
-		description: 'Its start is less than Lead Time away, e.g. to send a reminder',
-	},
-] as const;
 
 /** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
 export const LEAD_MIN = 1;
