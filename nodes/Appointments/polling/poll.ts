@@ -1,7 +1,8 @@
 /**
- * One poll: list the appointments whose start lies in the watched window, compare them with the state of the last
- * successful poll (pollState.ts), and turn the differences into the webhook trigger's items. The state is written only
- * after every request succeeded, so a failing poll leaves it as it was and the next one catches up.
+ * One poll's change events: the appointments whose start lies in the watched window (listed by listing.ts, once
+ * with the time events' window), compared with the state of the last successful poll (pollState.ts), the
+ * differences turned into the webhook trigger's items. The state is written only after every request succeeded,
+ * so a failing poll leaves it as it was and the next one catches up.
  *
  * Why it is correct whatever the service does with its filters: the window is written in the account's zone (the
  * credential's Account Time Zone; padded when that is empty, as the account's zone is then a guess) with edges every
@@ -31,8 +32,6 @@ import {
 } from './changes';
 import { appointmentPages, serviceWindow, type Reader } from './listing';
 import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState';
-
-export { toItem, type Change } from './changes';
 
 export interface PollingOptions {
 	events: ReadonlySet<string>;

@@ -27,7 +27,8 @@ import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPo
 
 import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared';
 import { appointmentPages, serviceWindow, type Reader } from './listing';
-import { toItem, type Change, type PollingOptions } from './poll';
+import { toItem, type Change } from './changes';
+import type { PollingOptions } from './poll';
 import { startMs } from './pollState';
 
 /** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
