@@ -9,17 +9,25 @@ import {
 } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
-import { eventFilterProperty, eventList, numberValue, optionsProperty, readEventFilter, withoutItem } from './shared';
-import { CHANGE_EVENTS } from './polling/changes';
-import { pollChanges, sampleEvent } from './polling/poll';
 import {
-	LEAD_MAX,
-	LEAD_MIN,
-	pollTimeEvents,
-	sampleTimeEvent,
+	CHANGE_EVENTS,
+	eventFilterProperty,
+	eventList,
+	numberValue,
+	optionsProperty,
+	readEventFilter,
 	STARTED,
 	STARTING_SOON,
 	TIME_EVENTS,
+	withoutItem,
+} from './shared';
+import { listOnce, type Reader } from './polling/listing';
+import { sampleEvent, startChanges } from './polling/poll';
+import {
+	LEAD_MAX,
+	LEAD_MIN,
+	startTimeEvents,
+	sampleTimeEvent,
 	type TimeOptions,
 } from './polling/timeEvents';
 
@@ -163,10 +171,13 @@ export class AppointmentsPollingTrigger implements INodeType {
 			const time = first === STARTING_SOON || first === STARTED ? await sampleTimeEvent(this, options, first) : undefined;
 			return time ?? (await sampleEvent(this, options));
 		}
-		// Every request first, then the time events' state: a failing request leaves both states as they were.
-		const time = await pollTimeEvents(this, options);
-		const changes = await pollChanges(this, options);
-		const items = [...(changes?.[0] ?? []), ...time.commit()];
+		// One listing serves the change and the time events. Every request first, then the states: a failing
+		// request leaves both as they were.
+		const time = startTimeEvents(this, options);
+		const changes = await startChanges(this, options);
+		await listOnce(this, [time.reader, changes.reader].filter((reader): reader is Reader => reader !== undefined));
+		time.settle();
+		const items = [...(await changes.finish()), ...time.commit()];
 		return items.length > 0 ? [items] : null;
 	}
 }

@@ -12,7 +12,7 @@ import { DateTime } from 'luxon';
 import { eventNames, type Json } from './common';
 import { HOUR, iso, MIN, SOON, STARTED, T0, ZONE, useTimeEvents } from './timeEventsSetup';
 
-const { sb, admin, api, create, harness, pollAt, setClock } = useTimeEvents();
+const { sb, admin, api, create, harness, pollAt, reschedule, setClock } = useTimeEvents();
 const names = eventNames;
 
 describe('whatever the poll interval, restarts and failing polls', () => {
@@ -82,6 +82,34 @@ describe('selection, cost and the builder\'s view', () => {
 		expect([...windows]).toEqual([`GET /api/v3/appointments/ ${wall(T0 + HOUR - 51 * HOUR)} ${wall(T0 + 2 * HOUR + 27 * HOUR)}`]);
 		expect(b).toBeDefined();
 		expect(Object.keys(time.saved()['node:Appointments Polling Trigger'] as Json)).toEqual(['time']);
+	});
+
+	test('change and time events selected: one list of the two windows together, each event once', async () => {
+		const watched = await create(T0 + 5 * HOUR);
+		// Lead Time (3 days) reaches past Days Ahead (1), Started (24 h back) past Days Back (0): the windows differ.
+		const h = harness(['appointment.created', 'appointment.updated', SOON, STARTED], 3 * 24 * 60, { daysAhead: 1, daysBack: 0 });
+		await h.activate();
+		const fresh = await create(T0 + 10 * HOUR);
+		const far = await create(T0 + 48 * HOUR); // inside Lead Time only: starting soon, not created
+		const began = await create(T0 + 30 * MIN); // started before the window of the change events: started only
+		await reschedule(watched, T0 + 6 * HOUR);
+		await admin('DELETE', '/__sandbox/requests/');
+		expect(await pollAt(h, T0 + HOUR)).toEqual(
+			[
+				`appointment.created ${fresh}`,
+				`${SOON} ${fresh}`,
+				`${SOON} ${far}`,
+				`appointment.updated ${watched}`,
+				`${SOON} ${watched}`,
+				`${STARTED} ${began}`,
+			].sort(),
+		);
+		const { requests } = await admin('GET', '/__sandbox/requests/');
+		const windows = new Set(
+			requests.filter((r: Json) => r.path === '/api/v3/appointments/').map((r: Json) => `${r.query.start_date} ${r.query.end_date}`),
+		);
+		expect(windows.size).toBe(1);
+		expect(await pollAt(h, T0 + HOUR + MIN)).toEqual([]);
 	});
 
 	test('static data: under 50 bytes per remembered appointment, and a pair is forgotten once it can no longer match', async () => {

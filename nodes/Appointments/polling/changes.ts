@@ -14,28 +14,8 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { EVENTS, isCancelled, simplifyAppointment } from '../shared';
+import { CANCELED, CREATED, isCancelled, RESCHEDULED, STATUS_CHANGED, triggerItem, UPDATED } from '../shared';
 import { statusOf, type Entry } from './pollState';
-
-export const CREATED = 'appointment.created';
-export const CANCELED = 'appointment.canceled';
-export const UPDATED = 'appointment.updated';
-export const RESCHEDULED = 'appointment.rescheduled';
-export const STATUS_CHANGED = 'appointment.status_changed';
-
-export const CHANGE_EVENTS = [
-	...EVENTS,
-	{
-		name: 'Appointment Rescheduled',
-		value: RESCHEDULED,
-		description: 'Its start changed; previous holds the start and status before',
-	},
-	{
-		name: 'Appointment Status Changed',
-		value: STATUS_CHANGED,
-		description: 'Its status changed (a cancellation is Appointment Canceled); previous holds the status and start before',
-	},
-] as const;
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
@@ -49,8 +29,7 @@ export interface Change {
 
 export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
 	const { event, data, previous } = change;
-	const before = previous === undefined ? {} : { previous };
-	return { json: simplify ? { ...simplifyAppointment(data), event, timestamp, ...before } : { event, timestamp, data, ...before } };
+	return triggerItem({ event, timestamp, data, ...(previous === undefined ? {} : { previous }) }, simplify, previous);
 }
 
 /** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */

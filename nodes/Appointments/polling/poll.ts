@@ -1,7 +1,8 @@
 /**
- * One poll: list the appointments whose start lies in the watched window, compare them with the state of the last
- * successful poll (pollState.ts), and turn the differences into the webhook trigger's items. The state is written only
- * after every request succeeded, so a failing poll leaves it as it was and the next one catches up.
+ * One poll's change events: the appointments whose start lies in the watched window (listed by listing.ts, once
+ * with the time events' window), compared with the state of the last successful poll (pollState.ts), the
+ * differences turned into the webhook trigger's items. The state is written only after every request succeeded,
+ * so a failing poll leaves it as it was and the next one catches up.
  *
  * Why it is correct whatever the service does with its filters: the window is written in the account's zone (the
  * credential's Account Time Zone; padded when that is empty, as the account's zone is then a guess) with edges every
@@ -18,10 +19,9 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { matches, notAppointmentReason, WALL_CLOCK_FORMAT, windowQuery, type EventFilter } from '../shared';
-import { accountTimeZone, paginate, readAppointment, type PaginateOptions } from '../transport';
+import { CHANGE_EVENTS, CREATED, matches, wallClock, type EventFilter } from '../shared';
+import { accountTimeZone, readAppointment } from '../transport';
 import {
-	CHANGE_EVENTS,
 	changesOf,
 	createdChanges,
 	forgottenChange,
@@ -30,9 +30,8 @@ import {
 	WITH_PREVIOUS,
 	type Change,
 } from './changes';
+import { appointmentPages, serviceWindow, type Reader } from './listing';
 import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState';
-
-export { toItem, type Change } from './changes';
 
 export interface PollingOptions {
 	events: ReadonlySet<string>;
@@ -45,41 +44,6 @@ export interface PollingOptions {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** More than the largest difference between two time zones' offsets (26 h): with no Account Time Zone the window
- * goes out in the workflow's zone this much wider, so the service's reading in its own zone still covers it. */
-const PAD = 27 * 60 * 60 * 1000;
-
-/** The list query of the window of starts [from, to], as the service reads it; the caller cuts the answer to it. */
-export async function serviceWindow(ctx: IPollFunctions, from: number, to: number): Promise<IDataObject> {
-	const account = await accountTimeZone(ctx);
-	if (account !== undefined) return windowQuery({ from, to }, account);
-	return windowQuery({ from: from - PAD, to: to + PAD }, ctx.getTimezone());
-}
-
-function wallClock(ms: number, zone: string): string {
-	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
-}
-
-/**
- * The window's appointments, page by page. An entry that is not an appointment fails the poll like a failed
- * request (nothing is emitted from it, the state is kept, the next poll reads again).
- */
-export async function* appointmentPages(
-	ctx: IPollFunctions,
-	query: IDataObject,
-	options: PaginateOptions = {},
-): AsyncGenerator<IDataObject[]> {
-	for await (const records of paginate(ctx, 'appointments/', query, { keyField: 'appointment_key', ...options })) {
-		for (const record of records) {
-			const why = notAppointmentReason(record);
-			if (why === undefined) continue;
-			throw new NodeOperationError(ctx.getNode(), `The service's list of appointments held an entry that is not an appointment (${why})`, {
-				description: 'Nothing was emitted from this poll; the next poll reads the list again. Check that the credential\'s Base URL is the service\'s API address.',
-			});
-		}
-		yield records;
-	}
-}
 
 /** How many appointments "Fetch test event" looks through for one that matches the Filters. */
 const SAMPLE_LIMIT = 200;
@@ -95,7 +59,7 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 	for await (const records of appointmentPages(ctx, query, { limit: SAMPLE_LIMIT, keep: inside })) {
 		const record = records.find((r) => matches(options.filter, r));
 		if (record === undefined) continue;
-		const event = [...options.events][0] ?? 'appointment.created';
+		const event = [...options.events][0] ?? CREATED;
 		// A sample has no earlier values: `previous` holds the current ones, so its fields can be mapped.
 		const previous = WITH_PREVIOUS.has(event) ? { start_date: record.start_date, status: record.status } : undefined;
 		return [[toItem({ event, data: record, previous }, now.toISO()!, options.simplify)]];
@@ -105,12 +69,23 @@ export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions):
 	});
 }
 
-export async function pollChanges(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][] | null> {
+export interface ChangePoll {
+	/** The change events' window and what each listed record does; undefined when none is selected. */
+	reader?: Reader;
+	/** After the listing: reads back the unlisted watched appointments, writes the state, gives the items. */
+	finish(): Promise<INodeExecutionData[]>;
+}
+
+export async function startChanges(ctx: IPollFunctions, options: PollingOptions): Promise<ChangePoll> {
 	const staticData = ctx.getWorkflowStaticData('node');
 	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value))) {
 		// Only time events (timeEvents.ts): no request, and no stale state to compare with once one is selected.
-		if (staticData.state !== undefined) delete staticData.state;
-		return null;
+		return {
+			async finish() {
+				if (staticData.state !== undefined) delete staticData.state;
+				return [];
+			},
+		};
 	}
 	const zone = ctx.getTimezone();
 	const now = DateTime.now().setZone(zone);
@@ -121,19 +96,17 @@ export async function pollChanges(ctx: IPollFunctions, options: PollingOptions):
 	// `previous.start_date` on the account's clock, as the service writes start_date, when the credential names it.
 	const shownZone = (await accountTimeZone(ctx)) ?? zone;
 	const c: Comparison = { from, to, zone: shownZone, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
-
-	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, from, to))) {
-		for (const record of records) compareListed(c, record);
-	}
-	await readBackUnlisted(ctx, c);
-
-	forgetBeyond(ctx, c.entries, from, to, options);
-	writeState(staticData, { from, to, entries: c.entries });
-
-	const items = c.changes
-		.filter((change) => options.events.has(change.event) && matches(options.filter, change.data))
-		.map((change) => toItem(change, timestamp, options.simplify));
-	return items.length > 0 ? [items] : null;
+	return {
+		reader: { from, to, read: (record) => compareListed(c, record) },
+		async finish() {
+			await readBackUnlisted(ctx, c);
+			forgetBeyond(ctx, c.entries, from, to, options);
+			writeState(staticData, { from, to, entries: c.entries });
+			return c.changes
+				.filter((change) => options.events.has(change.event) && matches(options.filter, change.data))
+				.map((change) => toItem(change, timestamp, options.simplify));
+		},
+	};
 }
 
 /** One poll's comparison of the service's list with the state of the last successful poll. */

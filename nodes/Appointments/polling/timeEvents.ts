@@ -25,25 +25,11 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { isCancelled, matches, type EventFilter } from '../shared';
-import { appointmentPages, serviceWindow, toItem, type Change, type PollingOptions } from './poll';
+import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared';
+import { appointmentPages, serviceWindow, type Reader } from './listing';
+import { toItem, type Change } from './changes';
+import type { PollingOptions } from './poll';
 import { startMs } from './pollState';
-
-export const STARTING_SOON = 'appointment.starting_soon';
-export const STARTED = 'appointment.started';
-
-export const TIME_EVENTS = [
-	{
-		name: 'Appointment Started',
-		value: STARTED,
-		description: 'Its start time was reached (at the first poll at or after it)',
-	},
-	{
-		name: 'Appointment Starting Soon',
-		value: STARTING_SOON,
-		description: 'Its start is less than Lead Time away, e.g. to send a reminder',
-	},
-] as const;
 
 /** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
 export const LEAD_MIN = 1;
@@ -65,11 +51,15 @@ interface TimeState {
 }
 
 export interface TimePoll {
+	/** The time events' window and what each listed record does; undefined when none is selected. */
+	reader?: Reader;
+	/** After the listing: forgets the pairs that can no longer match; fails when too many are left. */
+	settle(): void;
 	/** Writes the new state and returns the items; call after every other request of the poll succeeded. */
 	commit(): INodeExecutionData[];
 }
 
-function readState(staticData: Record<string, unknown>): TimeState | undefined {
+function readTimeState(staticData: Record<string, unknown>): TimeState | undefined {
 	const saved = staticData.time as Record<string, unknown> | undefined;
 	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || typeof saved.done !== 'string') return undefined;
 	const done = new Map<string, string>();
@@ -86,7 +76,7 @@ function readState(staticData: Record<string, unknown>): TimeState | undefined {
 	};
 }
 
-function writeState(staticData: Record<string, unknown>, state: TimeState): void {
+function writeTimeState(staticData: Record<string, unknown>, state: TimeState): void {
 	const parts: string[] = [];
 	for (const [id, flags] of state.done) parts.push(`${id},${flags}`);
 	const saved: Record<string, unknown> = { v: 1, at: state.at, done: parts.join(';') };
@@ -98,14 +88,15 @@ function writeState(staticData: Record<string, unknown>, state: TimeState): void
 const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;
 
 /**
- * Reads the window the selected time events need and decides what to emit; nothing is written until commit().
- * With no time event selected it sends nothing and commit() forgets the state, so selecting one later starts
- * from a baseline.
+ * The window the selected time events need (listed by the caller, once with the change events' window) and what
+ * to emit; nothing is written until commit(). With no time event selected it reads nothing and commit() forgets the
+ * state, so selecting one later starts from a baseline.
  */
-export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions): Promise<TimePoll> {
+export function startTimeEvents(ctx: IPollFunctions, options: TimeOptions): TimePoll {
 	const staticData = ctx.getWorkflowStaticData('node');
 	if (!options.events.has(STARTING_SOON) && !options.events.has(STARTED)) {
 		return {
+			settle() {},
 			commit() {
 				if (staticData.time !== undefined) delete staticData.time;
 				return [];
@@ -115,23 +106,21 @@ export async function pollTimeEvents(ctx: IPollFunctions, options: TimeOptions):
 
 	const zone = ctx.getTimezone();
 	const nowDt = DateTime.now().setZone(zone);
-	const r = timeRound(nowDt.toMillis(), options, readState(staticData));
-	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, r.from, r.to))) {
-		for (const record of records) markRecord(r, record, options.filter);
-	}
-	forgetSpent(r);
-	if (r.done.size > options.maxWatched) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
-			{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
-		);
-	}
-
+	const r = timeRound(nowDt.toMillis(), options, readTimeState(staticData));
 	const timestamp = nowDt.toISO()!;
 	return {
+		reader: { from: r.from, to: r.to, read: (record) => markRecord(r, record, options.filter) },
+		settle() {
+			forgetSpent(r);
+			if (r.done.size <= options.maxWatched) return;
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
+				{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
+			);
+		},
 		commit() {
-			writeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
+			writeTimeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
 			return r.changes.map((change) => toItem(change, timestamp, options.simplify));
 		},
 	};

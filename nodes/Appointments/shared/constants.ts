@@ -1,9 +1,12 @@
 /**
- * Constants shared by the action node and the trigger.
+ * The package's one vocabulary of statuses and events, shared by the action node and both triggers (the sandbox
+ * keeps its own, sandbox/vocabulary.ts; test/node/vocabulary.test.ts fails when the two disagree).
  *
  *   STATUSES: { name, value, description }[]   the 11 appointment status values of the service
  *   STATUS_VALUES: readonly string[]
  *   EVENTS: { name, value, description }[]     the 3 event names the spec names (the list is not complete)
+ *   CHANGE_EVENTS, TIME_EVENTS                 the polling trigger's events: the 3, two more changes it can tell
+ *                                              apart, and two moments (polling/changes.ts, polling/timeEvents.ts)
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
 
@@ -77,3 +80,37 @@ export const EVENTS = [
 	},
 ] as const satisfies readonly INodePropertyOptions[];
 
+export const CREATED = 'appointment.created';
+export const CANCELED = 'appointment.canceled';
+export const UPDATED = 'appointment.updated';
+export const RESCHEDULED = 'appointment.rescheduled';
+export const STATUS_CHANGED = 'appointment.status_changed';
+export const STARTING_SOON = 'appointment.starting_soon';
+export const STARTED = 'appointment.started';
+
+export const CHANGE_EVENTS = [
+	...EVENTS,
+	{
+		name: 'Appointment Rescheduled',
+		value: RESCHEDULED,
+		description: 'Its start changed; previous holds the start and status before',
+	},
+	{
+		name: 'Appointment Status Changed',
+		value: STATUS_CHANGED,
+		description: 'Its status changed (a cancellation is Appointment Canceled); previous holds the status and start before',
+	},
+] as const;
+
+export const TIME_EVENTS = [
+	{
+		name: 'Appointment Started',
+		value: STARTED,
+		description: 'Its start time was reached (at the first poll at or after it)',
+	},
+	{
+		name: 'Appointment Starting Soon',
+		value: STARTING_SOON,
+		description: 'Its start is less than Lead Time away, e.g. to send a reminder',
+	},
+] as const;

@@ -13,6 +13,7 @@
  *   interface StartWindow { from?: number; to?: number }
  *   wallClockReadings(local, zone)   the instants a wall-clock time (its fields as a UTC timestamp) can mean
  *   windowQuery(window, zone)        { start_date?, end_date? } as wall clock in the account zone
+ *   wallClock(ms, zone)              an instant as wall clock in `zone`, the form the service's filters take
  *   edgeWallClock(ms, zone, side)    one edge, moved outward to a wall-clock time that exists once
  *   startInstant(startDate, zone)    a record's start_date as epoch ms (NaN when unreadable)
  *   inWindow(window, startDate, zone)
@@ -46,6 +47,10 @@ export function wallClockReadings(
 	return { earlier: pick[0], later: pick[pick.length - 1], kind: real.length > 1 ? 'repeated' : 'skipped' };
 }
 
+export function wallClock(ms: number, zone: string): string {
+	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
+}
+
 /** An instant's wall-clock fields as a UTC timestamp. */
 const localOf = (ms: number, zone: string) => ms + IANAZone.create(zone).offset(ms) * 60_000;
 
@@ -63,7 +68,7 @@ export function edgeWallClock(ms: number, zone: string, side: 'lower' | 'upper')
 		const change = readings.later - readings.earlier;
 		t = side === 'lower' ? readings.earlier - change : readings.later + change;
 	}
-	return DateTime.fromMillis(t, { zone }).toFormat(WALL_CLOCK_FORMAT);
+	return wallClock(t, zone);
 }
 
 /** The list query of a window: its edges as wall clock in the account zone, an open edge left out. */

@@ -5,7 +5,7 @@
  * calendar_key is kept so a simplified item can feed the next node's Calendar Key filter. Fields missing from
  * the record are left out (never invented); a non-object yields `{}`.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -30,4 +30,17 @@ export function simplifyAppointment(record: unknown): IDataObject {
 		out.person = person;
 	}
 	return out;
+}
+
+/** An event as a trigger delivers it: the webhook's envelope (with any fields the service adds) or a poll's. */
+export type DeliveredEvent = IDataObject & { event: string; timestamp: string; data: IDataObject };
+
+/**
+ * A trigger item, one shape for both triggers: the event as delivered, or with Simplify the appointment's
+ * simplified fields beside the event's name and time (and `previous`, the polling trigger's values before a change).
+ */
+export function triggerItem(delivered: DeliveredEvent, simplify: boolean, previous?: IDataObject): INodeExecutionData {
+	if (!simplify) return { json: delivered };
+	const { event, timestamp, data } = delivered;
+	return { json: { ...simplifyAppointment(data), event, timestamp, ...(previous === undefined ? {} : { previous }) } };
 }

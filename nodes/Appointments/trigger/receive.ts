@@ -28,7 +28,7 @@ import {
 } from 'n8n-workflow';
 
 import { getAppointment } from '../transport';
-import { matches, simplifyAppointment, type EventFilter } from '../shared';
+import { matches, triggerItem, type EventFilter } from '../shared';
 import { receiverConfig, type ReceiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
 import { claimEvent, type Claim } from './dedupe';
@@ -39,7 +39,7 @@ import { claimEvent, type Claim } from './dedupe';
  */
 const VERIFY_POLICY = { maxAttempts: 1, timeoutMs: 4000 };
 
-function keyOf(body: unknown): string | undefined {
+function appointmentKeyOf(body: unknown): string | undefined {
 	const data = (body as { data?: { appointment_key?: unknown } } | null)?.data;
 	const key = data !== null && typeof data === 'object' ? data.appointment_key : undefined;
 	return typeof key === 'string' && key.length <= MAX_NAME ? key : undefined;
@@ -140,7 +140,7 @@ function invalid(ctx: IWebhookFunctions, where: Pick<Meta, 'workflowId' | 'node'
 	ctx.logger.debug(`Appointments Trigger: rejected an invalid notification (400): ${problem}`, {
 		...where,
 		event: eventOf(body),
-		appointmentKey: keyOf(body),
+		appointmentKey: appointmentKeyOf(body),
 	});
 	return answer(ctx, 400, { error: 'invalid notification', reason: problem });
 }
@@ -185,10 +185,6 @@ async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<I
 
 function started(d: Delivery, data: IDataObject): IWebhookResponseData {
 	const { envelope } = d;
-	const json: IDataObject = d.config.options.simplify
-		? { ...simplifyAppointment(data), event: envelope.event, timestamp: envelope.timestamp }
-		: data === envelope.data
-			? envelope
-			: { ...envelope, data };
-	return { workflowData: [[{ json }]] };
+	const delivered = data === envelope.data ? envelope : { ...envelope, data };
+	return { workflowData: [[triggerItem(delivered, d.config.options.simplify)]] };
 }

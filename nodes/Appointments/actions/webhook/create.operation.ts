@@ -5,7 +5,7 @@
  */
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { eventList, validateWebhookInput, validateWebhookUrl } from '../../shared';
+import { eventList, validateWebhookUrl, type WebhookInput } from '../../shared';
 import { createWebhook } from '../../transport';
 import { optionsCollection, webhookFields } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
@@ -44,7 +44,8 @@ export const prepare: PrepareOperation = function (item) {
 		this.getNodeParameter('otherEvents', i, ''),
 		i,
 	);
-	const input = validateWebhookInput(this.getNode(), { url, events }, i);
+	// eventList gives at least one event, trimmed and without repeats: the input is checked.
+	const input: WebhookInput = { url, events };
 	const rerunKey = rerunKeyOf(this, i);
 	return async () => await createWebhook(this, input, { itemIndex: i, policy: item.policy, rerunKey });
 };

@@ -1,7 +1,7 @@
 /** Webhook > Update: PUT /api/v3/webhooks/{key}/ {url, events}, a full replacement of the subscription. */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { eventList, validateWebhookInput, validateWebhookUrl } from '../../shared';
+import { eventList, validateWebhookUrl, type WebhookInput } from '../../shared';
 import { updateWebhook } from '../../transport';
 import { optionsCollection, webhookFields, webhookKeyField, webhookKeyOf } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
@@ -35,7 +35,8 @@ export const prepare: PrepareOperation = function (item) {
 		this.getNodeParameter('otherEvents', i, ''),
 		i,
 	);
-	const input = validateWebhookInput(this.getNode(), { url, events }, i);
+	// eventList gives at least one event, trimmed and without repeats: the input is checked.
+	const input: WebhookInput = { url, events };
 	return async () =>
 		await updateWebhook(this, key, input, {
 			itemIndex: i,
