@@ -6,8 +6,8 @@
  *
  * `from`/`to` is the window of start times the last successful poll listed completely. A fingerprint is
  * `<status>:<start>`: the status as one base-36 digit for the 11 known statuses (`~<status>` for others), the
- * start in seconds since the epoch in base 36 (`!<text>` when it cannot be read): 9 bytes. Keys and free text are
- * URI-encoded, so they never contain the separators (a UUID stays as it is): 47 bytes per watched appointment.
+ * start in seconds since the epoch in base 36 (`!<text>` when it cannot be read). Keys and free text are
+ * URI-encoded, so they never contain the separators (a UUID stays as it is).
  */
 import { STATUS_VALUES } from '../shared';
 
