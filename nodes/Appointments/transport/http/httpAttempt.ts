@@ -142,13 +142,8 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
 }
 
-export async function sendOnce(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	url: string,
-	body: IDataObject | IDataObject[] | undefined,
-	timeoutMs: number,
-): Promise<SendResult> {
+/** The request as n8n's helper takes it: the answer as a stream with its status, no redirect followed. */
+function requestOptions(method: IHttpRequestMethods, url: string, body: IDataObject | IDataObject[] | undefined, timeoutMs: number): IHttpRequestOptions {
 	const options: IHttpRequestOptions = {
 		method,
 		url,
@@ -164,6 +159,17 @@ export async function sendOnce(
 		options.body = body;
 		(options.headers as IDataObject)['Content-Type'] = 'application/json';
 	}
+	return options;
+}
+
+export async function sendOnce(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	url: string,
+	body: IDataObject | IDataObject[] | undefined,
+	timeoutMs: number,
+): Promise<SendResult> {
+	const options = requestOptions(method, url, body, timeoutMs);
 	const deadline = Date.now() + timeoutMs;
 	try {
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
@@ -172,24 +178,24 @@ export async function sendOnce(
 			options,
 		)) as { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
 		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
-		let raw = response?.body;
-		if (isStream(raw)) {
-			const read = await readBody(raw, deadline);
+		let answer = response?.body;
+		if (isStream(answer)) {
+			const read = await readBody(answer, deadline);
 			if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
-			if (read === 'timedOut') {
-				return {
-					kind: 'network',
-					code: 'ETIMEDOUT',
-					timedOut: true,
-					refused: false,
-					detail: 'the request timed out (the answer was still arriving)',
-				};
-			}
+			if (read === 'timedOut') return TRICKLED;
 			if (typeof read === 'object') return classifyThrown(read.failed);
-			raw = read;
+			answer = read;
 		}
-		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parseBody(raw) };
+		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parseBody(answer) };
 	} catch (error) {
 		return classifyThrown(error);
 	}
 }
+
+const TRICKLED: SendResult = {
+	kind: 'network',
+	code: 'ETIMEDOUT',
+	timedOut: true,
+	refused: false,
+	detail: 'the request timed out (the answer was still arriving)',
+};
