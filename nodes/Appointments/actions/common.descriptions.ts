@@ -149,7 +149,7 @@ const requestOptions: INodeProperties[] = [
 /** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates. */
 export function optionsCollection(withTimeZone: boolean): INodeProperties {
 	const options = [...requestOptions, ...(withTimeZone ? [timeZoneOption] : [])].sort((a, b) =>
-		// plain comparison: localeCompare's first call sets up ICU, ~9 ms of n8n's start-up per community node
+		// plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up
 		a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
 	);
 	return optionsProperty(options);

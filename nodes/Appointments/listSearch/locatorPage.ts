@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, resolveSameOrigin, transportCredentialInfo, type ApiResponse } from '../transport';
+import { apiRequest, apiRequestUrl, credentialInfo, resolveSameOrigin, type ApiResponse } from '../transport';
 
 /**
  * One page of a list for a resource locator: the first page from `path` with `qs`, a later one from the `next`
@@ -25,6 +25,6 @@ export async function locatorPage(
 	if (records.length === 0 || typeof next !== 'string' || next.trim() === '') {
 		return { records, next: undefined };
 	}
-	const { baseUrl } = await transportCredentialInfo(ctx);
+	const { baseUrl } = await credentialInfo(ctx);
 	return { records, next: resolveSameOrigin(baseUrl, next.trim(), response.url) };
 }

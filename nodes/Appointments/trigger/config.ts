@@ -70,8 +70,8 @@ function hasExpression(value: unknown): boolean {
 
 /**
  * Reads parameters from the node as saved, asking getNodeParameter() only for a value that holds an expression.
- * In n8n 2.41 every getNodeParameter() call resolves all of the node's parameters against its description (a
- * fifth of the CPU a notification costs, for three calls); the saved parameters already hold the defaults, which
+ * In n8n 2.41 every getNodeParameter() call resolves all of the node's parameters against its description, much
+ * of what a notification costs; the saved parameters already hold the defaults, which
  * n8n fills in when it builds the workflow, and the checks below are ours anyway.
  */
 function savedParameters(ctx: Ctx, node: INode): ReadParameter {

@@ -22,61 +22,16 @@ export const MAX_TEXT = 10000;
 
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** Two decimal digits at `i`, or -1. */
-function two(s: string, i: number): number {
-	const a = s.charCodeAt(i) - 48;
-	const b = s.charCodeAt(i + 1) - 48;
-	return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
-}
+/** `YYYY-MM-DDThh:mm[:ss[.fraction]]` followed by `Z` or `±hh:mm` (also `±hhmm`). */
+const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
 
-/**
- * `YYYY-MM-DDThh:mm[:ss[.fraction]]` followed by `Z` or `±hh:mm` (also `±hhmm`), a real calendar date, at most
- * 40 characters. Hand-written (char codes, no regex captures): it runs twice per notification.
- */
+/** An ISO 8601 date and time with a UTC offset (ISO_WITH_OFFSET) on a real calendar date. */
 export function isIsoDateTimeWithOffset(value: unknown): boolean {
-	if (typeof value !== 'string') return false;
-	const n = value.length;
-	if (n < 17 || n > 40) return false;
-	const c1 = two(value, 0);
-	const c2 = two(value, 2);
-	const month = two(value, 5);
-	const day = two(value, 8);
-	const hour = two(value, 11);
-	const minute = two(value, 14);
-	if (c1 < 0 || c2 < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) {
-		return false;
-	}
-	const t = value.charCodeAt(10);
-	if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || (t !== 84 && t !== 116) || value.charCodeAt(13) !== 58) {
-		return false;
-	}
-	if (day > DAYS_IN_MONTH[month - 1]) return false;
-	if (month === 2 && day === 29) {
-		const year = c1 * 100 + c2;
-		if (!(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return false;
-	}
-	let i = 16;
-	if (value.charCodeAt(i) === 58) {
-		const second = two(value, i + 1);
-		if (second < 0 || second > 59) return false;
-		i += 3;
-		const dot = value.charCodeAt(i);
-		if (dot === 46 || dot === 44) {
-			let j = i + 1;
-			for (let d = value.charCodeAt(j) - 48; d >= 0 && d <= 9; d = value.charCodeAt(j) - 48) j++;
-			if (j - i - 1 < 1 || j - i - 1 > 9) return false;
-			i = j;
-		}
-	}
-	const sign = value.charCodeAt(i);
-	if (sign === 90 || sign === 122) return i + 1 === n;
-	if (sign !== 43 && sign !== 45) return false;
-	const offsetHours = two(value, i + 1);
-	if (offsetHours < 0 || offsetHours > 23) return false;
-	let k = i + 3;
-	if (value.charCodeAt(k) === 58) k++;
-	const offsetMinutes = two(value, k);
-	return offsetMinutes >= 0 && offsetMinutes <= 59 && k + 2 === n;
+	const match = typeof value === 'string' ? ISO_WITH_OFFSET.exec(value) : null;
+	if (!match) return false;
+	const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+	if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]) return false;
+	return month !== 2 || day !== 29 || (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

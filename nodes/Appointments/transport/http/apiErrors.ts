@@ -4,7 +4,7 @@
  */
 import { NodeApiError, type IDataObject, type IHttpRequestMethods, type JsonObject } from 'n8n-workflow';
 
-import type { Outcome } from './httpAttempt';
+import type { SendResult } from './httpAttempt';
 import { formatErrorBody } from './errorBodyText';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo';
 import { redact, redactBody } from './redaction';
@@ -98,7 +98,7 @@ export function seconds(ms: number): string {
 export function apiError(
 	ctx: TransportContext,
 	info: CredentialInfo,
-	outcome: Outcome,
+	outcome: SendResult,
 	request: { method: string; url: string },
 	labels: ErrorLabels,
 	tried?: Tried,

@@ -1,4 +1,5 @@
-/** What every request shares: the retry/time-out policy and the credential's base URL, origin and secrets. */
+/** What every request shares: the retry/time-out policy, and what the credential says (base URL, token, account zone). */
+import { IANAZone } from 'luxon';
 import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type ILoadOptionsFunctions, type IPollFunctions, type IWebhookFunctions } from 'n8n-workflow';
 
 import { normaliseBaseUrl, originOf } from './apiUrls';
@@ -47,8 +48,6 @@ export interface CredentialInfo {
 	secrets: string[];
 }
 
-const credentialCache = new WeakMap<object, Promise<CredentialInfo>>();
-
 /**
  * Why a Base URL cannot be used, or undefined. User info would be sent as Basic auth instead of the token, and a
  * query or fragment would be cut off by the API paths (so requests would go to the root), so all three are refused.
@@ -69,7 +68,8 @@ function baseUrlProblem(raw: string): string | undefined {
 	return undefined;
 }
 
-async function loadCredentialInfo(ctx: TransportContext): Promise<CredentialInfo> {
+/** The credential's base URL, origin and secrets; a Base URL that cannot be used is an error before any request. */
+export async function credentialInfo(ctx: TransportContext): Promise<CredentialInfo> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
 	const raw = String(credentials?.baseUrl ?? '').trim();
 	const problem = baseUrlProblem(raw);
@@ -85,19 +85,22 @@ async function loadCredentialInfo(ctx: TransportContext): Promise<CredentialInfo
 	return { baseUrl, origin, secrets: typeof token === 'string' ? [token] : [] };
 }
 
-/** The credential's base URL, origin and secrets, read once per context. */
-export function credentialInfo(ctx: TransportContext): Promise<CredentialInfo> {
-	let info = credentialCache.get(ctx);
-	if (!info) {
-		info = loadCredentialInfo(ctx);
-		credentialCache.set(ctx, info);
-		info.catch(() => credentialCache.delete(ctx));
-	}
-	return info;
-}
-
-/** The base URL and origin of the credential, for other transport modules (pagination's origin check). */
-export async function transportCredentialInfo(ctx: TransportContext): Promise<{ baseUrl: string; origin: string }> {
-	const info = await credentialInfo(ctx);
-	return { baseUrl: info.baseUrl, origin: info.origin };
+/**
+ * The IANA zone the credential names, or undefined when it names none (the field is empty, or a credential saved
+ * before it existed): then the caller uses the zone it read the builder's dates in, as before the field existed.
+ * A value that is not a zone is an error before any request, never a silent guess.
+ */
+export async function accountTimeZone(ctx: TransportContext): Promise<string | undefined> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
+	const raw = credentials?.accountTimeZone;
+	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
+	if (typeof raw === 'string' && IANAZone.isValidZone(raw.trim())) return raw.trim();
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`,
+		{
+			description:
+				"Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.",
+		},
+	);
 }

@@ -6,7 +6,7 @@ import { CREDENTIAL_NAME, type TransportContext } from './credentialInfo';
 /** The largest answer read; a larger one is cut off, never buffered whole. */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-export type Outcome =
+export type SendResult =
 	| { kind: 'response'; statusCode: number; headers: IDataObject; body: unknown }
 	| { kind: 'tooLarge'; statusCode: number; limit: number }
 	| { kind: 'network'; code: string; timedOut: boolean; refused: boolean; detail: string };
@@ -67,8 +67,7 @@ interface Watch {
 
 /**
  * Looks at the clock until the answer is read, for a body that stops arriving. It holds only `watch`, which drops
- * its hold on the answer when the read ends: a sleeping watchdog that kept the stream and its chunks reachable
- * cost 5 % of Get Many's CPU (the garbage collector kept them until it woke).
+ * its hold on the answer when the read ends, so a sleeping watchdog does not keep the stream and its chunks alive.
  */
 async function watchClock(watch: Watch): Promise<void> {
 	while (!watch.done) {
@@ -92,29 +91,26 @@ function parseBody(raw: unknown): unknown {
 }
 
 const NETWORK_CODES = [
-	'ECONNRESET',
-	'ECONNREFUSED',
-	'ECONNABORTED',
-	'ETIMEDOUT',
-	'ESOCKETTIMEDOUT',
-	'EPIPE',
-	'EAI_AGAIN',
-	'ENOTFOUND',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-	'UND_ERR_SOCKET',
-	'UND_ERR_CONNECT_TIMEOUT',
-	'UND_ERR_HEADERS_TIMEOUT',
-	'UND_ERR_BODY_TIMEOUT',
-	'ERR_CANCELED',
+	...['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND'],
+	...['EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT'],
+	...['UND_ERR_BODY_TIMEOUT', 'ERR_CANCELED'],
 ];
 
-/** Finds a network error code in an error (walking cause/errorResponse/reason), reading only code and message. */
-function classifyThrown(error: unknown): Outcome & { kind: 'network' } {
+const DETAIL: Record<string, string> = {
+	ECONNRESET: 'the connection was reset',
+	EPIPE: 'the connection was reset',
+	UND_ERR_SOCKET: 'the connection was reset',
+	ECONNREFUSED: 'the connection was refused',
+	ENOTFOUND: 'the host name could not be resolved',
+	EAI_AGAIN: 'the host name could not be resolved',
+	EUNKNOWN: 'the request failed without a response',
+};
+
+/** The error's own and nested (cause, errorResponse, reason, error) network codes and messages, 20 at most. */
+function codesAndMessages(error: unknown): { code: string; text: string } {
 	const seen = new Set<unknown>();
 	const queue: unknown[] = [error];
 	let code = '';
-	let timedOut = false;
 	const messages: string[] = [];
 	while (queue.length && seen.size < 20) {
 		const current = queue.shift();
@@ -132,32 +128,22 @@ function classifyThrown(error: unknown): Outcome & { kind: 'network' } {
 		}
 	}
 	const text = messages.join(' | ');
-	if (!code) {
-		const match = NETWORK_CODES.find((c) => text.includes(c));
-		if (match) code = match;
-	}
-	if (/timeout|timed out/i.test(text) || ['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(code)) {
-		timedOut = true;
-	}
-	if (!code) code = timedOut ? 'ETIMEDOUT' : 'EUNKNOWN';
-	const refused = code === 'ECONNREFUSED';
-	let detail: string;
-	if (timedOut) detail = 'the request timed out';
-	else if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') detail = 'the connection was reset';
-	else if (refused) detail = 'the connection was refused';
-	else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') detail = 'the host name could not be resolved';
-	else if (code === 'EUNKNOWN') detail = 'the request failed without a response';
-	else detail = `the request failed (${code})`;
-	return { kind: 'network', code, timedOut, refused, detail };
+	return { code: code || (NETWORK_CODES.find((c) => text.includes(c)) ?? ''), text };
 }
 
-export async function sendOnce(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	url: string,
-	body: IDataObject | IDataObject[] | undefined,
-	timeoutMs: number,
-): Promise<Outcome> {
+/** A thrown error as a network failure: its code (read only from codes and messages), whether it timed out. */
+function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
+	const found = codesAndMessages(error);
+	let code = found.code;
+	const text = found.text;
+	const timedOut = /timeout|timed out/i.test(text) || ['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(code);
+	if (!code) code = timedOut ? 'ETIMEDOUT' : 'EUNKNOWN';
+	const detail = timedOut ? 'the request timed out' : (DETAIL[code] ?? `the request failed (${code})`);
+	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
+}
+
+/** The request as n8n's helper takes it: the answer as a stream with its status, no redirect followed. */
+function requestOptions(method: IHttpRequestMethods, url: string, body: IDataObject | IDataObject[] | undefined, timeoutMs: number): IHttpRequestOptions {
 	const options: IHttpRequestOptions = {
 		method,
 		url,
@@ -173,6 +159,17 @@ export async function sendOnce(
 		options.body = body;
 		(options.headers as IDataObject)['Content-Type'] = 'application/json';
 	}
+	return options;
+}
+
+export async function sendOnce(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	url: string,
+	body: IDataObject | IDataObject[] | undefined,
+	timeoutMs: number,
+): Promise<SendResult> {
+	const options = requestOptions(method, url, body, timeoutMs);
 	const deadline = Date.now() + timeoutMs;
 	try {
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
@@ -181,24 +178,24 @@ export async function sendOnce(
 			options,
 		)) as { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
 		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
-		let raw = response?.body;
-		if (isStream(raw)) {
-			const read = await readBody(raw, deadline);
+		let answer = response?.body;
+		if (isStream(answer)) {
+			const read = await readBody(answer, deadline);
 			if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
-			if (read === 'timedOut') {
-				return {
-					kind: 'network',
-					code: 'ETIMEDOUT',
-					timedOut: true,
-					refused: false,
-					detail: 'the request timed out (the answer was still arriving)',
-				};
-			}
+			if (read === 'timedOut') return TRICKLED;
 			if (typeof read === 'object') return classifyThrown(read.failed);
-			raw = read;
+			answer = read;
 		}
-		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parseBody(raw) };
+		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parseBody(answer) };
 	} catch (error) {
 		return classifyThrown(error);
 	}
 }
+
+const TRICKLED: SendResult = {
+	kind: 'network',
+	code: 'ETIMEDOUT',
+	timedOut: true,
+	refused: false,
+	detail: 'the request timed out (the answer was still arriving)',
+};

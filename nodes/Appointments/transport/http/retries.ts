@@ -9,7 +9,7 @@ import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow'
 
 import { apiError, seconds, type ErrorLabels } from './apiErrors';
 import { resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credentialInfo';
-import { sendOnce, type Outcome } from './httpAttempt';
+import { sendOnce, type SendResult } from './httpAttempt';
 
 /** What a request sends and how it is retried, once its URL is known. */
 export interface SendOptions extends ErrorLabels {
@@ -51,21 +51,21 @@ export interface RetryBudget {
 
 export interface RetryHooks {
 	/** Decides whether an outcome is retried (default: the rules at the top of this file). */
-	retryable?: (outcome: Outcome) => boolean;
+	retryable?: (outcome: SendResult) => boolean;
 	/**
 	 * Called before a retry after an outcome that may have been processed (see isAmbiguous). A response ends the
 	 * request with it (the earlier attempt did the work); undefined sends the request again. It may wait itself,
 	 * inside `remainingMs`, and may throw.
 	 */
-	beforeRetry?: (outcome: Outcome, budget: RetryBudget) => Promise<ApiResponse | undefined>;
+	beforeRetry?: (outcome: SendResult, budget: RetryBudget) => Promise<ApiResponse | undefined>;
 }
 
-function isAmbiguous(outcome: Outcome): boolean {
+function isAmbiguous(outcome: SendResult): boolean {
 	if (outcome.kind === 'network') return !outcome.refused;
 	return outcome.statusCode >= 500 && outcome.statusCode !== 503;
 }
 
-function defaultRetryable(idempotent: boolean): (outcome: Outcome) => boolean {
+function defaultRetryable(idempotent: boolean): (outcome: SendResult) => boolean {
 	return (outcome) => {
 		if (outcome.kind === 'network') return outcome.refused || idempotent;
 		if (outcome.statusCode === 429 || outcome.statusCode === 503) return true;
@@ -74,7 +74,7 @@ function defaultRetryable(idempotent: boolean): (outcome: Outcome) => boolean {
 }
 
 /** A 2xx, or a status the caller asked to have returned. */
-function accepted(outcome: Outcome, allowStatus?: number[]): outcome is Outcome & { kind: 'response' } {
+function accepted(outcome: SendResult, allowStatus?: number[]): outcome is SendResult & { kind: 'response' } {
 	if (outcome.kind !== 'response') return false;
 	const { statusCode } = outcome;
 	return (statusCode >= 200 && statusCode < 300) || allowStatus?.includes(statusCode) === true;
@@ -109,7 +109,7 @@ export function backoffDelay(
 
 /** The wait before the next attempt, or why there is none: what is left of the budget cannot cover it. */
 function nextDelay(
-	outcome: Outcome,
+	outcome: SendResult,
 	policy: RequestPolicy,
 	attempt: number,
 	waitedMs: number,
@@ -148,7 +148,7 @@ export async function requestWithRetries<T>(
 ): Promise<ApiResponse<T>> {
 	const policy = resolvePolicy(opts.policy);
 	const retryable = hooks.retryable ?? defaultRetryable(opts.idempotent ?? method !== 'POST');
-	const fail = (outcome: Outcome, attempts: number, waitedMs: number, reason?: string) =>
+	const fail = (outcome: SendResult, attempts: number, waitedMs: number, reason?: string) =>
 		apiError(ctx, info, outcome, { method, url }, opts, attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined);
 	const wait: SharedWait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
 	let ambiguousBefore = false;

@@ -23,7 +23,7 @@ import {
 	resolvePolicy,
 	unconfirmedError,
 	type ApiResponse,
-	type Outcome,
+	type SendResult,
 	type RequestPolicy,
 	type RetryBudget,
 	type TransportContext,
@@ -79,7 +79,7 @@ async function stored(c: Create): Promise<ApiResponse | undefined> {
  * After a time-out the service may still be working on the create: look again, with growing pauses, until the
  * subscription shows up or the wait budget is spent; send nothing.
  */
-async function watch(c: Create, outcome: Outcome, budget: RetryBudget): Promise<ApiResponse> {
+async function watch(c: Create, outcome: SendResult, budget: RetryBudget): Promise<ApiResponse> {
 	let waited = 0;
 	for (let round = 0; ; round++) {
 		const left = budget.remainingMs - waited;
@@ -122,7 +122,7 @@ async function post(c: Create): Promise<IDataObject> {
 	throw unconfirmedError(c.ctx, response.statusCode, 'a new webhook with this URL and these events', c.opts.itemIndex);
 }
 
-const EARLIER_TIME_OUT: Outcome = {
+const EARLIER_TIME_OUT: SendResult = {
 	kind: 'network',
 	code: 'ETIMEDOUT',
 	timedOut: true,
