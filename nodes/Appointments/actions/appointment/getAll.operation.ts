@@ -13,7 +13,6 @@ import {
 	requireEmail,
 	requireStatus,
 	requireUuid,
-	simplifyAppointment,
 	toBoolean,
 	uuidList,
 	wallClockValue,
@@ -24,6 +23,7 @@ import { readLimit } from '../common.descriptions';
 import type { ItemContext, PrepareOperation } from '../types';
 import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields';
 import { GET_MANY_FILTERS, type FilterKind } from './getAll.filters';
+import { readShape } from './output';
 
 /** The Date Range's two rows (Custom's Start Date and End Date). */
 const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
@@ -125,12 +125,12 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
 	const limit = readLimit(this, i);
-	const simplify = this.getNodeParameter('simplify', i, true) as boolean;
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
 	const pageConcurrency =
 		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, { min: 1, max: MAX_PAGE_CONCURRENCY, whole: true }) ?? 4;
 	const qs = filterQuery(node, item, filters, () => dateRangeQuery(this, item, dateRange));
+	const shape = readShape(this, i, true);
 
 	return async () => {
 		const records = await paginateAll<IDataObject>(this, 'appointments/', qs, {
@@ -141,6 +141,6 @@ export const prepare: PrepareOperation = function (item) {
 			resource: 'appointments',
 			pageConcurrency,
 		});
-		return simplify ? records.map((record) => simplifyAppointment(record)) : records;
+		return shape ? records.map((record) => shape(record)) : records;
 	};
 };
