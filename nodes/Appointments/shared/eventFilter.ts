@@ -1,5 +1,5 @@
 /**
- * The triggers' Filters (calendars, statuses), applied before an execution starts: an event whose appointment
+ * The triggers' Filters (a calendar, calendars, statuses), applied before an execution starts: an event whose appointment
  * does not match starts none. One description and one rule for the webhook and the polling trigger.
  *
  *   eventFilterProperty: INodeProperties         the Filters collection
@@ -30,6 +30,8 @@ export const eventFilterProperty: INodeProperties = {
 	description:
 		'Only events of appointments that match start the workflow; the others start no execution at all',
 	options: [
+		// One calendar: the same picker, word and click count as Get Many's Calendar; Calendars for several.
+		calendarLocator('calendar', 'Only appointments of this calendar; for several, use Calendars'),
 		{
 			displayName: 'Calendars',
 			name: 'calendars',
@@ -66,9 +68,10 @@ function filterError(node: INode, field: string, expected: string, got: unknown,
 export function readEventFilter(node: INode, value: unknown): EventFilter {
 	const filters = (value !== null && typeof value === 'object' ? value : {}) as IDataObject;
 	const rows = ((filters.calendars as IDataObject | undefined)?.calendar ?? []) as unknown;
+	const picked = [filters.calendar, ...(Array.isArray(rows) ? rows : []).map((row) => (row as IDataObject)?.calendar)];
 	const calendars = new Set<string>();
-	for (const row of Array.isArray(rows) ? rows : []) {
-		const raw = locatorValue((row as IDataObject)?.calendar);
+	for (const value of picked) {
+		const raw = locatorValue(value);
 		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
 		const key = canonicalUuid(raw);
 		if (key === undefined) {
@@ -76,8 +79,8 @@ export function readEventFilter(node: INode, value: unknown): EventFilter {
 		}
 		calendars.add(key.toLowerCase());
 	}
-	const picked = filters.statuses;
-	const list: unknown[] = Array.isArray(picked) ? picked : typeof picked === 'string' && picked.trim() !== '' ? picked.split(',') : [];
+	const statusValue = filters.statuses;
+	const list: unknown[] = Array.isArray(statusValue) ? statusValue : typeof statusValue === 'string' && statusValue.trim() !== '' ? statusValue.split(',') : [];
 	const statuses = new Set<string>();
 	for (const status of list) {
 		const text = typeof status === 'string' ? status.trim().toUpperCase() : status;
