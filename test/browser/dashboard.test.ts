@@ -52,6 +52,8 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 		expect(new URL(page.url()).pathname).toBe('/dashboard/login');
 	}
 	await page.goto(`${sb.url}/dashboard/login`);
+	// the token is named as `npm run dev` prints it (scripts/dev.ts)
+	expect(await page.locator('.login').textContent()).toContain('“Admin token for /__sandbox/ and the dashboard”');
 	// the token field has the focus; type a wrong token and press Enter
 	await page.keyboard.type('not-the-token');
 	await page.keyboard.press('Enter');
