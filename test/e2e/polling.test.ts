@@ -274,7 +274,7 @@ describe('polling trigger in a real n8n', () => {
 
 			const [run] = await pollUntil('the run for the reschedule', async () => ((await runs()).length > 0 ? await runs() : undefined), { timeoutMs: 4 * 60_000, intervalMs: 2000 });
 			expect(run.status).toBe('success');
-			const items = run.data.resultData.runData['Every Minute: Appointment Rescheduled'][0].data.main[0].map((i: Json) => i.json);
+			const items = run.data.resultData.runData['Every Minute: Rescheduled'][0].data.main[0].map((i: Json) => i.json);
 			expect(items).toHaveLength(1);
 			expect(items[0]).toMatchObject({ event: 'appointment.rescheduled', data: { appointment_key: a.appointment_key }, previous: { status: 'CONFIRMED' } });
 			expect(Date.parse(items[0].previous.start_date)).toBe(before.toMillis());
