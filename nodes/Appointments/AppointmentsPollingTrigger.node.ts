@@ -139,7 +139,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				type: 'number',
 				// No minValue/maxValue: the editor would silently replace -5 or 0; the poll refuses them by name.
 				default: 1440,
-				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (30 days)`,
+				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (${LEAD_MAX / 1440} days)`,
 				displayOptions: { show: { events: [STARTING_SOON] } },
 				description:
 					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
