@@ -23,7 +23,7 @@ export interface Done {
 }
 
 /** The results of done actions, by a random id in the redirect's URL; the last few per sandbox. */
-const results = new WeakMap<SandboxState, Map<string, Done>>();
+const results = new WeakMap<SandboxState, Map<string, { key: string; done: Done }>>();
 const KEPT_RESULTS = 50;
 
 /** Redirects to the appointment's page showing `done` (303: the browser then GETs it). */
@@ -31,7 +31,7 @@ export function showResult(app: FastifyInstance, reply: FastifyReply, key: strin
 	let kept = results.get(app.sandbox);
 	if (!kept) results.set(app.sandbox, (kept = new Map()));
 	const id = crypto.randomBytes(9).toString('base64url');
-	kept.set(id, done);
+	kept.set(id, { key, done });
 	if (kept.size > KEPT_RESULTS) kept.delete(kept.keys().next().value as string);
 	return reply.redirect(`/dashboard/appointments/${key}/?done=${id}`, 303);
 }
@@ -107,8 +107,9 @@ export async function appointmentDetailPages(app: FastifyInstance) {
 	app.get('/appointments/:key/', async (req, reply) => {
 		const a = find((req.params as { key: string }).key);
 		const id = (req.query as { done?: unknown }).done;
-		const done = typeof id === 'string' ? results.get(s)?.get(id) : undefined;
-		return a ? appointmentPage(app, reply, a, done) : missing(reply);
+		const kept = typeof id === 'string' ? results.get(s)?.get(id) : undefined;
+		if (!a) return missing(reply);
+		return appointmentPage(app, reply, a, kept?.key === a.appointment_key ? kept.done : undefined);
 	});
 
 	app.get('/appointments/:key/cancel', async (req, reply) => {
