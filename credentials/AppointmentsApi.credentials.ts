@@ -36,6 +36,9 @@ export class AppointmentsApi implements ICredentialType {
 			placeholder: 'https://api.example.com',
 			description:
 				'Copy it from the service dashboard: Settings › API access shows the base URL (with or without /api/v3 works)',
+			// n8n's credential test shows only the network code when nothing answers; a declarative test cannot
+			// change that, and a node's credentialTest could only use the deprecated helpers.request.
+			hint: 'If the test says ECONNREFUSED, nothing answers at this host and port; ENOTFOUND, the host name does not exist; ETIMEDOUT, no answer in time. Check the address, and that n8n can reach it.',
 		},
 		{
 			displayName: 'Access Token',

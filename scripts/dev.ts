@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { DEV_TRIGGER_WORKFLOW, DevSession, loadOrCreateLogin, type DevLogin } from './devSession';
 import { SetupError } from './install';
+import { installN8nWithProgress } from './installProgress';
 import { DEV_DIR } from './paths';
 import { preferredPort, stopAll } from './proc';
 import { startStack, type Stack } from './stack';
@@ -50,6 +51,8 @@ function readyText(stack: Stack, login: DevLogin, t0: number): string {
 
 async function main() {
 	const t0 = Date.now();
+	// The first run's n8n install is silent for minutes; this one says how far it got.
+	await installN8nWithProgress((m) => console.log(m));
 	const login = loadOrCreateLogin(USER_FOLDER, true);
 	const session = new DevSession<Stack>('Stopped n8n and the sandbox.');
 	const start = async () =>

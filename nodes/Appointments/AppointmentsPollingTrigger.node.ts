@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import {
 	NodeConnectionTypes,
 	NodeOperationError,
@@ -32,6 +33,36 @@ import {
 } from './polling/timeEvents';
 
 const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
+
+const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
+
+/** When an appointment starts, from now, in the unit a person would say: "starts in 19 hours". */
+function startsWhen(startDate: unknown, now: number): string {
+	const minutes = Math.round((Date.parse(String(startDate)) - now) / 60_000);
+	if (Number.isNaN(minutes)) return 'has no readable start';
+	const size = Math.abs(minutes);
+	const amount = size < 120 ? `${size} minutes` : size < 2880 ? `${Math.round(size / 60)} hours` : `${Math.round(size / 1440)} days`;
+	return minutes >= 0 ? `starts in ${amount}` : `started ${amount} ago`;
+}
+
+/**
+ * Fetch Test Event shows an existing appointment as the event so its fields can be mapped; each item says so, and
+ * when the appointment starts, so a starting soon 19 hours away with a Lead Time of 1 minute is not taken for a
+ * reminder sent too early.
+ */
+function markSamples(result: INodeExecutionData[][] | null, leadTime: number): INodeExecutionData[][] | null {
+	if (result === null) return null;
+	const now = DateTime.now().toMillis(); // luxon's clock, as the time events read it
+	return result.map((items) =>
+		items.map((item) => {
+			const json = item.json as IDataObject;
+			const start = startsWhen((json.data as IDataObject | undefined)?.start_date ?? json.start_date, now);
+			const when = json.event === STARTING_SOON ? `Lead Time (${leadTime} min) before each start` : 'for each real event';
+			const sample = `A sample, not an event: an appointment that ${start}, shown so you can map its fields. Published, the workflow runs ${when}.`;
+			return { ...item, json: { ...json, sample } };
+		}),
+	);
+}
 
 function readOptions(ctx: IPollFunctions): TimeOptions {
 	const node = ctx.getNode();
@@ -89,15 +120,13 @@ export class AppointmentsPollingTrigger implements INodeType {
 		credentials: [{ name: 'appointmentsApi', required: true }],
 		properties: [
 			{
-				displayName:
-					'Asks the service for changes at each poll time, so n8n needs no public https address; events arrive up to one poll interval late. Changes that do not match the Filters start no execution.',
+				displayName: `Asks the service at each poll time: no public https needed, events come up to one poll late. <a href="${DOCS}/triggers.md#polling-trigger" target="_blank">How it works</a>`,
 				name: 'notice',
 				type: 'notice',
 				default: '',
 			},
 			{
-				displayName:
-					'Starting soon and started run once per appointment and start time: a rescheduled appointment counts again, a canceled one never. On publishing, appointments already inside Lead Time get no starting soon and those already started get no started; only later ones do. After n8n was down, starting soon is caught up until the start, started up to 24 hours late.',
+				displayName: `Once per appointment and start: a rescheduled one again, a canceled one never; none for those already due when you publish. <a href="${DOCS}/reminders.md" target="_blank">Details</a>`,
 				name: 'timeNotice',
 				type: 'notice',
 				default: '',
@@ -117,8 +146,9 @@ export class AppointmentsPollingTrigger implements INodeType {
 				displayName: 'Lead Time (Minutes)',
 				name: 'leadTime',
 				type: 'number',
-				typeOptions: { minValue: LEAD_MIN, maxValue: LEAD_MAX },
+				// No minValue/maxValue: the editor would silently replace -5 or 0; the poll refuses them by name.
 				default: 1440,
+				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (${LEAD_MAX / 1440} days)`,
 				displayOptions: { show: { events: [STARTING_SOON] } },
 				description:
 					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
@@ -169,7 +199,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		if (this.getMode() === 'manual') {
 			const first = [...options.events][0];
 			const time = first === STARTING_SOON || first === STARTED ? await sampleTimeEvent(this, options, first) : undefined;
-			return time ?? (await sampleEvent(this, options));
+			return markSamples(time ?? (await sampleEvent(this, options)), options.leadTime);
 		}
 		// One listing serves the change and the time events. Every request first, then the states: a failing
 		// request leaves both as they were.

@@ -27,7 +27,9 @@ export class AppointmentsTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].concat($parameter["otherEvents"] || []).join(", ")}}',
-		description: 'Starts the workflow when an appointment is created, updated or canceled',
+		// n8n's node creator merges this trigger with the Appointments node (same name but "Trigger") and shows this
+		// text for both, under "What happens next?" too: it says what each of them does.
+		description: 'Find, change and cancel appointments, or start a workflow when one is created, updated or canceled',
 		defaults: { name: 'Appointments Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -57,6 +59,15 @@ export class AppointmentsTrigger implements INodeType {
 				'The events that start the workflow; pick at least one here or in Other Events',
 				'Further event names, separated by commas, for events the list above does not offer yet',
 			),
+			{
+				// The service's envelope holds the appointment as it is now, and n8n keeps no state for a webhook
+				// handler: there is nothing to compare with, so the polling trigger is where before/after lives.
+				displayName:
+					"Each event holds the appointment as it is now, not what it was before: for the previous start or status (Appointment Rescheduled, Appointment Status Changed), use the Appointments Polling Trigger.",
+				name: 'previousNotice',
+				type: 'notice',
+				default: '',
+			},
 			eventFilterProperty,
 			optionsProperty([
 				{

@@ -52,6 +52,8 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 		expect(new URL(page.url()).pathname).toBe('/dashboard/login');
 	}
 	await page.goto(`${sb.url}/dashboard/login`);
+	// the token is named as `npm run dev` prints it (scripts/dev.ts)
+	expect(await page.locator('.login').textContent()).toContain('“Admin token for /__sandbox/ and the dashboard”');
 	// the token field has the focus; type a wrong token and press Enter
 	await page.keyboard.type('not-the-token');
 	await page.keyboard.press('Enter');
@@ -97,31 +99,31 @@ it('times are shown in the account time zone in a human format, the zone named o
 	expect(await page.getByRole('row', { name: /^Start/ }).textContent()).toBe(`Start${human} (America/Santiago)`);
 });
 
-it('Settings › API access shows the base URL, a token that authenticates against the API and the account time zone; Reveal and Copy work', async () => {
+it('Settings › API access shows the base URL, the access token (the credential\'s words) that authenticates against the API and the account time zone; Reveal and Copy work', async () => {
 	await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sb.url });
 	await page.goto(`${sb.url}/dashboard/settings/`);
 	await page.getByRole('link', { name: /^API access/ }).click();
 	await page.waitForURL(`${sb.url}/dashboard/settings/api/`);
 	const baseUrl = await page.getByLabel('Base URL', { exact: true }).inputValue();
 	expect(baseUrl).toBe(sb.url);
-	const tokenInput = page.getByLabel('API token', { exact: true });
+	const tokenInput = page.getByLabel('Access token', { exact: true });
 	expect(await tokenInput.getAttribute('type')).toBe('password'); // masked until revealed
-	await page.getByRole('button', { name: 'Reveal API token' }).click();
+	await page.getByRole('button', { name: 'Reveal Access token' }).click();
 	expect(await tokenInput.getAttribute('type')).toBe('text');
 	const token = await tokenInput.inputValue();
 	// what a builder pastes into n8n's credential works against the API; the admin token is not shown here
 	const res = await fetch(`${baseUrl}/api/v3/appointments/?page_size=1`, { headers: { authorization: `Bearer ${token}` } });
 	expect(res.status).toBe(200);
 	expect(token).not.toBe(ADMIN);
-	await page.getByRole('button', { name: 'Copy API token' }).click();
-	await page.getByRole('button', { name: 'Copy API token' }).filter({ hasText: 'Copied' }).waitFor();
+	await page.getByRole('button', { name: 'Copy Access token' }).click();
+	await page.getByRole('button', { name: 'Copy Access token' }).filter({ hasText: 'Copied' }).waitFor();
 	expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
 	await page.getByRole('button', { name: 'Copy Base URL' }).click();
 	await page.getByRole('button', { name: 'Copy Base URL' }).filter({ hasText: 'Copied' }).waitFor();
 	expect(await page.evaluate('navigator.clipboard.readText()')).toBe(sb.url);
-	await page.getByRole('button', { name: 'Hide API token' }).click();
+	await page.getByRole('button', { name: 'Hide Access token' }).click();
 	expect(await tokenInput.getAttribute('type')).toBe('password');
-	expect(await page.getByLabel('Time zone', { exact: true }).inputValue()).toBe('America/Santiago');
+	expect(await page.getByLabel('Account time zone', { exact: true }).inputValue()).toBe('America/Santiago');
 	// the restricted token is offered for what it is
 	expect(await page.getByLabel('Appointments-only token 1', { exact: true }).inputValue()).toBe(LIMITED);
 });
@@ -201,9 +203,13 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	await page.getByLabel(/^Start/).fill('2026-11-25T10:30');
 	await page.getByLabel('Status').selectOption('PENDING');
 	await page.getByRole('button', { name: 'Create appointment' }).click();
+	// redirected to the new appointment's page (post, redirect, get): a reload shows it again and creates nothing
+	await page.waitForURL(/\/dashboard\/appointments\/[0-9a-f-]{36}\/\?done=/);
+	await page.reload();
 	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`${evil} · Wed 25 Nov 2026, 10:30`);
 	expect(await page.locator('main script, main img').count()).toBe(0);
 	expect(await page.getByRole('status').textContent()).toMatch(/POST \/__sandbox\/appointments\/ answered 201[\s\S]*Notifications queued: 1/);
+	expect((await api.ok('GET', '/api/v3/appointments/?email=xss@example.com')).count).toBe(1);
 	const created = (await api.ok('GET', '/api/v3/appointments/?email=xss@example.com')).results[0];
 	expect(created).toMatchObject({ status: 'PENDING', person: { full_name: evil }, start_date: '2026-11-25T10:30:00-03:00' });
 
@@ -212,8 +218,17 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	expect(await page.getByRole('cell', { name: evil }).count()).toBe(1);
 	await page.getByRole('link', { name: 'Wed 25 Nov 2026, 10:30' }).click();
 
+	// Cancel asks first, naming the appointment; nothing is canceled before the confirmation
+	await page.getByRole('link', { name: 'Cancel appointment…' }).click();
+	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cancel appointment?');
+	expect(await page.locator('form.card p').first().textContent()).toContain(`The appointment of ${evil} on Wed 25 Nov 2026, 10:30`);
+	expect((await adm.ok('GET', `/__sandbox/appointments/${created.appointment_key}/`)).is_cancelled).toBe(false);
 	expect(await page.getByLabel('Send email to client').isChecked()).toBe(true);
 	await page.getByRole('button', { name: 'Cancel appointment' }).click();
+	await page.waitForURL(/\?done=/);
+	// a canceled appointment offers no Cancel
+	expect(await page.getByRole('link', { name: 'Cancel appointment…' }).count()).toBe(0);
+	expect(await page.getByText('Already canceled: there is nothing to cancel.').count()).toBe(1);
 	const result = await page.getByRole('status').textContent();
 	expect(result).toContain(`DELETE /api/v3/appointments/${created.appointment_key}/?send_email=true answered 200`);
 	expect(result).toMatch(/Notifications queued: 1[\s\S]*appointment\.canceled/);
@@ -229,6 +244,20 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	await cancelCard.getByText('JSON payload').click();
 	const payload = JSON.parse((await cancelCard.locator('pre').textContent())!);
 	expect(payload).toMatchObject({ event: 'appointment.canceled', data: { appointment_key: created.appointment_key, status: 'CANCELED', person: { full_name: evil } } });
+});
+
+it('Deliveries counts in words that agree with the number: 1 attempt, 2 attempts', async () => {
+	await adm.ok('POST', '/__sandbox/reset/', { seed: 60 });
+	await api.ok('POST', '/api/v3/webhooks/', { url: hook.url('/count'), events: ['appointment.created'] });
+	const counts = async () => {
+		await page.goto(`${sb.url}/dashboard/deliveries/`);
+		return (await page.locator('main > p.muted').first().textContent())!;
+	};
+	for (const [n, words] of [[1, '1 delivered · 0 given up · 1 attempt in all.'], [2, '2 delivered · 0 given up · 2 attempts in all.']] as const) {
+		await adm.ok('POST', '/__sandbox/appointments/', {});
+		await pollUntil(`${n} deliveries`, async () => ((await adm.ok('GET', '/__sandbox/deliveries/?summary=true')).succeeded === n ? true : undefined));
+		expect(await counts()).toContain(`0 pending · ${words}`);
+	}
 });
 
 it('a failing callback shows each attempt, the next retry, then the final state', async () => {

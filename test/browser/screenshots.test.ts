@@ -95,7 +95,7 @@ it('sign-in, Appointments, Settings › Integrations › Webhooks and API access
 
 	await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Settings' }).click();
 	await page.getByRole('link', { name: /^API access/ }).click();
-	expect(await page.getByLabel('API token', { exact: true }).getAttribute('type')).toBe('password');
+	expect(await page.getByLabel('Access token', { exact: true }).getAttribute('type')).toBe('password');
 	await settle(page, 'dashboard-api-access');
 });
 
@@ -104,6 +104,7 @@ it('an appointment canceled with email, the Deliveries, the Mailbox with the mor
 	await api.ok('PATCH', `/api/v3/appointments/${updated.appointment_key}/`, { status: 'ATTENDED' });
 	await adm.ok('POST', '/__sandbox/appointments/', { person: { full_name: 'Valentina Fuentes Araya', email: 'valentina.fuentes@example.com' }, start_date: `${DateTime.now().setZone(ZONE).plus({ days: 2 }).toISODate()}T11:30:00` });
 	await page.goto(`${sb.url}/dashboard/appointments/${canceled.appointment_key}/`);
+	await page.getByRole('link', { name: 'Cancel appointment…' }).click();
 	await page.getByRole('button', { name: 'Cancel appointment' }).click();
 	expect(await page.getByRole('status').textContent()).toMatch(/answered 200[\s\S]*Notifications queued: 1/);
 	await settle(page, 'dashboard-appointment');

@@ -157,11 +157,10 @@ test('a saved version-1 workflow (example 2 as released) opens and runs unchange
 	expect(ours[1].parameters.appointmentKey).toBe('={{ $json.appointment_key }}');
 });
 
-/** Filters › Calendars: adds a row and picks the first calendar of the list; returns its name. */
+/** Filters › Calendar (as in Get Many: no row to add first): picks the first calendar of the list; returns its name. */
 async function pickFilterCalendar(): Promise<string> {
 	await ndv().getByPlaceholder('Add Filter').click();
-	await page.getByRole('option', { name: 'Calendars' }).click();
-	await ndv().getByRole('button', { name: 'Add Calendar' }).click();
+	await page.getByRole('option', { name: 'Calendar', exact: true }).click();
 	await ndv().getByTestId('rlc-input').click();
 	const first = page.getByTestId('rlc-item').first();
 	await first.waitFor();

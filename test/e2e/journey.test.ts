@@ -85,6 +85,8 @@ test('every example opens in the editor with its sticky notes and every node kno
 			const node = page.getByTestId('canvas-node').filter({ hasText: n.name });
 			await node.first().waitFor();
 		}
+		// Node icons are images: on a busy machine the canvas can be drawn before they have loaded.
+		await page.waitForFunction(`[...document.querySelectorAll('[data-test-id="canvas-node"] img')].every((i) => i.complete && i.naturalWidth > 0)`);
 		await settled(page);
 		await screenshot(page, `example-${ex.file.replace(/\.json$/, '')}`);
 	}

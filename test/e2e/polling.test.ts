@@ -2,13 +2,16 @@
  * End-to-end: the Appointments Polling Trigger in a real n8n 2.41.1 (example 7, "Every Minute", n8n's shortest
  * poll time: n8n refuses sub-minute cron expressions for polling nodes), driven from outside as in n8n-trigger.test.ts.
  * Each wait below is for n8n's own next poll, so the file takes a few minutes. The time events' test publishes a
- * workflow of its own (starting soon with Lead Time 1 minute, and started) on an emptied sandbox.
+ * workflow of its own (starting soon with Lead Time 1 minute, and started) on an emptied sandbox; the last test
+ * publishes example 10 and reschedules an appointment in the dashboard, through the browser, as a builder would.
  */
 import { DateTime } from 'luxon';
 
+import { launchBrowser } from '../../scripts/browser';
 import { createApiKey, deleteApiKey, loginRest, publicApi, startN8n, type N8n } from '../../scripts/n8n';
 import type { JsonClient } from '../../scripts/jsonClient';
-import { startE2EStack } from '../helpers/e2e';
+import { startE2EStack, TZ } from '../helpers/e2e';
+import { waitForMail } from '../helpers/sandbox';
 import { pollUntil, stopAll } from '../../scripts/proc';
 import { activate, deactivate, type Stack } from '../../scripts/stack';
 
@@ -232,6 +235,62 @@ describe('polling trigger in a real n8n', () => {
 			expect((await runs()).map((e) => e.id)).toEqual([soon.id, started.id]);
 		} finally {
 			await deactivate(api, id).catch(() => undefined);
+		}
+	}, 15 * 60_000);
+
+	test('example 10 published: an appointment rescheduled in the dashboard runs it once, and the client\'s email shows both times', async () => {
+		const MOVED = 'apptTellMoved';
+		const runs = async (): Promise<Json[]> => {
+			const b: Json = await api.ok('GET', `/api/v1/executions?workflowId=${MOVED}&limit=50&includeData=true`);
+			return (b.data ?? []).filter((e: Json) => e.status !== 'running' && e.finished !== undefined);
+		};
+		const firstPollsSince = async (since: number, count: number) =>
+			await pollUntil(`${count} polls in the sandbox's request log`, async () => {
+				const log: Json = await stack.admin.ok('GET', '/__sandbox/requests/');
+				const firsts = log.requests.filter((r: Json) => r.path === '/api/v3/appointments/' && r.query.page === undefined && Date.parse(r.at) >= since);
+				return firsts.length >= count ? true : undefined;
+			}, { timeoutMs: 4 * 60_000, intervalMs: 1000 });
+		await stack.admin.ok('POST', '/__sandbox/reset/', { body: { seed: 0 } });
+		const day = (days: number, hour: number) => DateTime.now().setZone(TZ).plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 });
+		const [before, after] = [day(2, 10), day(4, 15)];
+		const a: Json = await stack.admin.ok('POST', '/__sandbox/appointments/', {
+			body: { start_date: before.toISO(), status: 'CONFIRMED', person: { full_name: 'Rita Moved', email: 'rita.moved@example.com' } },
+		});
+		const activatedAt = Date.now();
+		await activate(api, MOVED);
+		const browser = await launchBrowser();
+		try {
+			await firstPollsSince(activatedAt, 1); // the activation poll: the baseline, which runs nothing
+			const page = await (await browser.newContext({ timezoneId: TZ, locale: 'en-US' })).newPage();
+			await page.goto(`${stack.sandboxUrl}/dashboard/`);
+			await page.getByLabel('Admin token').fill(stack.adminToken);
+			await page.getByRole('button', { name: 'Sign in' }).click();
+			await page.waitForURL(/\/dashboard\/appointments\/$/);
+			await page.goto(`${stack.sandboxUrl}/dashboard/appointments/${a.appointment_key}/`);
+			await page.getByLabel(`New start (${TZ})`).fill(after.toFormat("yyyy-LL-dd'T'HH:mm"));
+			await page.getByRole('button', { name: 'Reschedule' }).click();
+			await page.waitForURL(/\?done=/);
+			expect(await page.getByRole('status').textContent()).toMatch(/reschedule\/ [\s\S]* answered 200/);
+
+			const [run] = await pollUntil('the run for the reschedule', async () => ((await runs()).length > 0 ? await runs() : undefined), { timeoutMs: 4 * 60_000, intervalMs: 2000 });
+			expect(run.status).toBe('success');
+			const items = run.data.resultData.runData['Every Minute: Rescheduled'][0].data.main[0].map((i: Json) => i.json);
+			expect(items).toHaveLength(1);
+			expect(items[0]).toMatchObject({ event: 'appointment.rescheduled', data: { appointment_key: a.appointment_key }, previous: { status: 'CONFIRMED' } });
+			expect(Date.parse(items[0].previous.start_date)).toBe(before.toMillis());
+			expect(Date.parse(items[0].data.start_date)).toBe(after.toMillis());
+
+			const when = (t: DateTime) => t.setLocale('en').toFormat('ccc d LLL, HH:mm');
+			const mail = await waitForMail(stack.sandboxUrl, stack.adminToken, (m) => m.to.includes('rita.moved@example.com'), 60_000);
+			expect(mail.subject).toBe(`Your appointment has moved to ${when(after)}`);
+			expect(mail.text).toContain(`${when(before)} → ${when(after)}`);
+
+			// Once: two more polls run nothing more.
+			await firstPollsSince(Date.parse(run.startedAt) + 1000, 2);
+			expect((await runs()).map((e) => e.id)).toEqual([run.id]);
+		} finally {
+			await browser.close();
+			await deactivate(api, MOVED).catch(() => undefined);
 		}
 	}, 15 * 60_000);
 });

@@ -1,6 +1,7 @@
 /**
  * The example workflows (examples/*.json) as a builder imports them: what every example must have (sticky notes,
- * the credentials `npm run dev` imports, an email at the end), and examples 1, 2, 3 and 5 run whole in n8n-core's
+ * the credentials `npm run dev` imports, an email at the end), the emails of the trigger examples 8 to 11 built by
+ * n8n's expression engine from their trigger's items, and examples 1, 2, 3 and 5 run whole in n8n-core's
  * WorkflowExecute against the sandbox, with n8n's expression engine building the emails they send (a stand-in
  * records each email: n8n-nodes-base is not installed here; test/e2e runs every example in a real n8n).
  */
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
+import { AppointmentsPollingTrigger } from '../../nodes/Appointments/AppointmentsPollingTrigger.node';
 import { runExample, type ExampleJson, type ExampleRun } from '../helpers/exampleRun';
 import { runOk, TOKEN, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
 
@@ -200,6 +202,77 @@ test('9 no-show follow-up: Get reads the appointment of a started item, Update S
 	// The email node reads the record Update Status returns.
 	expect(marked).toHaveProperty('person.email');
 	expect(marked).toHaveProperty('calendar.name');
+});
+
+/** The Send Email node of an example with its parameters as n8n's expression engine resolves them for `item`. */
+function emailFor(prefix: string, item: IDataObject, timezone: string): (name: string) => unknown {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { Workflow } = require('n8n-workflow') as typeof import('n8n-workflow');
+	const email = byPrefix(prefix).nodes.find((n) => n.type === 'n8n-nodes-base.emailSend')!;
+	const parameters = structuredClone(email.parameters) as IDataObject;
+	const noTypes = { description: { properties: [], inputs: ['main'], outputs: ['main'] } };
+	const workflow = new Workflow({
+		nodes: [structuredClone(email) as never],
+		connections: {},
+		active: false,
+		nodeTypes: { getByName: () => noTypes, getByNameAndVersion: () => noTypes, getKnownTypes: () => ({}) } as never,
+		settings: { timezone },
+	});
+	return (name) => workflow.expression.getParameterValue(parameters[name] as string, null, 0, 0, email.name, [{ json: item }], 'manual', {});
+}
+
+const pollingTrigger = (prefix: string) => byPrefix(prefix).nodes.find((n) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger')!;
+
+describe('10 tell the client their appointment moved', () => {
+	test('the polling trigger on Appointment Rescheduled only', () => {
+		expect(pollingTrigger('10-').parameters).toEqual({ pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['appointment.rescheduled'], options: {} });
+	});
+
+	test("the client gets the old and the new time, in the workflow's zone: 'Tue 24 Nov, 10:00 → Thu 26 Nov, 15:00'", async () => {
+		const a = (await admin.appointments())[0];
+		const at = (iso: string) => DateTime.fromISO(iso, { zone: ZONE }).toISO()!;
+		// The polling trigger's item (its contract): the appointment now, and its start and status before.
+		const item = {
+			event: 'appointment.rescheduled',
+			timestamp: new Date().toISOString(),
+			data: { ...a, start_date: at('2026-11-26T15:00') },
+			previous: { start_date: at('2026-11-24T10:00'), status: a.status },
+		};
+		// A workflow zone other than the offsets' still writes both in its own zone: the same clock for both.
+		for (const [zone, moved] of [[ZONE, 'Tue 24 Nov, 10:00 → Thu 26 Nov, 15:00'], ['Europe/Madrid', 'Tue 24 Nov, 14:00 → Thu 26 Nov, 19:00']]) {
+			const value = emailFor('10-', item, zone);
+			expect(value('toEmail')).toBe(person(a).email);
+			expect(value('subject')).toBe(`Your appointment has moved to ${moved.split(' → ')[1]}`);
+			expect(value('text')).toContain(`\n\n${moved}\n\n`);
+			expect(value('text')).toContain(String(person(a).full_name));
+			expect(value('text')).toContain(String(a.search_code));
+		}
+	});
+});
+
+describe('11 thank the client after an attended appointment', () => {
+	test('the polling trigger on Appointment Status Changed, filtered to Attended', () => {
+		expect(pollingTrigger('11-').parameters).toEqual({
+			pollTimes: { item: [{ mode: 'everyMinute' }] },
+			events: ['appointment.status_changed'],
+			filters: { statuses: ['ATTENDED'] },
+			options: {},
+		});
+	});
+
+	test('the client gets a thank-you naming the day and the calendar', async () => {
+		const a = (await admin.appointments())[0];
+		const item = { event: 'appointment.status_changed', timestamp: new Date().toISOString(), data: { ...a, status: 'ATTENDED' }, previous: { start_date: a.start_date, status: 'CONFIRMED' } };
+		const value = emailFor('11-', item, ZONE);
+		expect(value('toEmail')).toBe(person(a).email);
+		expect(value('subject')).toBe(`Thank you for coming, ${person(a).full_name}`);
+		expect(value('text')).toContain(`at ${(a.calendar as IDataObject).name} on ${local(a.start_date).toFormat('cccc d LLLL')}.`);
+	});
+});
+
+test('10 and 11 listen to events the polling trigger offers', () => {
+	const offered = (new AppointmentsPollingTrigger().description.properties.find((p) => p.name === 'events')!.options ?? []).map((o) => (o as { value: string }).value);
+	for (const prefix of ['10-', '11-']) for (const event of pollingTrigger(prefix).parameters.events as string[]) expect(offered).toContain(event);
 });
 
 test("8 and 9: the emails go to the client and give the start in words, in the calendar's time (n8n's expression engine)", async () => {

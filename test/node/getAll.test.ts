@@ -1,6 +1,6 @@
 /**
  * Appointment > Get Many through the node's real execute against the sandbox: every filter (request log and
- * results), simplify, date ranges (with luxon's clock fixed across a DST change), custom ranges, pagination
+ * results), Output Simplified and Raw, date ranges (with luxon's clock fixed across a DST change), custom ranges, pagination
  * variants and limits.
  */
 import { DateTime, Settings } from 'luxon';
@@ -13,7 +13,7 @@ let sb: Sandbox;
 let admin: Admin;
 let all: IDataObject[];
 
-const base = { resource: 'appointment', operation: 'getAll', returnAll: true, simplify: false };
+const base = { resource: 'appointment', operation: 'getAll', returnAll: true, output: 'raw' };
 
 useSandbox({ seed: 60, seedValue: 11 }, (started) => ({ sb, admin } = started));
 
@@ -192,7 +192,7 @@ describe('filters', () => {
 	});
 });
 
-describe('simplify', () => {
+describe('output', () => {
 	test('on by default: key, code, status, start, calendar key and name, person name and e-mail', async () => {
 		const out = await runOk(sb, { resource: 'appointment', operation: 'getAll', limit: 3 });
 		expect(out).toHaveLength(3);
@@ -215,7 +215,7 @@ describe('simplify', () => {
 		}
 	});
 
-	test('off: the full record the API returns', async () => {
+	test('Raw: the full record the API returns', async () => {
 		const out = await runOk(sb, { ...base, returnAll: false, limit: 1 });
 		expect(out[0]).toHaveProperty('calendar.calendar_key');
 	});

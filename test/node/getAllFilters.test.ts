@@ -56,7 +56,7 @@ test('one appointment found by its own values in every filter at once, all sent 
 		resource: 'appointment',
 		operation: 'getAll',
 		returnAll: true,
-		simplify: false,
+		output: 'raw',
 		dateRange: 'custom',
 		startDate: start.minus({ hours: 1 }).toISO(),
 		endDate: start.plus({ hours: 1 }).toISO(),

@@ -185,7 +185,7 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		served = 0;
 		maxInFlight = 0;
 		const result = await runNode({
-			parameters: params({ returnAll: true, simplify: false, ...extra, advanced: { pageConcurrency } }),
+			parameters: params({ returnAll: true, output: 'raw', ...extra, advanced: { pageConcurrency } }),
 			credentials: { baseUrl: url, accessToken: 'drf-token-0123456789' },
 		});
 		if (result.error) throw result.error;

@@ -71,7 +71,7 @@ describe('Get Many over 20 pages whose page 7 fails once', () => {
 		await sb.reset(1000, 4); // 20 pages of the default 50
 		await sb.clearRequests();
 		await sb.fault({ count: 1, ...spec, match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } } });
-		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true });
+		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' });
 		expect(r.error).toBeUndefined();
 		const keys = out(r).map((a) => a.appointment_key ?? a.key);
 		expect(keys).toHaveLength(1000);

@@ -75,7 +75,7 @@ export const OPERATIONS: Operation[] = [
 		name: 'appointment getAll',
 		method: 'GET',
 		path: () => '/api/v3/appointments/',
-		parameters: () => ({ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 7, dateRange: 'all', filters: {}, simplify: false }),
+		parameters: () => ({ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 7, dateRange: 'all', filters: {}, output: 'raw' }),
 		verify: async (_f, items) => {
 			const page = await sb.api<{ results: Array<{ appointment_key: string }> }>('GET', 'appointments/?page_size=7');
 			expect(items.map((i) => i.appointment_key)).toEqual(page.body.results.map((a) => a.appointment_key));

@@ -321,7 +321,7 @@ describe('6. impossible UTC offsets', () => {
 		expect(fake.requests).toEqual([]);
 	});
 	it('a custom date range refuses them too, naming the field; +18:00 and -03:00 pass', async () => {
-		const base = { resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'custom', filters: {}, simplify: false };
+		const base = { resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'custom', filters: {}, output: 'raw' };
 		let r = await run({ ...base, startDate: '2026-03-10T00:00:00+99:99', endDate: '' });
 		expect(r.error?.message).toMatch(/"Start Date" \(item 0\): .* UTC offset that does not exist/);
 		r = await run({ ...base, startDate: '2026-03-10T00:00:00-03:00', endDate: '2026-03-11T00:00:00-47:59' });

@@ -184,7 +184,7 @@ describe('Appointment > Get Many with random filters', () => {
 					limit: run.limit,
 					dateRange: run.dateRange,
 					filters,
-					simplify: true,
+					output: 'simple',
 					options: run.present.zone ? { timeZone: '={{ $json.tz }}' } : {},
 				};
 				if (run.dateRange === 'custom') {

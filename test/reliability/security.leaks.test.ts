@@ -26,8 +26,8 @@ describe('the access token never leaks', () => {
 		const [a, b, c] = (await sb.allAppointments()).filter((x) => !String(x.status).startsWith('CANCELED'));
 		const hook = (await sb.api('POST', 'webhooks/', { url: 'https://hooks.test/leak', events: ['appointment.created'] })).body;
 		const ops: Array<Record<string, unknown>> = [
-			{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: { status: 'CONFIRMED' }, simplify: true },
-			{ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 3, dateRange: 'custom', startDate: '2026-01-01T00:00:00', endDate: '2027-01-01T00:00:00', filters: {}, simplify: false },
+			{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: { status: 'CONFIRMED' }, output: 'simple' },
+			{ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 3, dateRange: 'custom', startDate: '2026-01-01T00:00:00', endDate: '2027-01-01T00:00:00', filters: {}, output: 'raw' },
 			{ resource: 'appointment', operation: 'get', appointmentKey: a.appointment_key },
 			{ resource: 'appointment', operation: 'get', appointmentKey: '00000000-0000-4000-8000-000000000000' }, // 404
 			{ resource: 'appointment', operation: 'get', appointmentKey: '={{ "" }}' }, // bad input

@@ -49,7 +49,7 @@ describe('pagination links to another origin', () => {
 	it.each([['page'], ['cursor']])('%s pagination: Get Many refuses the link with an error; the other server gets no request', async (pagination) => {
 		await sb.config({ pagination, nextLinks: 'absolute', nextOrigin: otherOrigin });
 		await sb.clearRequests();
-		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true });
+		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' });
 		expect(r.error?.message).toMatch(new RegExp(`another origin.*${otherOrigin.replace(/[.:/]/g, '\\$&')}`));
 		expect(hits).toEqual([]);
 		expect(await sb.requests()).toHaveLength(1); // the first page only
@@ -57,7 +57,7 @@ describe('pagination links to another origin', () => {
 
 	it('the same with a limit that needs a second page, and for the webhook list', async () => {
 		await sb.config({ pagination: 'page', nextLinks: 'absolute', nextOrigin: otherOrigin, webhookList: 'paginated' });
-		let r = await run({ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 60, dateRange: 'all', filters: {}, simplify: true });
+		let r = await run({ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 60, dateRange: 'all', filters: {}, output: 'simple' });
 		expect(r.error?.message).toMatch(/another origin/);
 		for (let i = 0; i < 60; i++) await sb.api('POST', 'webhooks/', { url: `https://hooks.test/many/${i}`, events: ['appointment.created'] });
 		r = await run({ resource: 'webhook', operation: 'getAll', returnAll: true });
@@ -85,7 +85,7 @@ describe('redirects to another origin', () => {
 		const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
 		try {
 			for (const parameters of [
-				{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, simplify: true },
+				{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' },
 				{ resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'ATTENDED' },
 				{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/r', events: ['appointment.created'], otherEvents: '' },
 			]) {

@@ -140,9 +140,9 @@ describe('records that are not objects (issue 10, behaviour 3)', () => {
 			'/api/v3/appointments/?status=PENDING': { results: [rec('p1'), null, rec('p2')] },
 			'/api/v3/appointments/?status=NO_SHOW': { results: [rec('n1')] },
 		};
-		for (const simplify of [false, true]) {
+		for (const output of ['raw', 'simple']) {
 			const result = await runNode({
-				parameters: { resource: 'appointment', operation: 'getAll', returnAll: true, simplify, filters: { status: '={{ $json.status }}' } },
+				parameters: { resource: 'appointment', operation: 'getAll', returnAll: true, output, filters: { status: '={{ $json.status }}' } },
 				credentials: { baseUrl: apiUrl, accessToken: 'paginate-token-abcdef' },
 				input: [{ status: 'CONFIRMED' }, { status: 'PENDING' }, { status: 'NO_SHOW' }],
 				continueOnFail: true,

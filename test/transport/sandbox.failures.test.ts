@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { AppointmentsApi } from '../../credentials/AppointmentsApi.credentials';
 import { testCredential } from '../helpers/n8n';
 import type { Sandbox } from '../helpers/sandbox';
 import { admin, fault, LIMITED, records, requests, run, TOKEN, useTransportSandbox } from './sandboxTransport';
@@ -33,14 +34,21 @@ describe('credential test', () => {
 			message: expect.stringMatching(/lacks permission for webhooks/),
 		});
 	});
-	it('fails on its own for an unreachable host', async () => {
+	it('a service that cannot be reached: n8n shows only its network code, and the Base URL field says what it means and what to check', async () => {
 		const closed = createServer();
 		await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
 		const port = (closed.address() as AddressInfo).port;
 		await new Promise<void>((r) => closed.close(() => r()));
-		const result = await testCredential({ baseUrl: `http://127.0.0.1:${port}`, accessToken: TOKEN });
-		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/ECONNREFUSED|connect/i);
+		const baseUrl = new AppointmentsApi().properties.find((p) => p.name === 'baseUrl')!;
+		for (const [url, code, meaning] of [
+			[`http://127.0.0.1:${port}`, 'ECONNREFUSED', 'nothing answers at this host and port'],
+			['http://no-such-host.invalid', 'ENOTFOUND', 'the host name does not exist'],
+		]) {
+			const result = await testCredential({ baseUrl: url, accessToken: TOKEN });
+			expect(result).toMatchObject({ status: 'Error', message: expect.stringContaining(code) });
+			expect(baseUrl.hint).toContain(`${code}, ${meaning}`);
+		}
+		expect(baseUrl.hint).toMatch(/Check the address, and that n8n can reach it\.$/);
 	});
 });
 

@@ -3,6 +3,9 @@
  * does not match starts no execution and is still answered 200 (the service does not resend it); one that
  * matches starts the workflow as before. A filter that could never match fails activation, naming the field.
  */
+import type { INodeProperties } from 'n8n-workflow';
+
+import { AppointmentsTrigger } from '../../nodes/Appointments/AppointmentsTrigger.node';
 import { admin, api, harness, post, reset, settledDeliveries, startsOf, useSandbox, envelope, type Json } from './common';
 
 const ctx = useSandbox();
@@ -109,5 +112,22 @@ describe('Filters', () => {
 		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
 		expect(error?.message).toBe('The field "Filters › Calendars" must be a calendar key (a UUID) (got "dr-ruiz")');
 		expect(error.description).toMatch(/Pick the calendar from the list/);
+	});
+});
+
+describe('Filters › Calendar: one calendar, picked as in Get Many', () => {
+	it('is offered beside Calendars with the same picker; only its appointments start the workflow', async () => {
+		const options = new AppointmentsTrigger().description.properties.find((p) => p.name === 'filters')!.options as INodeProperties[];
+		expect(options.map((o) => o.displayName)).toEqual(['Calendar', 'Calendars', 'Statuses']);
+		const calendar = options.find((o) => o.name === 'calendar')!;
+		expect(calendar).toMatchObject({ displayName: 'Calendar', type: 'resourceLocator', default: { mode: 'list', value: '' } });
+		expect(calendar.modes!.map((m) => m.typeOptions?.searchListMethod ?? m.name)).toEqual(['searchCalendars', 'id']);
+		const [wanted, other] = await calendars();
+		const h = await harness(ctx, { parameters: { events: ['appointment.created'], otherEvents: '', filters: { calendar: rl(wanted.calendar_key) }, options: {} } });
+		await h.activate();
+		const mine = await admin(ctx, 'POST', '/__sandbox/appointments/', { calendar: { calendar_key: wanted.calendar_key } });
+		await admin(ctx, 'POST', '/__sandbox/appointments/', { calendar: { calendar_key: other.calendar_key } });
+		await settledDeliveries(ctx, h.productionUrl, 2);
+		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([mine.appointment_key]);
 	});
 });

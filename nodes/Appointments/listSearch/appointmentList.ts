@@ -14,8 +14,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
 
 /**
- * `Tue 24 Nov 10:00 · Ana Pérez · CONFIRMED · Dr. Rojas · K7M2P9QX`, the start in the workflow's time zone. The
- * status comes before the calendar: the editor's list cuts long entries, and calendar names are the long part.
+ * `Tue 24 Nov 10:00 · Ana Pérez · K7M2P9QX · Dr. Rojas · CONFIRMED`, the start in the workflow's time zone. The
+ * editor's list cuts entries after about 55 characters: when and who come first, then the code, which tells two
+ * alike apart; the long calendar name and the status after it.
  */
 export function appointmentLabel(record: IDataObject, zone: string): string {
 	const person = (record.person ?? {}) as IDataObject;
@@ -25,9 +26,9 @@ export function appointmentLabel(record: IDataObject, zone: string): string {
 	return [
 		start.isValid ? start.toFormat(format) : undefined,
 		person.full_name,
-		record.status,
-		calendar.name,
 		record.search_code,
+		calendar.name,
+		record.status,
 	]
 		.filter((part) => typeof part === 'string' && part !== '')
 		.join(' · ');

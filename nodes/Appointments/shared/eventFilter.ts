@@ -1,5 +1,5 @@
 /**
- * The triggers' Filters (calendars, statuses), applied before an execution starts: an event whose appointment
+ * The triggers' Filters (a calendar, calendars, statuses), applied before an execution starts: an event whose appointment
  * does not match starts none. One description and one rule for the webhook and the polling trigger.
  *
  *   eventFilterProperty: INodeProperties         the Filters collection
@@ -30,6 +30,8 @@ export const eventFilterProperty: INodeProperties = {
 	description:
 		'Only events of appointments that match start the workflow; the others start no execution at all',
 	options: [
+		// One calendar: the same picker, word and click count as Get Many's Calendar; Calendars for several.
+		calendarLocator('calendar', 'Only appointments of this calendar; for several, use Calendars'),
 		{
 			displayName: 'Calendars',
 			name: 'calendars',
@@ -81,12 +83,16 @@ export function readEventFilter(node: INode, value: unknown): EventFilter {
 		throw filterError(node, 'Filters › Calendars', 'a list of calendars', rows, 'Add each calendar with "Add Calendar".');
 	}
 	const calendars = new Set<string>();
-	for (const row of rows) {
-		const raw = locatorValue((row as IDataObject)?.calendar);
+	const chosen: Array<[string, unknown]> = [
+		['Filters › Calendar', filters.calendar],
+		...rows.map((row): [string, unknown] => ['Filters › Calendars', (row as IDataObject)?.calendar]),
+	];
+	for (const [label, locator] of chosen) {
+		const raw = locatorValue(locator);
 		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
 		const key = canonicalUuid(raw);
 		if (key === undefined) {
-			throw filterError(node, 'Filters › Calendars', 'a calendar key (a UUID)', raw, 'Pick the calendar from the list, or paste its calendar_key, such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.');
+			throw filterError(node, label, 'a calendar key (a UUID)', raw, 'Pick the calendar from the list, or paste its calendar_key, such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.');
 		}
 		calendars.add(key.toLowerCase());
 	}

@@ -44,3 +44,28 @@ export function triggerItem(delivered: DeliveredEvent, simplify: boolean, previo
 	const { event, timestamp, data } = delivered;
 	return { json: { ...simplifyAppointment(data), event, timestamp, ...(previous === undefined ? {} : { previous }) } };
 }
+
+/** Names that would reach an object's prototype instead of a field. */
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * selectFields(record, paths): only the fields named by dot paths (`status`, `person.email`), nested as in the
+ * record so the same expressions work (`$json.person.email`); a path the record does not have is left out.
+ */
+export function selectFields(record: unknown, paths: readonly string[]): IDataObject {
+	const out: IDataObject = {};
+	for (const path of paths) {
+		const parts = path.split('.');
+		if (parts.some((part) => UNSAFE.has(part))) continue;
+		let from: unknown = record;
+		for (const part of parts) from = isObject(from) && Object.prototype.hasOwnProperty.call(from, part) ? from[part] : undefined;
+		if (from === undefined) continue;
+		let to = out;
+		for (const part of parts.slice(0, -1)) {
+			if (!isObject(to[part])) to[part] = {};
+			to = to[part] as IDataObject;
+		}
+		to[parts[parts.length - 1]] = from;
+	}
+	return out;
+}

@@ -41,11 +41,7 @@ export function clampWindow(value: unknown): number {
  * event, key and timestamp) is a duplicate, a later event of the same appointment is not. appointmentKey: any
  * second event of an appointment is a duplicate. The timestamp (validated ISO, so without spaces) comes first and
  * the event is length-prefixed, so two different triples never give the same string. join() makes one flat
-<<<<<<< HEAD
  * string: a template literal keeps its parts and joins alive, about twice the memory per remembered key.
-=======
- * string: a template literal keeps its parts and joins alive, so each remembered key would cost twice the memory.
->>>>>>> plain-transport
  */
 export function dedupeKey(mode: DedupeMode, event: string, appointmentKey: string, timestamp: string): string | undefined {
 	if (mode === 'off') return undefined;

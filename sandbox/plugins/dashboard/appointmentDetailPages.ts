@@ -1,10 +1,16 @@
-/** One appointment: its record and the API's actions on it (change status, reschedule, cancel), each showing what the API answered and which notifications it queued. */
+/**
+ * One appointment: its record and the API's actions on it (change status, reschedule, cancel after a confirmation
+ * page), each showing what the API answered and which notifications it queued. A done action redirects to the
+ * appointment's page with its result (post, redirect, get), so a reload never sends it again.
+ */
+import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DateTime } from 'luxon';
 
 import { formatHuman } from '../../dateTimes';
 import { cancel, changeStatus, reschedule, type Outcome } from '../../operations';
 import { STATUSES, UUID_RE, type Appointment } from '../../vocabulary';
+import type { SandboxState } from '../../sandboxState';
 import { crumbs, csrfInput, field, html, select, type Html } from './html';
 
 export interface Done {
@@ -14,6 +20,20 @@ export interface Done {
 	/** the form's input and errors, to show again next to its field */
 	errors?: Record<string, string[]>;
 	input?: Record<string, string>;
+}
+
+/** The results of done actions, by a random id in the redirect's URL; the last few per sandbox. */
+const results = new WeakMap<SandboxState, Map<string, { key: string; done: Done }>>();
+const KEPT_RESULTS = 50;
+
+/** Redirects to the appointment's page showing `done` (303: the browser then GETs it). */
+export function showResult(app: FastifyInstance, reply: FastifyReply, key: string, done: Done): FastifyReply {
+	let kept = results.get(app.sandbox);
+	if (!kept) results.set(app.sandbox, (kept = new Map()));
+	const id = crypto.randomBytes(9).toString('base64url');
+	kept.set(id, { key, done });
+	if (kept.size > KEPT_RESULTS) kept.delete(kept.keys().next().value as string);
+	return reply.redirect(`/dashboard/appointments/${key}/?done=${id}`, 303);
 }
 
 function resultPanel(d: Done): Html {
@@ -63,9 +83,7 @@ ${errors.status ? html`<p class="error" id="status-error">${errors.status.join('
 <form class="card" method="post" action="${base}/reschedule">${csrfInput(token)}<h3>Reschedule</h3>
 ${field({ name: 'start_date', label: `New start (${tz})`, type: 'datetime-local', value: done?.input?.start_date ?? local, errors: errors.start_date ?? errors.non_field_errors, required: true })}
 <button class="primary" type="submit">Reschedule</button></form>
-<form class="card" method="post" action="${base}/cancel">${csrfInput(token)}<h3>Cancel appointment</h3>
-<div class="field"><span><input type="checkbox" id="f-send_email" name="send_email" value="true" checked> <label for="f-send_email">Send email to client</label></span></div>
-<button class="danger" type="submit">Cancel appointment</button></form>
+<div class="card"><h3>Cancel appointment</h3>${a.is_cancelled ? html`<p class="muted">Already canceled: there is nothing to cancel.</p>` : html`<p><a class="button danger" href="${base}/cancel">Cancel appointment…</a></p>`}</div>
 </div>`;
 	return reply.page({ title: a.person.full_name, section: 'appointments', body }, status);
 }
@@ -81,13 +99,33 @@ export async function appointmentDetailPages(app: FastifyInstance) {
 			if (!a) return missing(reply);
 			const b = Object.fromEntries(Object.entries((req.body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : ''])) as Record<string, string>;
 			const done = run(a, b);
+			if (done.outcome.status < 300) return showResult(app, reply, a.appointment_key, done);
 			if (done.outcome.status === 400) done.errors = done.outcome.body as Record<string, string[]>;
-			return appointmentPage(app, reply, a, done, done.outcome.status < 300 ? 200 : 400);
+			return appointmentPage(app, reply, a, done, 400);
 		});
 
 	app.get('/appointments/:key/', async (req, reply) => {
 		const a = find((req.params as { key: string }).key);
-		return a ? appointmentPage(app, reply, a) : missing(reply);
+		const id = (req.query as { done?: unknown }).done;
+		const kept = typeof id === 'string' ? results.get(s)?.get(id) : undefined;
+		if (!a) return missing(reply);
+		return appointmentPage(app, reply, a, kept?.key === a.appointment_key ? kept.done : undefined);
+	});
+
+	app.get('/appointments/:key/cancel', async (req, reply) => {
+		const a = find((req.params as { key: string }).key);
+		if (!a) return missing(reply);
+		const base = `/dashboard/appointments/${a.appointment_key}`;
+		if (a.is_cancelled) return reply.redirect(`${base}/`, 303);
+		return reply.page({
+			title: 'Cancel appointment',
+			section: 'appointments',
+			body: html`${crumbs([['Appointments', '/dashboard/appointments/'], [a.search_code, `${base}/`]], 'Cancel')}<h1>Cancel appointment?</h1>
+<form class="card" method="post" action="${base}/cancel">${csrfInput(reply.csrfToken())}
+<p>The appointment of <strong>${a.person.full_name}</strong> on ${formatHuman(a.start, s.cfg.timeZone)} (${a.calendar.name}) will be canceled; the time becomes free.</p>
+<div class="field"><span><input type="checkbox" id="f-send_email" name="send_email" value="true" checked> <label for="f-send_email">Send email to client</label></span></div>
+<button class="danger" type="submit" autofocus>Cancel appointment</button> <a class="button" href="${base}/">Keep it</a></form>`,
+		});
 	});
 
 	act('status', (a, b) => ({ call: `PATCH /api/v3/appointments/${a.appointment_key}/ {"status": ${JSON.stringify(b.status ?? '')}}`, outcome: changeStatus(s, a, { status: b.status ?? '' }), input: b }));

@@ -7,7 +7,7 @@ import { zodFieldErrors } from '../../options';
 import { adminCreateSchema } from '../../schemas';
 import { STATUSES, type Appointment } from '../../vocabulary';
 import { parseListFilter } from '../../listFilter';
-import { appointmentDetailPages, appointmentPage } from './appointmentDetailPages';
+import { appointmentDetailPages, showResult } from './appointmentDetailPages';
 import { crumbs, csrfInput, field, html, select, type Html } from './html';
 
 const PAGE_SIZE = 25;
@@ -81,7 +81,7 @@ ${shown.map(
 	});
 }
 
-/** The New appointment form; created, it shows the appointment's page with the call's result. */
+/** The New appointment form; created, it redirects to the appointment's page with the call's result. */
 function newAppointmentPages(app: FastifyInstance): void {
 	const s = app.sandbox;
 	const newForm = (reply: FastifyReply, v: Record<string, string>, errors: Record<string, string[]> = {}, status = 200): FastifyReply => {
@@ -117,7 +117,7 @@ ${Object.entries(errors)
 		const outcome = createAppointment(s, parsed.data);
 		if (outcome.status !== 201) return newForm(reply, v, outcome.body as Record<string, string[]>, 400);
 		const key = (outcome.body as { appointment_key: string }).appointment_key;
-		return appointmentPage(app, reply, s.store.get(key)!, { call: 'POST /__sandbox/appointments/', outcome }, 201);
+		return showResult(app, reply, key, { call: 'POST /__sandbox/appointments/', outcome });
 	});
 }
 

@@ -37,7 +37,7 @@ export async function deliveryPages(app: FastifyInstance) {
 			title: 'Deliveries',
 			section: 'deliveries',
 			body: html`<h1>Deliveries</h1>
-<p class="muted">${stats.pending} pending · ${stats.succeeded} delivered · ${stats.gave_up} given up · ${stats.attempts} attempts in all. Retry schedule: ${s.cfg.retrySchedule.join(', ')} ms. Times in ${tz}.</p>
+<p class="muted">${stats.pending} pending · ${stats.succeeded} delivered · ${stats.gave_up} given up · ${stats.attempts} attempt${stats.attempts === 1 ? '' : 's'} in all. Retry schedule: ${s.cfg.retrySchedule.join(', ')} ms. Times in ${tz}.</p>
 <form class="card row" method="get" action="/dashboard/deliveries/" role="search" aria-label="Filter deliveries">
 ${select({ name: 'event', label: 'Event', options: [['', 'Any event'], ...EVENTS.map((e): [string, string] => [e, e])], value: f.event })}
 ${field({ name: 'appointment_key', label: 'Appointment key', value: f.appointment_key, attrs: 'size="38"' })}

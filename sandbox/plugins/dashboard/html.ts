@@ -73,7 +73,7 @@ input[type=text],input[type=url],input[type=email],input[type=password],input[ty
 input[aria-invalid=true]{border-color:#cf222e}
 button,.button{font:inherit;padding:6px 14px;border-radius:6px;border:1px solid #afb8c1;background:#f6f8fa;color:#1f2328;cursor:pointer;text-decoration:none;display:inline-block}
 button.primary{background:#1f6feb;border-color:#1f6feb;color:#fff}
-button.danger{background:#cf222e;border-color:#cf222e;color:#fff}
+button.danger,.button.danger{background:#cf222e;border-color:#cf222e;color:#fff}
 header button{background:transparent;color:#d8dee9;border-color:#56607a}
 :focus-visible{outline:3px solid #fb8c00;outline-offset:2px}
 .error{color:#cf222e;font-size:13px;margin:0}

@@ -105,7 +105,7 @@ function signIn(app: FastifyInstance, sessions: Sessions, cookieOpts: CookieSeri
 			layout({
 				title: 'Sign in',
 				body: html`<div class="login card"><p><strong>${PRODUCT}</strong> <span class="pill wait">local sandbox</span></p><h1>Sign in</h1>
-<p class="muted">Use the sandbox's admin token (<code>SANDBOX_ADMIN_TOKEN</code>, printed at start).</p>
+<p class="muted">Paste the admin token printed at start: <code>npm run dev</code> shows it as “Admin token for /__sandbox/ and the dashboard”, <code>npm run sandbox</code> as <code>SANDBOX_ADMIN_TOKEN=</code>.</p>
 <form method="post" action="/dashboard/login"><input type="hidden" name="_csrf" value="${reply.generateCsrf()}"><input type="hidden" name="next" value="${next}">
 ${field({ name: 'token', label: 'Admin token', type: 'password', required: true, errors: error ? [error] : undefined, attrs: 'autocomplete="current-password" autofocus' })}
 <button class="primary" type="submit">Sign in</button></form></div>`,

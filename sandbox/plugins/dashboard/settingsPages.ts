@@ -1,4 +1,4 @@
-/** Settings: its index, Integrations (leading to Webhooks, in webhookPages.ts) and API access (base URL, tokens and time zone to copy into n8n). */
+/** Settings: its index, Integrations (leading to Webhooks, in webhookPages.ts) and API access (base URL, access tokens and time zone to copy into n8n, named as n8n's credential names them). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { PRODUCT } from '../../product';
@@ -25,7 +25,7 @@ export async function settingsPages(app: FastifyInstance) {
 			body: html`<h1>Settings</h1>
 <div class="tiles">
 <a class="card" href="/dashboard/settings/integrations/webhooks/"><h2>Integrations › Webhooks</h2><p class="muted">Where ${PRODUCT} sends appointment events. ${s.webhooks.size} subscription${s.webhooks.size === 1 ? '' : 's'}.</p></a>
-<a class="card" href="/dashboard/settings/api/"><h2>API access</h2><p class="muted">The base URL and API token to connect n8n or another tool.</p></a>
+<a class="card" href="/dashboard/settings/api/"><h2>API access</h2><p class="muted">The base URL and access token to connect n8n or another tool.</p></a>
 </div>`,
 		}),
 	);
@@ -49,8 +49,8 @@ export async function settingsPages(app: FastifyInstance) {
 <section class="card" aria-labelledby="n8n-title"><h2 id="n8n-title">Connect n8n</h2>
 <p>In n8n, create an <strong>Appointments API</strong> credential and paste these values.</p>
 ${copyRow('base-url', 'Base URL', baseUrl(req), false)}
-${token === undefined ? html`<p class="muted">No API token is set.</p>` : copyRow('api-token', 'API token', token, true)}
-${copyRow('time-zone', 'Time zone', s.cfg.timeZone, false)}
+${token === undefined ? html`<p class="muted">No access token is set.</p>` : copyRow('api-token', 'Access token', token, true)}
+${copyRow('time-zone', 'Account time zone', s.cfg.timeZone, false)}
 <p class="muted">The token gives full access to appointments and webhooks. Keep it secret: anyone who has it can read and change your appointments.</p></section>
 ${restricted.length
 	? html`<section class="card" aria-labelledby="restricted-title"><h2 id="restricted-title">Appointments-only tokens</h2>

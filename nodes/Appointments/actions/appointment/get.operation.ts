@@ -1,11 +1,11 @@
-/** Appointment > Get: GET /api/v3/appointments/{key}/; the full record, or with Simplify (version 2) Get Many's fields. */
+/** Appointment > Get: GET /api/v3/appointments/{key}/; the full record, Get Many's fields (Simplify, version 2) or the Output picked (version 4). */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { simplifyAppointment } from '../../shared';
 import { getAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 import { appointmentKeyOf } from './key';
+import { readShape } from './output';
 
 const properties: INodeProperties[] = [appointmentKeyField, optionsCollection(false)];
 
@@ -18,9 +18,9 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = appointmentKeyOf(this, i);
 	// Version 1 has no Simplify: its Get keeps returning the full record.
-	const simplify = this.getNodeParameter('simplify', i, false) as boolean;
+	const shape = readShape(this, i, false);
 	return async () => {
 		const record = await getAppointment(this, key, { itemIndex: i, policy: item.policy });
-		return simplify ? simplifyAppointment(record) : record;
+		return shape ? shape(record) : record;
 	};
 };

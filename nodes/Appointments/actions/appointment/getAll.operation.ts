@@ -19,7 +19,6 @@ import {
 	requireEmail,
 	requireStatus,
 	requireUuid,
-	simplifyAppointment,
 	toBoolean,
 	uuidList,
 	WALL_CLOCK_FORMAT,
@@ -31,6 +30,7 @@ import { readLimit } from '../common.descriptions';
 import type { ItemContext, PrepareOperation } from '../types';
 import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields';
 import { GET_MANY_FILTERS, type FilterKind } from './getAll.filters';
+import { readShape } from './output';
 
 /** The Date Range's two rows (Custom's Start Date and End Date). */
 const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
@@ -139,7 +139,6 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
 	const limit = readLimit(this, i);
-	const simplify = this.getNodeParameter('simplify', i, true) as boolean;
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
 	const pageConcurrency =
@@ -147,6 +146,7 @@ export const prepare: PrepareOperation = function (item) {
 	let range: { window: StartWindow | undefined } | undefined;
 	const window = () => (range ??= { window: dateRangeWindow(this, item, dateRange) }).window;
 	const query = filterQuery(node, item, filters, window);
+	const shape = readShape(this, i, true);
 
 	return async () => {
 		// Read only when a date goes out: an empty Account Time Zone means the zone the dates were read in.
@@ -161,6 +161,6 @@ export const prepare: PrepareOperation = function (item) {
 			resource: 'appointments',
 			pageConcurrency,
 		});
-		return simplify ? records.map((record) => simplifyAppointment(record)) : records;
+		return shape ? records.map((record) => shape(record)) : records;
 	};
 };
