@@ -110,7 +110,7 @@ describe(`package on n8n ${N8N_VERSION}`, () => {
 
 	test('Get Many and Update Status run in every version of the node n8n lists', async () => {
 		const versions = await loadedVersions(NODE_TYPE);
-		const statusFor = (v: number) => ['NO_SHOW', 'ATTENDED', 'PENDING', 'RESCHEDULED'][v - 1];
+		const statusFor = (v: number) => ['NO_SHOW', 'ATTENDED', 'PENDING', 'IN_PROGRESS'][v - 1];
 		// Enough CONFIRMED appointments for two per version.
 		for (let i = 0; i < 2 * versions.length; i++) await createAppointment();
 		const cred = { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
