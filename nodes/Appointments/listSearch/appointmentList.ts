@@ -6,11 +6,10 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { canonicalUuid, startInstant, windowQuery } from '../shared';
+import { canonicalUuid, EMAIL, startInstant, windowQuery } from '../shared';
 import { accountTimeZone, apiRequest, appointmentPath } from '../transport';
 import { locatorPage } from './locatorPage';
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
 

@@ -70,9 +70,11 @@ export function requireStatus(node: INode, value: unknown, field: string, itemIn
 	);
 }
 
+export const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
 export function requireEmail(node: INode, value: unknown, field: string, itemIndex: number): string {
 	const text = typeof value === 'string' ? value.trim() : '';
-	if (/^[^\s@]+@[^\s@]+$/.test(text)) return text;
+	if (EMAIL.test(text)) return text;
 	throw inputError(node, field, itemIndex, 'an email address such as ana@example.com', value);
 }
 
