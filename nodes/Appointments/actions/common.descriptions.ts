@@ -2,13 +2,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
 import { eventFields, inputError, MAX_CONCURRENCY, numberValue, optionsProperty } from '../shared';
-import type { PrepareOperation } from './types';
-
-/** An operation's file: its fields (without displayOptions) and its prepare. */
-export interface Operation {
-	properties: INodeProperties[];
-	prepare: PrepareOperation;
-}
+import type { Operation } from './types';
 
 /** A resource's Operation field and every operation's fields, shown for that resource and operation. */
 export function resourceDescription(resource: string, options: INodePropertyOptions[], operations: Record<string, Operation>): INodeProperties[] {

@@ -13,8 +13,8 @@ import {
 import { numberValue, resolveZone } from '../shared';
 import type { RequestPolicy } from '../transport';
 import * as appointment from './appointment';
-import { OPTION_RULES, type Operation } from './common.descriptions';
-import type { ItemContext, PreparedRun, PrepareOperation } from './types';
+import { OPTION_RULES } from './common.descriptions';
+import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types';
 import * as webhook from './webhook';
 
 const RESOURCES: Record<string, Record<string, Operation>> = { appointment: appointment.operations, webhook: webhook.operations };
