@@ -1,20 +1,21 @@
 import { VersionedNodeType, type INodeTypeBaseDescription } from 'n8n-workflow';
 
-import { AppointmentsV1 } from './v1/AppointmentsV1';
-import { AppointmentsV2 } from './v2/AppointmentsV2';
-import { AppointmentsV3 } from './v3/AppointmentsV3';
-import { AppointmentsV4 } from './v4/AppointmentsV4';
+import { AppointmentsVersion } from './actions/nodeVersion';
+import { searchAppointments, searchCalendars, searchWebhooks } from './listSearch';
+import { versionDescription as v1 } from './v1/versionDescription';
+import { hints, versionDescription as v2 } from './v2/versionDescription';
+import { versionDescription as v3 } from './v3/versionDescription';
+import { versionDescription as v4 } from './v4/versionDescription';
 
 /**
- * Appointments: manage appointments and webhooks of the scheduling service. Version 2 picks appointments and
- * webhooks from lists (resource locators) and simplifies Get; version 3 moves the expert knobs under Advanced
- * and picks Get Many's Calendar from a list; version 4 offers Output (Simplified, Raw, Selected Fields) in Get
- * and Get Many. Saved workflows keep their version's parameters and outputs; all versions share the operations
- * (actions/).
+ * Appointments: manage appointments and webhooks of the scheduling service. Version 1 takes keys typed or given by
+ * expression; 2 picks appointments and webhooks from lists and simplifies Get; 3 moves the expert knobs under
+ * Advanced and picks Get Many's Calendar from a list; 4 offers Output (Simplified, Raw, Selected Fields) in Get and
+ * Get Many. Saved workflows keep their version's parameters and outputs.
  */
 export class Appointments extends VersionedNodeType {
 	constructor() {
-		const baseDescription: INodeTypeBaseDescription = {
+		const base: INodeTypeBaseDescription = {
 			displayName: 'Appointments',
 			name: 'appointments',
 			icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
@@ -23,14 +24,16 @@ export class Appointments extends VersionedNodeType {
 			description: 'Manage appointments and webhooks of the scheduling service',
 			defaultVersion: 4,
 		};
+		const lists = { searchAppointments, searchWebhooks };
+		const withCalendars = { ...lists, searchCalendars };
 		super(
 			{
-				1: new AppointmentsV1(baseDescription),
-				2: new AppointmentsV2(baseDescription),
-				3: new AppointmentsV3(baseDescription),
-				4: new AppointmentsV4(baseDescription),
+				1: new AppointmentsVersion(base, 1, v1),
+				2: new AppointmentsVersion(base, 2, v2, { hints, listSearch: lists }),
+				3: new AppointmentsVersion(base, 3, v3, { hints, listSearch: withCalendars }),
+				4: new AppointmentsVersion(base, 4, v4, { hints, listSearch: withCalendars }),
 			},
-			baseDescription,
+			base,
 		);
 	}
 }

@@ -1,10 +1,25 @@
-/**
- * Field descriptions used by several operations. Field names are the user's words; each operation maps them
- * to the API's snake_case names.
- */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+/** Field descriptions several operations share, and the Operation fields of a resource built from its operations. */
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
-import { eventFields, inputError, MAX_CONCURRENCY, numberValue, optionsProperty, requirePathKey } from '../shared';
+import { eventFields, inputError, MAX_CONCURRENCY, numberValue, optionsProperty } from '../shared';
+import type { Operation } from './types';
+
+/** A resource's Operation field and every operation's fields, shown for that resource and operation. */
+export function resourceDescription(resource: string, options: INodePropertyOptions[], operations: Record<string, Operation>): INodeProperties[] {
+	const operation: INodeProperties = {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: 'getAll',
+	};
+	const fields = Object.entries(operations).flatMap(([name, { properties }]) =>
+		updateDisplayOptions({ show: { resource: [resource], operation: [name] } }, properties),
+	);
+	return [operation, ...fields];
+}
 
 export const appointmentKeyField: INodeProperties = {
 	displayName: 'Appointment Key',
@@ -25,25 +40,9 @@ export const webhookKeyField: INodeProperties = {
 	description: 'The webhook_key of the webhook',
 };
 
-/**
- * The webhook an item names (Update, Delete), checked before anything is sent; an error names the field as the
- * node's version labels it: a locator "Webhook" from version 2 on.
- */
-export function webhookKeyOf(ctx: IExecuteFunctions, itemIndex: number): string {
-	const node = ctx.getNode();
-	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
-	return requirePathKey(node, ctx.getNodeParameter('webhookKey', itemIndex, '', { extractValue: true }), label, itemIndex);
-}
-
 export function returnAllOrLimit(noun: string): INodeProperties[] {
 	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-		},
+		{ displayName: 'Return All', name: 'returnAll', type: 'boolean', default: false, description: 'Whether to return all results or only up to a given limit' },
 		{
 			displayName: 'Limit',
 			name: 'limit',
@@ -57,16 +56,11 @@ export function returnAllOrLimit(noun: string): INodeProperties[] {
 	];
 }
 
-/**
- * Reads the item's Return All and Limit (the fields of returnAllOrLimit): undefined for all, else the limit;
- * a limit that is not a whole number of at least 1 throws a NodeOperationError naming the field and the item.
- */
+/** Return All and Limit read: undefined for all, else a whole number of at least 1. */
 export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
-	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	if (returnAll) return undefined;
+	if (ctx.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
 	const given = ctx.getNodeParameter('limit', itemIndex, 50) as unknown;
-	const rule = { min: 1, whole: true };
-	const limit = numberValue(ctx.getNode(), given, 'Limit', itemIndex, rule);
+	const limit = numberValue(ctx.getNode(), given, 'Limit', itemIndex, { min: 1, whole: true });
 	if (limit === undefined) throw inputError(ctx.getNode(), 'Limit', itemIndex, 'a whole number of at least 1', given);
 	return limit;
 }
@@ -107,7 +101,7 @@ export const OPTION_RULES = {
 
 const { concurrency, maxAttempts, maxRetryWaitSeconds, timeoutSeconds } = OPTION_RULES;
 
-const requestOptions: INodeProperties[] = [
+const requestSettings: INodeProperties[] = [
 	{
 		displayName: concurrency.label,
 		name: 'concurrency',
@@ -148,7 +142,7 @@ const requestOptions: INodeProperties[] = [
 
 /** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates. */
 export function optionsCollection(withTimeZone: boolean): INodeProperties {
-	const options = [...requestOptions, ...(withTimeZone ? [timeZoneOption] : [])].sort((a, b) =>
+	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : [])].sort((a, b) =>
 		// plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up
 		a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
 	);

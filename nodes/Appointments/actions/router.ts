@@ -1,13 +1,6 @@
 /**
- * The item loop of the Appointments node.
- *
- * 1. Every item's parameters are read and validated before any request (so a bad item never leaves the batch
- *    half-done): with "Continue On Fail" a bad item becomes `{ error }` and the others go on; without it the node
- *    fails at once, nothing sent.
- * 2. The prepared items run in input order through a small pool of `concurrency` workers (no timers).
- *    Without "Continue On Fail", no new item starts after a failure; the first failing item's error is thrown
- *    once the items in flight have settled.
- * 3. Output keeps input order; every output item is paired with the input item it came from.
+ * The item loop of the Appointments node: every item checked before anything is sent (prepareAll), the prepared
+ * requests run in input order, Concurrency at a time (runAll), the output paired to its input (pairedOutput).
  */
 import {
 	NodeApiError,
@@ -21,22 +14,18 @@ import { numberValue, resolveZone } from '../shared';
 import type { RequestPolicy } from '../transport';
 import * as appointment from './appointment';
 import { OPTION_RULES } from './common.descriptions';
-import type { ItemContext, PreparedRun, PrepareOperation } from './types';
+import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types';
 import * as webhook from './webhook';
 
-const operations: Record<string, PrepareOperation> = {
-	'appointment:getAll': appointment.getAll.prepare,
-	'appointment:get': appointment.get.prepare,
-	'appointment:updateStatus': appointment.updateStatus.prepare,
-	'appointment:reschedule': appointment.reschedule.prepare,
-	'appointment:cancel': appointment.cancel.prepare,
-	'webhook:getAll': webhook.getAll.prepare,
-	'webhook:create': webhook.create.prepare,
-	'webhook:update': webhook.update.prepare,
-	'webhook:delete': webhook.delete.prepare,
-};
+const RESOURCES: Record<string, Record<string, Operation>> = { appointment: appointment.operations, webhook: webhook.operations };
 
-type Outcome = { data: IDataObject | IDataObject[] } | { error: Error };
+function prepareOf(resource: string, operation: string): PrepareOperation | undefined {
+	const operations = Object.prototype.hasOwnProperty.call(RESOURCES, resource) ? RESOURCES[resource] : undefined;
+	return operations && Object.prototype.hasOwnProperty.call(operations, operation) ? operations[operation].prepare : undefined;
+}
+
+/** What one item came to: its data, or with Continue On Fail its error. */
+type ItemResult = { data: IDataObject | IDataObject[] } | { error: Error };
 
 /**
  * The item's Options, and from version 3 on its Advanced settings with them (the same names: version 3 only
@@ -72,97 +61,60 @@ function toError(error: unknown): Error {
 	return error instanceof Error ? error : new Error(String(error));
 }
 
-async function runPool(
-	count: number,
-	concurrency: number,
-	task: (index: number) => Promise<void>,
-	stop: () => boolean,
-): Promise<void> {
-	let next = 0;
-	const worker = async (): Promise<void> => {
-		while (next < count && !stop()) {
-			const index = next++;
-			await task(index);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-}
-
-/**
- * 1. Every item's parameters read and validated before anything is sent: a bad item fails the node at once, or
- * with Continue On Fail becomes its `{ error }`.
- */
-function prepareAll(
-	ctx: IExecuteFunctions,
-	prepare: PrepareOperation,
-	itemCount: number,
-	hasAdvanced: boolean,
-	outcomes: Array<Outcome | undefined>,
-): Array<PreparedRun | undefined> {
+/** Every item's parameters read and checked before anything is sent: a bad item fails the node at once, or with Continue On Fail becomes its `{ error }`. */
+function prepareAll(ctx: IExecuteFunctions, prepare: PrepareOperation, hasAdvanced: boolean, results: Array<ItemResult | undefined>): Array<PreparedRun | undefined> {
 	const continueOnFail = ctx.continueOnFail();
-	const runs: Array<PreparedRun | undefined> = new Array(itemCount);
-	for (let i = 0; i < itemCount; i++) {
+	const runs: Array<PreparedRun | undefined> = new Array(results.length);
+	for (let i = 0; i < results.length; i++) {
 		try {
 			runs[i] = prepare.call(ctx, itemContext(ctx, i, hasAdvanced));
 		} catch (error) {
 			const failure = toError(error);
-			if (!continueOnFail) {
-				if (failure instanceof NodeOperationError) throw failure;
-				throw new NodeOperationError(ctx.getNode(), failure, { itemIndex: i });
-			}
-			outcomes[i] = { error: failure };
+			if (continueOnFail) results[i] = { error: failure };
+			else throw failure instanceof NodeOperationError ? failure : new NodeOperationError(ctx.getNode(), failure, { itemIndex: i });
 		}
 	}
 	return runs;
 }
 
 /**
- * 2. The prepared items sent, `concurrency` at a time. Without Continue On Fail no item starts after a failure,
- * and the first failing item's error is thrown once the items in flight have settled.
+ * The prepared items run in input order, `concurrency` workers at a time. Without Continue On Fail no item starts
+ * after a failure, and the first failing item's error is thrown once those in flight have settled.
  */
-async function runAll(
-	ctx: IExecuteFunctions,
-	runs: Array<PreparedRun | undefined>,
-	concurrency: number,
-	outcomes: Array<Outcome | undefined>,
-): Promise<void> {
+async function runAll(ctx: IExecuteFunctions, runs: Array<PreparedRun | undefined>, concurrency: number, results: Array<ItemResult | undefined>): Promise<void> {
 	const continueOnFail = ctx.continueOnFail();
-	const pending = runs.map((run, index) => ({ run, index })).filter((p) => p.run !== undefined);
+	const pending = runs.flatMap((run, index) => (run ? [{ run, index }] : []));
+	let next = 0;
 	let failed = false;
-	await runPool(
-		pending.length,
-		concurrency,
-		async (n) => {
-			const { run, index } = pending[n];
+	const worker = async (): Promise<void> => {
+		while (next < pending.length && !failed) {
+			const { run, index } = pending[next++];
 			try {
-				outcomes[index] = { data: await run!() };
+				results[index] = { data: await run() };
 			} catch (error) {
-				outcomes[index] = { error: toError(error) };
+				results[index] = { error: toError(error) };
 				if (!continueOnFail) failed = true;
 			}
-		},
-		() => failed,
-	);
-	if (failed) {
-		const index = outcomes.findIndex((o) => o !== undefined && 'error' in o);
-		const error = (outcomes[index] as { error: Error }).error;
-		if (error instanceof NodeApiError || error instanceof NodeOperationError) throw error;
-		throw new NodeOperationError(ctx.getNode(), error, { itemIndex: index });
-	}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, pending.length) }, worker));
+	if (!failed) return;
+	const index = results.findIndex((result) => result !== undefined && 'error' in result);
+	const error = (results[index] as { error: Error }).error;
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) throw error;
+	throw new NodeOperationError(ctx.getNode(), error, { itemIndex: index });
 }
 
-/** 3. Output in input order, every item paired with the input item it came from. */
-function pairedOutput(ctx: IExecuteFunctions, outcomes: Array<Outcome | undefined>): INodeExecutionData[] {
+/** Output in input order, every item paired with the input item it came from. */
+function pairedOutput(ctx: IExecuteFunctions, results: Array<ItemResult | undefined>): INodeExecutionData[] {
 	const returnData: INodeExecutionData[] = [];
-	for (let i = 0; i < outcomes.length; i++) {
-		const outcome = outcomes[i];
-		if (!outcome) continue;
-		const json = 'error' in outcome ? { error: outcome.error.message } : outcome.data;
+	for (let i = 0; i < results.length; i++) {
+		const result = results[i];
+		if (!result) continue;
+		const json = 'error' in result ? { error: result.error.message } : result.data;
 		// A loop, not push(...spread): one Get Many item can yield hundreds of thousands of records, more
 		// arguments than a call can take ("Maximum call stack size exceeded").
-		const paired = ctx.helpers.constructExecutionMetaData(ctx.helpers.returnJsonArray(json), {
-			itemData: { item: i },
-		});
+		const paired = ctx.helpers.constructExecutionMetaData(ctx.helpers.returnJsonArray(json), { itemData: { item: i } });
 		for (const entry of paired) returnData.push(entry);
 	}
 	return returnData;
@@ -172,20 +124,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const prepare = operations[`${resource}:${operation}`];
-	if (!prepare) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The operation "${operation}" of "${resource}" is not supported`,
-		);
-	}
+	const prepare = prepareOf(resource, operation);
+	if (!prepare) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	const hasAdvanced = this.getNode().typeVersion >= 3;
 	const rule = OPTION_RULES.concurrency;
-	const concurrency =
-		numberValue(this.getNode(), readOptions(this, 0, hasAdvanced).concurrency, rule.label, 0, rule) ?? 1;
-
-	const outcomes: Array<Outcome | undefined> = new Array(items.length);
-	const runs = prepareAll(this, prepare, items.length, hasAdvanced, outcomes);
-	await runAll(this, runs, concurrency, outcomes);
-	return [pairedOutput(this, outcomes)];
+	const concurrency = numberValue(this.getNode(), readOptions(this, 0, hasAdvanced).concurrency, rule.label, 0, rule) ?? 1;
+	const results: Array<ItemResult | undefined> = new Array(items.length);
+	const runs = prepareAll(this, prepare, hasAdvanced, results);
+	await runAll(this, runs, concurrency, results);
+	return [pairedOutput(this, results)];
 }

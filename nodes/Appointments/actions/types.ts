@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RequestPolicy } from '../transport';
 
@@ -19,3 +19,9 @@ export type PreparedRun = () => Promise<IDataObject | IDataObject[]>;
  * returns the function that sends the requests. The router validates every item before sending anything.
  */
 export type PrepareOperation = (this: IExecuteFunctions, item: ItemContext) => PreparedRun;
+
+/** An operation's file: its fields (without displayOptions) and its prepare. */
+export interface Operation {
+	properties: INodeProperties[];
+	prepare: PrepareOperation;
+}

@@ -6,10 +6,10 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { canonicalUuid, startInstant, windowQuery } from '../shared';
+import { canonicalUuid, EMAIL, startInstant, windowQuery } from '../shared';
 import { accountTimeZone, apiRequest, appointmentPath } from '../transport';
 import { locatorPage } from './locatorPage';
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
 
@@ -34,7 +34,7 @@ export function appointmentLabel(record: IDataObject, zone: string): string {
 		.join(' · ');
 }
 
-function toItem(record: IDataObject, zone: string): INodeListSearchItems {
+function listItem(record: IDataObject, zone: string): INodeListSearchItems {
 	return { name: appointmentLabel(record, zone), value: String(record.appointment_key) };
 }
 
@@ -55,12 +55,40 @@ function parseToken(token: string | undefined): { phase: Phase; next?: string } 
 	return { phase: phase === 'earlier' ? 'earlier' : 'upcoming', next };
 }
 
+/** The appointment a typed key names, as the list's only entry (none when the service does not know it). */
+async function byKey(ctx: ILoadOptionsFunctions, key: string, zone: string): Promise<INodeListSearchResult> {
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), { resource: `Appointment ${key}`, allowStatus: [404] });
+	const found = response.statusCode < 300 && response.body?.appointment_key !== undefined;
+	return { results: found ? [listItem(response.body as IDataObject, zone)] : [] };
+}
+
 /**
- * Appointments for the Appointment locator, upcoming first: from today 00:00 in the workflow's time zone on
- * (today's and the next appointments), then the earlier ones. Search text narrows both by the list filter it
- * looks like (a key is read directly; a code that finds nothing is tried as a name). The split goes out in the
- * account's zone (dateWindow.ts), moved outward where the service could read it two ways, and each phase keeps
- * only its side of it, so no appointment shows twice.
+ * The next page of the list split at `today` (epoch ms): the upcoming phase, then the earlier one. The split goes
+ * out in the account's zone, moved outward where the service could read it two ways, and each phase keeps only its
+ * side of it, so no appointment shows twice; an unreadable start goes with the earlier ones.
+ */
+async function phasePage(ctx: ILoadOptionsFunctions, filters: IDataObject, token: string | undefined, today: number, account: string) {
+	const bounds: Record<Phase, IDataObject> = {
+		upcoming: windowQuery({ from: today }, account),
+		earlier: windowQuery({ to: today - 1000 }, account),
+	};
+	const isUpcoming = (record: IDataObject) => startInstant(record.start_date, account) >= today;
+	let { phase, next } = parseToken(token);
+	const records: IDataObject[] = [];
+	for (;;) {
+		const page = await locatorPage(ctx, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
+		records.push(...page.records.filter((record) => isUpcoming(record) === (phase === 'upcoming')));
+		if (page.next) return { records, token: `${phase} ${page.next}` };
+		if (phase === 'earlier') return { records, token: undefined };
+		phase = 'earlier';
+		next = undefined;
+	}
+}
+
+/**
+ * Appointments for the Appointment locator, upcoming first: from today 00:00 in the workflow's time zone on, then
+ * the earlier ones. Search text narrows both by the list filter it looks like (a key is read directly; a code that
+ * finds nothing is tried as a name).
  */
 export async function searchAppointments(
 	this: ILoadOptionsFunctions,
@@ -69,44 +97,14 @@ export async function searchAppointments(
 ): Promise<INodeListSearchResult> {
 	const zone = this.getTimezone();
 	const text = (filter ?? '').trim();
-	if (!paginationToken && text !== '') {
-		const key = canonicalUuid(text);
-		if (key !== undefined) {
-			const response = await apiRequest(this, 'GET', appointmentPath(key), {
-				resource: `Appointment ${key}`,
-				allowStatus: [404],
-			});
-			const found = response.statusCode < 300 && response.body?.appointment_key !== undefined;
-			return { results: found ? [toItem(response.body as IDataObject, zone)] : [] };
-		}
-	}
+	const key = paginationToken ? undefined : canonicalUuid(text);
+	if (key !== undefined) return await byKey(this, key, zone);
 	const today = DateTime.now().setZone(zone).startOf('day').toMillis();
 	const account = (await accountTimeZone(this)) ?? zone;
-	const bounds: Record<Phase, IDataObject> = {
-		upcoming: windowQuery({ from: today }, account),
-		earlier: windowQuery({ to: today - 1000 }, account),
-	};
-	// An unreadable start goes with the earlier ones, so it still shows once.
-	const side: Record<Phase, (record: IDataObject) => boolean> = {
-		upcoming: (record) => startInstant(record.start_date, account) >= today,
-		earlier: (record) => !(startInstant(record.start_date, account) >= today),
-	};
-	const load = async (filters: IDataObject, token: string | undefined) => {
-		let { phase, next } = parseToken(token);
-		const records: IDataObject[] = [];
-		for (;;) {
-			const page = await locatorPage(this, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
-			records.push(...page.records.filter(side[phase]));
-			if (page.next) return { records, token: `${phase} ${page.next}` };
-			if (phase === 'earlier') return { records, token: undefined };
-			phase = 'earlier';
-			next = undefined;
-		}
-	};
 	const filters = text === '' ? {} : searchFilter(text);
-	let page = await load(filters, paginationToken);
+	let page = await phasePage(this, filters, paginationToken, today, account);
 	if (!paginationToken && filters.search_code !== undefined && page.records.length === 0) {
-		page = await load({ name: text }, undefined);
+		page = await phasePage(this, { name: text }, undefined, today, account);
 	}
-	return { results: page.records.map((record) => toItem(record, zone)), paginationToken: page.token };
+	return { results: page.records.map((record) => listItem(record, zone)), paginationToken: page.token };
 }

@@ -1,44 +1,50 @@
 /**
- * The Calendar resource locator (Get Many's filter in version 3 and both triggers' filters) and its reader. The
- * API lists no calendars, so *From list* offers those seen in the account's appointments (listSearch/calendarList.ts).
+ * The resource locators (From List, By Key) of the nodes: Appointment and Webhook (version 2 on), Calendar (Get
+ * Many's filter from version 3 on and both triggers'). The API lists no calendars, so *From list* offers those seen
+ * in the account's appointments (listSearch/calendarList.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
 
 import { UUID_OPTIONAL_HYPHENS } from './constants';
 
-export function calendarLocator(name: string, description: string): INodeProperties {
+interface KeyLocator {
+	displayName: string;
+	name: string;
+	description: string;
+	listMethod: string;
+	listPlaceholder: string;
+	idPlaceholder: string;
+	hint: string;
+	/** The By Key error for a value that is no UUID; without it any text is accepted. */
+	notUuid?: string;
+}
+
+export function keyLocator(l: KeyLocator): INodeProperties {
+	const validation = l.notUuid && [{ type: 'regex' as const, properties: { regex: UUID_OPTIONAL_HYPHENS, errorMessage: l.notUuid } }];
 	return {
-		displayName: 'Calendar',
-		name,
+		displayName: l.displayName,
+		name: l.name,
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
-		description,
+		description: l.description,
 		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select a calendar...',
-				typeOptions: { searchListMethod: 'searchCalendars', searchable: true },
-			},
-			{
-				displayName: 'By Key',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
-				hint: 'The calendar_key of the calendar, as appointments show it under calendar',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: UUID_OPTIONAL_HYPHENS,
-							errorMessage: 'Not a calendar key: expected a UUID such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
-						},
-					},
-				],
-			},
+			{ displayName: 'From List', name: 'list', type: 'list', placeholder: l.listPlaceholder, typeOptions: { searchListMethod: l.listMethod, searchable: true } },
+			{ displayName: 'By Key', name: 'id', type: 'string', placeholder: l.idPlaceholder, hint: l.hint, ...(validation && { validation }) },
 		],
 	};
+}
+
+export function calendarLocator(name: string, description: string): INodeProperties {
+	return keyLocator({
+		displayName: 'Calendar',
+		name,
+		description,
+		listMethod: 'searchCalendars',
+		listPlaceholder: 'Select a calendar...',
+		idPlaceholder: 'e.g. 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+		hint: 'The calendar_key of the calendar, as appointments show it under calendar',
+		notUuid: 'Not a calendar key: expected a UUID such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+	});
 }
 
 /** The key a Calendar field holds: a locator's value, or a plain text (version 2's field, an expression). */

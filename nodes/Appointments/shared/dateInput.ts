@@ -1,51 +1,19 @@
 /**
- * Date helpers (pure, luxon only). Unit-tested in test/node/dateInput.test.ts.
- *
- * What a builder types or picks is read in the chosen time zone (the node's Time Zone, else the workflow's) and
- * turned into instants; dateWindow.ts writes filters from them in the account's zone. Reschedule goes out as ISO 8601
- * with the offset of the chosen zone. Day bounds are built from calendar dates (not by adding hours to instants), so
- * a day is always its own date from its first instant to 23:59:59, also on the days a zone changes its clocks (on
- * 2026-09-06 Santiago's day starts at 01:00).
- *
- *   type DateRangePreset = 'all' | 'today' | 'yesterday' | 'tomorrow' | 'thisWeek' | 'next7Days' | 'custom'
- *   type Clock = () => DateTime | Date | number          injectable "now" (default: DateTime.now())
- *   class DateInputError extends Error                    what was wrong with a value; callers add field and item
- *   isValidTimeZone(zone: unknown): boolean
- *   presetRange(preset, zone, now?: Clock): { from: number; to: number } | undefined   instants, undefined for 'all'
- *   toDateTime(value: unknown, zone: string): DateTime    date picker string, ISO with/without offset, SQL-like
- *                                                          'YYYY-MM-DD HH:mm[:ss]', Luxon DateTime, JS Date, epoch ms
- *   toInstant(value: unknown, zone: string, bound?: 'start' | 'end'): number
- *                                                          a bound of a window: a date alone is its day's first
- *                                                          instant ('start') or 23:59:59 ('end'); a typed time the
- *                                                          zone repeats, its first ('start') or second ('end') one
- *   toOffsetIso(value: unknown, zone: string): string      e.g. '2026-03-10T10:00:00-03:00'
+ * What a builder types or picks, read in the chosen zone (the node's Time Zone, else the workflow's) as instants.
+ * Day bounds are built from calendar dates, not by adding hours, so a day is its own date from its first instant to
+ * 23:59:59 also when its zone changes its clocks (on 2026-09-06 Santiago's day starts at 01:00).
  */
 import { DateTime, IANAZone } from 'luxon';
 
 import { wallClockReadings } from './dateWindow';
 import { shown } from './format';
 
-export type DateRangePreset =
-	| 'all'
-	| 'today'
-	| 'yesterday'
-	| 'tomorrow'
-	| 'thisWeek'
-	| 'next7Days'
-	| 'custom';
+export type DateRangePreset = 'all' | 'custom' | keyof typeof PRESET_DAYS;
 
-const DATE_RANGE_PRESETS: readonly DateRangePreset[] = [
-	'all',
-	'today',
-	'yesterday',
-	'tomorrow',
-	'thisWeek',
-	'next7Days',
-	'custom',
-];
-
+/** Injectable "now" (default: DateTime.now()). */
 export type Clock = () => DateTime | Date | number;
 
+/** What was wrong with a value; callers add the field and the item. */
 export class DateInputError extends Error {}
 
 export function isValidTimeZone(zone: unknown): boolean {
@@ -77,36 +45,26 @@ function days(first: DateTime, last: DateTime, zone: string): { from: number; to
 	return { from: dayStart(first, zone), to: dayStart(last.plus({ days: 1 }), zone) - 1000 };
 }
 
-/**
- * The instants of a preset's days in `zone`. Weeks run Monday to Sunday (ISO). "Next 7 days" is today and the six
- * days after it. 'all' yields undefined; 'custom' is not a preset (use toInstant on the user's dates).
- */
-export function presetRange(
-	preset: DateRangePreset | string,
-	zone: string,
-	now?: Clock,
-): { from: number; to: number } | undefined {
-	if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
+/** Each preset's first and last day, counted from today; weeks run Monday to Sunday (ISO). */
+const PRESET_DAYS = {
+	today: () => [0, 0],
+	yesterday: () => [-1, -1],
+	tomorrow: () => [1, 1],
+	thisWeek: (weekday: number) => [1 - weekday, 7 - weekday],
+	next7Days: () => [0, 6],
+} satisfies Record<string, (weekday: number) => [number, number]>;
+
+/** The instants of a preset's days in `zone`; undefined for 'all' ('custom' is not a preset: use toInstant). */
+export function presetRange(preset: DateRangePreset | string, zone: string, now?: Clock): { from: number; to: number } | undefined {
+	checkZone(zone);
 	if (preset === 'all') return undefined;
-	const today = calendarDate(clockNow(now), zone);
-	switch (preset) {
-		case 'today':
-			return days(today, today, zone);
-		case 'yesterday':
-			return days(today.minus({ days: 1 }), today.minus({ days: 1 }), zone);
-		case 'tomorrow':
-			return days(today.plus({ days: 1 }), today.plus({ days: 1 }), zone);
-		case 'thisWeek': {
-			const monday = today.minus({ days: today.weekday - 1 });
-			return days(monday, monday.plus({ days: 6 }), zone);
-		}
-		case 'next7Days':
-			return days(today, today.plus({ days: 6 }), zone);
-		default:
-			throw new DateInputError(
-				`"${preset}" is not a date range preset (expected one of ${DATE_RANGE_PRESETS.filter((p) => p !== 'custom').join(', ')})`,
-			);
+	if (!Object.prototype.hasOwnProperty.call(PRESET_DAYS, preset)) {
+		const presets = ['all', ...Object.keys(PRESET_DAYS)].join(', ');
+		throw new DateInputError(`"${preset}" is not a date range preset (expected one of ${presets})`);
 	}
+	const today = calendarDate(clockNow(now), zone);
+	const [first, last] = PRESET_DAYS[preset as keyof typeof PRESET_DAYS](today.weekday);
+	return days(today.plus({ days: first }), today.plus({ days: last }), zone);
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -118,12 +76,8 @@ interface LuxonLike {
 }
 
 function isLuxonLike(value: unknown): value is LuxonLike {
-	return (
-		value !== null &&
-		typeof value === 'object' &&
-		(value as LuxonLike).isLuxonDateTime === true &&
-		typeof (value as LuxonLike).toISO === 'function'
-	);
+	const candidate = value as LuxonLike | null;
+	return typeof value === 'object' && candidate?.isLuxonDateTime === true && typeof candidate.toISO === 'function';
 }
 
 const TIME_OFFSET = /\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\s*([+-])(\d{2}):?(\d{2})?$/;
@@ -141,12 +95,37 @@ function offsetProblem(text: string): string | undefined {
 const EXPECTED =
 	'a date such as 2026-03-10, 2026-03-10T10:00:00 or 2026-03-10T10:00:00-03:00 (ISO 8601), or a Luxon DateTime';
 
+const notADate = (value: unknown) => new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
+
+function checkZone(zone: string): void {
+	if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
+}
+
+/** A typed date-time: with an offset as written, without one as wall clock in `zone` (refused where the clocks skip it). */
+function fromText(value: string, zone: string): DateTime {
+	const text = value.trim();
+	const offset = HAS_OFFSET.test(text) && !DATE_ONLY.test(text);
+	const problem = offset ? offsetProblem(text) : undefined;
+	if (problem !== undefined) throw new DateInputError(problem);
+	let dt = DateTime.fromISO(text, { zone, setZone: offset });
+	if (!dt.isValid) dt = DateTime.fromSQL(text, { zone, setZone: offset });
+	if (!dt.isValid) dt = DateTime.fromRFC2822(text, { zone, setZone: true });
+	if (!dt.isValid || offset) return dt;
+	// Luxon moves a time inside a spring-forward gap; detect it by comparing the wall clock back.
+	const iso = DateTime.fromISO(text, { zone: 'UTC' });
+	const parsed = iso.isValid ? iso : DateTime.fromSQL(text, { zone: 'UTC' });
+	if (parsed.isValid && (parsed.hour !== dt.hour || parsed.minute !== dt.minute || parsed.day !== dt.day)) {
+		throw new DateInputError(`${shown(value)} does not exist in ${zone} (the clocks skip it); give a time with an offset or another time`);
+	}
+	return dt;
+}
+
 /**
- * The instant a user meant. Values without an offset are wall clock in `zone`; a wall-clock time that does not
- * exist in `zone` (skipped by a clock change) is refused rather than silently moved.
+ * The instant a user meant: a date picker's text, ISO with or without an offset, SQL-like text, a Luxon DateTime, a
+ * JS Date or epoch ms. Values without an offset are wall clock in `zone`.
  */
 export function toDateTime(value: unknown, zone: string): DateTime {
-	if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
+	checkZone(zone);
 	let dt: DateTime | undefined;
 	if (value instanceof DateTime) {
 		dt = value;
@@ -159,30 +138,9 @@ export function toDateTime(value: unknown, zone: string): DateTime {
 	} else if (typeof value === 'number' && Number.isFinite(value)) {
 		dt = DateTime.fromMillis(value);
 	} else if (typeof value === 'string' && value.trim() !== '') {
-		const text = value.trim();
-		const offset = HAS_OFFSET.test(text) && !DATE_ONLY.test(text);
-		const problem = offset ? offsetProblem(text) : undefined;
-		if (problem !== undefined) throw new DateInputError(problem);
-		dt = DateTime.fromISO(text, { zone, setZone: offset });
-		if (!dt.isValid) dt = DateTime.fromSQL(text, { zone, setZone: offset });
-		if (!dt.isValid) dt = DateTime.fromRFC2822(text, { zone, setZone: true });
-		if (dt.isValid && !offset) {
-			// Luxon moves a time inside a spring-forward gap; detect it by comparing the wall clock back.
-			const parsed = DateTime.fromISO(text, { zone: 'UTC' }).isValid
-				? DateTime.fromISO(text, { zone: 'UTC' })
-				: DateTime.fromSQL(text, { zone: 'UTC' });
-			if (
-				parsed.isValid &&
-				(parsed.hour !== dt.hour || parsed.minute !== dt.minute || parsed.day !== dt.day)
-			) {
-				throw new DateInputError(
-					`${shown(value)} does not exist in ${zone} (the clocks skip it); give a time with an offset or another time`,
-				);
-			}
-		}
+		dt = fromText(value, zone);
 	}
-	if (!dt || !dt.isValid)
-		throw new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
+	if (!dt || !dt.isValid) throw notADate(value);
 	return dt;
 }
 
@@ -194,9 +152,8 @@ export function toDateTime(value: unknown, zone: string): DateTime {
 export function toInstant(value: unknown, zone: string, bound: 'start' | 'end' = 'start'): number {
 	if (typeof value === 'string' && DATE_ONLY.test(value.trim())) {
 		const date = DateTime.fromISO(value.trim(), { zone: 'UTC' });
-		if (!date.isValid)
-			throw new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
-		if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
+		if (!date.isValid) throw notADate(value);
+		checkZone(zone);
 		return bound === 'end' ? days(date, date, zone).to : dayStart(date, zone);
 	}
 	const dt = toDateTime(value, zone);
@@ -210,6 +167,6 @@ export function toInstant(value: unknown, zone: string, bound: 'start' | 'end' =
 /** ISO 8601 with the offset `zone` has at that instant, without milliseconds when they are zero. */
 export function toOffsetIso(value: unknown, zone: string): string {
 	const iso = toDateTime(value, zone).setZone(zone).toISO({ suppressMilliseconds: true });
-	if (!iso) throw new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
+	if (!iso) throw notADate(value);
 	return iso;
 }

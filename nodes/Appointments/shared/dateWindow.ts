@@ -1,26 +1,13 @@
 /**
- * Windows of start times as the service is asked for them, and the cut of its answer (pure, luxon only).
- * Unit-tested in test/node/dateInput.test.ts.
- *
- * A window is a pair of instants (epoch ms, both inclusive; either may be open). The service reads offset-less
- * datetime filters as wall clock of its account's time zone, so each edge is written as a wall-clock time in that
- * zone. A wall-clock time the zone repeats (the hour before its clocks go back) means two instants, and services
- * differ on it: one reads the first, another the second, a strict one refuses the whole request. So an edge is
- * always written as a wall-clock time that exists once, moved outward past a repeated stretch (the lower edge
- * earlier, the upper later) and to whole seconds, and the answer is cut here on each record's own start_date to the
- * window's exact instants. (An instant's wall clock is never one the zone skips, so only repeats need moving.)
- *
- *   interface StartWindow { from?: number; to?: number }
- *   wallClockReadings(local, zone)   the instants a wall-clock time (its fields as a UTC timestamp) can mean
- *   windowQuery(window, zone)        { start_date?, end_date? } as wall clock in the account zone
- *   wallClock(ms, zone)              an instant as wall clock in `zone`, the form the service's filters take
- *   edgeWallClock(ms, zone, side)    one edge, moved outward to a wall-clock time that exists once
- *   startInstant(startDate, zone)    a record's start_date as epoch ms (NaN when unreadable)
- *   inWindow(window, startDate, zone)
+ * Windows of start times (pairs of instants, both inclusive, either open) as the service is asked for them, and the
+ * cut of its answer. The service reads offset-less filters as wall clock of its account's zone, and services differ
+ * on a wall-clock time the zone repeats (the first, the second, or a refusal): so each edge is written as a time
+ * that exists once, moved outward past a repeated stretch and to whole seconds, and the answer is cut here on each
+ * record's own start_date. (An instant's wall clock is never one the zone skips, so only repeats need moving.)
  */
 import { DateTime, IANAZone } from 'luxon';
 
-export const WALL_CLOCK_FORMAT = "yyyy-MM-dd'T'HH:mm:ss";
+const WALL_CLOCK_FORMAT = "yyyy-MM-dd'T'HH:mm:ss";
 
 export interface StartWindow {
 	from?: number;
@@ -34,10 +21,7 @@ const DAY_MS = 86_400_000;
  * (repeated: `earlier` is its first occurrence) or none (skipped: `earlier`/`later` are its readings with the offset
  * after and before the change). Offsets are those the zone has within a day of it.
  */
-export function wallClockReadings(
-	local: number,
-	zone: string,
-): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
+export function wallClockReadings(local: number, zone: string): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
 	const z = IANAZone.create(zone);
 	const offsets = new Set([z.offset(local - DAY_MS), z.offset(local), z.offset(local + DAY_MS)]);
 	const all = [...offsets].map((o) => local - o * 60_000).sort((a, b) => a - b);
@@ -47,6 +31,7 @@ export function wallClockReadings(
 	return { earlier: pick[0], later: pick[pick.length - 1], kind: real.length > 1 ? 'repeated' : 'skipped' };
 }
 
+/** An instant as wall clock in `zone`, the form the service's filters take. */
 export function wallClock(ms: number, zone: string): string {
 	return DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
 }

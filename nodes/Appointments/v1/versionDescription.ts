@@ -15,8 +15,5 @@ export const resourceProperty: INodeProperties = {
 	default: 'appointment',
 };
 
-export const versionDescription: INodeProperties[] = [
-	resourceProperty,
-	...appointment.description,
-	...webhook.description,
-];
+/** Keys typed or given by expression; Get returns the full record. */
+export const versionDescription: INodeProperties[] = [resourceProperty, ...appointment.description, ...webhook.description];

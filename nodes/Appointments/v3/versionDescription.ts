@@ -19,12 +19,9 @@ const ADVANCED_DESCRIPTIONS: Record<string, string> = {
 };
 
 const KEY_HELP: Record<string, string> = {
-	clientKey:
-		"Only appointments of this client, by the client's key (a UUID) from the service's dashboard; appointments do not show it",
-	personKey:
-		"Only appointments of this person, by the person's key (a UUID) from the service's dashboard; appointments do not show it",
-	serviceKeys:
-		"Only appointments of these services: their keys (UUIDs) from the service's dashboard, separated by commas",
+	clientKey: "Only appointments of this client, by the client's key (a UUID) from the service's dashboard; appointments do not show it",
+	personKey: "Only appointments of this person, by the person's key (a UUID) from the service's dashboard; appointments do not show it",
+	serviceKeys: "Only appointments of these services: their keys (UUIDs) from the service's dashboard, separated by commas",
 	tagKeys: "Only appointments with these tags: their keys (UUIDs) from the service's dashboard, separated by commas",
 };
 
@@ -59,10 +56,8 @@ function withCalendarLocator(property: INodeProperties): INodeProperties {
 	return { ...property, options };
 }
 
-function toV3(property: INodeProperties): INodeProperties[] {
-	if (property.name === 'options' && property.type === 'collection') return splitOptions(property);
-	if (property.name === 'filters' && property.type === 'collection') return [withCalendarLocator(property)];
-	return [property];
-}
-
-export const versionDescription: INodeProperties[] = v2Properties.flatMap(toV3);
+export const versionDescription: INodeProperties[] = v2Properties.flatMap((property) => {
+	if (property.type !== 'collection') return [property];
+	if (property.name === 'options') return splitOptions(property);
+	return property.name === 'filters' ? [withCalendarLocator(property)] : [property];
+});

@@ -4,41 +4,25 @@
  * cancelled is not cancelled (nor its client e-mailed) again, and a DELETE whose answer was lost is not repeated
  * blindly (transport).
  */
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { toBoolean } from '../../shared';
 import { cancelAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
+import { readAppointmentKey } from '../keys';
 import type { PrepareOperation } from '../types';
-import { appointmentKeyOf } from './key';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	appointmentKeyField,
-	{
-		displayName: 'Send Email to Client',
-		name: 'sendEmail',
-		type: 'boolean',
-		default: false,
-		description: 'Whether the service sends the client a cancellation email',
-	},
+	{ displayName: 'Send Email to Client', name: 'sendEmail', type: 'boolean', default: false, description: 'Whether the service sends the client a cancellation email' },
 	optionsCollection(false),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['appointment'], operation: ['cancel'] } },
-	properties,
-);
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
-	const key = appointmentKeyOf(this, i);
-	const sendEmail = toBoolean(
-		node,
-		this.getNodeParameter('sendEmail', i, false),
-		'Send Email to Client',
-		i,
-	);
+	const key = readAppointmentKey(this, i);
+	const sendEmail = toBoolean(node, this.getNodeParameter('sendEmail', i, false), 'Send Email to Client', i);
 	return async () => {
 		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy });
 		if (alreadyCancelled) hintAlreadyCancelled(this);

@@ -1,38 +1,32 @@
 /** Appointment > Get Many: its fields (date range, filters from getAll.filters.ts, Simplify, options with Page Concurrency). */
-import { updateDisplayOptions, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { optionsCollection, returnAllOrLimit } from '../common.descriptions';
 import { customRangeFields, filtersCollection } from './getAll.filters';
 
-export const SIMPLIFY_DESCRIPTION =
-	'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record';
+/** Get Many's switch, and Get's from version 2 on (so a simplified item feeds the next node's filters alike). */
+export const simplifyProperty: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description: 'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record',
+};
 
 export const MAX_PAGE_CONCURRENCY = 10;
 
 /** Date Range's choices, in the editor's order; errors name them as the editor shows them. */
 export const DATE_RANGES = [
 	{ name: 'All Dates', value: 'all', description: 'No start date filter' },
-	{
-		name: 'Custom',
-		value: 'custom',
-		description: 'Pick the earliest and latest start',
-	},
-	{
-		name: 'Next 7 Days',
-		value: 'next7Days',
-		description: 'Today and the six days after it',
-	},
-	{
-		name: 'This Week',
-		value: 'thisWeek',
-		description: 'Monday to Sunday of the current week',
-	},
+	{ name: 'Custom', value: 'custom', description: 'Pick the earliest and latest start' },
+	{ name: 'Next 7 Days', value: 'next7Days', description: 'Today and the six days after it' },
+	{ name: 'This Week', value: 'thisWeek', description: 'Monday to Sunday of the current week' },
 	{ name: 'Today', value: 'today' },
 	{ name: 'Tomorrow', value: 'tomorrow' },
 	{ name: 'Yesterday', value: 'yesterday' },
 ] as const satisfies readonly INodePropertyOptions[];
 
-/** Get Many's options: the common ones and Page Concurrency (in alphabetical order, as n8n lists options). */
+/** The common options and Page Concurrency, in alphabetical order as n8n lists options. */
 function withPageConcurrency(collection: INodeProperties): INodeProperties {
 	const options = [...(collection.options as INodeProperties[])];
 	const at = options.findIndex((o) => o.displayName > 'Page Concurrency');
@@ -48,7 +42,7 @@ function withPageConcurrency(collection: INodeProperties): INodeProperties {
 	return { ...collection, options };
 }
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	...returnAllOrLimit('appointments'),
 	{
 		displayName: 'Date Range',
@@ -60,17 +54,6 @@ const properties: INodeProperties[] = [
 	},
 	...customRangeFields(),
 	filtersCollection(),
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: true,
-		description: SIMPLIFY_DESCRIPTION,
-	},
+	simplifyProperty,
 	withPageConcurrency(optionsCollection(true)),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['appointment'], operation: ['getAll'] } },
-	properties,
-);

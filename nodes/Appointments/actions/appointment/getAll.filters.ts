@@ -1,12 +1,8 @@
 /**
- * Get Many's filters, one row each: the editor's field, the list query parameter it becomes and its kind (how the
- * value is read, checked and sent). The Filters collection, the Date Range's Start and End Date fields and the
- * query are all built from these rows; adding a filter is adding a row.
- *
- * Rows are in the order the node checks them and writes the query: with several bad fields an item's error names
- * the first one in this order. The editor lists the Filters options alphabetically, as n8n does. A new kind needs
- * its editor field here (KIND_FIELDS), its reading in getAll.operation.ts (READ) and its rule in the sandbox's
- * table (sandbox/listFilter.ts); test/node/getAllFilters.test.ts checks that the two tables agree.
+ * Get Many's filters, one row each: the editor's field, the list query parameter it becomes and its kind. The
+ * Filters collection, the Date Range's Start and End Date and the query are built from these rows, in this order
+ * (an item's first bad field in it is the one named). A new kind needs its KIND_FIELDS, its READ
+ * (getAll.operation.ts) and its rule in sandbox/listFilter.ts (test/node/getAllFilters.test.ts checks they agree).
  */
 import type { INodeProperties } from 'n8n-workflow';
 

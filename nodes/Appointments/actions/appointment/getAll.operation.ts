@@ -4,7 +4,6 @@
  * instants and go out as wall clock in the account's zone (the service reads offset-less filters that way), each
  * edge one that every parser reads alike (dateWindow.ts); the Date Range is then cut here on each record's start.
  */
-import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import {
@@ -12,7 +11,6 @@ import {
 	inputError,
 	instantValue,
 	inWindow,
-	withFix,
 	locatorValue,
 	numberValue,
 	presetRange,
@@ -21,7 +19,8 @@ import {
 	requireUuid,
 	toBoolean,
 	uuidList,
-	WALL_CLOCK_FORMAT,
+	wallClock,
+	withFix,
 	type DateRangePreset,
 	type StartWindow,
 } from '../../shared';
@@ -35,41 +34,34 @@ import { readShape } from './output';
 /** The Date Range's two rows (Custom's Start Date and End Date). */
 const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
 
-export { description, SIMPLIFY_DESCRIPTION } from './getAll.fields';
+export { properties } from './getAll.fields';
 
 const DATE_RANGE_NAMES = DATE_RANGES.map((range) => range.name).join(', ');
 const DATE_RANGE_VALUES = DATE_RANGES.map((range) => `${range.value} (${range.name})`).join(', ');
 
-function isEmpty(value: unknown): boolean {
-	return (
-		value === undefined ||
-		value === null ||
-		(typeof value === 'string' && value.trim() === '') ||
-		(Array.isArray(value) && value.length === 0)
-	);
-}
+const isBlank = (value: unknown) =>
+	value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
 
 /** A query value; a number is an instant (a datetime), written in the account's zone when the request is sent. */
 type QueryValue = string | string[] | boolean | number;
 
 /** How each kind of filter is read from the editor and written into the query. */
-type Reader = (node: INode, value: unknown, label: string, i: number, zone: () => string) => QueryValue;
-const READ: Record<FilterKind, Reader> = {
-	uuid: (node, value, label, i) => requireUuid(node, value, label, i),
-	uuidList: (node, value, label, i) => uuidList(node, value, label, i),
-	status: (node, value, label, i) => requireStatus(node, value, label, i),
-	email: (node, value, label, i) => requireEmail(node, value, label, i),
+const READ: Record<FilterKind, (node: INode, value: unknown, label: string, i: number, zone: () => string) => QueryValue> = {
+	uuid: requireUuid,
+	uuidList,
+	status: requireStatus,
+	email: requireEmail,
+	boolean: toBoolean,
+	datetime: (node, value, label, i, zone) => instantValue(node, value, label, i, zone()),
 	text: (node, value, label, i) => {
 		if (typeof value !== 'string' && typeof value !== 'number') throw inputError(node, label, i, 'a text', value);
 		return String(value).trim();
 	},
-	boolean: (node, value, label, i) => toBoolean(node, value, label, i),
-	datetime: (node, value, label, i, zone) => instantValue(node, value, label, i, zone()),
 };
 
 /** Whether a filter is left out: a switch only when it holds nothing at all, other fields also when blank. */
 const isUnset = (kind: FilterKind, value: unknown) =>
-	kind === 'boolean' ? value === undefined || value === '' : isEmpty(value);
+	kind === 'boolean' ? value === undefined || value === '' : isBlank(value);
 
 /** The Date Range's instants, read in the item's zone; undefined for All Dates. */
 function dateRangeWindow(ctx: IExecuteFunctions, item: ItemContext, dateRange: DateRangePreset): StartWindow | undefined {
@@ -89,17 +81,16 @@ function dateRangeWindow(ctx: IExecuteFunctions, item: ItemContext, dateRange: D
 	}
 	const start = ctx.getNodeParameter(START.name, i, '') as unknown;
 	const end = ctx.getNodeParameter(END.name, i, '') as unknown;
-	if (isEmpty(start) && isEmpty(end)) {
+	if (isBlank(start) && isBlank(end)) {
 		throw withFix(
 			inputError(node, START.label, i, 'a date (or an End Date) when Date Range is Custom'),
 			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
 		);
 	}
-	const from = isEmpty(start) ? undefined : instantValue(node, start, START.label, i, zone, 'start');
-	const to = isEmpty(end) ? undefined : instantValue(node, end, END.label, i, zone, 'end');
+	const from = isBlank(start) ? undefined : instantValue(node, start, START.label, i, zone, 'start');
+	const to = isBlank(end) ? undefined : instantValue(node, end, END.label, i, zone, 'end');
 	if (from !== undefined && to !== undefined && from > to) {
-		const shown = (ms: number) => DateTime.fromMillis(ms, { zone }).toFormat(WALL_CLOCK_FORMAT);
-		throw inputError(node, END.label, i, `on or after the ${START.label} ${shown(from)}`, shown(to));
+		throw inputError(node, END.label, i, `on or after the ${START.label} ${wallClock(from, zone)}`, wallClock(to, zone));
 	}
 	return { from, to };
 }

@@ -1,57 +1,21 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { resourceDescription } from '../common.descriptions';
 import * as cancel from './cancel.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as reschedule from './reschedule.operation';
 import * as updateStatus from './updateStatus.operation';
 
-export { cancel, get, getAll, reschedule, updateStatus };
+/** In the order their fields are listed. */
+export const operations = { getAll, get, updateStatus, reschedule, cancel };
 
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['appointment'] } },
-		options: [
-			{
-				name: 'Cancel',
-				value: 'cancel',
-				description: 'Cancel an appointment, optionally emailing the client',
-				action: 'Cancel an appointment',
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Retrieve an appointment',
-				action: 'Get an appointment',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List appointments by date range and filters',
-				action: 'Get many appointments',
-			},
-			{
-				name: 'Reschedule',
-				value: 'reschedule',
-				description: 'Move an appointment to a new start',
-				action: 'Reschedule an appointment',
-			},
-			{
-				name: 'Update Status',
-				value: 'updateStatus',
-				description: 'Set the status of an appointment',
-				action: 'Update the status of an appointment',
-			},
-		],
-		default: 'getAll',
-	},
-	...getAll.description,
-	...get.description,
-	...updateStatus.description,
-	...reschedule.description,
-	...cancel.description,
-];
+export const description = resourceDescription(
+	'appointment',
+	[
+		{ name: 'Cancel', value: 'cancel', description: 'Cancel an appointment, optionally emailing the client', action: 'Cancel an appointment' },
+		{ name: 'Get', value: 'get', description: 'Retrieve an appointment', action: 'Get an appointment' },
+		{ name: 'Get Many', value: 'getAll', description: 'List appointments by date range and filters', action: 'Get many appointments' },
+		{ name: 'Reschedule', value: 'reschedule', description: 'Move an appointment to a new start', action: 'Reschedule an appointment' },
+		{ name: 'Update Status', value: 'updateStatus', description: 'Set the status of an appointment', action: 'Update the status of an appointment' },
+	],
+	operations,
+);

@@ -2,15 +2,15 @@
  * Appointment > Reschedule: PATCH /api/v3/appointments/{key}/reschedule/ {start_date} with ISO 8601 and the
  * offset of the chosen time zone; returns the updated appointment.
  */
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { offsetIsoValue } from '../../shared';
 import { appointmentPath, mutateAppointment } from '../../transport';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions';
+import { readAppointmentKey } from '../keys';
 import type { PrepareOperation } from '../types';
-import { appointmentKeyOf } from './key';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	appointmentKeyField,
 	{
 		displayName: 'New Start',
@@ -24,26 +24,10 @@ const properties: INodeProperties[] = [
 	optionsCollection(true),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['appointment'], operation: ['reschedule'] } },
-	properties,
-);
-
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const node = this.getNode();
-	const key = appointmentKeyOf(this, i);
-	const startDate = offsetIsoValue(
-		node,
-		this.getNodeParameter('startDate', i),
-		'New Start',
-		i,
-		item.zone(),
-	);
-	return async () =>
-		await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, {
-			body: { start_date: startDate },
-			itemIndex: i,
-			policy: item.policy,
-		});
+	const key = readAppointmentKey(this, i);
+	const startDate = offsetIsoValue(this.getNode(), this.getNodeParameter('startDate', i), 'New Start', i, item.zone());
+	const body = { start_date: startDate };
+	return async () => await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, { body, itemIndex: i, policy: item.policy });
 };

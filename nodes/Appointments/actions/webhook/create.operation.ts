@@ -3,19 +3,14 @@
  * request. A create whose answer was lost adopts the stored subscription instead of doubling it (transport), also
  * when n8n's Retry On Fail runs the node again.
  */
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { eventList, validateWebhookUrl, type WebhookInput } from '../../shared';
 import { createWebhook } from '../../transport';
 import { optionsCollection, webhookFields } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
+import { readWebhookInput } from './update.operation';
 
-const properties: INodeProperties[] = [...webhookFields, optionsCollection(false)];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhook'], operation: ['create'] } },
-	properties,
-);
+export const properties: INodeProperties[] = [...webhookFields, optionsCollection(false)];
 
 /**
  * The same for every run of this item's create that n8n's Retry On Fail makes: it runs the node again in the same
@@ -37,15 +32,7 @@ function rerunKeyOf(ctx: IExecuteFunctions, itemIndex: number): string | undefin
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const url = validateWebhookUrl(this.getNode(), this.getNodeParameter('url', i, ''), i);
-	const events = eventList(
-		this.getNode(),
-		this.getNodeParameter('events', i, []),
-		this.getNodeParameter('otherEvents', i, ''),
-		i,
-	);
-	// eventList gives at least one event, trimmed and without repeats: the input is checked.
-	const input: WebhookInput = { url, events };
+	const input = readWebhookInput(this, i);
 	const rerunKey = rerunKeyOf(this, i);
 	return async () => await createWebhook(this, input, { itemIndex: i, policy: item.policy, rerunKey });
 };

@@ -1,29 +1,15 @@
 /** Webhook > Get Many: GET /api/v3/webhooks/ (a bare array or a paginated object), one item per subscription. */
-import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { paginateAll } from '../../transport';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions';
 import type { PrepareOperation } from '../types';
 
-const properties: INodeProperties[] = [
-	...returnAllOrLimit('webhooks'),
-	optionsCollection(false),
-];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhook'], operation: ['getAll'] } },
-	properties,
-);
+export const properties: INodeProperties[] = [...returnAllOrLimit('webhooks'), optionsCollection(false)];
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const limit = readLimit(this, i);
-	return async () =>
-		await paginateAll<IDataObject>(this, 'webhooks/', undefined, {
-			limit,
-			itemIndex: i,
-			policy: item.policy,
-			keyField: 'webhook_key',
-			resource: 'webhooks',
-		});
+	const options = { limit, itemIndex: i, policy: item.policy, keyField: 'webhook_key', resource: 'webhooks' };
+	return async () => await paginateAll<IDataObject>(this, 'webhooks/', undefined, options);
 };
