@@ -14,7 +14,7 @@
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
+import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput';
 import {
 	apiError,
 	apiRequest,
@@ -130,16 +130,18 @@ const EARLIER_TIME_OUT: SendResult = {
 	detail: 'the create timed out on an earlier try of the node',
 };
 
-/** `rerunKey`: the same for every run of one item's create in n8n's re-runs (Retry On Fail), else absent. */
+/**
+ * `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create).
+ * `rerunKey`: the same for every run of one item's create in n8n's re-runs (Retry On Fail), else absent.
+ */
 export async function createWebhook(ctx: TransportContext, input: WebhookInput, opts: CreateOpts = {}): Promise<IDataObject> {
-	const body = validateWebhookInput(ctx.getNode(), input, opts.itemIndex);
 	const policy = resolvePolicy(opts.policy);
 	const labels = { itemIndex: opts.itemIndex, resource: 'webhooks' };
 	const now = Date.now();
 	const earlier = opts.rerunKey === undefined ? undefined : recall(opts.rerunKey, now);
 	const run = earlier ?? { before: new Set((await listWebhooks(ctx, opts)).map(keyOf)), timedOut: false, at: now };
 	if (opts.rerunKey !== undefined && !earlier) FIRST_RUNS.set(opts.rerunKey, run);
-	const c: Create = { ctx, body: { url: body.url, events: body.events }, opts, labels, policy, run };
+	const c: Create = { ctx, body: { url: input.url, events: input.events }, opts, labels, policy, run };
 	if (earlier) {
 		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
 		const found = await stored(c);
