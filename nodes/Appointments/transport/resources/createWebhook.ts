@@ -15,19 +15,11 @@
 import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput';
-import {
-	apiError,
-	apiRequest,
-	credentialInfo,
-	recordOf,
-	resolvePolicy,
-	unconfirmedError,
-	type ApiResponse,
-	type SendResult,
-	type RequestPolicy,
-	type RetryBudget,
-	type TransportContext,
-} from '../http';
+import { apiError, recordOf, unconfirmedError } from '../http/apiErrors';
+import { apiRequest } from '../http/apiRequest';
+import { credentialInfo, resolvePolicy, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
+import type { SendResult } from '../http/httpAttempt';
+import type { ApiResponse, RetryBudget } from '../http/retries';
 import { listWebhooks, type WebhookOpts } from './webhookCalls';
 
 /** What the first run of one item's create saw and met, kept for n8n's re-runs of it (Retry On Fail). */

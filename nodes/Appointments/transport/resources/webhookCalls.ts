@@ -2,15 +2,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { keyOf, type WebhookInput } from '../../shared/webhookInput';
-import {
-	apiRequest,
-	recordOf,
-	responseError,
-	unconfirmedError,
-	type RequestPolicy,
-	type TransportContext,
-} from '../http';
-import { paginateAll } from '../list';
+import { recordOf, responseError, unconfirmedError } from '../http/apiErrors';
+import { apiRequest } from '../http/apiRequest';
+import type { RequestPolicy, TransportContext } from '../http/credentialInfo';
+import { paginateAll } from '../list/paginate';
 
 export type WebhookOpts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
