@@ -23,20 +23,35 @@ export function rerunKeyOf(ctx: IExecuteFunctions, itemIndex: number): string | 
 	return JSON.stringify([executionId, node.id ?? node.name, runIndex, itemIndex]);
 }
 
-/** Completed writes by rerunKeyOf: kept an hour at most, the newest 1000 (a re-run follows within minutes). */
-const DONE = new Map<string, { at: number; result: IDataObject | IDataObject[] }>();
+/**
+ * By rerunKeyOf: a completed write's result, and what an operation keeps for its own re-runs (`memo`: Webhook ›
+ * Create's list before its first POST). Kept an hour at most, the newest 1000 (a re-run follows within minutes).
+ */
+const KEPT = new Map<string, { at: number; result?: IDataObject | IDataObject[]; memo: object }>();
 const KEEP_MS = 60 * 60 * 1000;
 const MAX_KEPT = 1000;
 
-export function recallWrite(key: string, now = Date.now()): IDataObject | IDataObject[] | undefined {
+function entry(key: string, now = Date.now()) {
 	// Oldest first (a Map keeps insertion order): drop what is too old or beyond the bound.
-	for (const [k, done] of DONE) {
-		if (now - done.at < KEEP_MS && DONE.size <= MAX_KEPT) break;
-		DONE.delete(k);
+	for (const [k, kept] of KEPT) {
+		if (now - kept.at < KEEP_MS && KEPT.size <= MAX_KEPT) break;
+		KEPT.delete(k);
 	}
-	return DONE.get(key)?.result;
+	let kept = KEPT.get(key);
+	if (kept === undefined) KEPT.set(key, (kept = { at: now, memo: {} }));
+	return kept;
+}
+
+export function recallWrite(key: string): IDataObject | IDataObject[] | undefined {
+	return entry(key).result;
 }
 
 export function rememberWrite(key: string, result: IDataObject | IDataObject[]): void {
-	DONE.set(key, { at: Date.now(), result });
+	entry(key).result = result;
+}
+
+/** The same object in every run of this item that n8n's Retry On Fail makes; undefined without it. */
+export function rerunMemo<T extends object>(ctx: IExecuteFunctions, itemIndex: number): Partial<T> | undefined {
+	const key = rerunKeyOf(ctx, itemIndex);
+	return key === undefined ? undefined : (entry(key).memo as Partial<T>);
 }

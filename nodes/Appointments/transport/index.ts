@@ -8,4 +8,4 @@ export { buildApiUrl, encodeQuery, normaliseBaseUrl, resolveSameOrigin } from '.
 export { paginate, paginateAll, type PaginateOptions } from './list/paginate';
 export { appointmentPath, cancelAppointment, getAppointment, mutateAppointment, readAppointment } from './resources/appointmentCalls';
 export { deleteWebhook, listWebhooks, updateWebhook } from './resources/webhookCalls';
-export { createWebhook } from './resources/createWebhook';
+export { createWebhook, type FirstRun } from './resources/createWebhook';

@@ -6,9 +6,9 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { eventList, validateWebhookUrl, type WebhookInput } from '../../shared';
-import { createWebhook } from '../../transport';
+import { createWebhook, type FirstRun } from '../../transport';
 import { optionsCollection, webhookFields } from '../common.descriptions';
-import { rerunKeyOf } from '../reruns';
+import { rerunMemo } from '../reruns';
 import type { PrepareOperation } from '../types';
 
 const properties: INodeProperties[] = [...webhookFields, optionsCollection(false)];
@@ -29,6 +29,6 @@ export const prepare: PrepareOperation = function (item) {
 	);
 	// eventList gives at least one event, trimmed and without repeats: the input is checked.
 	const input: WebhookInput = { url, events };
-	const rerunKey = rerunKeyOf(this, i);
-	return async () => await createWebhook(this, input, { itemIndex: i, policy: item.policy, rerunKey });
+	const firstRun = rerunMemo<FirstRun>(this, i);
+	return async () => await createWebhook(this, input, { itemIndex: i, policy: item.policy, firstRun });
 };
