@@ -3,13 +3,13 @@ import type { INodeProperties, INodePropertyMode } from 'n8n-workflow';
 import { outputProperties } from '../actions/appointment/output';
 import { versionDescription as v3Properties } from '../v3/versionDescription';
 
+const RETRY_KNOBS = ['maxAttempts', 'maxRetryWaitSeconds'];
+
 /**
  * Version 4's fields are version 3's with Get's and Get Many's Simplify replaced by Output (Simplified, Raw,
  * Selected Fields), each key typed *By ID*, as n8n's editor labels that mode whatever the node calls it, and
  * without Max Attempts and Max Retry Wait: n8n's Retry On Fail is the retry knob (actions/router.ts).
  */
-const RETRY_KNOBS = ['maxAttempts', 'maxRetryWaitSeconds'];
-
 function byId(mode: INodePropertyMode): INodePropertyMode {
 	return mode.name === 'id' ? { ...mode, displayName: 'By ID' } : mode;
 }
