@@ -50,7 +50,7 @@ describe('retries', () => {
 			resource: 'appointment',
 			operation: 'getAll',
 			advanced: { maxAttempts: 2, maxRetryWaitSeconds: 1 },
-		});
+		}, { version: 3 });
 		expect(result.error?.message).toMatch(
 			/The service failed \(503 Service Unavailable\).* after 2 attempts \(waited .* in total; no attempts left\)/,
 		);
@@ -65,7 +65,7 @@ describe('retries', () => {
 			operation: 'get',
 			appointmentKey: keys[0],
 			advanced: { maxRetryWaitSeconds: 1 },
-		});
+		}, { version: 3 });
 		expect(result.error?.message).toMatch(
 			/rate limiting.*retry after 120 s, more than the 1\.0 s left/,
 		);

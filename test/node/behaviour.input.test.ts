@@ -170,7 +170,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 			/"Concurrency" \(item 0\) must be a whole number from 1 to 20 \(got 50\)/,
 		],
 		[
-			'max attempts below 1',
+			'max attempts below 1 (version 3; version 4 has no Max Attempts)',
 			{
 				resource: 'appointment',
 				operation: 'get',
@@ -213,7 +213,8 @@ describe('bad input: the item fails with a NodeOperationError before any request
 	];
 
 	test.each(cases)('%s', async (_name, parameters, message) => {
-		const result = await run(sb, parameters, { input: [{ key: keys[0] }] });
+		const version = 'maxAttempts' in ((parameters.advanced as IDataObject | undefined) ?? {}) ? 3 : undefined;
+		const result = await run(sb, parameters, { input: [{ key: keys[0] }], version });
 		expect(result.error?.message).toMatch(message);
 		expect(result.error?.name).toBe('NodeOperationError');
 		// the fix-it description names the field as the editor labels it

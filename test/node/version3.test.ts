@@ -85,7 +85,7 @@ describe('version 3 defaults', () => {
 		expect(await apiRequests(admin, 'GET')).toHaveLength(5);
 		await admin.clearRequests();
 		await admin.fault({ status: 503, count: 4, retryAfter: '0', match: { method: 'GET' } });
-		const error = await runFail(sb, { resource: 'appointment', operation: 'get', appointmentKey: rl(key), advanced: { maxAttempts: 2 } });
+		const error = await runFail(sb, { resource: 'appointment', operation: 'get', appointmentKey: rl(key), advanced: { maxAttempts: 2 } }, { version: 3 });
 		expect(error.message).toMatch(/503 Service Unavailable\) after 2 attempts/);
 		expect(error.description).toMatch(/^The service had a problem: run again later, or turn on Retry On Fail/);
 	});

@@ -60,6 +60,19 @@ describe('version 4 is what a new node gets', () => {
 		expect(locators.map((p) => p.name).sort()).toEqual(['appointmentKey', 'appointmentKey', 'appointmentKey', 'appointmentKey', 'calendarKey', 'webhookKey', 'webhookKey']);
 		for (const locator of locators) expect(locator.modes!.map((m) => m.displayName)).toEqual(['From List', 'By ID']);
 	});
+
+	test("no Max Attempts or Max Retry Wait: n8n's Retry On Fail is the retry setting; version 3 keeps both", () => {
+		const advanced = (version: number) => description(version).properties.filter((p) => p.name === 'advanced');
+		for (const collection of advanced(4)) {
+			expect((collection.options as INodeProperties[]).map((o) => o.name)).not.toEqual(expect.arrayContaining(['maxAttempts']));
+			expect((collection.options as INodeProperties[]).map((o) => o.name)).not.toEqual(expect.arrayContaining(['maxRetryWaitSeconds']));
+			expect(collection.description).toMatch(/Retry On Fail/);
+		}
+		for (const collection of advanced(3)) {
+			expect((collection.options as INodeProperties[]).map((o) => o.name)).toEqual(expect.arrayContaining(['maxAttempts', 'maxRetryWaitSeconds']));
+		}
+		expect(advanced(4)).toHaveLength(advanced(3).length);
+	});
 });
 
 describe('Output', () => {

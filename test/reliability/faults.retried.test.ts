@@ -10,8 +10,9 @@
  * the transport's message, continue-on-fail carries it (faults.spent.test.ts), and the create of the node never
  * doubles a subscription (faults.creates.test.ts). The operations, fixture and sandbox they run on: faults.ts.
  */
-import { httpDateIn } from './common';
-import { OPERATIONS, out, prepare, run, sb, useFaultSandbox, type Operation } from './faults';
+import { runNode } from '../helpers/n8n';
+import { httpDateIn, TOKEN, visibleTexts } from './common';
+import { CANCELED, OPERATIONS, out, prepare, RESCHEDULE_TO, run, sb, seen, useFaultSandbox, type Operation } from './faults';
 
 useFaultSandbox();
 
@@ -79,5 +80,40 @@ describe('Get Many over 20 pages whose page 7 fails once', () => {
 		const pages = (await sb.requests()).map((q) => String(q.query.page ?? '1'));
 		expect(pages.filter((p) => p === '7')).toHaveLength(2);
 		for (let p = 1; p <= 20; p++) if (p !== 7) expect({ page: p, asked: pages.filter((x) => x === String(p)).length }).toEqual({ page: p, asked: 1 });
+	});
+});
+
+describe("version 4 under n8n's Retry On Fail: what the first try completed is not sent again", () => {
+	const WRITES: Array<[string, Record<string, unknown>, string, string]> = [
+		['updateStatus', { status: 'ATTENDED' }, 'PATCH', ''],
+		['reschedule', { startDate: RESCHEDULE_TO }, 'PATCH', 'reschedule/'],
+		['cancel', { sendEmail: true }, 'DELETE', ''],
+	];
+	it.each(WRITES)('%s of two items, the second refused once: the first is sent once, the second again', async (operation, fields, method, suffix) => {
+		const f = await prepare(`rof-${operation}`);
+		const [first, second] = [f.keys.update, f.keys.reschedule];
+		const path = (key: string) => `/api/v3/appointments/${key}/${suffix}`;
+		await sb.admin('DELETE', '/__sandbox/emails/');
+		// a 409 is not retried by the node itself: the first try fails and n8n runs the node again
+		await sb.fault({ count: 1, status: 409, body: { detail: 'busy' }, match: { method, path: path(second) } });
+		const r = await runNode({
+			parameters: { resource: 'appointment', operation, appointmentKey: '={{ $json.key }}', ...fields },
+			credentials: { baseUrl: sb.url, accessToken: TOKEN },
+			input: [{ key: first }, { key: second }],
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+		});
+		seen.push(...visibleTexts(r));
+		expect(r.error).toBeUndefined();
+		expect(out(r).map((a) => a.appointment_key)).toEqual([first, second]);
+		const log = await sb.requests();
+		const refused = log.findIndex((q) => q.status === 409);
+		const about = (key: string) => (q: { path: string }) => q.path.startsWith(`/api/v3/appointments/${key}/`);
+		// nothing about the first item after the refusal (n8n's re-run adopts its result); the second one sent again
+		expect(log.slice(refused + 1).filter(about(first))).toEqual([]);
+		expect(log.filter((q) => q.method === method && q.path === path(second)).map((q) => q.status)).toEqual([409, 200]);
+		if (operation === 'cancel') {
+			for (const key of [first, second]) expect(CANCELED).toContain((await sb.appointment(key)).status);
+			expect((await sb.emails()).filter((e) => [first, second].includes(e.appointment_key))).toHaveLength(2);
+		}
 	});
 });

@@ -26,8 +26,8 @@ export function useFaultSandbox(): void {
 	});
 }
 
-export async function run(parameters: Record<string, unknown>, continueOnFail = false): Promise<RunNodeResult> {
-	const result = await runNode({ parameters: parameters as IDataObject, credentials: { baseUrl: sb.url, accessToken: TOKEN }, continueOnFail });
+export async function run(parameters: Record<string, unknown>, continueOnFail = false, nodeTypeVersion?: number): Promise<RunNodeResult> {
+	const result = await runNode({ parameters: parameters as IDataObject, credentials: { baseUrl: sb.url, accessToken: TOKEN }, continueOnFail, nodeTypeVersion });
 	seen.push(...visibleTexts(result));
 	return result;
 }

@@ -174,7 +174,7 @@ describe('4. the time-out and the size cap cover the whole answer', () => {
 				if (sent < total) stoppedBeforeTheEnd = true;
 			});
 		};
-		const r = await run({ resource: 'appointment', operation: 'get', appointmentKey: KEY, advanced: { timeoutSeconds: 1, maxAttempts: 1 } });
+		const r = await run({ resource: 'appointment', operation: 'get', appointmentKey: KEY, advanced: { timeoutSeconds: 1, maxAttempts: 1 } }, { nodeTypeVersion: 3 });
 		expect(r.error?.message).toMatch(/timed out/);
 		await poll('the trickling connection to close', () => stoppedBeforeTheEnd, (v) => v === true, {
 			timeoutMs: 10000,

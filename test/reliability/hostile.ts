@@ -32,7 +32,7 @@ export function useFakeService(): void {
 
 export async function run(
 	parameters: IDataObject,
-	opts: { baseUrl?: string; token?: string; continueOnFail?: boolean; input?: IDataObject[]; settings?: { retryOnFail?: boolean; maxTries?: number; waitBetweenTries?: number } } = {},
+	opts: { baseUrl?: string; token?: string; continueOnFail?: boolean; input?: IDataObject[]; settings?: { retryOnFail?: boolean; maxTries?: number; waitBetweenTries?: number }; nodeTypeVersion?: number } = {},
 ): Promise<RunNodeResult> {
 	return await runNode({
 		parameters: { advanced: { maxRetryWaitSeconds: 1 }, ...parameters },
@@ -40,6 +40,7 @@ export async function run(
 		continueOnFail: opts.continueOnFail,
 		input: opts.input,
 		settings: opts.settings,
+		nodeTypeVersion: opts.nodeTypeVersion,
 	});
 }
 

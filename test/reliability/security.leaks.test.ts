@@ -57,7 +57,7 @@ describe('the access token never leaks', () => {
 			if (fault) await sb.fault({ ...fault, match: {} });
 			for (const parameters of ops) {
 				for (const continueOnFail of [false, true]) {
-					const r = await run({ ...parameters, advanced: { maxAttempts: 2, maxRetryWaitSeconds: 2 } }, { continueOnFail });
+					const r = await run({ ...parameters, advanced: { maxAttempts: 2, maxRetryWaitSeconds: 2 } }, { continueOnFail, nodeTypeVersion: 3 });
 					if (r.error || JSON.stringify(r.items).includes('"error"')) failures++;
 				}
 			}
@@ -65,7 +65,7 @@ describe('the access token never leaks', () => {
 		await sb.clearFaults();
 		// with a token the service does not know, and with the restricted one (403 on webhooks)
 		for (const token of ['wrong-token-0a9b8c7d6e', LIMITED]) {
-			for (const parameters of ops) await run({ ...parameters, advanced: { maxAttempts: 1 } }, { token, continueOnFail: true });
+			for (const parameters of ops) await run({ ...parameters, advanced: { maxAttempts: 1 } }, { token, continueOnFail: true, nodeTypeVersion: 3 });
 		}
 		// a slow answer that times out
 		await sb.fault({ count: 2, delayMs: 2500, match: {} });

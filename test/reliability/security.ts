@@ -17,7 +17,7 @@ export function startSecuritySandbox(): Promise<TestSandbox> {
 export function nodeRunner(sandbox: () => TestSandbox) {
 	const secrets = new Set<string>([TOKEN]);
 	const seen: string[] = [];
-	async function run(parameters: Record<string, unknown>, opts: { token?: string; continueOnFail?: boolean; input?: any[] } = {}): Promise<RunNodeResult> {
+	async function run(parameters: Record<string, unknown>, opts: { token?: string; continueOnFail?: boolean; input?: any[]; nodeTypeVersion?: number } = {}): Promise<RunNodeResult> {
 		const token = opts.token ?? TOKEN;
 		secrets.add(token);
 		const result = await runNode({
@@ -25,6 +25,7 @@ export function nodeRunner(sandbox: () => TestSandbox) {
 			credentials: { baseUrl: sandbox().url, accessToken: token },
 			continueOnFail: opts.continueOnFail,
 			input: opts.input,
+			nodeTypeVersion: opts.nodeTypeVersion,
 		});
 		seen.push(...visibleTexts(result));
 		return result;

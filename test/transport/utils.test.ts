@@ -10,7 +10,7 @@ import {
 	resolvePolicy,
 	resolveSameOrigin,
 	statusMessage,
-} from '../../nodes/Appointments/transport/http';
+} from '../../nodes/Appointments/transport';
 
 describe('normaliseBaseUrl', () => {
 	it.each([

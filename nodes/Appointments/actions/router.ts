@@ -14,6 +14,7 @@ import { numberValue, resolveZone } from '../shared';
 import type { RequestPolicy } from '../transport';
 import * as appointment from './appointment';
 import { OPTION_RULES } from './common.descriptions';
+import { recallWrite, rememberWrite, rerunKeyOf } from './reruns';
 import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types';
 import * as webhook from './webhook';
 
@@ -24,13 +25,17 @@ function prepareOf(resource: string, operation: string): PrepareOperation | unde
 	return operations && Object.prototype.hasOwnProperty.call(operations, operation) ? operations[operation].prepare : undefined;
 }
 
+/** From version 4 on, a write n8n's Retry On Fail runs again returns what its first completed run returned (reruns.ts). */
+const WRITES = new Set(['appointment:updateStatus', 'appointment:reschedule', 'appointment:cancel', 'webhook:create', 'webhook:update', 'webhook:delete']);
+
 /** What one item came to: its data, or with Continue On Fail its error. */
 type ItemResult = { data: IDataObject | IDataObject[] } | { error: Error };
 
 /**
  * The item's Options, and from version 3 on its Advanced settings with them (the same names: version 3 only
- * moved them). The node's retries repeat one request that is safe to repeat; n8n's Retry On Fail re-runs the
- * whole node once they are spent.
+ * moved them). Up to version 3 Max Attempts and Max Retry Wait bound the node's own retries, and n8n's Retry On
+ * Fail re-runs the whole node once they are spent; from version 4 on Retry On Fail is the one knob, and the
+ * node's own retries keep a fixed budget for what a re-run cannot do (a Retry-After, a lost answer to check).
  */
 function readOptions(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): IDataObject {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -38,12 +43,12 @@ function readOptions(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boo
 	return { ...options, ...(ctx.getNodeParameter('advanced', itemIndex, {}) as IDataObject) };
 }
 
-function itemContext(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): ItemContext {
-	const options = readOptions(ctx, itemIndex, hasAdvanced);
+function itemContext(ctx: IExecuteFunctions, itemIndex: number, version: number): ItemContext {
+	const options = readOptions(ctx, itemIndex, version >= 3);
 	const option = (name: keyof typeof OPTION_RULES) =>
 		numberValue(ctx.getNode(), options[name], OPTION_RULES[name].label, itemIndex, OPTION_RULES[name]);
-	const maxAttempts = option('maxAttempts');
-	const maxRetryWait = option('maxRetryWaitSeconds');
+	const maxAttempts = version >= 4 ? undefined : option('maxAttempts');
+	const maxRetryWait = version >= 4 ? undefined : option('maxRetryWaitSeconds');
 	const timeout = option('timeoutSeconds');
 	const policy: Partial<RequestPolicy> = {};
 	if (maxAttempts !== undefined) policy.maxAttempts = maxAttempts;
@@ -62,12 +67,12 @@ function toError(error: unknown): Error {
 }
 
 /** Every item's parameters read and checked before anything is sent: a bad item fails the node at once, or with Continue On Fail becomes its `{ error }`. */
-function prepareAll(ctx: IExecuteFunctions, prepare: PrepareOperation, hasAdvanced: boolean, results: Array<ItemResult | undefined>): Array<PreparedRun | undefined> {
+function prepareAll(ctx: IExecuteFunctions, prepare: PrepareOperation, version: number, results: Array<ItemResult | undefined>): Array<PreparedRun | undefined> {
 	const continueOnFail = ctx.continueOnFail();
 	const runs: Array<PreparedRun | undefined> = new Array(results.length);
 	for (let i = 0; i < results.length; i++) {
 		try {
-			runs[i] = prepare.call(ctx, itemContext(ctx, i, hasAdvanced));
+			runs[i] = prepare.call(ctx, itemContext(ctx, i, version));
 		} catch (error) {
 			const failure = toError(error);
 			if (continueOnFail) results[i] = { error: failure };
@@ -75,6 +80,19 @@ function prepareAll(ctx: IExecuteFunctions, prepare: PrepareOperation, hasAdvanc
 		}
 	}
 	return runs;
+}
+
+/** A write that returns, in a re-run by n8n's Retry On Fail, what its completed first run returned. */
+function remembered(ctx: IExecuteFunctions, run: PreparedRun, itemIndex: number): PreparedRun {
+	const key = rerunKeyOf(ctx, itemIndex);
+	if (key === undefined) return run;
+	return async () => {
+		const earlier = recallWrite(key);
+		if (earlier !== undefined) return earlier;
+		const result = await run();
+		rememberWrite(key, result);
+		return result;
+	};
 }
 
 /**
@@ -126,11 +144,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const prepare = prepareOf(resource, operation);
 	if (!prepare) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
-	const hasAdvanced = this.getNode().typeVersion >= 3;
+	const version = this.getNode().typeVersion;
 	const rule = OPTION_RULES.concurrency;
-	const concurrency = numberValue(this.getNode(), readOptions(this, 0, hasAdvanced).concurrency, rule.label, 0, rule) ?? 1;
+	const concurrency = numberValue(this.getNode(), readOptions(this, 0, version >= 3).concurrency, rule.label, 0, rule) ?? 1;
 	const results: Array<ItemResult | undefined> = new Array(items.length);
-	const runs = prepareAll(this, prepare, hasAdvanced, results);
+	const prepared = prepareAll(this, prepare, version, results);
+	const runs = version >= 4 && WRITES.has(`${resource}:${operation}`) ? prepared.map((run, i) => run && remembered(this, run, i)) : prepared;
 	await runAll(this, runs, concurrency, results);
 	return [pairedOutput(this, results)];
 }

@@ -14,67 +14,38 @@ export type SendResult =
 type BodyStream = { on: (event: string, listener: (arg: never) => void) => unknown; destroy: () => void };
 type BodyRead = string | 'tooLarge' | 'timedOut' | { failed: unknown };
 
-function isStream(value: unknown): value is BodyStream {
-	return (
-		value !== null &&
-		typeof value === 'object' &&
-		typeof (value as BodyStream).on === 'function' &&
-		typeof (value as BodyStream).destroy === 'function'
-	);
-}
-
 /**
- * Reads an answer to its end, at most MAX_BODY_BYTES and only until `deadline` (a body trickled slowly is cut
- * off at the time-out, as a silent one is). n8n's helper offers no abort signal of our own and its time-out
- * stops at the headers, so a watchdog looks at the clock while the body streams in.
+ * Reads an answer to its end, at most MAX_BODY_BYTES and only until `deadline`. n8n's helper sets no size limit
+ * (axios' maxContentLength is Infinity), its time-out stops at the headers and its abort signal is the execution's,
+ * so the node bounds the body itself: the clock is looked at every 100 ms, also while nothing arrives.
  */
 async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
+	let chunks: Buffer[] = [];
+	let size = 0;
+	let done = false;
 	return await new Promise<BodyRead>((resolve) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		let done = false;
-		const watch: Watch = { done: false, deadline, timedOut: () => stop('timedOut') };
-		const finish = (result: BodyRead) => {
+		const finish = (result: BodyRead, destroy = false) => {
 			if (done) return;
 			done = true;
-			watch.done = true;
-			watch.timedOut = () => undefined;
+			chunks = [];
+			if (destroy) body.destroy();
 			resolve(result);
-		};
-		const stop = (result: 'tooLarge' | 'timedOut') => {
-			finish(result);
-			body.destroy();
 		};
 		body.on('data', (chunk: Buffer) => {
 			if (done) return;
-			if (Date.now() > deadline) return stop('timedOut');
+			if (Date.now() > deadline) return finish('timedOut', true);
 			size += chunk.length;
-			if (size > MAX_BODY_BYTES) return stop('tooLarge');
+			if (size > MAX_BODY_BYTES) return finish('tooLarge', true);
 			chunks.push(chunk);
 		});
-		body.on('end', () => finish((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
+		body.on('end', () => finish(Buffer.concat(chunks).toString('utf8')));
 		body.on('error', (error: unknown) => finish({ failed: error }));
 		body.on('close', () => finish({ failed: { code: 'ECONNRESET', message: 'the answer ended early' } }));
-		void watchClock(watch);
+		void (async () => {
+			while (!done && Date.now() < deadline) await sleep(Math.min(100, deadline - Date.now()));
+			finish('timedOut', true);
+		})();
 	});
-}
-
-interface Watch {
-	done: boolean;
-	deadline: number;
-	timedOut: () => void;
-}
-
-/**
- * Looks at the clock until the answer is read, for a body that stops arriving. It holds only `watch`, which drops
- * its hold on the answer when the read ends, so a sleeping watchdog does not keep the stream and its chunks alive.
- */
-async function watchClock(watch: Watch): Promise<void> {
-	while (!watch.done) {
-		const left = watch.deadline - Date.now();
-		if (left <= 0) return watch.timedOut();
-		await sleep(Math.min(left, 100));
-	}
 }
 
 /** JSON when the text is JSON, else the text itself (an HTML page, say); '' and null are no body. */
@@ -113,10 +84,9 @@ function codesAndMessages(error: unknown): { code: string; text: string } {
 	let code = '';
 	const messages: string[] = [];
 	while (queue.length && seen.size < 20) {
-		const current = queue.shift();
-		if (!current || typeof current !== 'object' || seen.has(current)) continue;
-		seen.add(current);
-		const e = current as Record<string, unknown>;
+		const e = queue.shift() as Record<string, unknown> | undefined;
+		if (!e || typeof e !== 'object' || seen.has(e)) continue;
+		seen.add(e);
 		if (typeof e.code === 'string' && !code && NETWORK_CODES.includes(e.code)) code = e.code;
 		if (typeof e.message === 'string') messages.push(e.message);
 		for (const key of ['cause', 'errorResponse', 'reason', 'error']) {
@@ -133,35 +103,16 @@ function codesAndMessages(error: unknown): { code: string; text: string } {
 
 /** A thrown error as a network failure: its code (read only from codes and messages), whether it timed out. */
 function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
-	const found = codesAndMessages(error);
-	let code = found.code;
-	const text = found.text;
-	const timedOut = /timeout|timed out/i.test(text) || ['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(code);
-	if (!code) code = timedOut ? 'ETIMEDOUT' : 'EUNKNOWN';
+	const { code: found, text } = codesAndMessages(error);
+	const timedOut = /timeout|timed out/i.test(text) || ['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(found);
+	const code = found || (timedOut ? 'ETIMEDOUT' : 'EUNKNOWN');
 	const detail = timedOut ? 'the request timed out' : (DETAIL[code] ?? `the request failed (${code})`);
 	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
 }
 
-/** The request as n8n's helper takes it: the answer as a stream with its status, no redirect followed. */
-function requestOptions(method: IHttpRequestMethods, url: string, body: IDataObject | IDataObject[] | undefined, timeoutMs: number): IHttpRequestOptions {
-	const options: IHttpRequestOptions = {
-		method,
-		url,
-		headers: { Accept: 'application/json' },
-		encoding: 'stream',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false,
-		timeout: timeoutMs,
-	};
-	if (body !== undefined) {
-		options.body = body;
-		(options.headers as IDataObject)['Content-Type'] = 'application/json';
-	}
-	return options;
-}
+const TRICKLED: SendResult = { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the request timed out (the answer was still arriving)' };
 
+/** One attempt: the answer read as a stream with its status, no redirect followed, the body bounded (readBody). */
 export async function sendOnce(
 	ctx: TransportContext,
 	method: IHttpRequestMethods,
@@ -169,18 +120,26 @@ export async function sendOnce(
 	body: IDataObject | IDataObject[] | undefined,
 	timeoutMs: number,
 ): Promise<SendResult> {
-	const options = requestOptions(method, url, body, timeoutMs);
+	const options: IHttpRequestOptions = {
+		method,
+		url,
+		headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+		encoding: 'stream',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+		timeout: timeoutMs,
+		...(body === undefined ? {} : { body }),
+	};
 	const deadline = Date.now() + timeoutMs;
 	try {
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			CREDENTIAL_NAME,
-			options,
-		)) as { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, options)) as
+			{ statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
 		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
 		let answer = response?.body;
-		if (isStream(answer)) {
-			const read = await readBody(answer, deadline);
+		if (answer !== null && typeof answer === 'object' && typeof (answer as BodyStream).on === 'function' && typeof (answer as BodyStream).destroy === 'function') {
+			const read = await readBody(answer as BodyStream, deadline);
 			if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
 			if (read === 'timedOut') return TRICKLED;
 			if (typeof read === 'object') return classifyThrown(read.failed);
@@ -191,11 +150,3 @@ export async function sendOnce(
 		return classifyThrown(error);
 	}
 }
-
-const TRICKLED: SendResult = {
-	kind: 'network',
-	code: 'ETIMEDOUT',
-	timedOut: true,
-	refused: false,
-	detail: 'the request timed out (the answer was still arriving)',
-};

@@ -19,18 +19,11 @@ export interface SendOptions extends ErrorLabels {
 	idempotent?: boolean;
 	/** Statuses returned to the caller instead of thrown (e.g. [404] for deletes). */
 	allowStatus?: number[];
-	/** Shared by the requests of one list, so pages in flight together wait and spend their budget as one. */
-	sharedWait?: SharedWait;
-}
-
-/**
- * Retry waits of requests that run together: a wait (a `Retry-After` or a backoff) pauses every request that
- * shares it, and `maxWaitMs` bounds the time they spent paused, counted once, not per request.
- */
-export interface SharedWait {
-	/** No attempt starts before this time (ms since the epoch). */
-	pausedUntil: number;
-	waitedMs: number;
+	/**
+	 * Shared by the pages of one list: a wait (a `Retry-After` or a backoff) pauses every request that shares it
+	 * (none starts before `pausedUntil`), and `maxWaitMs` bounds the time they spent paused, counted once.
+	 */
+	sharedWait?: { pausedUntil: number; waitedMs: number };
 }
 
 export interface ApiResponse<T = IDataObject> {
@@ -75,9 +68,7 @@ function defaultRetryable(idempotent: boolean): (outcome: SendResult) => boolean
 
 /** A 2xx, or a status the caller asked to have returned. */
 function accepted(outcome: SendResult, allowStatus?: number[]): outcome is SendResult & { kind: 'response' } {
-	if (outcome.kind !== 'response') return false;
-	const { statusCode } = outcome;
-	return (statusCode >= 200 && statusCode < 300) || allowStatus?.includes(statusCode) === true;
+	return outcome.kind === 'response' && ((outcome.statusCode >= 200 && outcome.statusCode < 300) || allowStatus?.includes(outcome.statusCode) === true);
 }
 
 /** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
@@ -96,29 +87,14 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]. attempt starts at 1. */
-export function backoffDelay(
-	attempt: number,
-	baseDelayMs: number,
-	capMs: number,
-	random: () => number = Math.random,
-): number {
-	const exp = baseDelayMs * Math.pow(2, Math.max(0, attempt - 1));
-	const ceiling = Math.max(0, Math.min(capMs, exp));
-	return Math.floor(random() * ceiling);
+export function backoffDelay(attempt: number, baseDelayMs: number, capMs: number, random: () => number = Math.random): number {
+	return Math.floor(random() * Math.max(0, Math.min(capMs, baseDelayMs * Math.pow(2, Math.max(0, attempt - 1)))));
 }
 
 /** The wait before the next attempt, or why there is none: what is left of the budget cannot cover it. */
-function nextDelay(
-	outcome: SendResult,
-	policy: RequestPolicy,
-	attempt: number,
-	waitedMs: number,
-): { delay: number } | { reason: string } {
+function nextDelay(outcome: SendResult, policy: RequestPolicy, attempt: number, waitedMs: number): { delay: number } | { reason: string } {
 	const remaining = policy.maxWaitMs - waitedMs;
-	const retryAfter =
-		outcome.kind === 'response'
-			? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After'])
-			: undefined;
+	const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After']) : undefined;
 	if (retryAfter !== undefined) {
 		if (retryAfter <= remaining) return { delay: retryAfter };
 		return {
@@ -130,7 +106,7 @@ function nextDelay(
 }
 
 /** Pauses every request that shares `wait` for `delay` from now, counting only time not already paused. */
-async function pause(wait: SharedWait, delay: number): Promise<void> {
+async function pause(wait: NonNullable<SendOptions['sharedWait']>, delay: number): Promise<void> {
 	const until = Date.now() + delay;
 	wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));
 	wait.pausedUntil = Math.max(wait.pausedUntil, until);
@@ -150,7 +126,7 @@ export async function requestWithRetries<T>(
 	const retryable = hooks.retryable ?? defaultRetryable(opts.idempotent ?? method !== 'POST');
 	const fail = (outcome: SendResult, attempts: number, waitedMs: number, reason?: string) =>
 		apiError(ctx, info, outcome, { method, url }, opts, attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined);
-	const wait: SharedWait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
+	const wait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
 	let ambiguousBefore = false;
 	for (let attempt = 1; ; attempt++) {
 		const paused = wait.pausedUntil - Date.now();

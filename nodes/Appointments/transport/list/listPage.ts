@@ -1,14 +1,15 @@
+/**
+ * One list answer, read, and where its `next` may lead: any shape the service may use, every record a JSON object;
+ * a `next` only on the credential's origin and inside the list's path (issue 10: a link out of the list is refused).
+ */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { resolveSameOrigin } from '../http';
+import { resolveSameOrigin } from '../http/apiUrls';
 
-/** One list answer, read: its records (every one a JSON object), its `next`/`previous` as given, its `count`. */
 export interface ListPage {
 	url: string;
 	records: IDataObject[];
 	next?: string;
-	previous?: unknown;
-	hasPrevious: boolean;
 	count?: number;
 }
 
@@ -20,81 +21,55 @@ function describe(value: unknown): string {
 }
 
 /**
- * Reads a list answer of any shape the service may use (`{results, next, count}`, `{results}`, a bare array, a 204
- * without body). A record that is not an object fails here, with its position, instead of as a TypeError further
- * on; so does a 200 without body (a proxy's, not an empty list).
+ * `{results, next, count}`, `{results}`, a bare array or a 204 without body. A record that is not an object fails
+ * here, with its position, instead of as a TypeError further on; so does a 200 without body (a proxy's, not an
+ * empty list).
  */
-export function readListPage(
-	node: INode,
-	response: { url: string; body: unknown; statusCode: number },
-	pageNo: number,
-	itemIndex?: number,
-): ListPage {
+export function readListPage(node: INode, response: { url: string; body: unknown; statusCode: number }, pageNo: number, itemIndex?: number): ListPage {
 	const { url, body } = response;
+	const page: ListPage = { url, records: [] };
+	const b = body as IDataObject | undefined;
 	let records: unknown[];
-	const page: Omit<ListPage, 'records'> = { url, hasPrevious: false };
-	if (Array.isArray(body)) {
-		records = body;
-	} else if (body && typeof body === 'object' && Array.isArray((body as IDataObject).results)) {
-		const b = body as IDataObject;
+	if (Array.isArray(body)) records = body;
+	else if (b && typeof b === 'object' && Array.isArray(b.results)) {
 		records = b.results as unknown[];
 		if (typeof b.next === 'string' && b.next.trim() !== '') page.next = b.next.trim();
-		page.hasPrevious = 'previous' in b;
-		page.previous = b.previous;
 		if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0) page.count = b.count;
-	} else if (body === undefined && response.statusCode === 204) {
-		records = [];
-	} else {
+	} else if (body === undefined && response.statusCode === 204) records = [];
+	else {
+		throw new NodeOperationError(node, 'Unexpected list response from the service: expected a JSON array or an object with a "results" array', {
+			itemIndex,
+			description: `GET ${url} answered ${response.statusCode}${body === undefined ? ' with an empty body' : ''}`,
+		});
+	}
+	const bad = records.findIndex((r) => r === null || typeof r !== 'object' || Array.isArray(r));
+	if (bad !== -1) {
 		throw new NodeOperationError(
 			node,
-			'Unexpected list response from the service: expected a JSON array or an object with a "results" array',
-			{ itemIndex, description: `GET ${url} answered ${response.statusCode}${body === undefined ? ' with an empty body' : ''}` },
+			`The service's list answer held a record that is not an object: ${describe(records[bad])} at position ${bad + 1} of page ${pageNo}`,
+			{ itemIndex, description: `GET ${url}: every element of "results" must be a JSON object` },
 		);
 	}
-	for (let i = 0; i < records.length; i++) {
-		const record = records[i];
-		if (record === null || typeof record !== 'object' || Array.isArray(record)) {
-			throw new NodeOperationError(
-				node,
-				`The service's list answer held a record that is not an object: ${describe(record)} at position ${i + 1} of page ${pageNo}`,
-				{ itemIndex, description: `GET ${url}: every element of "results" must be a JSON object` },
-			);
-		}
-	}
-	return { ...page, records: records as IDataObject[] };
+	page.records = records as IDataObject[];
+	return page;
 }
 
-/**
- * A path as the service will see it: percent-decoded once, `.` and `..` segments resolved (an encoded `%2F` or a
- * backslash that decodes into a separator counts as one). undefined when it cannot be decoded.
- */
+/** A path as the service serves it: percent-decoded once (a `%2F` or `%5C` counts as a separator), dot segments resolved. */
 function servedPath(pathname: string): string | undefined {
-	let decoded: string;
 	try {
-		decoded = decodeURIComponent(pathname);
+		return new URL(`http://h${decodeURIComponent(pathname).replace(/\\/g, '/').replace(/[?#]/g, encodeURIComponent)}`).pathname;
 	} catch {
 		return undefined;
 	}
-	const out: string[] = [];
-	for (const segment of decoded.replace(/\\/g, '/').split('/')) {
-		if (segment === '.') continue;
-		if (segment === '..') {
-			if (out.length > 1) out.pop();
-			continue;
-		}
-		out.push(segment);
-	}
-	return out.join('/');
 }
 
 /**
- * What identifies a page's URL, however the service writes it: origin, path as served, and the query as a multiset
- * of decoded parameters (a service may sort them, as Django REST framework's `replace_query_param` does, or encode
- * them otherwise). Two URLs with the same key ask for the same page.
+ * What identifies a page however the service writes its URL: origin, path as served, and the query as a multiset of
+ * decoded parameters (Django REST framework's `replace_query_param` sorts them, say).
  */
 export function pageKey(url: string): string {
 	const u = new URL(url);
-	const params = [...u.searchParams].map(([name, value]) => JSON.stringify([name, value])).sort();
+	const params = [...u.searchParams].map((pair) => JSON.stringify(pair)).sort();
 	return `${u.origin}${servedPath(u.pathname) ?? u.pathname}?${params.join('&')}`;
 }
 
@@ -103,18 +78,8 @@ export function listPathOf(firstUrl: string): string {
 	return servedPath(new URL(firstUrl).pathname) ?? new URL(firstUrl).pathname;
 }
 
-/**
- * Resolves a `next` link (absolute or relative to the page it came from) and refuses, before anything is sent,
- * one on another origin or whose path leaves the list endpoint's path.
- */
-export function followLink(
-	node: INode,
-	baseUrl: string,
-	listPath: string,
-	link: string,
-	current: string,
-	itemIndex?: number,
-): string {
+/** `next` resolved against its page; one on another origin or whose path leaves the list is refused, nothing sent. */
+export function followLink(node: INode, baseUrl: string, listPath: string, link: string, current: string, itemIndex?: number): string {
 	const url = resolveSameOrigin(baseUrl, link, current);
 	if (url === undefined) {
 		let shown = link;
@@ -123,11 +88,7 @@ export function followLink(
 		} catch {
 			// unparsable: show the link as given
 		}
-		throw new NodeOperationError(
-			node,
-			`Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`,
-			{ itemIndex },
-		);
+		throw new NodeOperationError(node, `Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`, { itemIndex });
 	}
 	const path = servedPath(new URL(url).pathname);
 	const base = listPath.endsWith('/') ? listPath : `${listPath}/`;

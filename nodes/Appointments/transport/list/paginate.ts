@@ -1,17 +1,20 @@
 /**
- * Reads a list page by page: every answer shape (`{results, next}` with page-number or cursor links, `{results}`,
- * a bare array), `next` followed only on the credential's origin and inside the list endpoint's path, each record
- * handed over once (by `keyField`, default `appointment_key` then `webhook_key`; a record without it fails the
- * read) when `keep` accepts it, no page requested beyond `limit` records kept.
+ * Reads a list page by page: every answer shape (listPage.ts), `next` followed only where followLink allows, each
+ * record handed over once (by `keyField`, default `appointment_key` then `webhook_key`; a record without it fails
+ * the read) when `keep` accepts it, no page requested beyond `limit` records kept.
  *
  * With `pageConcurrency` > 1, when the first page proves page-number paging (a `count`, and an absolute `next` that
- * is its own URL with one parameter set to the following page number), the other pages' URLs are known: they are
- * fetched several at a time ahead of the reader (class Ahead), still handed over in order, each checked against
- * what was predicted; from the first one that differs, `next` is followed as given.
+ * is its own URL with one parameter set to the following page number), the following pages are requested ahead,
+ * several at a time. A page fetched ahead is used only when the `next` being followed is its URL, so records keep
+ * the service's order and each page is read once; from the first `next` that is not the predicted one, links are
+ * followed as given.
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, credentialInfo, redactError, type ApiResponse, type RequestPolicy, type TransportContext } from '../http';
+import { apiRequest, apiRequestUrl } from '../http/apiRequest';
+import { credentialInfo, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
+import { redactError } from '../http/redaction';
+import type { ApiResponse } from '../http/retries';
 import { followLink, listPathOf, pageKey, readListPage, type ListPage } from './listPage';
 
 export interface PaginateOptions {
@@ -30,16 +33,13 @@ export interface PaginateOptions {
 
 type Get = (url: string) => Promise<ApiResponse<unknown>>;
 
-/** Page-number paging as the first page proved it: page `n`'s URL is `template` with `param` set to `n`. */
+/** Page-number paging as the first page proved it: page `n` is `template` with `param` set to `n`. */
 interface PagePlan {
+	template: URL;
 	param: string;
-	firstPage: number;
+	nextPage: number;
 	lastPage: number;
 	pageSize: number;
-	count: number;
-	firstUrl: string;
-	template: string;
-	hasPrevious: boolean;
 }
 
 const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
@@ -48,107 +48,52 @@ const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
 function planPages(first: ListPage, nextUrl: string, maxPages: number): PagePlan | undefined {
 	// A relative link says nothing about how the service builds its URLs.
 	if (first.count === undefined || first.records.length === 0 || !/^https?:\/\//i.test(first.next ?? '')) return undefined;
-	const from = new URL(first.url);
-	const to = new URL(nextUrl);
+	const [from, to] = [new URL(first.url), new URL(nextUrl)];
 	if (from.origin !== to.origin || from.pathname !== to.pathname) return undefined;
 	// The same values in any order: a service that rewrites its links may reorder a repeated parameter too.
 	const values = (u: URL, n: string) => JSON.stringify(u.searchParams.getAll(n).sort());
-	const names = new Set([...from.searchParams.keys(), ...to.searchParams.keys()]);
-	const differing = [...names].filter((n) => values(from, n) !== values(to, n));
+	const differing = [...new Set([...from.searchParams.keys(), ...to.searchParams.keys()])].filter((n) => values(from, n) !== values(to, n));
 	if (differing.length !== 1) return undefined;
-	const param = differing[0];
+	const [param] = differing;
 	const [was, now] = [from.searchParams.getAll(param), to.searchParams.getAll(param)];
-	if (now.length !== 1 || !PAGE_NUMBER.test(now[0]) || was.length > 1) return undefined;
-	if (was.length === 1 && !PAGE_NUMBER.test(was[0])) return undefined;
+	if (now.length !== 1 || !PAGE_NUMBER.test(now[0]) || was.length > 1 || (was.length === 1 && !PAGE_NUMBER.test(was[0]))) return undefined;
 	const firstPage = was.length ? Number(was[0]) : 1;
 	const pageSize = first.records.length;
 	const lastPage = Math.ceil(first.count / pageSize);
 	if (Number(now[0]) !== firstPage + 1 || first.count <= firstPage * pageSize || lastPage > maxPages) return undefined;
-	const { count, url: firstUrl, hasPrevious } = first;
-	return { param, firstPage, lastPage, pageSize, count, firstUrl, template: nextUrl, hasPrevious };
+	return { template: to, param, nextPage: firstPage + 1, lastPage, pageSize };
 }
 
-function pageUrl(plan: PagePlan, page: number): string {
-	if (page === plan.firstPage + 1) return plan.template;
-	const u = new URL(plan.template);
-	u.searchParams.set(plan.param, String(page));
-	return u.href;
-}
-
-function expectedLength(plan: PagePlan, page: number): number {
-	return Math.max(0, Math.min(plan.pageSize, plan.count - (page - 1) * plan.pageSize));
-}
-
-/** Whether a fetched page is the one predicted: its count, its length, and its `previous` when pages have one. */
-function asPredicted(plan: PagePlan, page: number, read: ListPage): boolean {
-	if (read.count !== plan.count || read.records.length !== expectedLength(plan, page)) return false;
-	if (page === plan.lastPage && read.next !== undefined) return false;
-	if (!plan.hasPrevious) return true;
-	const before = [pageUrl(plan, page - 1)];
-	if (page - 1 === plan.firstPage) {
-		const withoutParam = new URL(plan.firstUrl);
-		withoutParam.searchParams.delete(plan.param);
-		before.push(plan.firstUrl, withoutParam.href);
-	}
-	if (typeof read.previous !== 'string') return false;
-	try {
-		const resolved = pageKey(new URL(read.previous, read.url).href);
-		return before.some((c) => pageKey(c) === resolved);
-	} catch {
-		return false;
-	}
-}
-
-/**
- * The pages after the first: each read from its `next`, or, with a plan, fetched up to `concurrency` at a time
- * ahead of the reader and handed over in order until one differs from the plan.
- */
+/** The pages requested ahead of the reader, in order, and the plan that predicts them. */
 class Ahead {
-	private plan: PagePlan | undefined;
-	private nextPage = 0;
-	private readonly queue: Array<{ page: number; url: string; response: Promise<ApiResponse<unknown>> }> = [];
+	plan: PagePlan | undefined;
+	private readonly queue: Array<{ key: string; response: Promise<ApiResponse<unknown>> }> = [];
 
-	constructor(
-		private readonly node: INode,
-		private readonly concurrency: number,
-		private readonly maxPages: number,
-		private readonly get: Get,
-		private readonly itemIndex?: number,
-	) {}
+	constructor(private readonly get: Get, private readonly concurrency: number) {}
 
-	/** Page `pageNo` at `nextUrl`, the `next` of `current`, while `wanted` records are still to be handed over. */
-	async read(current: ListPage, nextUrl: string, pageNo: number, wanted: number): Promise<ListPage> {
-		if (pageNo === 2 && this.concurrency > 1) {
-			this.plan = planPages(current, nextUrl, this.maxPages);
-			this.nextPage = (this.plan?.firstPage ?? 0) + 1;
-		}
-		if (this.plan) this.fill(wanted);
-		const head = this.queue[0];
-		if (this.plan && head && pageKey(head.url) === pageKey(nextUrl)) {
-			this.queue.shift();
-			const page = readListPage(this.node, await head.response, pageNo, this.itemIndex);
-			// A page that differs ends the plan: links are followed from it on.
-			if (!asPredicted(this.plan as PagePlan, head.page, page)) await this.settle();
+	/** The answer at `nextUrl`: the page fetched ahead when it is that one, else (the plan ends) requested now. */
+	async read(nextUrl: string, wanted: number): Promise<ApiResponse<unknown>> {
+		this.fill(wanted);
+		if (this.queue[0]?.key === pageKey(nextUrl)) {
+			const response = await this.queue.shift()!.response;
 			// Keep the window full while this page's records are handed over.
-			else if (wanted === Infinity) this.fill(Infinity);
-			return page;
+			if (wanted === Infinity) this.fill(Infinity);
+			return response;
 		}
-		if (this.plan) await this.settle();
-		return readListPage(this.node, await this.get(nextUrl), pageNo, this.itemIndex);
+		await this.settle();
+		return await this.get(nextUrl);
 	}
 
 	/** Starts pages until `concurrency` are ahead of the reader, or their records cover `wanted`. */
 	private fill(wanted: number): void {
-		const plan = this.plan as PagePlan;
-		let covered = this.queue.reduce((sum, q) => sum + expectedLength(plan, q.page), 0);
-		while (this.queue.length < this.concurrency && this.nextPage <= plan.lastPage && covered < wanted) {
-			const page = this.nextPage++;
-			const url = pageUrl(plan, page);
-			const response = this.get(url);
+		const plan = this.plan;
+		while (plan && this.queue.length < this.concurrency && plan.nextPage <= plan.lastPage && this.queue.length * plan.pageSize < wanted) {
+			const url = new URL(plan.template);
+			url.searchParams.set(plan.param, String(plan.nextPage++));
+			const response = this.get(url.href);
 			// Read in order by read(); one that fails after the reader stopped must not go unhandled.
 			response.catch(() => undefined);
-			this.queue.push({ page, url, response });
-			covered += expectedLength(plan, page);
+			this.queue.push({ key: pageKey(url.href), response });
 		}
 	}
 
@@ -159,7 +104,7 @@ class Ahead {
 	}
 }
 
-/** Pages in a row that bring no record not already returned before reading stops with an error. */
+/** Pages in a row that bring no record not already returned before reading stops with an error (issue 10). */
 const STALE_PAGES = 3;
 
 /** What one read of a list has seen so far. */
@@ -169,7 +114,7 @@ interface ReadState {
 	seen: Set<string>;
 	yielded: number;
 	pages: number;
-	/** Pages in a row with no record not seen before (handed over or not kept: progress, whatever `keep` says). */
+	/** Pages in a row with no record not seen before (kept or not). */
 	stale: number;
 	repeated: number;
 	firstCount?: number;
@@ -178,10 +123,7 @@ interface ReadState {
 
 const RECORD_NOUN: Record<string, string> = { appointment_key: 'an appointment', webhook_key: 'a webhook subscription' };
 
-/**
- * The page's records not handed over before and kept, up to the limit; one whose key came before is counted, not
- * kept. A record without its key is not a record of the list (a message, an empty object): the read fails there.
- */
+/** The page's records not handed over before and kept, up to the limit; a record without its key fails the read. */
 function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: PaginateOptions): T[] {
 	const fresh: T[] = [];
 	const room = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
@@ -197,12 +139,11 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 				{ itemIndex: opts.itemIndex, description: `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}` },
 			);
 		}
-		const key = String(value);
-		if (read.seen.has(key)) {
+		if (read.seen.has(String(value))) {
 			read.repeated++;
 			continue;
 		}
-		read.seen.add(key);
+		read.seen.add(String(value));
 		unseen++;
 		if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 	}
@@ -213,11 +154,10 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 /** Stops a read that makes no progress (pages that bring nothing new) or that reached `maxPages`. */
 function checkProgress(node: INode, read: ReadState, page: ListPage, nextUrl: string, maxPages: number, itemIndex?: number): void {
 	if (read.stale >= STALE_PAGES) {
-		throw new NodeOperationError(
-			node,
-			`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
-			{ itemIndex, description: `The last page was ${page.url}; its "next" was ${nextUrl}` },
-		);
+		throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, {
+			itemIndex,
+			description: `The last page was ${page.url}; its "next" was ${nextUrl}`,
+		});
 	}
 	if (read.pages >= maxPages) {
 		throw new NodeOperationError(node, `Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`, { itemIndex });
@@ -239,16 +179,11 @@ function noticeChanges(ctx: TransportContext, read: ReadState): void {
 }
 
 /**
- * Yields each page's records not returned before (never an empty array), in the service's order; whole pages,
- * not single records, since each value an async generator yields costs a few promise turns. Every error is
- * redacted on its way out: the links and pages it may quote are the service's.
+ * Yields each page's records not returned before (never an empty array), in the service's order; whole pages, not
+ * single records (each value an async generator yields costs a few promise turns). Every error is redacted on its
+ * way out: the links and pages it may quote are the service's.
  */
-export async function* paginate<T = IDataObject>(
-	ctx: TransportContext,
-	path: string,
-	qs?: IDataObject,
-	opts: PaginateOptions = {},
-): AsyncGenerator<T[]> {
+export async function* paginate<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): AsyncGenerator<T[]> {
 	const info = await credentialInfo(ctx);
 	try {
 		if (opts.limit === undefined || opts.limit > 0) yield* readPages<T>(ctx, info.baseUrl, path, qs, opts);
@@ -261,13 +196,13 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 	const { limit, itemIndex } = opts;
 	const node = ctx.getNode();
 	const maxPages = opts.maxPages ?? 10000;
-	// One wait for all pages: a 429 on one pauses them all, and Max Retry Wait bounds the whole list.
+	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list.
 	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
-	const get: Get = async (url) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
 	let page = readListPage(node, await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs }), 1, itemIndex);
 	const listPath = listPathOf(page.url);
 	const read: ReadState = { fetched: new Set([pageKey(page.url)]), seen: new Set(), yielded: 0, pages: 1, stale: 0, repeated: 0, firstCount: page.count, lastCount: page.count };
-	const ahead = new Ahead(node, Math.max(1, Math.floor(opts.pageConcurrency ?? 1)), maxPages, get, itemIndex);
+	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
+	const ahead = new Ahead(async (url) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts), concurrency);
 	try {
 		for (;;) {
 			const fresh = freshRecords<T>(node, page, read, opts);
@@ -281,8 +216,8 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
 			if (read.fetched.has(pageKey(nextUrl))) return;
 			checkProgress(node, read, page, nextUrl, maxPages, itemIndex);
-			read.pages++;
-			page = await ahead.read(page, nextUrl, read.pages, limit === undefined ? Infinity : limit - read.yielded);
+			if (read.pages++ === 1 && concurrency > 1) ahead.plan = planPages(page, nextUrl, maxPages);
+			page = readListPage(node, await ahead.read(nextUrl, limit === undefined ? Infinity : limit - read.yielded), read.pages, itemIndex);
 			read.fetched.add(pageKey(page.url));
 		}
 	} finally {

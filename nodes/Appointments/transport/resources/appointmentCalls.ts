@@ -6,7 +6,9 @@
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
-import { apiRequest, recordOf, responseError, type RequestPolicy, type TransportContext } from '../http';
+import { apiRequest } from '../http/apiRequest';
+import { recordOf, responseError } from '../http/apiErrors';
+import type { RequestPolicy, TransportContext } from '../http/credentialInfo';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 

@@ -8,49 +8,27 @@
  * connections are simply retried. An answer without the subscription (201/204 without a body, an object without
  * `webhook_key`) is read back from the list the same way.
  *
- * n8n's Retry On Fail runs the node again once these retries give up (or another item failed): with a `rerunKey`,
- * the first run's list is kept in memory, so the re-run adopts what the first run stored instead of taking a new
- * list, in which the first run's subscription would look like someone else's.
+ * n8n's Retry On Fail runs the node again once these retries give up (or another item failed): with `firstRun`
+ * (the same object in every run of the item, kept by the caller: actions/reruns.ts), the first run's list is kept,
+ * so the re-run adopts what the first run stored instead of taking a new list, in which the first run's
+ * subscription would look like someone else's.
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { keyOf, sameEvents, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
-import {
-	apiError,
-	apiRequest,
-	credentialInfo,
-	recordOf,
-	resolvePolicy,
-	unconfirmedError,
-	type ApiResponse,
-	type SendResult,
-	type RequestPolicy,
-	type RetryBudget,
-	type TransportContext,
-} from '../http';
+import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput';
+import { apiError, recordOf, unconfirmedError } from '../http/apiErrors';
+import { apiRequest } from '../http/apiRequest';
+import { credentialInfo, resolvePolicy, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
+import type { SendResult } from '../http/httpAttempt';
+import type { ApiResponse, RetryBudget } from '../http/retries';
 import { listWebhooks, type WebhookOpts } from './webhookCalls';
 
 /** What the first run of one item's create saw and met, kept for n8n's re-runs of it (Retry On Fail). */
-interface FirstRun {
+export interface FirstRun {
 	/** The subscriptions listed before its first POST: none of them can be the one it stored. */
 	before: Set<string>;
 	/** A POST of it timed out: the service may store it later, so it is never sent again. */
 	timedOut: boolean;
-	at: number;
-}
-
-/** First runs by `rerunKey`: kept an hour at most, the newest 1000. */
-const FIRST_RUNS = new Map<string, FirstRun>();
-const KEEP_MS = 60 * 60 * 1000;
-const MAX_KEPT = 1000;
-
-function recall(rerunKey: string, now: number): FirstRun | undefined {
-	// Oldest first (a Map keeps insertion order): drop what is too old or beyond the bound.
-	for (const [key, run] of FIRST_RUNS) {
-		if (now - run.at < KEEP_MS && FIRST_RUNS.size <= MAX_KEPT) break;
-		FIRST_RUNS.delete(key);
-	}
-	return FIRST_RUNS.get(rerunKey);
 }
 
 /** One item's create: its request, its options and what its first run saw. */
@@ -63,7 +41,7 @@ interface Create {
 	run: FirstRun;
 }
 
-type CreateOpts = WebhookOpts & { rerunKey?: string };
+type CreateOpts = WebhookOpts & { firstRun?: Partial<FirstRun> };
 
 /** The subscription this create stored, when the list shows one that was not there before its first POST. */
 async function stored(c: Create): Promise<ApiResponse | undefined> {
@@ -130,16 +108,13 @@ const EARLIER_TIME_OUT: SendResult = {
 	detail: 'the create timed out on an earlier try of the node',
 };
 
-/** `rerunKey`: the same for every run of one item's create in n8n's re-runs (Retry On Fail), else absent. */
+/** `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create). */
 export async function createWebhook(ctx: TransportContext, input: WebhookInput, opts: CreateOpts = {}): Promise<IDataObject> {
-	const body = validateWebhookInput(ctx.getNode(), input, opts.itemIndex);
 	const policy = resolvePolicy(opts.policy);
 	const labels = { itemIndex: opts.itemIndex, resource: 'webhooks' };
-	const now = Date.now();
-	const earlier = opts.rerunKey === undefined ? undefined : recall(opts.rerunKey, now);
-	const run = earlier ?? { before: new Set((await listWebhooks(ctx, opts)).map(keyOf)), timedOut: false, at: now };
-	if (opts.rerunKey !== undefined && !earlier) FIRST_RUNS.set(opts.rerunKey, run);
-	const c: Create = { ctx, body: { url: body.url, events: body.events }, opts, labels, policy, run };
+	const earlier = opts.firstRun?.before !== undefined ? (opts.firstRun as FirstRun) : undefined;
+	const run = earlier ?? Object.assign(opts.firstRun ?? {}, { before: new Set((await listWebhooks(ctx, opts)).map(keyOf)), timedOut: false });
+	const c: Create = { ctx, body: { url: input.url, events: input.events }, opts, labels, policy, run };
 	if (earlier) {
 		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
 		const found = await stored(c);

@@ -1,16 +1,11 @@
 /** Webhook subscription requests: list, update (PUT) and delete. Create, which must never double, is in createWebhook.ts. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { keyOf, validateWebhookInput, type WebhookInput } from '../../shared/webhookInput';
-import {
-	apiRequest,
-	recordOf,
-	responseError,
-	unconfirmedError,
-	type RequestPolicy,
-	type TransportContext,
-} from '../http';
-import { paginateAll } from '../list';
+import { keyOf, type WebhookInput } from '../../shared/webhookInput';
+import { recordOf, responseError, unconfirmedError } from '../http/apiErrors';
+import { apiRequest } from '../http/apiRequest';
+import type { RequestPolicy, TransportContext } from '../http/credentialInfo';
+import { paginateAll } from '../list/paginate';
 
 export type WebhookOpts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
@@ -24,17 +19,17 @@ export async function listWebhooks(ctx: TransportContext, opts: WebhookOpts = {}
 	});
 }
 
+/** `input` is checked by the caller before anything is sent (Webhook › Update's prepare, the trigger). */
 export async function updateWebhook(
 	ctx: TransportContext,
 	key: string,
 	input: WebhookInput,
 	opts: WebhookOpts = {},
 ): Promise<IDataObject> {
-	const body = validateWebhookInput(ctx.getNode(), input, opts.itemIndex);
 	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
 	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, {
 		...labels,
-		body: { url: body.url, events: body.events },
+		body: { url: input.url, events: input.events },
 		policy: opts.policy,
 	});
 	const record = await recordOf(ctx, response, 'PUT', labels);
