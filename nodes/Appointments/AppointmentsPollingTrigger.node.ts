@@ -32,12 +32,7 @@ const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/b
 
 function readPollingOptions(ctx: IPollFunctions): PollingOptions {
 	const node = ctx.getNode();
-	let events: string[];
-	try {
-		events = eventList(node, ctx.getNodeParameter('events', []), undefined, 0);
-	} catch (error) {
-		throw withoutItem(node, error);
-	}
+	const events = withoutItem(node, () => eventList(node, ctx.getNodeParameter('events', []), undefined, 0));
 	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
 	const whole = (name: string, label: string, fallback: number, min: number, max: number) => {
 		const value = options[name] ?? fallback;
@@ -50,14 +45,9 @@ function readPollingOptions(ctx: IPollFunctions): PollingOptions {
 		}
 		return value;
 	};
-	let leadTime = 1440;
-	if (events.includes(STARTING_SOON)) {
-		try {
-			leadTime = numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440;
-		} catch (error) {
-			throw withoutItem(node, error);
-		}
-	}
+	const leadTime = !events.includes(STARTING_SOON)
+		? 1440
+		: withoutItem(node, () => numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440);
 	return {
 		events: new Set(events),
 		leadTime,

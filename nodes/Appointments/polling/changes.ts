@@ -1,15 +1,7 @@
 /**
- * The polling trigger's change events and their items. The webhook trigger's three events, and two more this
- * trigger can tell apart because it keeps each watched appointment's start and status (pollState.ts):
- *
- *   created         a new appointment in the window
- *   canceled        it became cancelled (the shared rule), whatever else changed with it; or the service forgot it
- *   rescheduled     its start changed, and it did not become cancelled
- *   status_changed  its status changed, and it did not become cancelled
- *   updated         its start or status changed, and it did not become cancelled
- *
- * One change gives each of these at most once per poll. rescheduled, status_changed and updated carry
- * `previous: { start_date, status }`, the values the last successful poll saw, beside the current record.
+ * The polling trigger's change events, told apart from the start and status the state keeps: created; canceled
+ * (became cancelled by the shared rule, whatever else changed, or the service forgot it); else rescheduled (start
+ * changed), status_changed and updated (either changed), each at most once per change and with `previous`.
  */
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';

@@ -1,13 +1,8 @@
 /**
- * What the polling trigger remembers between polls, kept in the node's static data as one string so that n8n's
- * change-tracking proxy sees one assignment per poll, not one per appointment, and the saved JSON needs no escaping:
- *
- *   { v: 1, from: <ms>, to: <ms>, entries: "<key>,<fingerprint>;<key>,<fingerprint>;…" }
- *
- * `from`/`to` is the window of start times the last successful poll listed completely. A fingerprint is
- * `<status>:<start>`: the status as one base-36 digit for the 11 known statuses (`~<status>` for others), the
- * start in seconds since the epoch in base 36 (`!<text>` when it cannot be read). Keys and free text are
- * URI-encoded, so they never contain the separators (a UUID stays as it is).
+ * The polling trigger's state in static data, one string so n8n's change-tracking proxy sees one assignment per poll:
+ * { v: 1, from, to, entries: "<key>,<status>:<start>;…" }, from/to the window the last successful poll listed
+ * completely; status a base-36 digit for the known ones (`~<text>` else), start in seconds, base 36 (`!<text>`
+ * when unreadable); keys and texts URI-encoded, so they never hold a separator.
  */
 import { STATUS_VALUES } from '../shared';
 

@@ -92,7 +92,7 @@ function readTriggerOptions(node: INode, value: unknown): TriggerOptions {
 	}
 	// A boolean option is off when left out.
 	const flag = (v: unknown, field: string) => (v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0));
-	try {
+	return withoutItem(node, () => {
 		// A window with decimals (the editor's number field allows them) keeps its whole part.
 		const window = numberValue(node, options.dedupeWindow, 'Options › Dedupe Window', 0, { min: 1, max: MAX_WINDOW });
 		return {
@@ -101,18 +101,11 @@ function readTriggerOptions(node: INode, value: unknown): TriggerOptions {
 			verifyWithApi: flag(options.verifyWithApi, 'Options › Verify With API'),
 			simplify: flag(options.simplify, 'Options › Simplify'),
 		};
-	} catch (error) {
-		throw withoutItem(node, error);
-	}
+	});
 }
 
 function readParameters(node: INode, read: ReadParameter): ReceiverConfig {
-	let events: string[];
-	try {
-		events = eventList(node, read('events', []), read('otherEvents', ''), 0);
-	} catch (error) {
-		throw withoutItem(node, error);
-	}
+	const events = withoutItem(node, () => eventList(node, read('events', []), read('otherEvents', ''), 0));
 	const filter = readEventFilter(node, read('filters', {}));
 	return { events, filter, options: readTriggerOptions(node, read('options', {})) };
 }

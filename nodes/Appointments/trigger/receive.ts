@@ -51,7 +51,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return notEvaluated(this, meta, error as Error);
 	}
 	const d: Delivery = { ctx: this, config, envelope, meta };
-	if (!config.events.includes(envelope.event)) return ignored(d, 'event not subscribed', 'not one of the subscribed events');
+	if (!config.events.includes(envelope.event)) return notStarted(d, 'event not subscribed', `ignored ${JSON.stringify(envelope.event)}: not one of the subscribed events`);
 	const verify = config.options.verifyWithApi;
 	if (!verify && !matches(config.filter, envelope.data)) return filteredOut(d);
 
@@ -76,8 +76,7 @@ async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookRespons
 			`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
 			d.meta,
 		);
-		d.ctx.logger.debug('Appointments Trigger: rejection reason: appointment not found (404)', d.meta);
-		return notStarted('appointment not found');
+		return notStarted(d, 'appointment not found', 'rejection reason: appointment not found (404)');
 	}
 	return runs ? started(d, record) : filteredOut(d);
 }
@@ -104,25 +103,19 @@ function started(d: Delivery, data: IDataObject): IWebhookResponseData {
 	return { workflowData: [[triggerItem(delivered, d.config.options.simplify)]] };
 }
 
-function notStarted(reason: string): IWebhookResponseData {
+/** 200 without a run, logged at debug level. */
+function notStarted(d: Delivery, reason: string, log: string): IWebhookResponseData {
+	d.ctx.logger.debug(`Appointments Trigger: ${log}`, d.meta);
 	return { webhookResponse: { received: true, started: false, reason } };
 }
 
-function ignored(d: Delivery, reason: string, why: string): IWebhookResponseData {
-	d.ctx.logger.debug(`Appointments Trigger: ignored ${JSON.stringify(d.envelope.event)}: ${why}`, d.meta);
-	return notStarted(reason);
-}
-
 function filteredOut(d: Delivery): IWebhookResponseData {
-	return ignored(d, 'filtered out', 'the appointment does not match the Filters');
+	return notStarted(d, 'filtered out', `ignored ${JSON.stringify(d.envelope.event)}: the appointment does not match the Filters`);
 }
 
 function duplicate(d: Delivery): IWebhookResponseData {
-	d.ctx.logger.debug(
-		`Appointments Trigger: ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`,
-		d.meta,
-	);
-	return notStarted('duplicate');
+	const log = `ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`;
+	return notStarted(d, 'duplicate', log);
 }
 
 /** A name of an invalid body, for its log line, when it is a string of sensible length. */
