@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CANCELED, CREATED, isCancelled, RESCHEDULED, STATUS_CHANGED, triggerItem, UPDATED } from '../shared';
-import { statusOf, type Entry } from './pollState';
+import { startPart, statusOf, statusPart, type Entry } from './pollState';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
@@ -32,9 +32,6 @@ function previousOf(entry: Entry, zone: string): IDataObject {
 	const start = Number.isNaN(entry.start) ? null : DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
 	return { start_date: start, status: statusOf(entry.fp) };
 }
-
-const statusPart = (fp: string) => fp.slice(0, fp.indexOf(':'));
-const startPart = (fp: string) => fp.slice(fp.indexOf(':') + 1);
 
 /** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`). */
 export function changesOf(before: Entry, after: Entry, record: IDataObject, zone: string): Change[] {

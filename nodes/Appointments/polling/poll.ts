@@ -15,13 +15,17 @@ import { fingerprint, readState, startMs, writeState, type Entry, type PollState
 
 const DAY = 24 * 60 * 60 * 1000;
 
+/** The starts the change events watch: Days Back before now to Days Ahead after it, on the workflow's calendar. */
+export function watchedWindow(now: DateTime, options: PollingOptions): { from: number; to: number } {
+	return { from: now.minus({ days: options.daysBack }).toMillis(), to: now.plus({ days: options.daysAhead }).toMillis() };
+}
+
 export async function startChanges(ctx: IPollFunctions, options: PollingOptions): Promise<PollPart> {
 	const staticData = ctx.getWorkflowStaticData('node');
 	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value))) return unselected(staticData, 'state');
 	const zone = ctx.getTimezone();
 	const now = DateTime.now().setZone(zone);
-	const from = now.minus({ days: options.daysBack }).toMillis();
-	const to = now.plus({ days: options.daysAhead }).toMillis();
+	const { from, to } = watchedWindow(now, options);
 	const previous = readState(staticData);
 	// `previous.start_date` on the account's clock, as the service writes start_date, when the credential names it.
 	const shownZone = (await accountTimeZone(ctx)) ?? zone;

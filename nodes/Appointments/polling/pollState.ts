@@ -28,17 +28,19 @@ export function startMs(startDate: unknown): number {
 export function fingerprint(status: unknown, startDate: unknown): string {
 	const text = typeof status === 'string' ? status : '';
 	const index = STATUS_VALUES.indexOf(text);
-	const statusPart = index >= 0 ? index.toString(36) : `~${encodeURIComponent(text)}`;
+	const encodedStatus = index >= 0 ? index.toString(36) : `~${encodeURIComponent(text)}`;
 	const ms = startMs(startDate);
-	const startPart = Number.isNaN(ms)
-		? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}`
-		: Math.floor(ms / 1000).toString(36);
-	return `${statusPart}:${startPart}`;
+	const encodedStart = Number.isNaN(ms) ? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}` : Math.floor(ms / 1000).toString(36);
+	return `${encodedStatus}:${encodedStart}`;
 }
+
+/** A fingerprint's two parts as written, compared to tell a reschedule from a status change. */
+export const statusPart = (fp: string) => fp.slice(0, fp.indexOf(':'));
+export const startPart = (fp: string) => fp.slice(fp.indexOf(':') + 1);
 
 /** The status a fingerprint holds (the inverse of its status part). */
 export function statusOf(fp: string): string {
-	const part = fp.slice(0, fp.indexOf(':'));
+	const part = statusPart(fp);
 	if (!part.startsWith('~')) return STATUS_VALUES[parseInt(part, 36)] ?? '';
 	try {
 		return decodeURIComponent(part.slice(1));
@@ -48,7 +50,7 @@ export function statusOf(fp: string): string {
 }
 
 function startOfFingerprint(fp: string): number {
-	const part = fp.slice(fp.indexOf(':') + 1);
+	const part = startPart(fp);
 	return part.startsWith('!') ? NaN : parseInt(part, 36) * 1000;
 }
 

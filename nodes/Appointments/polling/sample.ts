@@ -8,6 +8,7 @@ import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPo
 import { CREATED, isCancelled, matches, STARTED, STARTING_SOON, wallClock } from '../shared';
 import { toItem, WITH_PREVIOUS } from './changes';
 import { appointmentPages, serviceWindow, type PollingOptions } from './listing';
+import { watchedWindow } from './poll';
 import { startMs } from './pollState';
 import { CATCH_UP_MS } from './timeEvents';
 
@@ -36,8 +37,7 @@ async function timeSample(ctx: IPollFunctions, options: PollingOptions, event: s
 
 /** Any appointment of the watched window that matches the Filters. */
 async function windowSample(ctx: IPollFunctions, options: PollingOptions, now: DateTime): Promise<IDataObject> {
-	const from = now.minus({ days: options.daysBack }).toMillis();
-	const to = now.plus({ days: options.daysAhead }).toMillis();
+	const { from, to } = watchedWindow(now, options);
 	for await (const records of windowPages(ctx, from, to)) {
 		const record = records.find((r) => matches(options.filter, r));
 		if (record !== undefined) return record;

@@ -9,22 +9,15 @@ function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** The listed fields `from` has (not undefined). */
-function pick(from: IDataObject, fields: string[]): IDataObject {
-	const out: IDataObject = {};
-	for (const field of fields) if (from[field] !== undefined) out[field] = from[field];
+const SIMPLE_FIELDS = ['appointment_key', 'search_code', 'status', 'start_date', 'calendar.calendar_key', 'calendar.name', 'person.full_name', 'person.email'];
+
+export function simplifyAppointment(record: unknown): IDataObject {
+	const out = selectFields(record, SIMPLE_FIELDS);
+	// A person is kept even without these fields, a calendar only with one of them (as the items always were).
+	if (isObject(record) && isObject(record.person) && out.person === undefined) out.person = {};
 	return out;
 }
 
-export function simplifyAppointment(record: unknown): IDataObject {
-	if (!isObject(record)) return {};
-	const out = pick(record, ['appointment_key', 'search_code', 'status', 'start_date']);
-	const calendar = isObject(record.calendar) ? pick(record.calendar, ['calendar_key', 'name']) : {};
-	if (Object.keys(calendar).length > 0) out.calendar = calendar;
-	// A person is kept even without these fields, a calendar only with one of them (as the items always were).
-	if (isObject(record.person)) out.person = pick(record.person, ['full_name', 'email']);
-	return out;
-}
 /** An event as a trigger delivers it: the webhook's envelope (with any fields the service adds) or a poll's. */
 export type DeliveredEvent = IDataObject & { event: string; timestamp: string; data: IDataObject };
 
