@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import {
 	NodeConnectionTypes,
 	NodeOperationError,
@@ -22,56 +21,18 @@ import {
 	TIME_EVENTS,
 	withoutItem,
 } from './shared';
-import { listOnce, type Reader } from './polling/listing';
-import { sampleEvent, startChanges } from './polling/poll';
-import {
-	LEAD_MAX,
-	LEAD_MIN,
-	startTimeEvents,
-	sampleTimeEvent,
-	type TimeOptions,
-} from './polling/timeEvents';
+import { listOnce, type PollingOptions } from './polling/listing';
+import { startChanges } from './polling/poll';
+import { sampleItems } from './polling/sample';
+import { LEAD_MAX, LEAD_MIN, startTimeEvents } from './polling/timeEvents';
 
 const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
 
 const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
 
-/** When an appointment starts, from now, in the unit a person would say: "starts in 19 hours". */
-function startsWhen(startDate: unknown, now: number): string {
-	const minutes = Math.round((Date.parse(String(startDate)) - now) / 60_000);
-	if (Number.isNaN(minutes)) return 'has no readable start';
-	const size = Math.abs(minutes);
-	const amount = size < 120 ? `${size} minutes` : size < 2880 ? `${Math.round(size / 60)} hours` : `${Math.round(size / 1440)} days`;
-	return minutes >= 0 ? `starts in ${amount}` : `started ${amount} ago`;
-}
-
-/**
- * Fetch Test Event shows an existing appointment as the event so its fields can be mapped; each item says so, and
- * when the appointment starts, so a starting soon 19 hours away with a Lead Time of 1 minute is not taken for a
- * reminder sent too early.
- */
-function markSamples(result: INodeExecutionData[][] | null, leadTime: number): INodeExecutionData[][] | null {
-	if (result === null) return null;
-	const now = DateTime.now().toMillis(); // luxon's clock, as the time events read it
-	return result.map((items) =>
-		items.map((item) => {
-			const json = item.json as IDataObject;
-			const start = startsWhen((json.data as IDataObject | undefined)?.start_date ?? json.start_date, now);
-			const when = json.event === STARTING_SOON ? `Lead Time (${leadTime} min) before each start` : 'for each real event';
-			const sample = `A sample, not an event: an appointment that ${start}, shown so you can map its fields. Published, the workflow runs ${when}.`;
-			return { ...item, json: { ...json, sample } };
-		}),
-	);
-}
-
-function readOptions(ctx: IPollFunctions): TimeOptions {
+function readPollingOptions(ctx: IPollFunctions): PollingOptions {
 	const node = ctx.getNode();
-	let events: string[];
-	try {
-		events = eventList(node, ctx.getNodeParameter('events', []), undefined, 0);
-	} catch (error) {
-		throw withoutItem(node, error);
-	}
+	const events = withoutItem(node, () => eventList(node, ctx.getNodeParameter('events', []), undefined, 0));
 	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
 	const whole = (name: string, label: string, fallback: number, min: number, max: number) => {
 		const value = options[name] ?? fallback;
@@ -84,14 +45,9 @@ function readOptions(ctx: IPollFunctions): TimeOptions {
 		}
 		return value;
 	};
-	let leadTime = 1440;
-	if (events.includes(STARTING_SOON)) {
-		try {
-			leadTime = numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440;
-		} catch (error) {
-			throw withoutItem(node, error);
-		}
-	}
+	const leadTime = !events.includes(STARTING_SOON)
+		? 1440
+		: withoutItem(node, () => numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440);
 	return {
 		events: new Set(events),
 		leadTime,
@@ -195,19 +151,15 @@ export class AppointmentsPollingTrigger implements INodeType {
 	methods = { listSearch: { searchCalendars } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const options = readOptions(this);
-		if (this.getMode() === 'manual') {
-			const first = [...options.events][0];
-			const time = first === STARTING_SOON || first === STARTED ? await sampleTimeEvent(this, options, first) : undefined;
-			return markSamples(time ?? (await sampleEvent(this, options)), options.leadTime);
-		}
-		// One listing serves the change and the time events. Every request first, then the states: a failing
-		// request leaves both as they were.
+		const options = readPollingOptions(this);
+		if (this.getMode() === 'manual') return await sampleItems(this, options);
+		// One listing serves both parts; every request before any state is written, so a failed poll changes nothing.
 		const time = startTimeEvents(this, options);
 		const changes = await startChanges(this, options);
-		await listOnce(this, [time.reader, changes.reader].filter((reader): reader is Reader => reader !== undefined));
-		time.settle();
-		const items = [...(await changes.finish()), ...time.commit()];
+		await listOnce(this, [time, changes]);
+		await time.finish();
+		await changes.finish();
+		const items = [...changes.commit(), ...time.commit()];
 		return items.length > 0 ? [items] : null;
 	}
 }

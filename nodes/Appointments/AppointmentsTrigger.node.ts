@@ -14,11 +14,7 @@ import { DEDUPE_CHOICES } from './trigger/config';
 import { checkExists, create, remove } from './trigger/lifecycle';
 import { receive } from './trigger/receive';
 
-/**
- * Appointments Trigger: starts a workflow when the scheduling service reports an appointment event.
- * Activation subscribes n8n's webhook URL in the service (webhookMethods in trigger/lifecycle.ts); each
- * notification is validated, filtered, de-duplicated and optionally re-read (trigger/receive.ts).
- */
+/** Starts a workflow when the service notifies an appointment event: subscribing in trigger/lifecycle.ts, each notification in trigger/receive.ts. */
 export class AppointmentsTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Appointments Trigger',

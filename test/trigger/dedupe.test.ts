@@ -6,12 +6,9 @@ import fc from 'fast-check';
 
 import {
 	claimEvent,
-	clampWindow,
 	dedupeKey,
-	DEFAULT_WINDOW,
 	forgetScope,
 	MAX_SCOPES,
-	MAX_WINDOW,
 	RecentKeys,
 	recentKeysFor,
 	scopeCount,
@@ -64,15 +61,6 @@ describe('RecentKeys', () => {
 		keys.remember('e');
 		expect(keys.has('a')).toBe(true);
 		expect(keys.size).toBe(3);
-	});
-
-	it('clamps nonsense windows', () => {
-		expect(clampWindow(undefined)).toBe(DEFAULT_WINDOW);
-		expect(clampWindow(0)).toBe(DEFAULT_WINDOW);
-		expect(clampWindow(-5)).toBe(DEFAULT_WINDOW);
-		expect(clampWindow('abc')).toBe(DEFAULT_WINDOW);
-		expect(clampWindow(12.7)).toBe(12);
-		expect(clampWindow(1e12)).toBe(MAX_WINDOW);
 	});
 });
 

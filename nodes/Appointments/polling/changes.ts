@@ -1,21 +1,13 @@
 /**
- * The polling trigger's change events and their items. The webhook trigger's three events, and two more this
- * trigger can tell apart because it keeps each watched appointment's start and status (pollState.ts):
- *
- *   created         a new appointment in the window
- *   canceled        it became cancelled (the shared rule), whatever else changed with it; or the service forgot it
- *   rescheduled     its start changed, and it did not become cancelled
- *   status_changed  its status changed, and it did not become cancelled
- *   updated         its start or status changed, and it did not become cancelled
- *
- * One change gives each of these at most once per poll. rescheduled, status_changed and updated carry
- * `previous: { start_date, status }`, the values the last successful poll saw, beside the current record.
+ * The polling trigger's change events, told apart from the start and status the state keeps: created; canceled
+ * (became cancelled by the shared rule, whatever else changed, or the service forgot it); else rescheduled (start
+ * changed), status_changed and updated (either changed), each at most once per change and with `previous`.
  */
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CANCELED, CREATED, isCancelled, RESCHEDULED, STATUS_CHANGED, triggerItem, UPDATED } from '../shared';
-import { statusOf, type Entry } from './pollState';
+import { startPart, statusOf, statusPart, type Entry } from './pollState';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
@@ -40,9 +32,6 @@ function previousOf(entry: Entry, zone: string): IDataObject {
 	const start = Number.isNaN(entry.start) ? null : DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
 	return { start_date: start, status: statusOf(entry.fp) };
 }
-
-const statusPart = (fp: string) => fp.slice(0, fp.indexOf(':'));
-const startPart = (fp: string) => fp.slice(fp.indexOf(':') + 1);
 
 /** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`). */
 export function changesOf(before: Entry, after: Entry, record: IDataObject, zone: string): Change[] {

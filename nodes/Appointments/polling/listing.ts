@@ -1,16 +1,54 @@
 /**
- * The polling trigger's listing of the appointments, shared by its change and time events: each asks for a window
- * of starts, and a poll that needs both lists the appointments once, over the two windows together.
- *
- * The window is written in the account's zone (the credential's Account Time Zone; padded when that is empty, as
- * the account's zone is then a guess) with edges every parser reads alike, and cut by each reader on the records'
- * own start_date: a service that ignores end_date costs requests, never events.
+ * The polling trigger's listing, shared by its change and time events (each a PollPart): a poll that needs both
+ * lists the appointments once, over both windows. The window is written in the account's zone (padded when the
+ * credential does not name it, as the zone is then a guess) and cut by each reader on the records' own start_date:
+ * a service that ignores end_date costs requests, never events.
  */
-import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { notAppointmentReason, startInstant, windowQuery } from '../shared';
+import { notAppointmentReason, startInstant, windowQuery, type EventFilter } from '../shared';
 import { accountTimeZone, paginate, type PaginateOptions } from '../transport';
 import { startMs } from './pollState';
+
+export interface PollingOptions {
+	events: ReadonlySet<string>;
+	/** Events whose appointment does not match are dropped; a poll left with none starts no execution. */
+	filter: EventFilter;
+	daysBack: number;
+	daysAhead: number;
+	/** Lead Time in minutes (read when starting soon is selected). */
+	leadTime: number;
+	maxWatched: number;
+	simplify: boolean;
+}
+
+/** One reader of a poll's listing: the window of starts it needs (epoch ms) and what it does with each record. */
+export interface Reader {
+	from: number;
+	to: number;
+	read(record: IDataObject): void;
+}
+
+/** The change or the time events of one poll. Every part finishes before any commits: a failed poll writes nothing. */
+export interface PollPart {
+	/** Undefined when none of the part's events is selected. */
+	reader?: Reader;
+	/** After the listing: the requests and checks left, which may fail the poll. */
+	finish(): Promise<void> | void;
+	/** Writes the part's state and gives its items. */
+	commit(): INodeExecutionData[];
+}
+
+/** None of the part's events selected: nothing read, and its state forgotten so that selecting one starts anew. */
+export function unselected(staticData: IDataObject, field: string): PollPart {
+	return {
+		finish() {},
+		commit() {
+			if (staticData[field] !== undefined) delete staticData[field];
+			return [];
+		},
+	};
+}
 
 /** More than the largest difference between two time zones' offsets (26 h): with no Account Time Zone the window
  * goes out in the workflow's zone this much wider, so the service's reading in its own zone still covers it. */
@@ -44,13 +82,6 @@ export async function* appointmentPages(
 	}
 }
 
-/** One reader of a poll's listing: the window of starts it needs (epoch ms) and what it does with each record. */
-export interface Reader {
-	from: number;
-	to: number;
-	read(record: IDataObject): void;
-}
-
 /** The instants a window's list query asks for: its wall-clock edges read back in the zone they were written in. */
 async function askedSpan(ctx: IPollFunctions, reader: Reader): Promise<{ from: number; to: number }> {
 	const zone = (await accountTimeZone(ctx)) ?? ctx.getTimezone();
@@ -59,12 +90,12 @@ async function askedSpan(ctx: IPollFunctions, reader: Reader): Promise<{ from: n
 }
 
 /**
- * Lists the readers' windows once, as one query over both (both hold the poll's now, so the two make one window
- * without a gap). Each reader gets the records its own query would have
- * asked for (a record whose start cannot be read goes to every reader, as a list of its own window could hold it),
- * so listing once changes no event; a single reader gets the whole answer, as before.
+ * Lists the parts' windows once, as one query over both (both hold the poll's now: no gap). Each reader gets what
+ * its own query would have asked for (a record whose start cannot be read goes to every reader), so listing once
+ * changes no event.
  */
-export async function listOnce(ctx: IPollFunctions, readers: Reader[]): Promise<void> {
+export async function listOnce(ctx: IPollFunctions, parts: PollPart[]): Promise<void> {
+	const readers = parts.flatMap((part) => (part.reader === undefined ? [] : [part.reader]));
 	if (readers.length === 0) return;
 	const from = Math.min(...readers.map((r) => r.from));
 	const to = Math.max(...readers.map((r) => r.to));

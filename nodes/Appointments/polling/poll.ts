@@ -1,97 +1,31 @@
 /**
- * One poll's change events: the appointments whose start lies in the watched window (listed by listing.ts, once
- * with the time events' window), compared with the state of the last successful poll (pollState.ts), the
- * differences turned into the webhook trigger's items. The state is written only after every request succeeded,
- * so a failing poll leaves it as it was and the next one catches up.
- *
- * Why it is correct whatever the service does with its filters: the window is written in the account's zone (the
- * credential's Account Time Zone; padded when that is empty, as the account's zone is then a guess) with edges every
- * parser reads alike, and cut exactly here on the records' own start_date (a service that ignores end_date costs
- * requests, never events); created_at is not used, since nothing could check what it matched;
- * a watched appointment missing from the list is read by key, so a service that hides cancelled appointments or
- * a page that shifted under the paging still yields the right event.
+ * One poll's change events: the watched window's appointments compared with the last successful poll's state
+ * (pollState.ts). A watched appointment missing from the list is read by key, so a service that hides cancelled
+ * appointments, or a page that shifted under the paging, still yields the right event. created_at is not used:
+ * nothing could check what it matched.
  */
 import { DateTime } from 'luxon';
-import {
-	NodeOperationError,
-	type IDataObject,
-	type INodeExecutionData,
-	type IPollFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { CHANGE_EVENTS, CREATED, matches, wallClock, type EventFilter } from '../shared';
+import { CHANGE_EVENTS, matches } from '../shared';
 import { accountTimeZone, readAppointment } from '../transport';
-import {
-	changesOf,
-	createdChanges,
-	forgottenChange,
-	toItem,
-	wasCancelled,
-	WITH_PREVIOUS,
-	type Change,
-} from './changes';
-import { appointmentPages, serviceWindow, type Reader } from './listing';
+import { changesOf, createdChanges, forgottenChange, toItem, wasCancelled, type Change } from './changes';
+import { unselected, type PollingOptions, type PollPart } from './listing';
 import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState';
-
-export interface PollingOptions {
-	events: ReadonlySet<string>;
-	/** Changes whose appointment does not match are dropped; a poll left with none starts no execution. */
-	filter: EventFilter;
-	daysBack: number;
-	daysAhead: number;
-	simplify: boolean;
-	maxWatched: number;
-}
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/** How many appointments "Fetch test event" looks through for one that matches the Filters. */
-const SAMPLE_LIMIT = 200;
-
-/** "Fetch test event": one real appointment of the window that matches the Filters, as a sample of the first selected event. */
-export async function sampleEvent(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][]> {
-	const zone = ctx.getTimezone();
-	const now = DateTime.now().setZone(zone);
-	const from = now.minus({ days: options.daysBack }).toMillis();
-	const to = now.plus({ days: options.daysAhead }).toMillis();
-	const inside = (record: IDataObject) => startMs(record.start_date) >= from && startMs(record.start_date) <= to;
-	const query = await serviceWindow(ctx, from, to);
-	for await (const records of appointmentPages(ctx, query, { limit: SAMPLE_LIMIT, keep: inside })) {
-		const record = records.find((r) => matches(options.filter, r));
-		if (record === undefined) continue;
-		const event = [...options.events][0] ?? CREATED;
-		// A sample has no earlier values: `previous` holds the current ones, so its fields can be mapped.
-		const previous = WITH_PREVIOUS.has(event) ? { start_date: record.start_date, status: record.status } : undefined;
-		return [[toItem({ event, data: record, previous }, now.toISO()!, options.simplify)]];
-	}
-	throw new NodeOperationError(ctx.getNode(), 'No appointment found to show as a test event', {
-		description: `The service has no appointment starting between ${wallClock(from, zone)} and ${wallClock(to, zone)} (${zone}) that matches the Filters. Create one, widen Days Back or Days Ahead, or loosen the Filters.`,
-	});
+/** The starts the change events watch: Days Back before now to Days Ahead after it, on the workflow's calendar. */
+export function watchedWindow(now: DateTime, options: PollingOptions): { from: number; to: number } {
+	return { from: now.minus({ days: options.daysBack }).toMillis(), to: now.plus({ days: options.daysAhead }).toMillis() };
 }
 
-export interface ChangePoll {
-	/** The change events' window and what each listed record does; undefined when none is selected. */
-	reader?: Reader;
-	/** After the listing: reads back the unlisted watched appointments, writes the state, gives the items. */
-	finish(): Promise<INodeExecutionData[]>;
-}
-
-export async function startChanges(ctx: IPollFunctions, options: PollingOptions): Promise<ChangePoll> {
+export async function startChanges(ctx: IPollFunctions, options: PollingOptions): Promise<PollPart> {
 	const staticData = ctx.getWorkflowStaticData('node');
-	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value))) {
-		// Only time events (timeEvents.ts): no request, and no stale state to compare with once one is selected.
-		return {
-			async finish() {
-				if (staticData.state !== undefined) delete staticData.state;
-				return [];
-			},
-		};
-	}
+	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value))) return unselected(staticData, 'state');
 	const zone = ctx.getTimezone();
 	const now = DateTime.now().setZone(zone);
-	const timestamp = now.toISO()!;
-	const from = now.minus({ days: options.daysBack }).toMillis();
-	const to = now.plus({ days: options.daysAhead }).toMillis();
+	const { from, to } = watchedWindow(now, options);
 	const previous = readState(staticData);
 	// `previous.start_date` on the account's clock, as the service writes start_date, when the credential names it.
 	const shownZone = (await accountTimeZone(ctx)) ?? zone;
@@ -101,10 +35,12 @@ export async function startChanges(ctx: IPollFunctions, options: PollingOptions)
 		async finish() {
 			await readBackUnlisted(ctx, c);
 			forgetBeyond(ctx, c.entries, from, to, options);
+		},
+		commit() {
 			writeState(staticData, { from, to, entries: c.entries });
 			return c.changes
 				.filter((change) => options.events.has(change.event) && matches(options.filter, change.data))
-				.map((change) => toItem(change, timestamp, options.simplify));
+				.map((change) => toItem(change, now.toISO()!, options.simplify));
 		},
 	};
 }

@@ -1,13 +1,8 @@
 /**
- * What the polling trigger remembers between polls, kept in the node's static data as one string so that n8n's
- * change-tracking proxy sees one assignment per poll, not one per appointment, and the saved JSON needs no escaping:
- *
- *   { v: 1, from: <ms>, to: <ms>, entries: "<key>,<fingerprint>;<key>,<fingerprint>;…" }
- *
- * `from`/`to` is the window of start times the last successful poll listed completely. A fingerprint is
- * `<status>:<start>`: the status as one base-36 digit for the 11 known statuses (`~<status>` for others), the
- * start in seconds since the epoch in base 36 (`!<text>` when it cannot be read). Keys and free text are
- * URI-encoded, so they never contain the separators (a UUID stays as it is).
+ * The polling trigger's state in static data, one string so n8n's change-tracking proxy sees one assignment per poll:
+ * { v: 1, from, to, entries: "<key>,<status>:<start>;…" }, from/to the window the last successful poll listed
+ * completely; status a base-36 digit for the known ones (`~<text>` else), start in seconds, base 36 (`!<text>`
+ * when unreadable); keys and texts URI-encoded, so they never hold a separator.
  */
 import { STATUS_VALUES } from '../shared';
 
@@ -33,17 +28,19 @@ export function startMs(startDate: unknown): number {
 export function fingerprint(status: unknown, startDate: unknown): string {
 	const text = typeof status === 'string' ? status : '';
 	const index = STATUS_VALUES.indexOf(text);
-	const statusPart = index >= 0 ? index.toString(36) : `~${encodeURIComponent(text)}`;
+	const encodedStatus = index >= 0 ? index.toString(36) : `~${encodeURIComponent(text)}`;
 	const ms = startMs(startDate);
-	const startPart = Number.isNaN(ms)
-		? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}`
-		: Math.floor(ms / 1000).toString(36);
-	return `${statusPart}:${startPart}`;
+	const encodedStart = Number.isNaN(ms) ? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}` : Math.floor(ms / 1000).toString(36);
+	return `${encodedStatus}:${encodedStart}`;
 }
+
+/** A fingerprint's two parts as written, compared to tell a reschedule from a status change. */
+export const statusPart = (fp: string) => fp.slice(0, fp.indexOf(':'));
+export const startPart = (fp: string) => fp.slice(fp.indexOf(':') + 1);
 
 /** The status a fingerprint holds (the inverse of its status part). */
 export function statusOf(fp: string): string {
-	const part = fp.slice(0, fp.indexOf(':'));
+	const part = statusPart(fp);
 	if (!part.startsWith('~')) return STATUS_VALUES[parseInt(part, 36)] ?? '';
 	try {
 		return decodeURIComponent(part.slice(1));
@@ -53,7 +50,7 @@ export function statusOf(fp: string): string {
 }
 
 function startOfFingerprint(fp: string): number {
-	const part = fp.slice(fp.indexOf(':') + 1);
+	const part = startPart(fp);
 	return part.startsWith('!') ? NaN : parseInt(part, 36) * 1000;
 }
 

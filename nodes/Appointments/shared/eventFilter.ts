@@ -1,11 +1,4 @@
-/**
- * The triggers' Filters (a calendar, calendars, statuses), applied before an execution starts: an event whose appointment
- * does not match starts none. One description and one rule for the webhook and the polling trigger.
- *
- *   eventFilterProperty: INodeProperties         the Filters collection
- *   readEventFilter(node, value): EventFilter      checks the keys and statuses (NodeOperationError naming the field)
- *   matches(filter, data): boolean                 whether an appointment passes
- */
+/** The triggers' Filters: one description and one rule, applied before an execution starts, for both triggers. */
 import { NodeOperationError, type IDataObject, type INode, type INodeProperties } from 'n8n-workflow';
 
 import { calendarLocator, locatorValue } from './calendar';
@@ -18,8 +11,6 @@ export interface EventFilter {
 	/** Status values; empty: every status. */
 	statuses: ReadonlySet<string>;
 }
-
-export const NO_FILTER: EventFilter = { calendars: new Set(), statuses: new Set() };
 
 export const eventFilterProperty: INodeProperties = {
 	displayName: 'Filters',
@@ -77,6 +68,10 @@ export function readEventFilter(node: INode, value: unknown): EventFilter {
 	if (typeof filters !== 'object' || Array.isArray(filters)) {
 		throw filterError(node, 'Filters', 'a collection of filters', value, 'Set the Filters in the node, not with an expression.');
 	}
+	return { calendars: readCalendars(node, filters), statuses: readStatuses(node, filters.statuses) };
+}
+
+function readCalendars(node: INode, filters: IDataObject): Set<string> {
 	const group = isEmpty(filters.calendars) ? {} : filters.calendars;
 	const rows = typeof group === 'object' ? ((group as IDataObject).calendar ?? []) : group;
 	if (!Array.isArray(rows)) {
@@ -96,7 +91,10 @@ export function readEventFilter(node: INode, value: unknown): EventFilter {
 		}
 		calendars.add(key.toLowerCase());
 	}
-	const picked = filters.statuses;
+	return calendars;
+}
+
+function readStatuses(node: INode, picked: unknown): Set<string> {
 	if (!isEmpty(picked) && typeof picked !== 'string' && !Array.isArray(picked)) {
 		throw filterError(node, 'Filters › Statuses', 'a list of statuses', picked, 'Pick the statuses from the list; an expression must give a list of their values, such as ["CONFIRMED"].');
 	}
@@ -109,7 +107,7 @@ export function readEventFilter(node: INode, value: unknown): EventFilter {
 		}
 		statuses.add(text);
 	}
-	return { calendars, statuses };
+	return statuses;
 }
 
 /**

@@ -1,9 +1,7 @@
 /**
- * simplify(record): the fields a user needs from an appointment, in the record's own shape and names, so an
- * expression such as `$json.person.full_name` works with Simplify on or off:
- *   { appointment_key, search_code, status, start_date, calendar: { calendar_key, name }, person: { full_name, email } }
- * calendar_key is kept so a simplified item can feed the next node's Calendar Key filter. Fields missing from
- * the record are left out (never invented); a non-object yields `{}`.
+ * simplifyAppointment(record): the fields a user needs, in the record's own shape and names, so `$json.person.full_name`
+ * works with Simplify on or off; calendar_key kept to feed a Calendar filter. Missing fields are left out; a
+ * non-object gives `{}`.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -11,24 +9,12 @@ function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+const SIMPLE_FIELDS = ['appointment_key', 'search_code', 'status', 'start_date', 'calendar.calendar_key', 'calendar.name', 'person.full_name', 'person.email'];
+
 export function simplifyAppointment(record: unknown): IDataObject {
-	if (!isObject(record)) return {};
-	const out: IDataObject = {};
-	for (const field of ['appointment_key', 'search_code', 'status', 'start_date']) {
-		if (record[field] !== undefined) out[field] = record[field];
-	}
-	if (isObject(record.calendar)) {
-		const calendar: IDataObject = {};
-		if (record.calendar.calendar_key !== undefined) calendar.calendar_key = record.calendar.calendar_key;
-		if (record.calendar.name !== undefined) calendar.name = record.calendar.name;
-		if (Object.keys(calendar).length > 0) out.calendar = calendar;
-	}
-	if (isObject(record.person)) {
-		const person: IDataObject = {};
-		if (record.person.full_name !== undefined) person.full_name = record.person.full_name;
-		if (record.person.email !== undefined) person.email = record.person.email;
-		out.person = person;
-	}
+	const out = selectFields(record, SIMPLE_FIELDS);
+	// A person is kept even without these fields, a calendar only with one of them (as the items always were).
+	if (isObject(record) && isObject(record.person) && out.person === undefined) out.person = {};
 	return out;
 }
 

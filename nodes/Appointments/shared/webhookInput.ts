@@ -24,15 +24,9 @@ export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number
 	const url = httpsUrl(raw);
 	if (url !== undefined) return url;
 	const text = typeof raw === 'string' ? raw.trim() : '';
-	let absolute = false;
-	try {
-		absolute = new URL(text).protocol !== '';
-	} catch {
-		// not an absolute address
-	}
 	throw new NodeOperationError(
 		node,
-		absolute
+		URL.canParse(text)
 			? `The field "URL"${itemText(itemIndex)} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
 			: `The field "URL"${itemText(itemIndex)} must be an absolute HTTPS address (got "${String(raw ?? '')}")`,
 		{

@@ -1,28 +1,8 @@
 /**
- * The trigger's dedupe protocol: one delivery claims its event, then settles it.
- *
- *   claimEvent(store, mode, notification): Claim | undefined
- *       undefined when a copy of the event was settled already (a duplicate: start nothing); a claim otherwise.
- *       With dedupe off (no store, mode off) every delivery gets a claim that remembers nothing.
- *   claim.run(answer): boolean      settles it as run: remembered, so a later copy is a duplicate; forgotten
- *       again when n8n answers the delivery (`answer`, its response) with an error: it could not store or queue
- *       the execution, so the service resends and that resend must run
- *   claim.drop(): boolean           settles it as handled without a run (unknown appointment, no longer matching
- *       the Filters). An event that did not run never makes another one a duplicate: its key is remembered only
- *       when it names this one notification (Event + Appointment Key + Timestamp: a resend would end the same
- *       way); with Appointment Key it is not, or the appointment's later events would be dropped
- *   Both give false and change nothing when another copy was settled while this one waited (its re-read with
- *   Verify With API): this copy is then the duplicate and starts nothing. A claim never settled (the re-read
- *   failed: n8n answers 500) leaves the event forgotten, so the service's resend runs it.
- *
- * A copy arriving while another is claimed but not settled gets a claim of its own: claims do not lock, so each
- * copy makes its own short re-read and the first one settled wins.
- *
- * The memory: recently handled notifications, one per (workflow, node, mode, dedupe key), kept in process
- * memory. n8n does not offer its processed-data helpers to webhook functions, and what webhook() writes to static
- * data is not saved (seen in n8n 2.41.1), so the memory lasts as long as the process: it is empty after a restart
- * and not shared between several webhook processes (queue mode). n8n's Remove Duplicates node after the trigger is
- * the restart-proof complement (examples/6-trigger-remove-duplicates.json).
+ * The trigger's dedupe protocol: a delivery claims its event (claimEvent), then settles it with run() or drop().
+ * The first copy settled wins; the others' run()/drop() give false. A claim never settled (a failed re-read) leaves
+ * the event free for the service's resend. The memory lives in the process only: n8n gives webhook functions no
+ * processed-data helper and does not save what webhook() writes to static data (seen in 2.41.1).
  */
 export type DedupeMode = 'eventKeyTimestamp' | 'appointmentKey' | 'off';
 
@@ -30,18 +10,9 @@ export const DEFAULT_WINDOW = 10000;
 export const MAX_WINDOW = 1000000;
 export const MAX_SCOPES = 1000;
 
-export function clampWindow(value: unknown): number {
-	const n = typeof value === 'number' ? value : Number(value);
-	if (!Number.isFinite(n) || n < 1) return DEFAULT_WINDOW;
-	return Math.min(Math.floor(n), MAX_WINDOW);
-}
-
 /**
- * What a notification is remembered by; undefined when dedupe is off. eventKeyTimestamp: a redelivery (same
- * event, key and timestamp) is a duplicate, a later event of the same appointment is not. appointmentKey: any
- * second event of an appointment is a duplicate. The timestamp (validated ISO, so without spaces) comes first and
- * the event is length-prefixed, so two different triples never give the same string. join() makes one flat
- * string: a template literal keeps its parts and joins alive, about twice the memory per remembered key.
+ * What a notification is remembered by. The timestamp (validated ISO, no spaces) comes first and the event is
+ * length-prefixed, so two triples never give the same string; join() makes one flat string, half a template's memory.
  */
 export function dedupeKey(mode: DedupeMode, event: string, appointmentKey: string, timestamp: string): string | undefined {
 	if (mode === 'off') return undefined;
@@ -50,35 +21,24 @@ export function dedupeKey(mode: DedupeMode, event: string, appointmentKey: strin
 }
 
 /**
- * The last `limit` keys remembered, oldest first (a Map keeps insertion order). Each key holds who remembered it,
- * so forgetting undoes only that remembering: a key evicted meanwhile and remembered again by another copy stays.
+ * The last `limit` keys (1..MAX_WINDOW, checked by config.ts), oldest first in the Map's insertion order. Each key
+ * holds who remembered it, so forget() undoes only that remembering.
  */
 export class RecentKeys {
 	private readonly keys = new Map<string, unknown>();
-	/**
-	 * Walks the keys oldest first across evictions. Everything before it was evicted or forgotten, so it always
-	 * has a key to give while the memory is over its limit; a fresh iterator per eviction would step over every
-	 * deleted slot at the front of the Map each time.
-	 */
+	// One iterator across evictions: a fresh one would step over every deleted slot at the Map's front each time.
 	private readonly oldest = this.keys.keys();
-	private max: number;
-	constructor(limit: number) {
-		this.max = clampWindow(limit);
-	}
+	constructor(private limit: number) {}
 
 	get size(): number {
 		return this.keys.size;
-	}
-
-	get limit(): number {
-		return this.max;
 	}
 
 	has(key: string): boolean {
 		return this.keys.has(key);
 	}
 
-	/** Adds `key` unless it is held, forgetting the oldest key when full; true when it was new. */
+	/** Adds `key` unless it is held, forgetting the oldest when full; true when it was new. */
 	remember(key: string, by: unknown = true): boolean {
 		if (this.keys.has(key)) return false;
 		this.keys.set(key, by);
@@ -86,19 +46,18 @@ export class RecentKeys {
 		return true;
 	}
 
-	/** Forgets `key` if `by` remembered it. */
 	forget(key: string, by: unknown = true): void {
 		if (this.keys.get(key) === by) this.keys.delete(key);
 	}
 
 	/** A new window keeps the newest keys that fit. */
 	resize(limit: number): void {
-		this.max = clampWindow(limit);
+		this.limit = limit;
 		this.trim();
 	}
 
 	private trim(): void {
-		while (this.keys.size > this.max) this.keys.delete(this.oldest.next().value as string);
+		while (this.keys.size > this.limit) this.keys.delete(this.oldest.next().value as string);
 	}
 }
 
@@ -109,25 +68,27 @@ export interface Answer {
 }
 
 export interface Claim {
+	/** Remembered; forgotten again when n8n answers the delivery with an error (it could not start the run). */
 	run(answer: Answer): boolean;
+	/** Settled without a run: remembered only by notification, so it never makes a later event a duplicate. */
 	drop(): boolean;
 }
 
-const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
-let claims = 0;
-
-/** The parts of a valid notification that identify it. */
 export interface Notification {
 	event: string;
 	appointmentKey: string;
 	timestamp: string;
 }
 
+const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
+let claims = 0;
+
+/** undefined when a copy was settled already (a duplicate); copies claimed meanwhile each get their own claim. */
 export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: Notification): Claim | undefined {
 	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
 	if (store === undefined || key === undefined) return UNREMEMBERED;
 	if (store.has(key)) return undefined;
-	// A number, not the claim itself, marks what this claim remembered: the memory keeps no claim alive.
+	// A number, not the claim, marks what this claim remembered: the memory keeps no claim alive.
 	const id = ++claims;
 	return {
 		run(answer) {
@@ -141,10 +102,8 @@ export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: N
 	};
 }
 
-// Map iteration order doubles as recency: a scope is re-inserted when used, so the first one is the oldest.
+// One memory per (workflow, node, mode, dedupe key); the Map's order is recency, the first scope the oldest.
 const stores = new Map<string, RecentKeys>();
-// The scope used last is the newest already: a run of notifications for one workflow re-inserts nothing.
-let newest: string | undefined;
 
 /** The memory of `scope`, created on first use and resized when the node's window option changed. */
 export function recentKeysFor(scope: string, limit: number): RecentKeys {
@@ -154,17 +113,14 @@ export function recentKeysFor(scope: string, limit: number): RecentKeys {
 		if (stores.size >= MAX_SCOPES) stores.delete(stores.keys().next().value as string);
 	} else {
 		store.resize(limit);
-		if (scope === newest) return store;
 		stores.delete(scope);
 	}
 	stores.set(scope, store);
-	newest = scope;
 	return store;
 }
 
 export function forgetScope(scope: string): void {
 	stores.delete(scope);
-	if (scope === newest) newest = undefined;
 }
 
 export function scopeCount(): number {

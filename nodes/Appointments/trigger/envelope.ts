@@ -1,21 +1,8 @@
 /**
- * The notification envelope the service POSTs to a callback URL (spec: "Notification envelope").
- *
- *   checkEnvelope(body): string | undefined
- *       undefined when `body` is a valid envelope, else a short reason naming the field and what was expected
- *       (never the field's value, so a reason can be logged and answered without personal data).
- *   isIsoDateTimeWithOffset(value): boolean
- *
- * Rules: `event` a non-empty string; `timestamp` ISO 8601 date and time with a UTC offset (`Z` or ±hh:mm);
- * `data` an object with a non-empty string `appointment_key`. The other documented fields of `data`
- * (search_code, status, start_date, calendar {calendar_key, name}, person {full_name, email}) may be missing or
- * null, and when present must have their documented types. Fields the spec does not name are kept, never
- * rejected. Strings are capped (MAX_NAME for event and key, MAX_TEXT for the rest) so a hostile body cannot
- * make the dedupe memory or the logs grow without bound.
- *
- * Hand-written, not zod: a zod schema of the same rules (kept in test/trigger/envelope.test.ts as the reference
- * it is checked against) costs more than n8n's JSON.parse of the body, and webhook() may at most double the cost
- * of the parse (bench part 3; figures in docs/benchmarks.md).
+ * checkEnvelope(body): undefined for a valid notification envelope (spec: "Notification envelope"), else a short
+ * reason naming the field, never its value, so it can be logged and answered without personal data. Unnamed fields
+ * are kept; strings are capped so a hostile body cannot grow the dedupe memory or the logs. Hand-written rather
+ * than zod (test/trigger/envelope.test.ts checks it against a zod schema): bench part 3 bounds its cost.
  */
 export const MAX_NAME = 200;
 export const MAX_TEXT = 10000;
@@ -52,29 +39,22 @@ function checkName(value: unknown, field: string): string | undefined {
 	return undefined;
 }
 
+function checkInstant(value: unknown, field: string): string | undefined {
+	if (typeof value !== 'string') return `${field} must be a string`;
+	return isIsoDateTimeWithOffset(value) ? undefined : `${field} must be an ISO 8601 date and time with a UTC offset`;
+}
+
 export function checkEnvelope(body: unknown): string | undefined {
 	if (!isPlainObject(body)) return 'the body must be a JSON object';
-	const eventProblem = checkName(body.event, 'event');
-	if (eventProblem !== undefined) return eventProblem;
-	const timestamp = body.timestamp;
-	if (typeof timestamp !== 'string') return 'timestamp must be a string';
-	if (!isIsoDateTimeWithOffset(timestamp)) {
-		return 'timestamp must be an ISO 8601 date and time with a UTC offset';
-	}
+	const problem = checkName(body.event, 'event') ?? checkInstant(body.timestamp, 'timestamp');
+	if (problem !== undefined) return problem;
 	const data = body.data;
 	if (!isPlainObject(data)) return 'data must be an object';
-	const keyProblem = checkName(data.appointment_key, 'data.appointment_key');
-	if (keyProblem !== undefined) return keyProblem;
-	const problem = checkOptionalText(data.search_code, 'data.search_code') ?? checkOptionalText(data.status, 'data.status');
-	if (problem !== undefined) return problem;
-	const start = data.start_date;
-	if (start !== undefined && start !== null) {
-		if (typeof start !== 'string') return 'data.start_date must be a string';
-		if (!isIsoDateTimeWithOffset(start)) {
-			return 'data.start_date must be an ISO 8601 date and time with a UTC offset';
-		}
-	}
 	return (
+		checkName(data.appointment_key, 'data.appointment_key') ??
+		checkOptionalText(data.search_code, 'data.search_code') ??
+		checkOptionalText(data.status, 'data.status') ??
+		(data.start_date === undefined || data.start_date === null ? undefined : checkInstant(data.start_date, 'data.start_date')) ??
 		checkOptionalObject(data.calendar, 'data.calendar', ['calendar_key', 'name']) ??
 		checkOptionalObject(data.person, 'data.person', ['full_name', 'email'])
 	);

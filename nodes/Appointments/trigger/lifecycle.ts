@@ -1,23 +1,9 @@
 /**
- * webhookMethods.default of the trigger: the subscription's life in the service.
- *
- *   checkExists(this: IHookFunctions): Promise<boolean>
- *   create(this: IHookFunctions): Promise<boolean>
- *   remove(this: IHookFunctions): Promise<boolean>     (n8n's `delete`)
- *   httpsProblem(url): string | undefined               why a webhook URL cannot be registered
- *
- * n8n calls checkExists on activation (and when "Listen for test event" starts), then create if it answered
- * false, and delete on deactivation (or when listening ends). `this.getNodeWebhookUrl('default')` is the
- * production URL on activation and the test URL in test mode, so a test subscription never touches the
- * production one: every decision below is made by URL.
- *
- * Static data of the node: { webhookKey, webhookUrl } of the subscription this node made or adopted. It is
- * keyed by the node's name in n8n, so a renamed node starts without it; checkExists then finds the
- * subscription by URL (the URL contains the node's webhookId, which a rename keeps) instead of adding a second.
- *
- * Rules: never modify or delete a subscription whose URL is not this node's URL; never leave two
- * subscriptions for our URL (extras are deleted, the stored one or the first is kept); events that differ are
- * fixed with PUT, not with a second subscription; a URL that is not https is refused before any request.
+ * webhookMethods.default: the subscription's life in the service. n8n calls checkExists on activation (and when
+ * "Listen for test event" starts), create when it answered false, delete (remove) on deactivation. Every decision is
+ * made by this node's webhook URL (the test URL in test mode, so a test never touches the production subscription):
+ * a subscription with another URL is never changed, two for ours are never left, differing events are fixed with PUT.
+ * Static data { webhookKey, webhookUrl } is kept by node name: a renamed node finds its subscription by URL.
  */
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
@@ -25,12 +11,9 @@ import { httpsUrl, keyOf, sameEvents } from '../shared';
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport';
 import { readForPublishing } from './config';
 
-interface StoredSubscription {
-	webhookKey?: string;
-	webhookUrl?: string;
-}
+type Stored = IDataObject & { webhookKey?: string; webhookUrl?: string };
 
-export function httpsProblem(url: string | undefined): string | undefined {
+function httpsProblem(url: string | undefined): string | undefined {
 	if (httpsUrl(url) !== undefined) return undefined;
 	return (
 		`The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is ` +
@@ -47,16 +30,17 @@ function webhookUrl(ctx: IHookFunctions): string {
 	return url;
 }
 
-function stored(ctx: IHookFunctions): IDataObject & StoredSubscription {
-	return ctx.getWorkflowStaticData('node') as IDataObject & StoredSubscription;
+function stored(ctx: IHookFunctions): Stored {
+	return ctx.getWorkflowStaticData('node') as Stored;
 }
 
-function remember(data: IDataObject & StoredSubscription, key: string, url: string): void {
+// Written only when changed: each assignment marks the static data for saving.
+function remember(data: Stored, key: string, url: string): void {
 	if (data.webhookKey !== key) data.webhookKey = key;
 	if (data.webhookUrl !== url) data.webhookUrl = url;
 }
 
-function forget(data: IDataObject & StoredSubscription): void {
+function forget(data: Stored): void {
 	if (data.webhookKey !== undefined) delete data.webhookKey;
 	if (data.webhookUrl !== undefined) delete data.webhookUrl;
 }
@@ -75,22 +59,14 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		return false;
 	}
 	// Keep the stored one if it is still there, else one that already has the right events, else the first.
-	const keep =
-		ours.find((w) => keyOf(w) === data.webhookKey) ??
-		ours.find((w) => sameEvents(w.events, events)) ??
-		ours[0];
+	const keep = ours.find((w) => keyOf(w) === data.webhookKey) ?? ours.find((w) => sameEvents(w.events, events)) ?? ours[0];
 	for (const extra of ours) {
 		if (extra === keep) continue;
-		this.logger.debug(`Appointments Trigger: deleting a second subscription for this node's URL`, {
-			webhookKey: keyOf(extra),
-		});
+		this.logger.debug(`Appointments Trigger: deleting a second subscription for this node's URL`, { webhookKey: keyOf(extra) });
 		await deleteWebhook(this, keyOf(extra), { notFoundIsSuccess: true });
 	}
 	if (!sameEvents(keep.events, events)) {
-		this.logger.debug('Appointments Trigger: updating the events of the subscription', {
-			webhookKey: keyOf(keep),
-			events,
-		});
+		this.logger.debug('Appointments Trigger: updating the events of the subscription', { webhookKey: keyOf(keep), events });
 		await updateWebhook(this, keyOf(keep), { url, events });
 	}
 	remember(data, keyOf(keep), url);
@@ -102,15 +78,8 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const problem = httpsProblem(url);
 	if (problem !== undefined) throw new NodeOperationError(this.getNode(), problem);
 	const events = readForPublishing(this);
-	const subscription = await createWebhook(this, { url, events });
-	const key = keyOf(subscription);
-	if (key === '') {
-		throw new NodeOperationError(
-			this.getNode(),
-			'The service accepted the webhook but returned no webhook_key, so it could not be tracked',
-			{ description: `Response fields: ${Object.keys(subscription).join(', ') || 'none'}` },
-		);
-	}
+	// The transport returns a subscription only with its webhook_key (from the answer or the service's list).
+	const key = keyOf(await createWebhook(this, { url, events }));
 	remember(stored(this), key, url);
 	return true;
 }
