@@ -37,21 +37,6 @@ export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number
 	);
 }
 
-/** URL and events checked before any request: an https URL and at least one event (duplicates dropped). */
-export function validateWebhookInput(node: INode, input: WebhookInput, itemIndex?: number): WebhookInput {
-	const url = validateWebhookUrl(node, input?.url, itemIndex);
-	const events = Array.isArray(input?.events)
-		? input.events.map((e) => (typeof e === 'string' ? e.trim() : '')).filter((e) => e !== '')
-		: [];
-	if (events.length === 0) {
-		throw new NodeOperationError(node, `The field "Events"${itemText(itemIndex)} must list at least one event`, {
-			itemIndex,
-			description: 'Pick at least one event in "Events", such as Appointment Created.',
-		});
-	}
-	return { url, events: [...new Set(events)] };
-}
-
 export function sameEvents(a: unknown, b: string[]): boolean {
 	if (!Array.isArray(a)) return false;
 	const left = new Set(a.map(String));
