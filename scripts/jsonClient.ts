@@ -15,7 +15,9 @@ export class JsonClient {
 		ca?: string,
 		private readonly defaultHeaders: Record<string, string> = {},
 	) {
-		this.agent = new Agent({ connect: ca ? { ca } : {} });
+		// An idle connection is dropped after 1 s, well before n8n's server closes it (Node's 5 s): on a loaded machine
+		// a client that kept it for the server's hinted 4 s sent requests into a closing socket ("other side closed").
+		this.agent = new Agent({ connect: ca ? { ca } : {}, keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
 	}
 
 	withHeaders(headers: Record<string, string>): JsonClient {

@@ -26,8 +26,16 @@ function runSync(cmd: string, args: string[], cwd: string, what: string, env = n
 	return r.stdout;
 }
 
-/** `npm run build` then `npm pack` into .dev/pack/; returns the tarball path. */
+/**
+ * The environment variable that names a tarball already built and packed for this test run (set by
+ * test/helpers/buildOnce.ts and scripts/compat.ts): every suite of the run then installs that one.
+ */
+export const PACKED_TARBALL_ENV = 'APPOINTMENTS_PACKED_TARBALL';
+
+/** `npm run build` then `npm pack` into .dev/pack/; returns the tarball path (the run's own if already packed). */
 export function buildAndPack(log: (m: string) => void = console.log): string {
+	const packed = process.env[PACKED_TARBALL_ENV];
+	if (packed && fs.existsSync(packed)) return packed;
 	log('Building the package (npm run build)...');
 	runSync('npm', ['run', 'build', '--silent'], ROOT, 'npm run build');
 	const packDir = path.join(DEV_DIR, 'pack');

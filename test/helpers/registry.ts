@@ -244,6 +244,10 @@ export function n8nRegistryEnv(proxy: RegistryProxy, dir: string): Record<string
 		// Never the user's cache: it would keep our package as if it came from the public registry.
 		npm_config_cache: path.join(dir, 'npm-cache'),
 		npm_config_update_notifier: 'false',
+		// npm's retries (10 s, then up to 60 s) made an update from a registry that is down take 75 s; on loopback a
+		// retry needs no back-off.
+		npm_config_fetch_retry_mintimeout: '500',
+		npm_config_fetch_retry_maxtimeout: '1000',
 	};
 }
 
@@ -259,6 +263,8 @@ export function writeNodesNpmrc(userFolder: string, proxy: RegistryProxy, dir: s
 		'update-notifier=false',
 		'fund=false',
 		'audit=false',
+		'fetch-retry-mintimeout=500',
+		'fetch-retry-maxtimeout=1000',
 	];
 	fs.writeFileSync(path.join(nodes, '.npmrc'), lines.join('\n') + '\n');
 }
