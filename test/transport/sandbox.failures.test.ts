@@ -1,12 +1,11 @@
 /**
  * The transport inside n8n-core's WorkflowExecute against the sandbox over real HTTP on loopback, when things go
  * wrong: the credential test (wrong token, missing permission, unreachable host), errors, retries (429 in both
- * Retry-After forms, 503, resets, time-outs) and their budgets; the token never leaking.
+ * Retry-After forms, 503, resets, time-outs); the token never leaking. A spent budget and a Retry-After beyond it:
+ * test/reliability/faults.spent.test.ts.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import { AppointmentsApi } from '../../credentials/AppointmentsApi.credentials';
+import { startFakeService } from '../helpers/fakeService';
 import { testCredential } from '../helpers/n8n';
 import type { Sandbox } from '../helpers/sandbox';
 import { admin, fault, LIMITED, records, requests, run, TOKEN, useTransportSandbox } from './sandboxTransport';
@@ -35,13 +34,11 @@ describe('credential test', () => {
 		});
 	});
 	it('a service that cannot be reached: n8n shows only its network code, and the Base URL field says what it means and what to check', async () => {
-		const closed = createServer();
-		await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-		const port = (closed.address() as AddressInfo).port;
-		await new Promise<void>((r) => closed.close(() => r()));
+		const closed = await startFakeService();
+		await closed.close(); // nothing answers at its address any more
 		const baseUrl = new AppointmentsApi().properties.find((p) => p.name === 'baseUrl')!;
 		for (const [url, code, meaning] of [
-			[`http://127.0.0.1:${port}`, 'ECONNREFUSED', 'nothing answers at this host and port'],
+			[closed.url, 'ECONNREFUSED', 'nothing answers at this host and port'],
 			['http://no-such-host.invalid', 'ENOTFOUND', 'the host name does not exist'],
 		]) {
 			const result = await testCredential({ baseUrl: url, accessToken: TOKEN });
@@ -91,20 +88,6 @@ describe('retries', () => {
 		const all = await admin<any>('GET', '/__sandbox/webhooks/');
 		const list = Array.isArray(all) ? all : all.webhooks ?? all.results;
 		expect(list.filter((w: any) => w.url === 'https://hooks.test/a')).toHaveLength(1);
-	});
-	it('a spent budget gives a clear error saying what was tried', async () => {
-		await fault({ count: 50, status: 502, match: { method: 'GET' } });
-		const r = await run({ call: 'apiRequest', path: 'webhooks/', policy: { maxAttempts: 4, baseDelayMs: 20, maxWaitMs: 5000 } });
-		expect(r.error?.message).toMatch(/^The service failed \(502 Bad Gateway\) after 4 attempts \(waited [\d.]+ s in total; no attempts left\)/);
-		expect((await requests()).filter((q) => q.path === '/api/v3/webhooks/')).toHaveLength(4);
-	});
-	it('a Retry-After beyond the remaining budget fails at once', async () => {
-		await fault({ count: 5, status: 429, retryAfter: '120', match: { method: 'GET' } });
-		const started = Date.now();
-		const r = await run({ call: 'apiRequest', path: 'webhooks/', policy: { maxWaitMs: 10000 } });
-		expect(r.error?.message).toMatch(/retry after 120 s, more than the 10 s left of the retry budget/);
-		expect(Date.now() - started).toBeLessThan(3000);
-		expect(await requests()).toHaveLength(1);
 	});
 	it('a connection reset is retried', async () => {
 		await fault({ reset: true, match: { method: 'GET', path: '/api/v3/webhooks/' } });
