@@ -36,11 +36,14 @@ describe.each([
 		await admin.config({ pagination, nextLinks });
 	});
 
-	test('Return All follows every page once and yields each appointment once', async () => {
-		const out = await runOk(sb, params({ returnAll: true }));
-		expect(out).toHaveLength(130);
-		expect(sortKeys(out)).toEqual(sortKeys(all));
+	test('Return All follows every page once and yields each appointment once, in the same order with pages read ahead', async () => {
+		const one = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 1 } }));
+		expect(one).toHaveLength(130);
+		expect(sortKeys(one)).toEqual(sortKeys(all));
 		expect(await listGets()).toHaveLength(3); // 50 + 50 + 30
+		await admin.clearRequests();
+		expect(await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 4 } }))).toEqual(one);
+		expect(await listGets()).toHaveLength(3);
 	});
 
 	test.each([1, 4])('a limit stops early: no page beyond the one that completes it (page concurrency %i)', async (pageConcurrency) => {
