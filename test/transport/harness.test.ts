@@ -176,34 +176,6 @@ it('a delete answered 404 after an ambiguous failure counts as done, after a 429
 	expect(result.error?.message).toBe('Webhook w9 not found');
 });
 
-it('a create that timed out after the service stored it is adopted from the list, never sent twice', async () => {
-	const stored: Array<Record<string, unknown>> = [];
-	received.length = 0;
-	responder = (r) => {
-		if (r.method === 'POST') {
-			const body = JSON.parse(r.body) as Record<string, unknown>;
-			const record = { webhook_key: `w${stored.length + 1}`, ...body };
-			stored.push(record);
-			return { status: 201, body: record, delayMs: 2000 }; // stored, but the answer comes too late
-		}
-		return { status: 200, body: { count: stored.length, next: null, results: stored } };
-	};
-	const result = await runNode({
-		nodeType: new TransportTestNode(),
-		parameters: {
-			call: 'createWebhook',
-			body: JSON.stringify({ url: 'https://hooks.test/n8n', events: ['appointment.created', 'appointment.canceled'] }),
-			policy: '{"baseDelayMs":10,"timeoutMs":300}',
-		},
-		credentials: { baseUrl: url, accessToken: TOKEN },
-	});
-	expect(result.error).toBeUndefined();
-	expect(result.items[0][0].json).toMatchObject({ webhook_key: 'w1', url: 'https://hooks.test/n8n' });
-	expect(stored).toHaveLength(1);
-	// The list before the POST (what existed already), the POST, the list that finds the new one.
-	expect(received.map((r) => r.method)).toEqual(['GET', 'POST', 'GET']);
-});
-
 it('a create that timed out and never shows up in the list is not sent again: a clear error once the wait budget is spent', async () => {
 	received.length = 0;
 	responder = (r) =>
