@@ -1,8 +1,9 @@
 /**
  * The transport inside n8n-core's WorkflowExecute against the sandbox over real HTTP on loopback: every
- * pagination shape. The origin check on next links: test/reliability/security.origins.test.ts.
+ * pagination shape. The origin check on next links: test/reliability/security.origins.test.ts; a page that fails
+ * once: test/reliability/faults.retried.test.ts.
  */
-import { admin, config, fault, records, requests, run, useTransportSandbox } from './sandboxTransport';
+import { admin, config, records, requests, run, useTransportSandbox } from './sandboxTransport';
 
 useTransportSandbox();
 
@@ -12,16 +13,6 @@ describe('pagination', () => {
 		expect(r.error).toBeUndefined();
 		return records(r);
 	}
-	it('a failing page 7 of 20 is retried: no page missing or doubled', async () => {
-		await config({ pagination: 'page' });
-		await fault({ status: 500, match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } } });
-		const keys = (await all({ qs: JSON.stringify({ page_size: 6 }) })).map((a) => a.appointment_key);
-		expect(keys).toHaveLength(120);
-		expect(new Set(keys).size).toBe(120);
-		const pages = (await requests()).map((q) => String(q.query?.page ?? '1'));
-		expect(pages.filter((p) => p === '7')).toHaveLength(2);
-		for (let p = 1; p <= 20; p++) if (p !== 7) expect(pages.filter((x) => x === String(p))).toHaveLength(1);
-	});
 	it('reads each page once with pages fetched ahead, whatever order and encoding the service writes link queries in', async () => {
 		// a filtered list: our query's order (status, end_date, page_size) is not the sorted one
 		const qs = JSON.stringify({ status: 'CONFIRMED', end_date: '2099-01-01T00:00:00', page_size: 4 });
