@@ -1,9 +1,12 @@
-/** Unit and integration tests (run by `npm test`). The real-n8n suites have their own configs: jest.e2e.config.js, jest.queue.config.js, jest.compat.config.js. */
+/**
+ * Unit and integration tests (run by `npm test`). The real-n8n suites have their own configs: jest.e2e.config.js,
+ * jest.queue.config.js, jest.compat.config.js; the browser tests and the sandbox's flood: jest.slow.config.js.
+ */
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/', '<rootDir>/test/compat/'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/', '<rootDir>/test/compat/', '<rootDir>/test/browser/', '<rootDir>/test/sandbox/flood.test.ts'],
 	transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
 	testTimeout: 60000,
 	maxWorkers: 2,

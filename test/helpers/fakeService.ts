@@ -1,9 +1,11 @@
 /**
  * A small programmable HTTP service on loopback for the misbehaviour the sandbox cannot show (an HTML login page
- * with 200, a body trickled byte by byte, a gigantic answer, integer webhook keys...). Each test sets `handle`;
- * every request is recorded (method, path, query, body) before the handler runs.
+ * with 200, a body trickled byte by byte, a gigantic answer, integer webhook keys, a redirect, a connection reset
+ * (`raw.socket.destroy()`), answers held back...). Each test sets `handle`; every request is recorded (method, path,
+ * query, body, headers) before the handler runs. The one fake service of the tests: extend it rather than start
+ * another server (pollingService.ts builds a stateful appointment service on it).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeRequest {
@@ -12,6 +14,7 @@ export interface FakeRequest {
 	query: string;
 	body: string;
 	authorization?: string;
+	headers: IncomingHttpHeaders;
 }
 
 export type FakeHandler = (req: FakeRequest, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
@@ -49,6 +52,7 @@ export async function startFakeService(): Promise<FakeService> {
 				query: url.search,
 				body: Buffer.concat(chunks).toString('utf8'),
 				authorization: raw.headers.authorization,
+				headers: raw.headers,
 			};
 			service.requests.push(req);
 			void Promise.resolve(service.handle(req, res, raw)).catch((error: unknown) => {

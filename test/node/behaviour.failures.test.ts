@@ -1,6 +1,7 @@
 /**
  * What every user expects of the node when the service or an item fails: retries on 429/503 inside the Options'
- * budget, and Continue On Fail turning a failing item into { error } paired with it.
+ * budget, and Continue On Fail turning a failing item into { error } paired with it. A spent budget and a
+ * Retry-After beyond it: test/reliability/faults.spent.test.ts.
  */
 import { useBehaviourSandbox } from './behaviourSandbox';
 import { apiRequests, pairing, run, type Admin, type Sandbox } from './helpers';
@@ -42,34 +43,6 @@ describe('retries', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.items[0][0].json.status).toBe('NO_SHOW');
 		expect((await apiRequests(admin, 'PATCH')).map((r) => r.status)).toEqual([503, 200]);
-	});
-
-	test('when the attempts run out the error says what was tried', async () => {
-		await admin.fault({ status: 503, count: 10, retryAfter: '0' });
-		const result = await run(sb, {
-			resource: 'appointment',
-			operation: 'getAll',
-			advanced: { maxAttempts: 2, maxRetryWaitSeconds: 1 },
-		}, { version: 3 });
-		expect(result.error?.message).toMatch(
-			/The service failed \(503 Service Unavailable\).* after 2 attempts \(waited .* in total; no attempts left\)/,
-		);
-		expect(result.error?.name).toBe('NodeApiError');
-		expect(await apiRequests(admin)).toHaveLength(2);
-	});
-
-	test('a Retry-After longer than the budget fails at once, saying so', async () => {
-		await admin.fault({ status: 429, count: 1, retryAfter: '120' });
-		const result = await run(sb, {
-			resource: 'appointment',
-			operation: 'get',
-			appointmentKey: keys[0],
-			advanced: { maxRetryWaitSeconds: 1 },
-		}, { version: 3 });
-		expect(result.error?.message).toMatch(
-			/rate limiting.*retry after 120 s, more than the 1\.0 s left/,
-		);
-		expect(await apiRequests(admin)).toHaveLength(1);
 	});
 });
 

@@ -36,7 +36,7 @@ describe.each(['Appointments', 'AppointmentsTrigger', 'AppointmentsPollingTrigge
 
 	test("its nodeVersion is the version a new node gets (the node's default version)", () => {
 		expect(NEW_NODE_VERSION[typeName]).toBeDefined();
-		expect(codex.nodeVersion).toBe(NEW_NODE_VERSION[typeName].toFixed(1));
+		expect(Number.parseFloat(codex.nodeVersion)).toBe(NEW_NODE_VERSION[typeName]);
 	});
 
 	test('the node creator finds it under booking, calendar, schedule, reservation, reminder and meeting', () => {

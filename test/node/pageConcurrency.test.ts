@@ -1,14 +1,14 @@
 /**
  * Get Many with Page Concurrency (issue 15): the same items, in the same order, whether pages are read one after
- * the other or four at a time, in every pagination variant of the sandbox and of a small DRF-style fake service
- * (with and without `count`, absolute and relative links); a list that changes during the read never yields a
- * record twice and says so on the node's output; a 429 in the middle of a concurrent read pauses every page.
- */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+ * the other or four at a time, from a small DRF-style service on the fake service (with and without `count`,
+ * absolute and relative links; the sandbox's list shapes: pagination.test.ts); a list that changes during the read
+ * never yields a record twice and says so on the node's output; a 429 in the middle of a concurrent read pauses
+ * every page, and Max Retry Wait bounds the whole list. */
+import type { ServerResponse } from 'node:http';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { startFakeService, type FakeRequest, type FakeService } from '../helpers/fakeService';
 import { runNode, type RunNodeResult } from '../helpers/n8n';
 import { apiRequests, runOk, useSandbox, type Admin, type Sandbox } from './helpers';
 
@@ -27,33 +27,6 @@ describe('against the sandbox', () => {
 	afterEach(async () => {
 		await admin.clearFaults();
 		await admin.config({ pagination: 'page', nextLinks: 'absolute', pageSize: 50 });
-	});
-
-	test.each([
-		['page', 'absolute'],
-		['page', 'relative'],
-		['cursor', 'absolute'],
-		['cursor', 'relative'],
-		['none', 'absolute'],
-	])('pagination %s, %s links: identical items with page concurrency 1 and 4', async (pagination, nextLinks) => {
-		await admin.config({ pagination, nextLinks, pageSize: 9 });
-		const one = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 1 } }));
-		const four = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 4 } }));
-		expect(one).toHaveLength(140);
-		expect(new Set(keysOf(one)).size).toBe(140);
-		expect(four).toEqual(one);
-		await admin.clearRequests();
-		const limited = await runOk(sb, params({ limit: 20, advanced: { pageConcurrency: 4 } }));
-		expect(limited).toEqual(one.slice(0, 20));
-		expect(await listGets()).toHaveLength(pagination === 'none' ? 1 : 3); // 9 + 9 + 2 of the third page
-	});
-
-	test('Limit 100 at page 50 makes exactly the 2 requests it needs, concurrently or not', async () => {
-		for (const pageConcurrency of [1, 4]) {
-			await admin.clearRequests();
-			expect(await runOk(sb, params({ limit: 100, advanced: { pageConcurrency } }))).toHaveLength(100);
-			expect(await listGets()).toHaveLength(2);
-		}
 	});
 
 	test('a 429 on page 7 of 20 under concurrency: everything once, in order, and no page sent during the pause', async () => {
@@ -122,7 +95,7 @@ describe('against a DRF-style service (with or without count, absolute or relati
 	let maxInFlight = 0;
 	let held: Array<() => void> = [];
 	let quiet: NodeJS.Timeout | undefined;
-	let server: Server;
+	let service: FakeService;
 	let url: string;
 
 	// Answers are held until 4 requests are waiting or none arrived for 100 ms: a client that sends pages at
@@ -134,8 +107,8 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		for (const answer of all) answer();
 	};
 
-	function answer(req: IncomingMessage, res: ServerResponse): void {
-		const u = new URL(req.url!, url);
+	function answer(req: FakeRequest, res: ServerResponse): void {
+		const u = new URL(`${req.path}${req.query}`, url);
 		const page = Number(u.searchParams.get('page') ?? '1');
 		const slice = records.slice((page - 1) * SIZE, page * SIZE);
 		const pages = Math.max(1, Math.ceil(records.length / SIZE));
@@ -160,7 +133,8 @@ describe('against a DRF-style service (with or without count, absolute or relati
 	}
 
 	beforeAll(async () => {
-		server = createServer((req, res) => {
+		service = await startFakeService();
+		service.handle = (req, res) => {
 			inFlight++;
 			maxInFlight = Math.max(maxInFlight, inFlight);
 			held.push(() => {
@@ -172,13 +146,12 @@ describe('against a DRF-style service (with or without count, absolute or relati
 				clearTimeout(quiet);
 				quiet = setTimeout(release, 100);
 			}
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-		url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		};
+		url = service.url;
 	});
 	afterAll(async () => {
 		release();
-		await new Promise<void>((resolve) => server.close(() => resolve()));
+		await service.close();
 	});
 
 	async function read(v: Variant, pageConcurrency: number, extra: IDataObject = {}) {
@@ -227,13 +200,5 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		expect(new Set(keys).size).toBe(keys.length);
 		expect(keys.every((k) => keysOf(original).includes(k))).toBe(true);
 		expect(hints[0]).toMatch(/count went from 52 to 51/);
-	});
-
-	test('with a limit, no page beyond the ones it needs is requested, concurrently or not', async () => {
-		for (const pc of [1, 4]) {
-			const { keys, served: requests } = await read({ count: true, links: 'absolute' }, pc, { returnAll: false, limit: 12 });
-			expect(keys).toEqual(keysOf(original).slice(0, 12));
-			expect(requests).toBe(3);
-		}
 	});
 });

@@ -1,4 +1,7 @@
-/** Get Many over every list shape of the sandbox: page numbers, cursors, no pagination, relative links, limits. */
+/**
+ * Get Many over every list shape of the sandbox: page numbers, cursors, no pagination, relative links, limits. The
+ * one home of "no page fetched beyond the limit", pages read one after the other or ahead (Page Concurrency).
+ */
 import type { IDataObject } from 'n8n-workflow';
 
 import { apiRequests, runOk, sortKeys, useSandbox, type Admin, type Sandbox } from './helpers';
@@ -33,20 +36,25 @@ describe.each([
 		await admin.config({ pagination, nextLinks });
 	});
 
-	test('Return All follows every page once and yields each appointment once', async () => {
-		const out = await runOk(sb, params({ returnAll: true }));
-		expect(out).toHaveLength(130);
-		expect(sortKeys(out)).toEqual(sortKeys(all));
+	test('Return All follows every page once and yields each appointment once, in the same order with pages read ahead', async () => {
+		const one = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 1 } }));
+		expect(one).toHaveLength(130);
+		expect(sortKeys(one)).toEqual(sortKeys(all));
 		expect(await listGets()).toHaveLength(3); // 50 + 50 + 30
+		await admin.clearRequests();
+		expect(await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 4 } }))).toEqual(one);
+		expect(await listGets()).toHaveLength(3);
 	});
 
-	test('a limit stops early: no page beyond the one that completes it', async () => {
-		const out = await runOk(sb, params({ returnAll: false, limit: 60 }));
+	test.each([1, 4])('a limit stops early: no page beyond the one that completes it (page concurrency %i)', async (pageConcurrency) => {
+		await admin.clearRequests();
+		const advanced = { pageConcurrency };
+		const out = await runOk(sb, params({ returnAll: false, limit: 60, advanced }));
 		expect(out).toHaveLength(60);
 		expect(new Set(out.map((a) => a.appointment_key)).size).toBe(60);
 		expect(await listGets()).toHaveLength(2);
 		await admin.clearRequests();
-		expect(await runOk(sb, params({ returnAll: false, limit: 50 }))).toHaveLength(50);
+		expect(await runOk(sb, params({ returnAll: false, limit: 50, advanced }))).toHaveLength(50);
 		expect(await listGets()).toHaveLength(1);
 	});
 

@@ -2,11 +2,9 @@
  * Version 2 of the Appointments node against the sandbox: resource locators (From List, By Key, expressions)
  * for appointments and webhooks, Get's Simplify giving Get Many's shape, and version 1 unchanged.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import type { IDataObject } from 'n8n-workflow';
 
+import { sendJson, startFakeService, type FakeService } from '../helpers/fakeService';
 import { apiRequests, runFail, runOk, TOKEN, type Admin, type Sandbox } from './helpers';
 import { rl, useVersion2Sandbox } from './version2Sandbox';
 
@@ -152,7 +150,7 @@ describe('one output shape', () => {
 });
 
 describe('Get against a service whose records have more fields than the spec shows', () => {
-	let server: Server;
+	let service: FakeService;
 	let url: string;
 	const record = {
 		appointment_key: '3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e',
@@ -164,14 +162,11 @@ describe('Get against a service whose records have more fields than the spec sho
 		notes: 'first visit',
 	};
 	beforeAll(async () => {
-		server = createServer((_req, res) => {
-			res.writeHead(200, { 'content-type': 'application/json' });
-			res.end(JSON.stringify(record));
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		service = await startFakeService();
+		service.handle = (_req, res) => sendJson(res, 200, record);
+		url = service.url;
 	});
-	afterAll(async () => await new Promise((resolve) => server.close(resolve)));
+	afterAll(async () => await service.close());
 
 	const get = async (version: number, extra: IDataObject = {}) => {
 		const { runNode } = await import('../helpers/n8n');

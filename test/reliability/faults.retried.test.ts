@@ -4,11 +4,10 @@
  * 503, connection resets and answers slower than the node's time-out (Advanced > Timeout). Each operation must end
  * with the right result after its retries; so must a Get Many over 20 pages whose page 7 fails once.
  *
- * test/transport already proves these rules for the transport functions one by one (TransportTestNode): 429 in
- * both forms, 503 on POST, resets, time-outs, budgets, the undoubled create, page 7 of 20, foreign next links.
- * These files prove that the node wires them up for every operation: its Options reach the policy, its errors keep
- * the transport's message, continue-on-fail carries it (faults.spent.test.ts), and the create of the node never
- * doubles a subscription (faults.creates.test.ts). The operations, fixture and sandbox they run on: faults.ts.
+ * The one home of these retry rules (429 in both forms, 503 on POST, resets, time-outs, page 7 of 20): they are
+ * proved here, through the node, for every operation. Its Options reach the policy, its errors keep the transport's
+ * message, continue-on-fail carries it and a spent budget is reported (faults.spent.test.ts), and the create of the
+ * node never doubles a subscription (faults.creates.test.ts). The operations, fixture and sandbox: faults.ts.
  */
 import { runNode } from '../helpers/n8n';
 import { httpDateIn, TOKEN, visibleTexts } from './common';

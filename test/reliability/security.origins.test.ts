@@ -1,16 +1,16 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, never shipped: it starts servers, reads the environment and handles arbitrary JSON from the sandbox and run data */
 /**
  * Nothing goes to another origin or to a webhook URL other than https:
- * - a `next` link to another origin is refused at node level, and that origin receives nothing (a second server);
+ * - a `next` link to another origin (another port, scheme, or protocol-relative) is refused at node level, and
+ *   that origin receives nothing (a second server); the one home of this guarantee;
  * - a redirect to another origin is not followed;
  * - non-https webhook URLs are refused by the node (no request) and by the sandbox (400 naming `url`).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { sendJson, startFakeService, type FakeService } from '../helpers/fakeService';
 import { runNode } from '../helpers/n8n';
 import { TestSandbox, TOKEN, visibleTexts } from './common';
 import { nodeRunner, startSecuritySandbox } from './security';
@@ -27,22 +27,19 @@ afterAll(async () => {
 const { run } = nodeRunner(() => sb);
 
 describe('pagination links to another origin', () => {
-	let other: Server;
+	let other: FakeService;
 	let otherOrigin: string;
-	let hits: string[] = [];
+	const hits = () => other.requests.map((q) => `${q.method} ${q.path}${q.query} ${q.authorization ?? ''}`);
 	beforeAll(async () => {
-		other = createServer((req, res) => {
-			hits.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
-			res.writeHead(200, { 'content-type': 'application/json' }).end('{"count":0,"next":null,"results":[]}');
-		});
-		await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-		otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+		other = await startFakeService();
+		other.handle = (_req, res) => sendJson(res, 200, { count: 0, next: null, results: [] });
+		otherOrigin = other.url;
 	});
 	afterAll(async () => {
-		await new Promise<void>((r) => other.close(() => r()));
+		await other.close();
 	});
 	beforeEach(async () => {
-		hits = [];
+		other.requests.length = 0;
 		await sb.reset(130, 5); // more than one page (50)
 	});
 
@@ -51,7 +48,7 @@ describe('pagination links to another origin', () => {
 		await sb.clearRequests();
 		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' });
 		expect(r.error?.message).toMatch(new RegExp(`another origin.*${otherOrigin.replace(/[.:/]/g, '\\$&')}`));
-		expect(hits).toEqual([]);
+		expect(hits()).toEqual([]);
 		expect(await sb.requests()).toHaveLength(1); // the first page only
 	});
 
@@ -65,24 +62,43 @@ describe('pagination links to another origin', () => {
 		// either the list fits one page (nothing to follow) or the link is refused
 		if (!r.error) expect(listed).toBe(60);
 		else expect(r.error.message).toMatch(/another origin/);
-		expect(hits).toEqual([]);
+		expect(hits()).toEqual([]);
+	});
+
+	it('another port, another scheme on the same port, a protocol-relative link: refused, naming both origins, nothing sent', async () => {
+		const api = await startFakeService();
+		try {
+			const port = (url: string) => new URL(url).port;
+			for (const [next, origin] of [
+				[`${otherOrigin}/api/v3/appointments/?page=2`, otherOrigin],
+				[`//127.0.0.1:${port(otherOrigin)}/api/v3/appointments/?page=2`, otherOrigin],
+				[`https://127.0.0.1:${port(api.url)}/api/v3/appointments/?page=2`, `https://127.0.0.1:${port(api.url)}`],
+			]) {
+				api.requests.length = 0;
+				api.handle = (_req, res) => sendJson(res, 200, { count: 2, next, results: [{ appointment_key: 'a' }] });
+				const r = await runNode({
+					parameters: { resource: 'appointment', operation: 'getAll', returnAll: true, output: 'raw' },
+					credentials: { baseUrl: api.url, accessToken: TOKEN },
+				});
+				expect(r.error?.message).toBe(`Refusing to follow a pagination link to another origin (${origin}); only ${api.url} is allowed`);
+				expect(api.requests).toHaveLength(1);
+			}
+			expect(hits()).toEqual([]);
+		} finally {
+			await api.close();
+		}
 	});
 });
 
 describe('redirects to another origin', () => {
 	it.each([301, 302, 307, 308])('a %i from the service is not followed: the other origin never sees the token', async (status) => {
-		const seenElsewhere: string[] = [];
-		const other = createServer((req, res) => {
-			seenElsewhere.push(`${req.method} ${req.url} ${req.headers.authorization ?? '(no authorization)'}`);
-			res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[],"next":null}');
-		});
-		await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-		const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
-		const api = createServer((req, res) => {
-			res.writeHead(status, { location: `${otherOrigin}${req.url}`, 'content-type': 'application/json' }).end('{}');
-		});
-		await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
-		const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+		const other = await startFakeService();
+		other.handle = (_req, res) => sendJson(res, 200, { results: [], next: null });
+		const api = await startFakeService();
+		api.handle = (req, res) => {
+			res.writeHead(status, { location: `${other.url}${req.path}${req.query}`, 'content-type': 'application/json' }).end('{}');
+		};
+		const apiUrl = api.url;
 		try {
 			for (const parameters of [
 				{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' },
@@ -94,11 +110,10 @@ describe('redirects to another origin', () => {
 				// a redirect is not a result: the node says what the service answered
 				expect(result.error?.message).toMatch(new RegExp(`${status}`));
 			}
-			expect(seenElsewhere.filter((line) => line.includes(TOKEN))).toEqual([]);
-			expect(seenElsewhere).toEqual([]);
+			expect(other.requests).toEqual([]);
 		} finally {
-			await new Promise<void>((r) => api.close(() => r()));
-			await new Promise<void>((r) => other.close(() => r()));
+			await api.close();
+			await other.close();
 		}
 	});
 });

@@ -2,9 +2,7 @@
  * Webhook delivery to real https receivers that fail: retries until success with the identical body, give-up after
  * the schedule, failure classes (3xx/4xx/5xx, time-out, refused, untrusted TLS).
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-
+import { startFakeService } from '../helpers/fakeService';
 import { selfSigned } from './helpers';
 import { adm, create, deferred, recv, settled, subscribe, useDeliverySandbox } from './deliveries';
 
@@ -70,11 +68,9 @@ describe('retries', () => {
 	});
 
 	it('a refused connection is recorded and retried', async () => {
-		const s = createServer();
-		await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-		const port = (s.address() as AddressInfo).port;
-		await new Promise<void>((r) => s.close(() => r()));
-		await subscribe(`https://127.0.0.1:${port}/gone`);
+		const closed = await startFakeService();
+		await closed.close(); // nothing answers at its port any more
+		await subscribe(`https://127.0.0.1:${new URL(closed.url).port}/gone`);
 		await create();
 		const d = await settled((x) => x.deliveries.length === 3);
 		expect(d.deliveries.every((x: any) => x.status === null && /ECONNREFUSED/.test(x.error))).toBe(true);

@@ -1,58 +1,50 @@
 /**
  * Proves the n8n-core harness: a workflow runs through WorkflowExecute, the credential's generic auth puts the
  * bearer header on the wire, errors surface as the node's execution error, and LoggerProxy output is captured.
- * Uses a plain local HTTP server that records what it receives (independent of the sandbox).
+ * Uses the fake service (test/helpers/fakeService.ts), independent of the sandbox.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 
+import { startFakeService, type FakeRequest, type FakeService } from '../helpers/fakeService';
 import { runNode } from '../helpers/n8n';
 import { TransportTestNode } from './transportTestNode';
 
-interface Received {
-	method: string;
-	url: string;
-	headers: IncomingHttpHeaders;
-	body: string;
+interface Answer {
+	status: number;
+	body?: unknown;
+	headers?: Record<string, string>;
+	/** Reset the connection instead of answering. */
+	destroy?: boolean;
+	delayMs?: number;
 }
 
-let server: Server;
+let service: FakeService;
 let url: string;
-const received: Received[] = [];
-let responder: (req: Received) => { status: number; body?: unknown; headers?: Record<string, string>; destroy?: boolean; delayMs?: number } = () => ({
-	status: 200,
-	body: [],
-});
+let received: FakeRequest[];
+let responder: (req: FakeRequest) => Answer = () => ({ status: 200, body: [] });
+
+function send(res: ServerResponse, answer: Answer): void {
+	res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+	res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+}
 
 beforeAll(async () => {
-	server = createServer((req, res) => {
-		let body = '';
-		req.on('data', (c) => (body += c));
-		req.on('end', () => {
-			const r = { method: req.method!, url: req.url!, headers: req.headers, body };
-			received.push(r);
-			const answer = responder(r);
-			if (answer.destroy) {
-				req.socket.destroy();
-				return;
-			}
-			if (answer.delayMs) {
-				const timer = setTimeout(() => {
-					if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body ?? {}));
-				}, answer.delayMs);
-				res.on('close', () => clearTimeout(timer));
-				return;
-			}
-			res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-			res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	service = await startFakeService();
+	service.handle = (req, res, raw) => {
+		const answer = responder(req);
+		if (answer.destroy) raw.socket.destroy();
+		else if (!answer.delayMs) send(res, answer);
+		else {
+			const timer = setTimeout(() => !res.destroyed && send(res, answer), answer.delayMs);
+			res.on('close', () => clearTimeout(timer));
+		}
+	};
+	url = service.url;
+	received = service.requests;
 });
 
 afterAll(async () => {
-	await new Promise<void>((resolve) => server.close(() => resolve()));
+	await service.close();
 });
 
 beforeEach(() => {
@@ -72,7 +64,7 @@ it('runs a node through WorkflowExecute with the bearer header and a normalised 
 	expect(result.error).toBeUndefined();
 	expect(result.items[0].map((i) => i.json)).toEqual([{ webhook_key: 'w1', url: 'https://x.test/h', events: ['a'] }]);
 	expect(received).toHaveLength(1);
-	expect(received[0].url).toBe('/api/v3/webhooks/');
+	expect(received[0].path).toBe('/api/v3/webhooks/');
 	expect(received[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
 });
 
@@ -119,18 +111,6 @@ it('continue-on-fail turns the failure into an item', async () => {
 	});
 	expect(result.error).toBeUndefined();
 	expect(result.items[0].map((i) => i.json.error)).toEqual(['Appointment abc not found', 'Appointment abc not found']);
-});
-
-it('the credential test request resolves the base URL forms and maps 401/403 to their rules', async () => {
-	const { testCredential } = await import('../helpers/n8n');
-	responder = (r) =>
-		r.headers.authorization === `Bearer ${TOKEN}` ? { status: 200, body: [] } : r.headers.authorization === 'Bearer limited' ? { status: 403, body: { detail: 'no' } } : { status: 401, body: { detail: 'bad' } };
-	for (const base of [url, `${url}/`, `${url}/api/v3`, `${url}/api/v3/`]) {
-		expect(await testCredential({ baseUrl: base, accessToken: TOKEN })).toMatchObject({ status: 'OK' });
-	}
-	expect(received.map((r) => r.url)).toEqual(Array(4).fill('/api/v3/webhooks/'));
-	expect((await testCredential({ baseUrl: url, accessToken: 'nope' })).message).toMatch(/invalid or expired/);
-	expect((await testCredential({ baseUrl: url, accessToken: 'limited' })).message).toMatch(/lacks permission for webhooks/);
 });
 
 it('classifies resets and time-outs: retried for GET, and the final error says which', async () => {
@@ -194,48 +174,6 @@ it('a delete answered 404 after an ambiguous failure counts as done, after a 429
 		credentials: { baseUrl: url, accessToken: TOKEN },
 	});
 	expect(result.error?.message).toBe('Webhook w9 not found');
-});
-
-it('a create that timed out after the service stored it is adopted from the list, never sent twice', async () => {
-	const stored: Array<Record<string, unknown>> = [];
-	received.length = 0;
-	responder = (r) => {
-		if (r.method === 'POST') {
-			const body = JSON.parse(r.body) as Record<string, unknown>;
-			const record = { webhook_key: `w${stored.length + 1}`, ...body };
-			stored.push(record);
-			return { status: 201, body: record, delayMs: 2000 }; // stored, but the answer comes too late
-		}
-		return { status: 200, body: { count: stored.length, next: null, results: stored } };
-	};
-	const result = await runNode({
-		nodeType: new TransportTestNode(),
-		parameters: {
-			call: 'createWebhook',
-			body: JSON.stringify({ url: 'https://hooks.test/n8n', events: ['appointment.created', 'appointment.canceled'] }),
-			policy: '{"baseDelayMs":10,"timeoutMs":300}',
-		},
-		credentials: { baseUrl: url, accessToken: TOKEN },
-	});
-	expect(result.error).toBeUndefined();
-	expect(result.items[0][0].json).toMatchObject({ webhook_key: 'w1', url: 'https://hooks.test/n8n' });
-	expect(stored).toHaveLength(1);
-	// The list before the POST (what existed already), the POST, the list that finds the new one.
-	expect(received.map((r) => r.method)).toEqual(['GET', 'POST', 'GET']);
-});
-
-it('honours Retry-After as an HTTP-date', async () => {
-	let calls = 0;
-	const at = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000);
-	responder = () =>
-		++calls === 1 ? { status: 429, body: {}, headers: { 'retry-after': at.toUTCString() } } : { status: 200, body: [] };
-	const result = await runNode({
-		nodeType: new TransportTestNode(),
-		parameters: { call: 'apiRequest', path: 'webhooks/' },
-		credentials: { baseUrl: url, accessToken: TOKEN },
-	});
-	expect(result.items[0][0].json).toMatchObject({ statusCode: 200, attempts: 2 });
-	expect(Date.now()).toBeGreaterThanOrEqual(at.getTime() - 20);
 });
 
 it('a create that timed out and never shows up in the list is not sent again: a clear error once the wait budget is spent', async () => {

@@ -1,15 +1,13 @@
 /**
  * The transport inside n8n-core's WorkflowExecute against the sandbox over real HTTP on loopback, when things go
- * wrong: the credential test (wrong token, missing permission, unreachable host), errors, retries (429 in both
- * Retry-After forms, 503, resets, time-outs) and their budgets; the token never leaking.
- */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
+ * wrong: the credential test (wrong token, missing permission, unreachable host) and errors; the token never
+ * leaking. Retries (429 in both Retry-After forms, 5xx, resets, time-outs) for every operation:
+ * test/reliability/faults.retried.test.ts; a spent budget: test/reliability/faults.spent.test.ts. */
 import { AppointmentsApi } from '../../credentials/AppointmentsApi.credentials';
+import { startFakeService } from '../helpers/fakeService';
 import { testCredential } from '../helpers/n8n';
 import type { Sandbox } from '../helpers/sandbox';
-import { admin, fault, LIMITED, records, requests, run, TOKEN, useTransportSandbox } from './sandboxTransport';
+import { LIMITED, requests, run, TOKEN, useTransportSandbox } from './sandboxTransport';
 
 let sb: Sandbox;
 
@@ -35,13 +33,11 @@ describe('credential test', () => {
 		});
 	});
 	it('a service that cannot be reached: n8n shows only its network code, and the Base URL field says what it means and what to check', async () => {
-		const closed = createServer();
-		await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-		const port = (closed.address() as AddressInfo).port;
-		await new Promise<void>((r) => closed.close(() => r()));
+		const closed = await startFakeService();
+		await closed.close(); // nothing answers at its address any more
 		const baseUrl = new AppointmentsApi().properties.find((p) => p.name === 'baseUrl')!;
 		for (const [url, code, meaning] of [
-			[`http://127.0.0.1:${port}`, 'ECONNREFUSED', 'nothing answers at this host and port'],
+			[closed.url, 'ECONNREFUSED', 'nothing answers at this host and port'],
 			['http://no-such-host.invalid', 'ENOTFOUND', 'the host name does not exist'],
 		]) {
 			const result = await testCredential({ baseUrl: url, accessToken: TOKEN });
@@ -63,62 +59,5 @@ describe('errors', () => {
 		r = await run({ call: 'apiRequest', method: 'POST', path: 'webhooks/', body: JSON.stringify({ url: 'https://x.test/h' }) });
 		expect(r.error?.message).toMatch(/^The service rejected the request: events: /);
 		expect(String((r.error as any).description)).toContain('events');
-	});
-});
-
-describe('retries', () => {
-	it('429 with Retry-After in seconds', async () => {
-		await fault({ status: 429, retryAfter: '1', match: { method: 'GET', path: '/api/v3/webhooks/' } });
-		const started = Date.now();
-		const r = await run({ call: 'apiRequest', path: 'webhooks/' });
-		expect(r.error).toBeUndefined();
-		expect(records(r)[0]).toMatchObject({ statusCode: 200, attempts: 2 });
-		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-	});
-	it('429 with Retry-After as an HTTP-date', async () => {
-		const at = new Date(Math.ceil((Date.now() + 2000) / 1000) * 1000).toUTCString();
-		await fault({ status: 429, retryAfter: at, match: { method: 'GET', path: '/api/v3/webhooks/' } });
-		const started = Date.now();
-		const r = await run({ call: 'apiRequest', path: 'webhooks/' });
-		expect(records(r)[0]).toMatchObject({ statusCode: 200, attempts: 2 });
-		expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(at) - 50);
-		expect(Date.now() - started).toBeLessThan(5000);
-	});
-	it('503 without Retry-After, even for a POST', async () => {
-		await fault({ count: 2, status: 503, match: { method: 'POST', path: '/api/v3/webhooks/' } });
-		const r = await run({ call: 'createWebhook', body: JSON.stringify({ url: 'https://hooks.test/a', events: ['appointment.created'] }) });
-		expect(r.error).toBeUndefined();
-		const all = await admin<any>('GET', '/__sandbox/webhooks/');
-		const list = Array.isArray(all) ? all : all.webhooks ?? all.results;
-		expect(list.filter((w: any) => w.url === 'https://hooks.test/a')).toHaveLength(1);
-	});
-	it('a spent budget gives a clear error saying what was tried', async () => {
-		await fault({ count: 50, status: 502, match: { method: 'GET' } });
-		const r = await run({ call: 'apiRequest', path: 'webhooks/', policy: { maxAttempts: 4, baseDelayMs: 20, maxWaitMs: 5000 } });
-		expect(r.error?.message).toMatch(/^The service failed \(502 Bad Gateway\) after 4 attempts \(waited [\d.]+ s in total; no attempts left\)/);
-		expect((await requests()).filter((q) => q.path === '/api/v3/webhooks/')).toHaveLength(4);
-	});
-	it('a Retry-After beyond the remaining budget fails at once', async () => {
-		await fault({ count: 5, status: 429, retryAfter: '120', match: { method: 'GET' } });
-		const started = Date.now();
-		const r = await run({ call: 'apiRequest', path: 'webhooks/', policy: { maxWaitMs: 10000 } });
-		expect(r.error?.message).toMatch(/retry after 120 s, more than the 10 s left of the retry budget/);
-		expect(Date.now() - started).toBeLessThan(3000);
-		expect(await requests()).toHaveLength(1);
-	});
-	it('a connection reset is retried', async () => {
-		await fault({ reset: true, match: { method: 'GET', path: '/api/v3/webhooks/' } });
-		const r = await run({ call: 'apiRequest', path: 'webhooks/' });
-		expect(r.error).toBeUndefined();
-		expect(records(r)[0]).toMatchObject({ statusCode: 200, attempts: 2 });
-	});
-	it('a response slower than the time-out is retried, and the final error says it timed out', async () => {
-		await fault({ delayMs: 1500, match: { method: 'GET', path: '/api/v3/webhooks/' } });
-		let r = await run({ call: 'apiRequest', path: 'webhooks/', policy: { timeoutMs: 400, baseDelayMs: 20 } });
-		expect(r.error).toBeUndefined();
-		expect(records(r)[0]).toMatchObject({ statusCode: 200, attempts: 2 });
-		await fault({ count: 3, delayMs: 1500, match: { method: 'GET', path: '/api/v3/webhooks/' } });
-		r = await run({ call: 'apiRequest', path: 'webhooks/', policy: { timeoutMs: 300, baseDelayMs: 20, maxAttempts: 2 } });
-		expect(r.error?.message).toMatch(/^Could not reach the service: the request timed out after 2 attempts/);
 	});
 });

@@ -1,16 +1,11 @@
 /**
  * The transport inside n8n-core's WorkflowExecute against the sandbox over real HTTP on loopback: every
- * pagination shape and the origin check on next links; the token never leaking.
+ * pagination shape. The origin check on next links: test/reliability/security.origins.test.ts; a page that fails
+ * once: test/reliability/faults.retried.test.ts.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { admin, config, records, requests, run, useTransportSandbox } from './sandboxTransport';
 
-import type { Sandbox } from '../helpers/sandbox';
-import { admin, config, fault, records, requests, run, useTransportSandbox } from './sandboxTransport';
-
-let sb: Sandbox;
-
-useTransportSandbox((started) => (sb = started));
+useTransportSandbox();
 
 describe('pagination', () => {
 	async function all(extra: Record<string, unknown> = {}) {
@@ -18,39 +13,6 @@ describe('pagination', () => {
 		expect(r.error).toBeUndefined();
 		return records(r);
 	}
-	it('returns the same complete, duplicate-free set for page, cursor and none, absolute and relative links', async () => {
-		await config({ pagination: 'none' });
-		const reference = (await all()).map((a) => a.appointment_key).sort();
-		expect(reference).toHaveLength(120);
-		for (const pagination of ['page', 'cursor']) {
-			for (const nextLinks of ['absolute', 'relative']) {
-				await config({ pagination, nextLinks });
-				const keys = (await all({ qs: JSON.stringify({ page_size: 25 }) })).map((a) => a.appointment_key);
-				expect(new Set(keys).size).toBe(keys.length);
-				expect([...keys].sort()).toEqual(reference);
-			}
-		}
-	});
-	it('stops at the limit without fetching pages it does not need', async () => {
-		await config({ pagination: 'page' });
-		let r = await all({ limit: 7 });
-		expect(r).toHaveLength(7);
-		expect(await requests()).toHaveLength(1);
-		await admin('DELETE', '/__sandbox/requests/');
-		r = await all({ limit: 60 });
-		expect(r).toHaveLength(60);
-		expect(await requests()).toHaveLength(2); // default page size 50
-	});
-	it('a failing page 7 of 20 is retried: no page missing or doubled', async () => {
-		await config({ pagination: 'page' });
-		await fault({ status: 500, match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } } });
-		const keys = (await all({ qs: JSON.stringify({ page_size: 6 }) })).map((a) => a.appointment_key);
-		expect(keys).toHaveLength(120);
-		expect(new Set(keys).size).toBe(120);
-		const pages = (await requests()).map((q) => String(q.query?.page ?? '1'));
-		expect(pages.filter((p) => p === '7')).toHaveLength(2);
-		for (let p = 1; p <= 20; p++) if (p !== 7) expect(pages.filter((x) => x === String(p))).toHaveLength(1);
-	});
 	it('reads each page once with pages fetched ahead, whatever order and encoding the service writes link queries in', async () => {
 		// a filtered list: our query's order (status, end_date, page_size) is not the sorted one
 		const qs = JSON.stringify({ status: 'CONFIRMED', end_date: '2099-01-01T00:00:00', page_size: 4 });
@@ -71,26 +33,6 @@ describe('pagination', () => {
 		const r = await run({ call: 'paginate', path: 'appointments/', maxPages: 3, qs: JSON.stringify({ page_size: 10 }) });
 		expect(r.error?.message).toMatch(/Stopped after 3 pages/);
 		expect(await requests()).toHaveLength(3);
-	});
-	it('refuses a next link to another origin and sends nothing there', async () => {
-		let hits = 0;
-		const other: Server = createServer((req, res) => {
-			hits++;
-			res.end('{}');
-		});
-		await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-		try {
-			const origin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
-			await config({ pagination: 'page', nextLinks: 'absolute', nextOrigin: origin });
-			const r = await run({ call: 'paginate', path: 'appointments/', qs: JSON.stringify({ page_size: 10 }) });
-			expect(r.error?.message).toBe(
-				`Refusing to follow a pagination link to another origin (${origin}); only ${sb.url} is allowed`,
-			);
-			expect(hits).toBe(0);
-			expect(await requests()).toHaveLength(1);
-		} finally {
-			await new Promise<void>((r) => other.close(() => r()));
-		}
 	});
 	it('reads a bare-array webhook list and a paginated one alike', async () => {
 		for (const url of ['https://hooks.test/1', 'https://hooks.test/2', 'https://hooks.test/3']) {

@@ -1,0 +1,13 @@
+/**
+ * The slow suites, kept out of `npm test` and run by CI as a step of their own (`npm run test:slow`): the dashboard
+ * and mailbox in a real Chromium (test/browser; `npm run test:browser` runs only these) and the sandbox's 60,000-request flood
+ * (test/sandbox/flood.test.ts; `npm run test:flood`).
+ */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['<rootDir>/test/browser/**/*.test.ts', '<rootDir>/test/sandbox/flood.test.ts'],
+	transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+	testTimeout: 120000,
+	maxWorkers: 1,
+};
