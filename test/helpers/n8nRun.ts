@@ -28,6 +28,17 @@ export interface RunNodeResult {
 
 let executionCounter = 0;
 
+/**
+ * Max Attempts and Max Retry Wait are settings of versions 1-3 (version 4 has n8n's Retry On Fail instead): a test
+ * that sets them, without naming a version, means the newest version that has them.
+ */
+function setsRetryKnobs(parameters: IDataObject): boolean {
+	return ['advanced', 'options'].some((group) => {
+		const settings = parameters[group];
+		return typeof settings === 'object' && settings !== null && ('maxAttempts' in settings || 'maxRetryWaitSeconds' in settings);
+	});
+}
+
 export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const nodeType = options.nodeType ?? defaultNodeType();
 	const typeName = `test.${nodeType.description.name}`;
@@ -35,6 +46,7 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const declared = (nodeType.description as { version?: number | number[] }).version;
 	const version =
 		options.nodeTypeVersion ??
+		(setsRetryKnobs(options.parameters) ? 3 : undefined) ??
 		nodeType.description.defaultVersion ??
 		(Array.isArray(declared) ? Math.max(...declared) : (declared as number));
 	InputNode.items = options.input ?? [{}];
