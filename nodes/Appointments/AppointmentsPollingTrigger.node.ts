@@ -67,8 +67,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description:
-			'Starts the workflow when an appointment is created, updated, canceled, starting soon or started, by asking the service at each poll time (no public https needed)',
+		description: 'Starts the workflow when an appointment is created, updated, canceled, starting soon or started, by asking the service at each poll time (no public https needed)',
 		defaults: { name: 'Appointments Polling Trigger' },
 		polling: true,
 		inputs: [],
@@ -95,8 +94,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				required: true,
 				options: POLLING_EVENTS,
 				default: [],
-				description:
-					'The events that start the workflow: created (new appointment), rescheduled (start changed), status changed, updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
+				description: 'The events that start the workflow: created (new appointment), rescheduled (start changed), status changed, updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
 			},
 			{
 				displayName: 'Lead Time (Minutes)',
@@ -106,8 +104,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				default: 1440,
 				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (${LEAD_MAX / 1440} days)`,
 				displayOptions: { show: { events: [STARTING_SOON] } },
-				description:
-					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
+				description: 'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
 			},
 			eventFilterProperty,
 			optionsProperty([
@@ -125,8 +122,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 					type: 'number',
 					typeOptions: { minValue: 0, maxValue: 31 },
 					default: 1,
-					description:
-						'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
+					description: 'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
 				},
 				{
 					displayName: 'Max Watched Appointments',
@@ -141,8 +137,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 					name: 'simplify',
 					type: 'boolean',
 					default: false,
-					description:
-						'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
+					description: 'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
 				},
 			]),
 		],

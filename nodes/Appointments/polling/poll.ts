@@ -45,15 +45,13 @@ export async function startChanges(ctx: IPollFunctions, options: PollingOptions)
 	};
 }
 
-/** One poll's comparison of the service's list with the state of the last successful poll. */
+/** One poll's comparison of the service's list with the last successful poll's state: the watched window (epoch
+ * ms), the zone `previous.start_date` is written in, and the new state, changes and keys listed as the pages arrive. */
 interface Comparison {
-	/** The watched window of start times (epoch ms). */
 	from: number;
 	to: number;
-	/** The zone `previous.start_date` is written in. */
 	zone: string;
 	previous: PollState | undefined;
-	/** The new state, filled in as the pages arrive. */
 	entries: Map<string, Entry>;
 	changes: Change[];
 	listed: Set<string>;

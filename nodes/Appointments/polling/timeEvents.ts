@@ -85,22 +85,9 @@ export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): P
 }
 
 /** One poll of the time events: the window it reads, the pairs emitted so far and the changes found. */
-interface TimeRound {
-	soon: boolean;
-	started: boolean;
-	now: number;
-	from: number;
-	to: number;
-	startedSince?: number;
-	/** Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder. */
-	baseline: boolean;
-	/** Inside Lead Time only because it grew since the last poll: remembered without a reminder. */
-	grewInto: (start: number) => boolean;
-	done: Map<string, string>;
-	changes: Change[];
-}
+type TimeRound = ReturnType<typeof timeRound>;
 
-function timeRound(now: number, options: PollingOptions, previous: TimeState | undefined): TimeRound {
+function timeRound(now: number, options: PollingOptions, previous: TimeState | undefined) {
 	const soon = options.events.has(STARTING_SOON);
 	const started = options.events.has(STARTED);
 	const lead = options.leadTime * 60_000;
@@ -112,11 +99,12 @@ function timeRound(now: number, options: PollingOptions, previous: TimeState | u
 		from: started ? now - CATCH_UP_MS : now,
 		to: soon ? now + lead : now,
 		startedSince: started ? (previous?.startedSince ?? now) : undefined,
+		// Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder.
 		baseline: soon && previous?.lead === undefined,
-		grewInto: (start) =>
-			previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead,
+		// Inside Lead Time only because it grew since the last poll: remembered without a reminder.
+		grewInto: (start: number) => previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead,
 		done: new Map(previous?.done),
-		changes: [],
+		changes: [] as Change[],
 	};
 }
 

@@ -30,9 +30,7 @@ function webhookUrl(ctx: IHookFunctions): string {
 	return url;
 }
 
-function stored(ctx: IHookFunctions): Stored {
-	return ctx.getWorkflowStaticData('node') as Stored;
-}
+const stored = (ctx: IHookFunctions) => ctx.getWorkflowStaticData('node') as Stored;
 
 // Written only when changed: each assignment marks the static data for saving.
 function remember(data: Stored, key: string, url: string): void {
