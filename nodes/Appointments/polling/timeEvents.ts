@@ -16,11 +16,8 @@ import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-w
 import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared';
 import { toItem, type Change } from './changes';
 import { unselected, type PollingOptions, type PollPart } from './listing';
-import { startMs } from './pollState';
+import { readPairs, startMs, writePairs } from './pollState';
 
-/** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
-export const LEAD_MIN = 1;
-export const LEAD_MAX = 43200;
 /** How long after its start an appointment can still get `started` (after n8n was down). */
 export const CATCH_UP_MS = 24 * 60 * 60 * 1000;
 
@@ -34,25 +31,14 @@ interface TimeState {
 
 function readTimeState(staticData: Record<string, unknown>): TimeState | undefined {
 	const saved = staticData.time as Record<string, unknown> | undefined;
-	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || typeof saved.done !== 'string') return undefined;
-	const done = new Map<string, string>();
-	for (const part of saved.done === '' ? [] : saved.done.split(';')) {
-		const last = part.lastIndexOf(',');
-		if (last <= 0) return undefined;
-		done.set(part.slice(0, last), part.slice(last + 1));
-	}
-	return {
-		at: saved.at,
-		lead: typeof saved.lead === 'number' ? saved.lead : undefined,
-		startedSince: typeof saved.startedSince === 'number' ? saved.startedSince : undefined,
-		done,
-	};
+	const done = typeof saved?.done === 'string' ? readPairs(saved.done) : undefined;
+	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || done === undefined) return undefined;
+	const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+	return { at: saved.at, lead: number(saved.lead), startedSince: number(saved.startedSince), done };
 }
 
 function writeTimeState(staticData: Record<string, unknown>, state: TimeState): void {
-	const parts: string[] = [];
-	for (const [id, flags] of state.done) parts.push(`${id},${flags}`);
-	const saved: Record<string, unknown> = { v: 1, at: state.at, done: parts.join(';') };
+	const saved: Record<string, unknown> = { v: 1, at: state.at, done: writePairs(state.done) };
 	if (state.lead !== undefined) saved.lead = state.lead;
 	if (state.startedSince !== undefined) saved.startedSince = state.startedSince;
 	staticData.time = saved;
