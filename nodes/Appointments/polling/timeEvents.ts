@@ -57,11 +57,9 @@ export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): P
 		finish() {
 			forgetSpent(r);
 			if (r.done.size <= options.maxWatched) return;
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
-				{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
-			);
+			throw new NodeOperationError(ctx.getNode(), `The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`, {
+				description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).',
+			});
 		},
 		commit() {
 			writeTimeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });

@@ -15,13 +15,8 @@ type Stored = IDataObject & { webhookKey?: string; webhookUrl?: string };
 
 function httpsProblem(url: string | undefined): string | undefined {
 	if (httpsUrl(url) !== undefined) return undefined;
-	return (
-		`The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is ` +
-		`"${String(url ?? '')}". Make n8n reachable over https and set N8N_WEBHOOK_URL (or the deprecated ` +
-		`WEBHOOK_URL) to that public https address, for example behind a reverse proxy with a certificate ` +
-		`(nginx, Caddy, Traefik) or a tunnel (Cloudflare Tunnel, ngrok); then restart n8n and activate the ` +
-		`workflow again.`
-	);
+	const fix = `for example behind a reverse proxy with a certificate (nginx, Caddy, Traefik) or a tunnel (Cloudflare Tunnel, ngrok); then restart n8n and activate the workflow again.`;
+	return `The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is "${String(url ?? '')}". Make n8n reachable over https and set N8N_WEBHOOK_URL (or the deprecated WEBHOOK_URL) to that public https address, ${fix}`;
 }
 
 function webhookUrl(ctx: IHookFunctions): string {

@@ -12,22 +12,15 @@ import { receiverConfig, type ReceiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
 import { claimEvent, type Claim } from './dedupe';
 
-/**
- * One attempt, well inside a callback time-out: a service that gave up waiting would take a later answer for lost
- * and resend anyway, and that resend retries a failed re-read.
- */
+// One attempt, well inside a callback time-out: a service that gave up waiting would resend anyway, and that
+// resend retries a failed re-read.
 const VERIFY_POLICY = { maxAttempts: 1, timeoutMs: 4000 };
 
 /** Log metadata: the workflow, the node, the event name and the appointment key. */
 type Meta = { workflowId: string; node: string; event?: string; appointmentKey?: string };
 
 /** A valid notification on its way through receive(). */
-interface Delivery {
-	ctx: IWebhookFunctions;
-	config: ReceiverConfig;
-	envelope: DeliveredEvent;
-	meta: Meta;
-}
+type Delivery = { ctx: IWebhookFunctions; config: ReceiverConfig; envelope: DeliveredEvent; meta: Meta };
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const body = this.getBodyData() as unknown;
