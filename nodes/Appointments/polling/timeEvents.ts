@@ -21,15 +21,9 @@ import { readPairs, startMs, writePairs } from './pollState';
 /** How long after its start an appointment can still get `started` (after n8n was down). */
 export const CATCH_UP_MS = 24 * 60 * 60 * 1000;
 
-interface TimeState {
-	at: number;
-	lead?: number;
-	startedSince?: number;
-	/** "<encoded key>,<start s base 36>" -> flags */
-	done: Map<string, string>;
-}
+type TimeState = NonNullable<ReturnType<typeof readTimeState>>;
 
-function readTimeState(staticData: Record<string, unknown>): TimeState | undefined {
+function readTimeState(staticData: Record<string, unknown>) {
 	const saved = staticData.time as Record<string, unknown> | undefined;
 	const done = typeof saved?.done === 'string' ? readPairs(saved.done) : undefined;
 	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || done === undefined) return undefined;

@@ -63,13 +63,10 @@ function readTriggerOptions(node: INode, value: unknown) {
 	const options = (value ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
 	if (!DEDUPE_CHOICES.some((c) => c.value === mode)) {
-		throw new NodeOperationError(
-			node,
-			`The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
-			{
-				description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ')}.`,
-			},
-		);
+		const values = DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ');
+		throw new NodeOperationError(node, `The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`, {
+			description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${values}.`,
+		});
 	}
 	// A boolean option is off when left out.
 	const flag = (v: unknown, field: string) => (v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0));
