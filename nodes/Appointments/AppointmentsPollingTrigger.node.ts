@@ -1,63 +1,15 @@
-import {
-	NodeConnectionTypes,
-	NodeOperationError,
-	type IDataObject,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-	type IPollFunctions,
-} from 'n8n-workflow';
+import { NodeConnectionTypes, type INodeExecutionData, type INodeType, type INodeTypeDescription, type IPollFunctions } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
-import {
-	CHANGE_EVENTS,
-	eventFilterProperty,
-	eventList,
-	numberValue,
-	optionsProperty,
-	readEventFilter,
-	STARTED,
-	STARTING_SOON,
-	TIME_EVENTS,
-	withoutItem,
-} from './shared';
-import { listOnce, type PollingOptions } from './polling/listing';
+import { CHANGE_EVENTS, eventFilterProperty, optionsProperty, STARTED, STARTING_SOON, TIME_EVENTS } from './shared';
+import { LEAD_MAX, LEAD_MIN, listOnce, readPollingOptions } from './polling/listing';
 import { startChanges } from './polling/poll';
 import { sampleItems } from './polling/sample';
-import { LEAD_MAX, LEAD_MIN, startTimeEvents } from './polling/timeEvents';
+import { startTimeEvents } from './polling/timeEvents';
 
 const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
 
 const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
-
-function readPollingOptions(ctx: IPollFunctions): PollingOptions {
-	const node = ctx.getNode();
-	const events = withoutItem(node, () => eventList(node, ctx.getNodeParameter('events', []), undefined, 0));
-	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
-	const whole = (name: string, label: string, fallback: number, min: number, max: number) => {
-		const value = options[name] ?? fallback;
-		if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-			throw new NodeOperationError(
-				node,
-				`The option "${label}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
-				{ description: `Set "${label}" under Options to a whole number from ${min} to ${max}, or remove it to use ${fallback}.` },
-			);
-		}
-		return value;
-	};
-	const leadTime = !events.includes(STARTING_SOON)
-		? 1440
-		: withoutItem(node, () => numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440);
-	return {
-		events: new Set(events),
-		leadTime,
-		filter: readEventFilter(node, ctx.getNodeParameter('filters', {})),
-		daysBack: whole('daysBack', 'Days Back', 1, 0, 31),
-		daysAhead: whole('daysAhead', 'Days Ahead', 30, 1, 366),
-		maxWatched: whole('maxWatched', 'Max Watched Appointments', 20000, 100, 200000),
-		simplify: options.simplify === true,
-	};
-}
 
 export class AppointmentsPollingTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -67,8 +19,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description:
-			'Starts the workflow when an appointment is created, updated, canceled, starting soon or started, by asking the service at each poll time (no public https needed)',
+		description: 'Starts the workflow when an appointment is created, updated, canceled, starting soon or started, by asking the service at each poll time (no public https needed)',
 		defaults: { name: 'Appointments Polling Trigger' },
 		polling: true,
 		inputs: [],
@@ -95,8 +46,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				required: true,
 				options: POLLING_EVENTS,
 				default: [],
-				description:
-					'The events that start the workflow: created (new appointment), rescheduled (start changed), status changed, updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
+				description: 'The events that start the workflow: created (new appointment), rescheduled (start changed), status changed, updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
 			},
 			{
 				displayName: 'Lead Time (Minutes)',
@@ -106,8 +56,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				default: 1440,
 				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (${LEAD_MAX / 1440} days)`,
 				displayOptions: { show: { events: [STARTING_SOON] } },
-				description:
-					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
+				description: 'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
 			},
 			eventFilterProperty,
 			optionsProperty([
@@ -125,8 +74,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 					type: 'number',
 					typeOptions: { minValue: 0, maxValue: 31 },
 					default: 1,
-					description:
-						'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
+					description: 'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
 				},
 				{
 					displayName: 'Max Watched Appointments',
@@ -141,8 +89,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 					name: 'simplify',
 					type: 'boolean',
 					default: false,
-					description:
-						'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
+					description: 'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
 				},
 			]),
 		],

@@ -1,11 +1,4 @@
-import {
-	NodeConnectionTypes,
-	type IHookFunctions,
-	type INodeType,
-	type INodeTypeDescription,
-	type IWebhookFunctions,
-	type IWebhookResponseData,
-} from 'n8n-workflow';
+import { NodeConnectionTypes, type IHookFunctions, type INodeType, type INodeTypeDescription, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
 import { eventFields, eventFilterProperty, optionsProperty } from './shared';
@@ -44,8 +37,7 @@ export class AppointmentsTrigger implements INodeType {
 			{
 				// Kept visible (a notice): without https the trigger cannot work at all. The test/production URL
 				// details and the proxy/tunnel set-up are in the README's Trigger section (the node's docs link).
-				displayName:
-					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel. Events that do not match the Filters start no execution.',
+				displayName: 'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel. Events that do not match the Filters start no execution.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -58,8 +50,7 @@ export class AppointmentsTrigger implements INodeType {
 			{
 				// The service's envelope holds the appointment as it is now, and n8n keeps no state for a webhook
 				// handler: there is nothing to compare with, so the polling trigger is where before/after lives.
-				displayName:
-					"Each event holds the appointment as it is now, not what it was before: for the previous start or status (Appointment Rescheduled, Appointment Status Changed), use the Appointments Polling Trigger.",
+				displayName: "Each event holds the appointment as it is now, not what it was before: for the previous start or status (Appointment Rescheduled, Appointment Status Changed), use the Appointments Polling Trigger.",
 				name: 'previousNotice',
 				type: 'notice',
 				default: '',
@@ -94,8 +85,7 @@ export class AppointmentsTrigger implements INodeType {
 					name: 'verifyWithApi',
 					type: 'boolean',
 					default: false,
-					description:
-						"Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing",
+					description: "Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing",
 				},
 			]),
 		],
@@ -105,15 +95,9 @@ export class AppointmentsTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
-			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await checkExists.call(this);
-			},
-			async create(this: IHookFunctions): Promise<boolean> {
-				return await create.call(this);
-			},
-			async delete(this: IHookFunctions): Promise<boolean> {
-				return await remove.call(this);
-			},
+			checkExists(this: IHookFunctions) { return checkExists.call(this); },
+			create(this: IHookFunctions) { return create.call(this); },
+			delete(this: IHookFunctions) { return remove.call(this); },
 		},
 	};
 

@@ -12,12 +12,8 @@ import { startPart, statusOf, statusPart, type Entry } from './pollState';
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
 
-export interface Change {
-	event: string;
-	data: IDataObject;
-	/** The start and status before the change (rescheduled, status_changed, updated). */
-	previous?: IDataObject;
-}
+/** An event found by a poll; `previous`: the start and status before the change (rescheduled, status_changed, updated). */
+export type Change = { event: string; data: IDataObject; previous?: IDataObject };
 
 export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
 	const { event, data, previous } = change;

@@ -6,20 +6,40 @@
  */
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { notAppointmentReason, startInstant, windowQuery, type EventFilter } from '../shared';
+import { eventList, notAppointmentReason, numberValue, readEventFilter, startInstant, STARTING_SOON, windowQuery, withoutItem } from '../shared';
 import { accountTimeZone, paginate, type PaginateOptions } from '../transport';
 import { startMs } from './pollState';
 
-export interface PollingOptions {
-	events: ReadonlySet<string>;
-	/** Events whose appointment does not match are dropped; a poll left with none starts no execution. */
-	filter: EventFilter;
-	daysBack: number;
-	daysAhead: number;
-	/** Lead Time in minutes (read when starting soon is selected). */
-	leadTime: number;
-	maxWatched: number;
-	simplify: boolean;
+/** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
+export const LEAD_MIN = 1;
+export const LEAD_MAX = 43200;
+
+/** Lead Time is read only when starting soon is selected; events outside the Filters are dropped. */
+export type PollingOptions = ReturnType<typeof readPollingOptions>;
+
+export function readPollingOptions(ctx: IPollFunctions) {
+	const node = ctx.getNode();
+	const events = withoutItem(node, () => eventList(node, ctx.getNodeParameter('events', []), undefined, 0));
+	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
+	const whole = (name: string, label: string, fallback: number, min: number, max: number) => {
+		const value = options[name] ?? fallback;
+		if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+		throw new NodeOperationError(node, `The option "${label}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`, {
+			description: `Set "${label}" under Options to a whole number from ${min} to ${max}, or remove it to use ${fallback}.`,
+		});
+	};
+	const leadTime = !events.includes(STARTING_SOON)
+		? 1440
+		: withoutItem(node, () => numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440);
+	return {
+		events: new Set(events),
+		leadTime,
+		filter: readEventFilter(node, ctx.getNodeParameter('filters', {})),
+		daysBack: whole('daysBack', 'Days Back', 1, 0, 31),
+		daysAhead: whole('daysAhead', 'Days Ahead', 30, 1, 366),
+		maxWatched: whole('maxWatched', 'Max Watched Appointments', 20000, 100, 200000),
+		simplify: options.simplify === true,
+	};
 }
 
 /** One reader of a poll's listing: the window of starts it needs (epoch ms) and what it does with each record. */
@@ -29,13 +49,14 @@ export interface Reader {
 	read(record: IDataObject): void;
 }
 
-/** The change or the time events of one poll. Every part finishes before any commits: a failed poll writes nothing. */
+/**
+ * The change or the time events of one poll: its reader (none when none of its events is selected), finish() (the
+ * requests and checks left after the listing) and commit() (writes its state, gives its items). Every part
+ * finishes before any commits: a failed poll writes nothing.
+ */
 export interface PollPart {
-	/** Undefined when none of the part's events is selected. */
 	reader?: Reader;
-	/** After the listing: the requests and checks left, which may fail the poll. */
 	finish(): Promise<void> | void;
-	/** Writes the part's state and gives its items. */
 	commit(): INodeExecutionData[];
 }
 

@@ -45,15 +45,13 @@ export async function startChanges(ctx: IPollFunctions, options: PollingOptions)
 	};
 }
 
-/** One poll's comparison of the service's list with the state of the last successful poll. */
+/** One poll's comparison of the service's list with the last successful poll's state: the watched window (epoch
+ * ms), the zone `previous.start_date` is written in, and the new state, changes and keys listed as the pages arrive. */
 interface Comparison {
-	/** The watched window of start times (epoch ms). */
 	from: number;
 	to: number;
-	/** The zone `previous.start_date` is written in. */
 	zone: string;
 	previous: PollState | undefined;
-	/** The new state, filled in as the pages arrive. */
 	entries: Map<string, Entry>;
 	changes: Change[];
 	listed: Set<string>;
@@ -62,10 +60,7 @@ interface Comparison {
 /** NaN (an unreadable start) is never inside. */
 const inWindow = (c: Comparison, start: number) => start >= c.from && start <= c.to;
 
-const entryOf = (record: IDataObject): Entry => ({
-	fp: fingerprint(record.status, record.start_date),
-	start: startMs(record.start_date),
-});
+const entryOf = (record: IDataObject): Entry => ({ fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) });
 
 function compareListed(c: Comparison, record: IDataObject): void {
 	const key = record.appointment_key as string;
@@ -122,11 +117,8 @@ function forgetBeyond(ctx: IPollFunctions, entries: Map<string, Entry>, from: nu
 		if (entries.size <= options.maxWatched) return;
 		entries.delete(key);
 	}
-	if (entries.size > options.maxWatched) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The watched window holds ${entries.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
-			{ description: 'Lower Days Ahead or Days Back, or raise Max Watched Appointments (each one costs about 47 bytes of the workflow\'s static data).' },
-		);
-	}
+	if (entries.size <= options.maxWatched) return;
+	throw new NodeOperationError(ctx.getNode(), `The watched window holds ${entries.size} appointments, more than Max Watched Appointments (${options.maxWatched})`, {
+		description: 'Lower Days Ahead or Days Back, or raise Max Watched Appointments (each one costs about 47 bytes of the workflow\'s static data).',
+	});
 }

@@ -38,15 +38,18 @@ export function fingerprint(status: unknown, startDate: unknown): string {
 export const statusPart = (fp: string) => fp.slice(0, fp.indexOf(':'));
 export const startPart = (fp: string) => fp.slice(fp.indexOf(':') + 1);
 
+const decoded = (text: string) => {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return undefined;
+	}
+};
+
 /** The status a fingerprint holds (the inverse of its status part). */
 export function statusOf(fp: string): string {
 	const part = statusPart(fp);
-	if (!part.startsWith('~')) return STATUS_VALUES[parseInt(part, 36)] ?? '';
-	try {
-		return decodeURIComponent(part.slice(1));
-	} catch {
-		return '';
-	}
+	return part.startsWith('~') ? (decoded(part.slice(1)) ?? '') : (STATUS_VALUES[parseInt(part, 36)] ?? '');
 }
 
 function startOfFingerprint(fp: string): number {
@@ -54,29 +57,35 @@ function startOfFingerprint(fp: string): number {
 	return part.startsWith('!') ? NaN : parseInt(part, 36) * 1000;
 }
 
+/** "<key>,<value>;…" (both states' form) as a Map split at each part's last comma; undefined when a part has none. */
+export function readPairs(text: string): Map<string, string> | undefined {
+	const pairs = new Map<string, string>();
+	for (const part of text === '' ? [] : text.split(';')) {
+		const comma = part.lastIndexOf(',');
+		if (comma <= 0) return undefined;
+		pairs.set(part.slice(0, comma), part.slice(comma + 1));
+	}
+	return pairs;
+}
+
+export const writePairs = (pairs: Iterable<[string, string]>) => Array.from(pairs, ([key, value]) => `${key},${value}`).join(';');
+
 /** The saved state, or undefined when there is none (first activation) or it cannot be read (then a new baseline). */
 export function readState(staticData: Record<string, unknown>): PollState | undefined {
 	const saved = staticData.state as { v?: unknown; from?: unknown; to?: unknown; entries?: unknown } | undefined;
 	if (!saved || saved.v !== 1 || typeof saved.from !== 'number' || typeof saved.to !== 'number') return undefined;
-	if (typeof saved.entries !== 'string') return undefined;
+	const pairs = typeof saved.entries === 'string' ? readPairs(saved.entries) : undefined;
+	if (pairs === undefined) return undefined;
 	const entries = new Map<string, Entry>();
-	for (const part of saved.entries === '' ? [] : saved.entries.split(';')) {
-		const comma = part.indexOf(',');
-		const fp = part.slice(comma + 1);
-		let key: string;
-		try {
-			key = decodeURIComponent(part.slice(0, comma));
-		} catch {
-			return undefined;
-		}
-		if (comma <= 0 || !fp.includes(':')) return undefined;
+	for (const [encoded, fp] of pairs) {
+		const key = decoded(encoded);
+		if (key === undefined || !fp.includes(':')) return undefined;
 		entries.set(key, { fp, start: startOfFingerprint(fp) });
 	}
 	return { from: saved.from, to: saved.to, entries };
 }
 
 export function writeState(staticData: Record<string, unknown>, state: PollState): void {
-	const parts: string[] = [];
-	for (const [key, entry] of state.entries) parts.push(`${encodeURIComponent(key)},${entry.fp}`);
-	staticData.state = { v: 1, from: state.from, to: state.to, entries: parts.join(';') };
+	const entries = writePairs(Array.from(state.entries, ([key, entry]): [string, string] => [encodeURIComponent(key), entry.fp]));
+	staticData.state = { v: 1, from: state.from, to: state.to, entries };
 }

@@ -16,43 +16,23 @@ import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-w
 import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared';
 import { toItem, type Change } from './changes';
 import { unselected, type PollingOptions, type PollPart } from './listing';
-import { startMs } from './pollState';
+import { readPairs, startMs, writePairs } from './pollState';
 
-/** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
-export const LEAD_MIN = 1;
-export const LEAD_MAX = 43200;
 /** How long after its start an appointment can still get `started` (after n8n was down). */
 export const CATCH_UP_MS = 24 * 60 * 60 * 1000;
 
-interface TimeState {
-	at: number;
-	lead?: number;
-	startedSince?: number;
-	/** "<encoded key>,<start s base 36>" -> flags */
-	done: Map<string, string>;
-}
+type TimeState = NonNullable<ReturnType<typeof readTimeState>>;
 
-function readTimeState(staticData: Record<string, unknown>): TimeState | undefined {
+function readTimeState(staticData: Record<string, unknown>) {
 	const saved = staticData.time as Record<string, unknown> | undefined;
-	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || typeof saved.done !== 'string') return undefined;
-	const done = new Map<string, string>();
-	for (const part of saved.done === '' ? [] : saved.done.split(';')) {
-		const last = part.lastIndexOf(',');
-		if (last <= 0) return undefined;
-		done.set(part.slice(0, last), part.slice(last + 1));
-	}
-	return {
-		at: saved.at,
-		lead: typeof saved.lead === 'number' ? saved.lead : undefined,
-		startedSince: typeof saved.startedSince === 'number' ? saved.startedSince : undefined,
-		done,
-	};
+	const done = typeof saved?.done === 'string' ? readPairs(saved.done) : undefined;
+	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || done === undefined) return undefined;
+	const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+	return { at: saved.at, lead: number(saved.lead), startedSince: number(saved.startedSince), done };
 }
 
 function writeTimeState(staticData: Record<string, unknown>, state: TimeState): void {
-	const parts: string[] = [];
-	for (const [id, flags] of state.done) parts.push(`${id},${flags}`);
-	const saved: Record<string, unknown> = { v: 1, at: state.at, done: parts.join(';') };
+	const saved: Record<string, unknown> = { v: 1, at: state.at, done: writePairs(state.done) };
 	if (state.lead !== undefined) saved.lead = state.lead;
 	if (state.startedSince !== undefined) saved.startedSince = state.startedSince;
 	staticData.time = saved;
@@ -71,11 +51,9 @@ export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): P
 		finish() {
 			forgetSpent(r);
 			if (r.done.size <= options.maxWatched) return;
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
-				{ description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).' },
-			);
+			throw new NodeOperationError(ctx.getNode(), `The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`, {
+				description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).',
+			});
 		},
 		commit() {
 			writeTimeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
@@ -85,22 +63,9 @@ export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): P
 }
 
 /** One poll of the time events: the window it reads, the pairs emitted so far and the changes found. */
-interface TimeRound {
-	soon: boolean;
-	started: boolean;
-	now: number;
-	from: number;
-	to: number;
-	startedSince?: number;
-	/** Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder. */
-	baseline: boolean;
-	/** Inside Lead Time only because it grew since the last poll: remembered without a reminder. */
-	grewInto: (start: number) => boolean;
-	done: Map<string, string>;
-	changes: Change[];
-}
+type TimeRound = ReturnType<typeof timeRound>;
 
-function timeRound(now: number, options: PollingOptions, previous: TimeState | undefined): TimeRound {
+function timeRound(now: number, options: PollingOptions, previous: TimeState | undefined) {
 	const soon = options.events.has(STARTING_SOON);
 	const started = options.events.has(STARTED);
 	const lead = options.leadTime * 60_000;
@@ -112,11 +77,12 @@ function timeRound(now: number, options: PollingOptions, previous: TimeState | u
 		from: started ? now - CATCH_UP_MS : now,
 		to: soon ? now + lead : now,
 		startedSince: started ? (previous?.startedSince ?? now) : undefined,
+		// Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder.
 		baseline: soon && previous?.lead === undefined,
-		grewInto: (start) =>
-			previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead,
+		// Inside Lead Time only because it grew since the last poll: remembered without a reminder.
+		grewInto: (start: number) => previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead,
 		done: new Map(previous?.done),
-		changes: [],
+		changes: [] as Change[],
 	};
 }
 

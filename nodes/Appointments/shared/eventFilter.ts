@@ -52,9 +52,7 @@ export const eventFilterProperty: INodeProperties = {
 
 /** Names the field by the editor's path (Filters › Statuses), as the triggers' errors and logs show it. */
 function filterError(node: INode, field: string, expected: string, got: unknown, fix: string): NodeOperationError {
-	return new NodeOperationError(node, `The field "${field}" must be ${expected} (got ${JSON.stringify(got)})`, {
-		description: fix,
-	});
+	return new NodeOperationError(node, `The field "${field}" must be ${expected} (got ${JSON.stringify(got)})`, { description: fix });
 }
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';

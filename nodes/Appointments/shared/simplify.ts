@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-function isObject(value: unknown): value is IDataObject {
+export function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 

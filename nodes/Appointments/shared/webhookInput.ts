@@ -6,10 +6,6 @@ export interface WebhookInput {
 	events: string[];
 }
 
-function itemText(itemIndex?: number): string {
-	return itemIndex === undefined ? '' : ` (item ${itemIndex})`;
-}
-
 /** The URL, trimmed, when it is an absolute https address; undefined otherwise. The one https check. */
 export function httpsUrl(value: unknown): string | undefined {
 	const url = typeof value === 'string' ? value.trim() : '';
@@ -24,11 +20,12 @@ export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number
 	const url = httpsUrl(raw);
 	if (url !== undefined) return url;
 	const text = typeof raw === 'string' ? raw.trim() : '';
+	const item = itemIndex === undefined ? '' : ` (item ${itemIndex})`;
 	throw new NodeOperationError(
 		node,
 		URL.canParse(text)
-			? `The field "URL"${itemText(itemIndex)} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
-			: `The field "URL"${itemText(itemIndex)} must be an absolute HTTPS address (got "${String(raw ?? '')}")`,
+			? `The field "URL"${item} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
+			: `The field "URL"${item} must be an absolute HTTPS address (got "${String(raw ?? '')}")`,
 		{
 			itemIndex,
 			description:

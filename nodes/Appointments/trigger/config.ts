@@ -2,23 +2,12 @@
  * The webhook trigger's parameters, read and checked in one place. Each decides whether or how an event runs, so
  * one that cannot be read is never replaced by a default: the error names the field as the editor labels it.
  */
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IHookFunctions,
-	type INode,
-	type IWebhookFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IHookFunctions, type INode, type IWebhookFunctions } from 'n8n-workflow';
 
 import { eventList, numberValue, readEventFilter, toBoolean, withoutItem, type EventFilter } from '../shared';
 import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
 
-export interface TriggerOptions {
-	dedupeKey: DedupeMode;
-	dedupeWindow: number;
-	verifyWithApi: boolean;
-	simplify: boolean;
-}
+export type TriggerOptions = ReturnType<typeof readTriggerOptions>;
 
 export interface ReceiverConfig {
 	events: string[];
@@ -30,16 +19,8 @@ export interface ReceiverConfig {
 
 /** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
 export const DEDUPE_CHOICES = [
-	{
-		name: 'Event + Appointment Key + Timestamp',
-		value: 'eventKeyTimestamp',
-		description: 'A redelivery of the same notification is dropped; a later event for the same appointment still runs',
-	},
-	{
-		name: 'Appointment Key',
-		value: 'appointmentKey',
-		description: "Only the first event of each appointment runs, as long as it is remembered (the spec's literal rule)",
-	},
+	{ name: 'Event + Appointment Key + Timestamp', value: 'eventKeyTimestamp', description: 'A redelivery of the same notification is dropped; a later event for the same appointment still runs' },
+	{ name: 'Appointment Key', value: 'appointmentKey', description: "Only the first event of each appointment runs, as long as it is remembered (the spec's literal rule)" },
 	{ name: 'Off', value: 'off', description: 'Every delivery starts the workflow, redeliveries included' },
 ] as const satisfies ReadonlyArray<{ name: string; value: DedupeMode; description: string }>;
 
@@ -78,17 +59,14 @@ function savedParameters(ctx: IWebhookFunctions, node: INode): ReadParameter {
 	};
 }
 
-function readTriggerOptions(node: INode, value: unknown): TriggerOptions {
+function readTriggerOptions(node: INode, value: unknown) {
 	const options = (value ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
 	if (!DEDUPE_CHOICES.some((c) => c.value === mode)) {
-		throw new NodeOperationError(
-			node,
-			`The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
-			{
-				description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ')}.`,
-			},
-		);
+		const values = DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ');
+		throw new NodeOperationError(node, `The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`, {
+			description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${values}.`,
+		});
 	}
 	// A boolean option is off when left out.
 	const flag = (v: unknown, field: string) => (v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0));

@@ -62,10 +62,7 @@ export class RecentKeys {
 }
 
 /** The delivery's response as n8n finishes it after webhook() returned (express's Response has this shape). */
-export interface Answer {
-	statusCode: number;
-	once(event: 'finish', listener: () => void): unknown;
-}
+export type Answer = { statusCode: number; once(event: 'finish', listener: () => void): unknown };
 
 export interface Claim {
 	/** Remembered; forgotten again when n8n answers the delivery with an error (it could not start the run). */
@@ -74,11 +71,7 @@ export interface Claim {
 	drop(): boolean;
 }
 
-export interface Notification {
-	event: string;
-	appointmentKey: string;
-	timestamp: string;
-}
+export type Notification = { event: string; appointmentKey: string; timestamp: string };
 
 const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
 let claims = 0;
@@ -119,10 +112,5 @@ export function recentKeysFor(scope: string, limit: number): RecentKeys {
 	return store;
 }
 
-export function forgetScope(scope: string): void {
-	stores.delete(scope);
-}
-
-export function scopeCount(): number {
-	return stores.size;
-}
+export const forgetScope = (scope: string) => stores.delete(scope);
+export const scopeCount = () => stores.size;

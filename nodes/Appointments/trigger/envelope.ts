@@ -4,6 +4,8 @@
  * are kept; strings are capped so a hostile body cannot grow the dedupe memory or the logs. Hand-written rather
  * than zod (test/trigger/envelope.test.ts checks it against a zod schema): bench part 3 bounds its cost.
  */
+import { isObject } from '../shared/simplify';
+
 export const MAX_NAME = 200;
 export const MAX_TEXT = 10000;
 
@@ -19,10 +21,6 @@ export function isIsoDateTimeWithOffset(value: unknown): boolean {
 	const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
 	if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]) return false;
 	return month !== 2 || day !== 29 || (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function checkOptionalText(value: unknown, field: string): string | undefined {
@@ -45,11 +43,11 @@ function checkInstant(value: unknown, field: string): string | undefined {
 }
 
 export function checkEnvelope(body: unknown): string | undefined {
-	if (!isPlainObject(body)) return 'the body must be a JSON object';
+	if (!isObject(body)) return 'the body must be a JSON object';
 	const problem = checkName(body.event, 'event') ?? checkInstant(body.timestamp, 'timestamp');
 	if (problem !== undefined) return problem;
 	const data = body.data;
-	if (!isPlainObject(data)) return 'data must be an object';
+	if (!isObject(data)) return 'data must be an object';
 	return (
 		checkName(data.appointment_key, 'data.appointment_key') ??
 		checkOptionalText(data.search_code, 'data.search_code') ??
@@ -63,7 +61,7 @@ export function checkEnvelope(body: unknown): string | undefined {
 /** An optional nested object (calendar, person) whose listed fields, when present, are text. */
 function checkOptionalObject(value: unknown, label: string, fields: string[]): string | undefined {
 	if (value === undefined || value === null) return undefined;
-	if (!isPlainObject(value)) return `${label} must be an object`;
+	if (!isObject(value)) return `${label} must be an object`;
 	for (const field of fields) {
 		const problem = checkOptionalText(value[field], `${label}.${field}`);
 		if (problem !== undefined) return problem;

@@ -15,13 +15,8 @@ type Stored = IDataObject & { webhookKey?: string; webhookUrl?: string };
 
 function httpsProblem(url: string | undefined): string | undefined {
 	if (httpsUrl(url) !== undefined) return undefined;
-	return (
-		`The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is ` +
-		`"${String(url ?? '')}". Make n8n reachable over https and set N8N_WEBHOOK_URL (or the deprecated ` +
-		`WEBHOOK_URL) to that public https address, for example behind a reverse proxy with a certificate ` +
-		`(nginx, Caddy, Traefik) or a tunnel (Cloudflare Tunnel, ngrok); then restart n8n and activate the ` +
-		`workflow again.`
-	);
+	const fix = `for example behind a reverse proxy with a certificate (nginx, Caddy, Traefik) or a tunnel (Cloudflare Tunnel, ngrok); then restart n8n and activate the workflow again.`;
+	return `The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is "${String(url ?? '')}". Make n8n reachable over https and set N8N_WEBHOOK_URL (or the deprecated WEBHOOK_URL) to that public https address, ${fix}`;
 }
 
 function webhookUrl(ctx: IHookFunctions): string {
@@ -30,9 +25,7 @@ function webhookUrl(ctx: IHookFunctions): string {
 	return url;
 }
 
-function stored(ctx: IHookFunctions): Stored {
-	return ctx.getWorkflowStaticData('node') as Stored;
-}
+const stored = (ctx: IHookFunctions) => ctx.getWorkflowStaticData('node') as Stored;
 
 // Written only when changed: each assignment marks the static data for saving.
 function remember(data: Stored, key: string, url: string): void {

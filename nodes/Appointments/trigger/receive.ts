@@ -4,12 +4,7 @@
  * re-read fails: settled nothing, the resend tries again), run. Every answer that starts nothing is logged at debug
  * level with the event name and the appointment key only (no other personal data).
  */
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IWebhookFunctions,
-	type IWebhookResponseData,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
 
 import { getAppointment } from '../transport';
 import { matches, triggerItem, type DeliveredEvent } from '../shared';
@@ -17,22 +12,15 @@ import { receiverConfig, type ReceiverConfig } from './config';
 import { checkEnvelope, MAX_NAME } from './envelope';
 import { claimEvent, type Claim } from './dedupe';
 
-/**
- * One attempt, well inside a callback time-out: a service that gave up waiting would take a later answer for lost
- * and resend anyway, and that resend retries a failed re-read.
- */
+// One attempt, well inside a callback time-out: a service that gave up waiting would resend anyway, and that
+// resend retries a failed re-read.
 const VERIFY_POLICY = { maxAttempts: 1, timeoutMs: 4000 };
 
 /** Log metadata: the workflow, the node, the event name and the appointment key. */
 type Meta = { workflowId: string; node: string; event?: string; appointmentKey?: string };
 
 /** A valid notification on its way through receive(). */
-interface Delivery {
-	ctx: IWebhookFunctions;
-	config: ReceiverConfig;
-	envelope: DeliveredEvent;
-	meta: Meta;
-}
+type Delivery = { ctx: IWebhookFunctions; config: ReceiverConfig; envelope: DeliveredEvent; meta: Meta };
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const body = this.getBodyData() as unknown;
@@ -90,11 +78,8 @@ async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<I
 		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
 	} catch (error) {
 		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
-			{ description: (error as { description?: string }).description },
-		);
+		const description = (error as { description?: string }).description;
+		throw new NodeOperationError(ctx.getNode(), `Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`, { description });
 	}
 }
 
@@ -114,8 +99,7 @@ function filteredOut(d: Delivery): IWebhookResponseData {
 }
 
 function duplicate(d: Delivery): IWebhookResponseData {
-	const log = `ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`;
-	return notStarted(d, 'duplicate', log);
+	return notStarted(d, 'duplicate', `ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`);
 }
 
 /** A name of an invalid body, for its log line, when it is a string of sensible length. */
