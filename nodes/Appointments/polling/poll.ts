@@ -58,7 +58,7 @@ interface Comparison {
 }
 
 /** NaN (an unreadable start) is never inside. */
-const inWindow = (c: Comparison, start: number) => start >= c.from && start <= c.to;
+const startsInComparison = (c: Comparison, start: number) => start >= c.from && start <= c.to;
 
 const entryOf = (record: IDataObject): Entry => ({ fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) });
 
@@ -68,7 +68,7 @@ function compareListed(c: Comparison, record: IDataObject): void {
 	const entry = entryOf(record);
 	const before = c.entries.get(key);
 	if (before === undefined) {
-		if (!inWindow(c, entry.start)) return;
+		if (!startsInComparison(c, entry.start)) return;
 		c.entries.set(key, entry);
 		// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
 		// window: it entered as the window moved (or its options changed), so it is only remembered.
@@ -85,7 +85,7 @@ function compareListed(c: Comparison, record: IDataObject): void {
 /** Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed. */
 async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<void> {
 	for (const [key, before] of c.previous?.entries ?? []) {
-		if (c.listed.has(key) || !inWindow(c, before.start) || wasCancelled(before)) continue;
+		if (c.listed.has(key) || !startsInComparison(c, before.start) || wasCancelled(before)) continue;
 		const record = await readAppointment(ctx, key);
 		if (record === undefined) {
 			c.entries.delete(key);

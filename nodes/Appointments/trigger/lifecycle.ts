@@ -25,7 +25,7 @@ function webhookUrl(ctx: IHookFunctions): string {
 	return url;
 }
 
-const stored = (ctx: IHookFunctions) => ctx.getWorkflowStaticData('node') as Stored;
+const subscriptionData = (ctx: IHookFunctions) => ctx.getWorkflowStaticData('node') as Stored;
 
 // Written only when changed: each assignment marks the static data for saving.
 function remember(data: Stored, key: string, url: string): void {
@@ -42,7 +42,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	// n8n calls this on every start-up too: a parameter that can no longer be read is reported there.
 	const events = readForPublishing(this);
 	const url = webhookUrl(this);
-	const data = stored(this);
+	const data = subscriptionData(this);
 	// No subscription can exist for a URL the service refuses; create() explains why, without a request.
 	if (httpsProblem(url) !== undefined) return false;
 
@@ -73,13 +73,13 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const events = readForPublishing(this);
 	// The transport returns a subscription only with its webhook_key (from the answer or the service's list).
 	const key = keyOf(await createWebhook(this, { url, events }));
-	remember(stored(this), key, url);
+	remember(subscriptionData(this), key, url);
 	return true;
 }
 
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
-	const data = stored(this);
+	const data = subscriptionData(this);
 	let keys: string[];
 	if (data.webhookKey && (data.webhookUrl === undefined || data.webhookUrl === url)) {
 		keys = [data.webhookKey];
