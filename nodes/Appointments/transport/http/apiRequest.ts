@@ -10,18 +10,20 @@ import { credentialInfo, type CredentialInfo, type TransportContext } from './cr
 import { redactError } from './redaction';
 import { requestWithRetries, type ApiResponse, type RetryHooks, type SendOptions } from './retries';
 
-export interface ApiRequestOptions extends SendOptions {
-	qs?: IDataObject;
-}
-
-async function checkedRequest<T>(
+async function send<T>(
 	ctx: TransportContext,
-	info: CredentialInfo,
 	method: IHttpRequestMethods,
-	url: string,
+	urlOf: (info: CredentialInfo) => string,
 	opts: SendOptions,
 	hooks?: RetryHooks,
 ): Promise<ApiResponse<T>> {
+	const info = await credentialInfo(ctx);
+	let url: string;
+	try {
+		url = urlOf(info);
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), (error as Error).message, { itemIndex: opts.itemIndex });
+	}
 	const origin = originOf(url);
 	try {
 		if (origin !== info.origin) {
@@ -43,17 +45,10 @@ export async function apiRequest<T = IDataObject>(
 	ctx: TransportContext,
 	method: IHttpRequestMethods,
 	path: string,
-	opts: ApiRequestOptions = {},
+	opts: SendOptions & { qs?: IDataObject } = {},
 	hooks?: RetryHooks,
 ): Promise<ApiResponse<T>> {
-	const info = await credentialInfo(ctx);
-	let url: string;
-	try {
-		url = buildApiUrl(info.baseUrl, path, opts.qs);
-	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), (error as Error).message, { itemIndex: opts.itemIndex });
-	}
-	return await checkedRequest<T>(ctx, info, method, url, opts, hooks);
+	return await send<T>(ctx, method, (info) => buildApiUrl(info.baseUrl, path, opts.qs), opts, hooks);
 }
 
 /** A request to an absolute URL (a `next` link), refused without sending unless it has the base URL's origin. */
@@ -61,9 +56,8 @@ export async function apiRequestUrl<T = IDataObject>(
 	ctx: TransportContext,
 	method: IHttpRequestMethods,
 	absoluteUrl: string,
-	opts: Omit<ApiRequestOptions, 'qs'> = {},
+	opts: SendOptions = {},
 	hooks?: RetryHooks,
 ): Promise<ApiResponse<T>> {
-	const info = await credentialInfo(ctx);
-	return await checkedRequest<T>(ctx, info, method, absoluteUrl, opts, hooks);
+	return await send<T>(ctx, method, () => absoluteUrl, opts, hooks);
 }

@@ -5,24 +5,12 @@ const API_PREFIX = '/api/v3/';
 
 /** Strips whitespace, trailing slashes and a trailing `/api/v3` (any case), then trailing slashes again. */
 export function normaliseBaseUrl(raw: string): string {
-	let url = String(raw ?? '').trim();
-	url = url.replace(/\/+$/, '');
-	url = url.replace(/\/api\/v3$/i, '');
-	url = url.replace(/\/+$/, '');
-	return url;
+	return String(raw ?? '').trim().replace(/\/+$/, '').replace(/\/api\/v3$/i, '').replace(/\/+$/, '');
 }
 
 function appendValue(params: URLSearchParams, key: string, value: unknown): void {
-	if (value === undefined || value === null) return;
-	if (Array.isArray(value)) {
-		for (const v of value) appendValue(params, key, v);
-		return;
-	}
-	if (typeof value === 'object') {
-		params.append(key, JSON.stringify(value));
-		return;
-	}
-	params.append(key, String(value));
+	if (Array.isArray(value)) for (const v of value) appendValue(params, key, v);
+	else if (value !== undefined && value !== null) params.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 /** Encodes a query; arrays become repeated parameters (`service_keys=a&service_keys=b`); undefined/null are dropped. */
@@ -47,10 +35,8 @@ export function buildApiUrl(baseUrl: string, path: string, qs?: IDataObject): st
 	if (pathOnly.split('/').some((segment) => segment === '..' || segment === '.')) {
 		throw new Error(`API path may not contain "." or ".." segments (got "${path}")`);
 	}
-	const query = encodeQuery(qs);
-	let url = `${normaliseBaseUrl(baseUrl)}${API_PREFIX}${path}`;
-	if (query) url += (url.includes('?') ? '&' : '?') + query;
-	return url;
+	const [url, query] = [`${normaliseBaseUrl(baseUrl)}${API_PREFIX}${path}`, encodeQuery(qs)];
+	return query ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url;
 }
 
 export function originOf(url: string): string | undefined {

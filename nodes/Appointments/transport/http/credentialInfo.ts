@@ -4,30 +4,12 @@ import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type I
 
 import { normaliseBaseUrl, originOf } from './apiUrls';
 
-export type TransportContext =
-	| IExecuteFunctions
-	| IHookFunctions
-	| IWebhookFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions;
+export type TransportContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IPollFunctions;
 
-export interface RequestPolicy {
-	/** Attempts in total, first one included. */
-	maxAttempts: number;
-	/** Total time spent waiting between attempts. */
-	maxWaitMs: number;
-	/** Time-out of a single attempt. */
-	timeoutMs: number;
-	/** First backoff ceiling; doubles each attempt. */
-	baseDelayMs: number;
-}
+/** Attempts in all (the first included), the wait between them in all, one attempt's time-out, the first backoff ceiling (doubling). */
+export type RequestPolicy = { maxAttempts: number; maxWaitMs: number; timeoutMs: number; baseDelayMs: number };
 
-export const DEFAULT_POLICY: RequestPolicy = Object.freeze({
-	maxAttempts: 5,
-	maxWaitMs: 60000,
-	timeoutMs: 30000,
-	baseDelayMs: 500,
-}) as RequestPolicy;
+export const DEFAULT_POLICY: RequestPolicy = Object.freeze({ maxAttempts: 5, maxWaitMs: 60000, timeoutMs: 30000, baseDelayMs: 500 });
 
 export const CREDENTIAL_NAME = 'appointmentsApi';
 
@@ -42,11 +24,7 @@ export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
 	};
 }
 
-export interface CredentialInfo {
-	baseUrl: string;
-	origin: string;
-	secrets: string[];
-}
+export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[] };
 
 /**
  * Why a Base URL cannot be used, or undefined. User info would be sent as Basic auth instead of the token, and a
@@ -62,8 +40,8 @@ function baseUrlProblem(raw: string): string | undefined {
 	} catch {
 		return `The credential's Base URL "${raw}" is not a valid http(s) address`;
 	}
-	if (raw.includes('?')) return `The credential's Base URL must not contain a query (?…): give the service's address only, such as ${url.origin}`;
-	if (raw.includes('#')) return `The credential's Base URL must not contain a fragment (#…): give the service's address only, such as ${url.origin}`;
+	const part = raw.includes('?') ? 'a query (?…)' : raw.includes('#') ? 'a fragment (#…)' : undefined;
+	if (part) return `The credential's Base URL must not contain ${part}: give the service's address only, such as ${url.origin}`;
 	if (!/^https?:$/.test(url.protocol)) return `The credential's Base URL "${raw}" is not a valid http(s) address`;
 	return undefined;
 }

@@ -17,30 +17,22 @@ import { redactError } from '../http/redaction';
 import type { ApiResponse } from '../http/retries';
 import { followLink, listPathOf, pageKey, readListPage, type ListPage } from './listPage';
 
+/** `maxPages` (default 10000) reached while a `next` is offered is an error; `pageConcurrency` defaults to 1. */
 export interface PaginateOptions {
 	limit?: number;
 	itemIndex?: number;
 	policy?: Partial<RequestPolicy>;
-	/** Default 10000; reaching it while the service still offers a `next` is an error. */
 	maxPages?: number;
 	keyField?: string;
 	resource?: string;
-	/** Pages in flight at once when the paging allows it (default 1: one after the other). */
 	pageConcurrency?: number;
-	/** Records to hand over (default all): the others are dropped before `limit` counts them. */
 	keep?: (record: IDataObject) => boolean;
 }
 
 type Get = (url: string) => Promise<ApiResponse<unknown>>;
 
 /** Page-number paging as the first page proved it: page `n` is `template` with `param` set to `n`. */
-interface PagePlan {
-	template: URL;
-	param: string;
-	nextPage: number;
-	lastPage: number;
-	pageSize: number;
-}
+type PagePlan = { template: URL; param: string; nextPage: number; lastPage: number; pageSize: number };
 
 const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
 
@@ -107,19 +99,8 @@ class Ahead {
 /** Pages in a row that bring no record not already returned before reading stops with an error (issue 10). */
 const STALE_PAGES = 3;
 
-/** What one read of a list has seen so far. */
-interface ReadState {
-	/** Pages read (by pageKey): a `next` back to one of them ends the list. */
-	fetched: Set<string>;
-	seen: Set<string>;
-	yielded: number;
-	pages: number;
-	/** Pages in a row with no record not seen before (kept or not). */
-	stale: number;
-	repeated: number;
-	firstCount?: number;
-	lastCount?: number;
-}
+/** What one read has seen: pages (by pageKey: a `next` back to one ends the list), records, pages in a row with no new one. */
+type ReadState = { fetched: Set<string>; seen: Set<string>; yielded: number; pages: number; stale: number; repeated: number; firstCount?: number; lastCount?: number };
 
 const RECORD_NOUN: Record<string, string> = { appointment_key: 'an appointment', webhook_key: 'a webhook subscription' };
 
@@ -229,8 +210,6 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 /** Collects `paginate` into an array. */
 export async function paginateAll<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): Promise<T[]> {
 	const out: T[] = [];
-	for await (const records of paginate<T>(ctx, path, qs, opts)) {
-		for (const record of records) out.push(record);
-	}
+	for await (const records of paginate<T>(ctx, path, qs, opts)) out.push(...records);
 	return out;
 }

@@ -1,45 +1,27 @@
 /**
- * Webhook create: POST /api/v3/webhooks/, never leaving a second subscription behind. POST is not idempotent:
- * when an answer is lost (time-out, reset, 5xx other than 503) the list is read first and the subscription the
- * service stored is adopted instead of sending the create again. Only a subscription that was not in the list
- * before the first POST can be adopted: an identical older one belongs to someone else (a later Delete of "our"
- * key would remove it). After a time-out the service may still be storing it, so the create is never sent
- * again: the list is watched until it shows up or the wait budget is spent. 429/503 (not processed) and refused
- * connections are simply retried. An answer without the subscription (201/204 without a body, an object without
- * `webhook_key`) is read back from the list the same way.
- *
- * n8n's Retry On Fail runs the node again once these retries give up (or another item failed): with `firstRun`
- * (the same object in every run of the item, kept by the caller: actions/reruns.ts), the first run's list is kept,
- * so the re-run adopts what the first run stored instead of taking a new list, in which the first run's
- * subscription would look like someone else's.
+ * Webhook create, never leaving a second subscription behind. When an answer is lost (time-out, reset, 5xx but
+ * 503) the list is read and the subscription the service stored adopted instead of posting again; only one not
+ * listed before the first POST (an identical older one is someone else's). After a time-out the service may still
+ * be storing it: the list is watched until it shows up or the wait budget is spent, nothing posted again. 429/503
+ * and refused connections are retried; an answer without the subscription is read back from the list too.
+ * `firstRun` (one object per item across n8n's Retry On Fail re-runs: actions/reruns.ts) keeps the first run's
+ * list, in which the re-run finds what the first run stored instead of taking it for someone else's.
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput';
-import { apiError, recordOf, unconfirmedError } from '../http/apiErrors';
+import { apiError, recordOf, unconfirmedError, type ErrorLabels } from '../http/apiErrors';
 import { apiRequest } from '../http/apiRequest';
 import { credentialInfo, resolvePolicy, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
 import type { SendResult } from '../http/httpAttempt';
 import type { ApiResponse, RetryBudget } from '../http/retries';
 import { listWebhooks, type WebhookOpts } from './webhookCalls';
 
-/** What the first run of one item's create saw and met, kept for n8n's re-runs of it (Retry On Fail). */
-export interface FirstRun {
-	/** The subscriptions listed before its first POST: none of them can be the one it stored. */
-	before: Set<string>;
-	/** A POST of it timed out: the service may store it later, so it is never sent again. */
-	timedOut: boolean;
-}
+/** The keys listed before the item's first POST, and whether a POST of it timed out (then it is never sent again). */
+export type FirstRun = { before: Set<string>; timedOut: boolean };
 
 /** One item's create: its request, its options and what its first run saw. */
-interface Create {
-	ctx: TransportContext;
-	body: { url: string; events: string[] };
-	opts: CreateOpts;
-	labels: { itemIndex?: number; resource: string };
-	policy: RequestPolicy;
-	run: FirstRun;
-}
+type Create = { ctx: TransportContext; body: { url: string; events: string[] }; opts: CreateOpts; labels: ErrorLabels; policy: RequestPolicy; run: FirstRun };
 
 type CreateOpts = WebhookOpts & { firstRun?: Partial<FirstRun> };
 
@@ -100,13 +82,7 @@ async function post(c: Create): Promise<IDataObject> {
 	throw unconfirmedError(c.ctx, response.statusCode, 'a new webhook with this URL and these events', c.opts.itemIndex);
 }
 
-const EARLIER_TIME_OUT: SendResult = {
-	kind: 'network',
-	code: 'ETIMEDOUT',
-	timedOut: true,
-	refused: false,
-	detail: 'the create timed out on an earlier try of the node',
-};
+const EARLIER_TIME_OUT: SendResult = { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the create timed out on an earlier try of the node' };
 
 /** `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create). */
 export async function createWebhook(ctx: TransportContext, input: WebhookInput, opts: CreateOpts = {}): Promise<IDataObject> {
