@@ -81,22 +81,10 @@ const REJECTED_FIX = 'Change the field the message names and run the node again.
 const BY_STATUS: Record<number, [Message, string]> = {
 	400: [rejected, REJECTED_FIX],
 	422: [rejected, REJECTED_FIX],
-	401: [
-		() => 'Authorization failed - check the access token',
-		'Open the Appointments API credential and paste the access token again from the service dashboard (Settings › API access).',
-	],
-	403: [
-		(_, resource) => `The access token lacks permission for ${resource ?? 'this operation'}`,
-		"Use an access token with this permission: the service dashboard's Settings › API access shows the account's token.",
-	],
-	404: [
-		(_, resource) => (resource ? `${resource} not found` : 'The requested resource was not found'),
-		'Pick the record from the list, or check the key: it may have been deleted or belong to another account.',
-	],
-	429: [
-		() => 'The service is rate limiting requests (429 Too Many Requests)',
-		'The service asks for fewer requests: lower Concurrency under Advanced, or run the workflow less often.',
-	],
+	401: [() => 'Authorization failed - check the access token', 'Open the Appointments API credential and paste the access token again from the service dashboard (Settings › API access).'],
+	403: [(_, resource) => `The access token lacks permission for ${resource ?? 'this operation'}`, "Use an access token with this permission: the service dashboard's Settings › API access shows the account's token."],
+	404: [(_, resource) => (resource ? `${resource} not found` : 'The requested resource was not found'), 'Pick the record from the list, or check the key: it may have been deleted or belong to another account.'],
+	429: [() => 'The service is rate limiting requests (429 Too Many Requests)', 'The service asks for fewer requests: lower Concurrency under Advanced, or run the workflow less often.'],
 };
 
 export function statusMessage(statusCode: number, body: unknown, resource?: string): string {
@@ -112,26 +100,22 @@ function fixFor(statusCode: number): string {
 	return 'Check the fields of the node and the Base URL of the credential.';
 }
 
-const NETWORK_FIX =
-	"Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.";
+const NETWORK_FIX = "Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.";
 
-export function seconds(ms: number): string {
-	return `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
-}
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
 
 /** "METHOD /path" as errors show a request, redacted. */
 function where(info: CredentialInfo, method: string, url: string): string {
 	return redact(`${method} ${url.replace(info.baseUrl, '')}`, info.secrets);
 }
 
-export function apiError(
-	ctx: TransportContext,
-	info: CredentialInfo,
-	outcome: SendResult,
-	request: { method: string; url: string },
-	labels: ErrorLabels,
-	tried?: Tried,
-): Error {
+/** An error about an answer the service gave (`request` shown as "METHOD /path"). */
+export function answerError(ctx: TransportContext, statusCode: number, message: string, description: string, itemIndex?: number, request?: string): Error {
+	const context = (request === undefined ? { statusCode } : { statusCode, request }) as JsonObject;
+	return new NodeApiError(ctx.getNode(), context, { message, description, httpCode: String(statusCode), itemIndex });
+}
+
+export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: SendResult, request: { method: string; url: string }, labels: ErrorLabels, tried?: Tried): Error {
 	const node = ctx.getNode();
 	const clean = (text: string) => redact(text, info.secrets);
 	const at = where(info, request.method, request.url);
@@ -147,24 +131,15 @@ export function apiError(
 		});
 	}
 	const { statusCode } = outcome;
-	const context = { statusCode, request: at } as JsonObject;
 	if (outcome.kind === 'tooLarge') {
 		const mb = Math.round(outcome.limit / (1024 * 1024));
-		return new NodeApiError(node, context, {
-			message: `The service's answer was too large: more than ${mb} MB, so it was not read`,
-			description: `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`,
-			httpCode: String(statusCode),
-			itemIndex,
-		});
+		const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
+		return answerError(ctx, statusCode, `The service's answer was too large: more than ${mb} MB, so it was not read`, description, itemIndex, at);
 	}
 	const body = redactBody(outcome.body, info.secrets);
 	const raw = rawBodyText(body);
-	return new NodeApiError(node, context, {
-		message: clean(statusMessage(statusCode, body, labels.resource) + triedText),
-		description: clean(`${fixFor(statusCode)} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`),
-		httpCode: String(statusCode),
-		itemIndex,
-	});
+	const description = clean(`${fixFor(statusCode)} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`);
+	return answerError(ctx, statusCode, clean(statusMessage(statusCode, body, labels.resource) + triedText), description, itemIndex, at);
 }
 
 /** The NodeApiError apiRequest would have thrown for a response the caller accepted via `allowStatus`. */
@@ -174,42 +149,28 @@ export async function responseError(ctx: TransportContext, response: Answer, met
 }
 
 function kindOf(body: unknown): string {
-	if (Array.isArray(body)) return 'a JSON array';
 	if (typeof body === 'string') return /^\s*</.test(body) ? 'an HTML page' : 'text';
-	return body === undefined ? 'empty' : `a ${typeof body}`;
+	return Array.isArray(body) ? 'a JSON array' : body === undefined ? 'empty' : `a ${typeof body}`;
 }
 
 /**
  * The answer as one record: a JSON object, or undefined for an empty answer (the caller reads it back). Anything
  * else (a proxy's HTML login page, a string, a number, an array) is not taken as success: it throws.
  */
-export async function recordOf(
-	ctx: TransportContext,
-	response: Answer,
-	method: IHttpRequestMethods,
-	labels: ErrorLabels = {},
-	allowEmpty = true,
-): Promise<IDataObject | undefined> {
+export async function recordOf(ctx: TransportContext, response: Answer, method: IHttpRequestMethods, labels: ErrorLabels = {}, allowEmpty = true): Promise<IDataObject | undefined> {
 	const { body, statusCode } = response;
 	if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as IDataObject;
 	if (body === undefined && allowEmpty) return undefined;
 	const info = await credentialInfo(ctx);
 	const at = where(info, method, response.url);
 	const raw = rawBodyText(redactBody(body, info.secrets), 500);
-	throw new NodeApiError(ctx.getNode(), { statusCode, request: at } as JsonObject, {
-		message: `The service answered ${statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`,
-		description: `Check that the credential's Base URL is the service's API address (a proxy or login page answers like this). ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`,
-		httpCode: String(statusCode),
-		itemIndex: labels.itemIndex,
-	});
+	const message = `The service answered ${statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`;
+	const description = `Check that the credential's Base URL is the service's API address (a proxy or login page answers like this). ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`;
+	throw answerError(ctx, statusCode, message, description, labels.itemIndex, at);
 }
 
 /** An empty answer to a webhook create or update whose subscription the list does not show either. */
 export function unconfirmedError(ctx: TransportContext, statusCode: number, what: string, itemIndex?: number): Error {
-	return new NodeApiError(ctx.getNode(), { statusCode } as JsonObject, {
-		message: `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`,
-		description: 'Run Webhook > Get Many to see whether it was made before trying again.',
-		httpCode: String(statusCode),
-		itemIndex,
-	});
+	const message = `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`;
+	return answerError(ctx, statusCode, message, 'Run Webhook > Get Many to see whether it was made before trying again.', itemIndex);
 }

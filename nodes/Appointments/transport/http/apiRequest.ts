@@ -10,13 +10,7 @@ import { credentialInfo, type CredentialInfo, type TransportContext } from './cr
 import { redactError } from './redaction';
 import { requestWithRetries, type ApiResponse, type RetryHooks, type SendOptions } from './retries';
 
-async function send<T>(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	urlOf: (info: CredentialInfo) => string,
-	opts: SendOptions,
-	hooks?: RetryHooks,
-): Promise<ApiResponse<T>> {
+async function send<T>(ctx: TransportContext, method: IHttpRequestMethods, urlOf: (info: CredentialInfo) => string, opts: SendOptions, hooks?: RetryHooks): Promise<ApiResponse<T>> {
 	const info = await credentialInfo(ctx);
 	let url: string;
 	try {
@@ -41,23 +35,11 @@ async function send<T>(
 }
 
 /** A request to `/api/v3/<path>` at the credential's base URL; `path` ends with '/'. */
-export async function apiRequest<T = IDataObject>(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	path: string,
-	opts: SendOptions & { qs?: IDataObject } = {},
-	hooks?: RetryHooks,
-): Promise<ApiResponse<T>> {
+export async function apiRequest<T = IDataObject>(ctx: TransportContext, method: IHttpRequestMethods, path: string, opts: SendOptions & { qs?: IDataObject } = {}, hooks?: RetryHooks): Promise<ApiResponse<T>> {
 	return await send<T>(ctx, method, (info) => buildApiUrl(info.baseUrl, path, opts.qs), opts, hooks);
 }
 
 /** A request to an absolute URL (a `next` link), refused without sending unless it has the base URL's origin. */
-export async function apiRequestUrl<T = IDataObject>(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	absoluteUrl: string,
-	opts: SendOptions = {},
-	hooks?: RetryHooks,
-): Promise<ApiResponse<T>> {
+export async function apiRequestUrl<T = IDataObject>(ctx: TransportContext, method: IHttpRequestMethods, absoluteUrl: string, opts: SendOptions = {}, hooks?: RetryHooks): Promise<ApiResponse<T>> {
 	return await send<T>(ctx, method, () => absoluteUrl, opts, hooks);
 }

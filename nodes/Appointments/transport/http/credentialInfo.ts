@@ -54,10 +54,8 @@ export async function credentialInfo(ctx: TransportContext): Promise<CredentialI
 	const baseUrl = normaliseBaseUrl(raw);
 	const origin = originOf(baseUrl);
 	if (problem !== undefined || !origin) {
-		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`, {
-			description:
-				'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.',
-		});
+		const description = 'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.';
+		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`, { description });
 	}
 	const token = credentials?.accessToken;
 	return { baseUrl, origin, secrets: typeof token === 'string' ? [token] : [] };
@@ -73,12 +71,6 @@ export async function accountTimeZone(ctx: TransportContext): Promise<string | u
 	const raw = credentials?.accountTimeZone;
 	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
 	if (typeof raw === 'string' && IANAZone.isValidZone(raw.trim())) return raw.trim();
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`,
-		{
-			description:
-				"Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.",
-		},
-	);
+	const description = "Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.";
+	throw new NodeOperationError(ctx.getNode(), `The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`, { description });
 }

@@ -105,29 +105,16 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 }
 
 /** One attempt: the answer read as a stream with its status, no redirect followed, the body bounded (readBody). */
-export async function sendOnce(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	url: string,
-	body: IDataObject | IDataObject[] | undefined,
-	timeoutMs: number,
-): Promise<SendResult> {
+export async function sendOnce(ctx: TransportContext, method: IHttpRequestMethods, url: string, body: IDataObject | IDataObject[] | undefined, timeoutMs: number): Promise<SendResult> {
 	const options: IHttpRequestOptions = {
-		method,
-		url,
-		headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-		encoding: 'stream',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false,
-		timeout: timeoutMs,
-		...(body === undefined ? {} : { body }),
+		method, url, headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+		encoding: 'stream', returnFullResponse: true, ignoreHttpStatusErrors: true, disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false, timeout: timeoutMs, ...(body === undefined ? {} : { body }),
 	};
 	const deadline = Date.now() + timeoutMs;
 	try {
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, options)) as
-			{ statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
+		type Response = { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, options)) as Response;
 		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
 		let answer = response?.body;
 		if (answer !== null && typeof answer === 'object' && typeof (answer as BodyStream).on === 'function' && typeof (answer as BodyStream).destroy === 'function') {

@@ -14,35 +14,19 @@ import { sendOnce, type SendResult } from './httpAttempt';
 /** Shared by the pages of one list: a wait pauses them all, and `maxWaitMs` bounds their paused time, counted once. */
 type SharedWait = { pausedUntil: number; waitedMs: number };
 
-export interface SendOptions extends ErrorLabels {
-	body?: IDataObject | IDataObject[];
-	policy?: Partial<RequestPolicy>;
-	/** Default: true for every method but POST. */
-	idempotent?: boolean;
-	/** Statuses returned to the caller instead of thrown (e.g. [404] for deletes). */
-	allowStatus?: number[];
-	sharedWait?: SharedWait;
-}
+/** `idempotent` defaults to true for every method but POST; `allowStatus` statuses are returned, not thrown. */
+export type SendOptions = ErrorLabels & { body?: IDataObject | IDataObject[]; policy?: Partial<RequestPolicy>; idempotent?: boolean; allowStatus?: number[]; sharedWait?: SharedWait };
 
-export interface ApiResponse<T = IDataObject> {
-	statusCode: number;
-	body: T | undefined;
-	attempts: number;
-	url: string;
-	/** An earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
-	afterAmbiguousFailure?: boolean;
-}
+/** `afterAmbiguousFailure`: an earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
+export type ApiResponse<T = IDataObject> = { statusCode: number; body: T | undefined; attempts: number; url: string; afterAmbiguousFailure?: boolean };
 
 export type RetryBudget = { attempts: number; waitedMs: number; remainingMs: number };
 
-export interface RetryHooks {
-	retryable?: (outcome: SendResult) => boolean;
-	/**
-	 * Asked before retrying an outcome that may have been processed: a response it returns ends the request (the
-	 * earlier attempt did the work); undefined sends again. It may wait, inside `remainingMs`, and may throw.
-	 */
-	beforeRetry?: (outcome: SendResult, budget: RetryBudget) => Promise<ApiResponse | undefined>;
-}
+/**
+ * `beforeRetry` is asked before retrying an outcome that may have been processed: a response it returns ends the
+ * request (the earlier attempt did the work); undefined sends again. It may wait, inside `remainingMs`, and may throw.
+ */
+export type RetryHooks = { retryable?: (outcome: SendResult) => boolean; beforeRetry?: (outcome: SendResult, budget: RetryBudget) => Promise<ApiResponse | undefined> };
 
 function isAmbiguous(outcome: SendResult): boolean {
 	return outcome.kind === 'network' ? !outcome.refused : outcome.statusCode >= 500 && outcome.statusCode !== 503;
@@ -77,9 +61,7 @@ function nextDelay(outcome: SendResult, policy: RequestPolicy, attempt: number, 
 	const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After']) : undefined;
 	if (retryAfter !== undefined) {
 		if (retryAfter <= remaining) return { delay: retryAfter };
-		return {
-			reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget`,
-		};
+		return { reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget` };
 	}
 	if (remaining <= 0) return { reason: 'retry wait budget exhausted' };
 	return { delay: Math.min(remaining, backoffDelay(attempt, policy.baseDelayMs, policy.maxWaitMs)) };
@@ -94,14 +76,7 @@ async function pause(wait: SharedWait, delay: number): Promise<void> {
 }
 
 /** Sends until an answer is accepted, the outcome is not retryable, or the attempts or the wait budget run out. */
-export async function requestWithRetries<T>(
-	ctx: TransportContext,
-	info: CredentialInfo,
-	method: IHttpRequestMethods,
-	url: string,
-	opts: SendOptions,
-	hooks: RetryHooks = {},
-): Promise<ApiResponse<T>> {
+export async function requestWithRetries<T>(ctx: TransportContext, info: CredentialInfo, method: IHttpRequestMethods, url: string, opts: SendOptions, hooks: RetryHooks = {}): Promise<ApiResponse<T>> {
 	const policy = resolvePolicy(opts.policy);
 	const retryable = hooks.retryable ?? retryableFor(opts.idempotent ?? method !== 'POST');
 	const fail = (outcome: SendResult, attempts: number, waitedMs: number, reason?: string) =>

@@ -1,13 +1,9 @@
 /**
- * Reads a list page by page: every answer shape (listPage.ts), `next` followed only where followLink allows, each
- * record handed over once (by `keyField`, default `appointment_key` then `webhook_key`; a record without it fails
- * the read) when `keep` accepts it, no page requested beyond `limit` records kept.
- *
- * With `pageConcurrency` > 1, when the first page proves page-number paging (a `count`, and an absolute `next` that
- * is its own URL with one parameter set to the following page number), the following pages are requested ahead,
- * several at a time. A page fetched ahead is used only when the `next` being followed is its URL, so records keep
- * the service's order and each page is read once; from the first `next` that is not the predicted one, links are
- * followed as given.
+ * Reads a list page by page (each answer by listPage.ts, `next` where followLink allows), each record handed over
+ * once (by `keyField`; a record without it fails the read) when `keep` accepts it, no page requested beyond `limit`.
+ * With `pageConcurrency` > 1 and page-number paging proved by the first page (a `count`, an absolute `next` that is
+ * its URL with one parameter set to the next page number), pages are requested ahead; one is used only when the
+ * `next` followed is its URL (the service's order, each page read once); from the first other `next`, links rule.
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
@@ -18,16 +14,10 @@ import type { ApiResponse } from '../http/retries';
 import { followLink, listPathOf, pageKey, readListPage, type ListPage } from './listPage';
 
 /** `maxPages` (default 10000) reached while a `next` is offered is an error; `pageConcurrency` defaults to 1. */
-export interface PaginateOptions {
-	limit?: number;
-	itemIndex?: number;
-	policy?: Partial<RequestPolicy>;
-	maxPages?: number;
-	keyField?: string;
-	resource?: string;
-	pageConcurrency?: number;
-	keep?: (record: IDataObject) => boolean;
-}
+export type PaginateOptions = {
+	limit?: number; itemIndex?: number; policy?: Partial<RequestPolicy>; maxPages?: number; keyField?: string; resource?: string;
+	pageConcurrency?: number; keep?: (record: IDataObject) => boolean;
+};
 
 type Get = (url: string) => Promise<ApiResponse<unknown>>;
 
@@ -114,19 +104,16 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 		const record = page.records[i];
 		const value = fields.map((f) => record[f]).find((v) => typeof v === 'string' || typeof v === 'number');
 		if (value === undefined) {
-			throw new NodeOperationError(
-				node,
-				`The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ')}`,
-				{ itemIndex: opts.itemIndex, description: `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}` },
-			);
+			const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
+			const description = `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}`;
+			throw new NodeOperationError(node, `The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${what}`, { itemIndex: opts.itemIndex, description });
 		}
-		if (read.seen.has(String(value))) {
-			read.repeated++;
-			continue;
+		if (read.seen.has(String(value))) read.repeated++;
+		else {
+			read.seen.add(String(value));
+			unseen++;
+			if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 		}
-		read.seen.add(String(value));
-		unseen++;
-		if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 	}
 	read.stale = unseen === 0 ? read.stale + 1 : 0;
 	return fresh;
@@ -135,10 +122,8 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 /** Stops a read that makes no progress (pages that bring nothing new) or that reached `maxPages`. */
 function checkProgress(node: INode, read: ReadState, page: ListPage, nextUrl: string, maxPages: number, itemIndex?: number): void {
 	if (read.stale >= STALE_PAGES) {
-		throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, {
-			itemIndex,
-			description: `The last page was ${page.url}; its "next" was ${nextUrl}`,
-		});
+		const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
+		throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, { itemIndex, description });
 	}
 	if (read.pages >= maxPages) {
 		throw new NodeOperationError(node, `Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`, { itemIndex });
@@ -148,10 +133,9 @@ function checkProgress(node: INode, read: ReadState, page: ListPage, nextUrl: st
 /** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
 function noticeChanges(ctx: TransportContext, read: ReadState): void {
 	if (read.lastCount === read.firstCount && read.repeated === 0) return;
-	const what =
-		read.lastCount !== read.firstCount
-			? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
-			: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
+	const what = read.lastCount !== read.firstCount
+		? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
+		: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
 	const message = `${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`;
 	ctx.logger?.warn(`Appointments: ${message}`);
 	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') {
@@ -160,9 +144,8 @@ function noticeChanges(ctx: TransportContext, read: ReadState): void {
 }
 
 /**
- * Yields each page's records not returned before (never an empty array), in the service's order; whole pages, not
- * single records (each value an async generator yields costs a few promise turns). Every error is redacted on its
- * way out: the links and pages it may quote are the service's.
+ * Yields each page's records not returned before (never an empty array: whole pages, each yield costs promise turns),
+ * in the service's order. Every error goes out redacted: the links and pages it may quote are the service's.
  */
 export async function* paginate<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): AsyncGenerator<T[]> {
 	const info = await credentialInfo(ctx);
@@ -187,10 +170,8 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 	try {
 		for (;;) {
 			const fresh = freshRecords<T>(node, page, read, opts);
-			if (fresh.length > 0) {
-				read.yielded += fresh.length;
-				yield fresh;
-			}
+			read.yielded += fresh.length;
+			if (fresh.length > 0) yield fresh;
 			if (limit !== undefined && read.yielded >= limit) return;
 			if (page.count !== undefined) read.lastCount = page.count;
 			if (page.records.length === 0 || page.next === undefined) return;

@@ -3,11 +3,11 @@
  * a JSON object about something else is read back with GET; anything else is an error, never reported as done. A
  * read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
  */
-import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
 import { apiRequest } from '../http/apiRequest';
-import { recordOf, responseError } from '../http/apiErrors';
+import { answerError, recordOf, responseError } from '../http/apiErrors';
 import type { RequestPolicy, TransportContext } from '../http/credentialInfo';
 import type { ApiResponse } from '../http/retries';
 
@@ -26,13 +26,7 @@ export async function getAppointment(ctx: TransportContext, key: string, opts: O
 }
 
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
-export async function mutateAppointment(
-	ctx: TransportContext,
-	method: 'PATCH',
-	path: string,
-	key: string,
-	opts: Opts & { qs?: IDataObject; body?: IDataObject } = {},
-): Promise<IDataObject> {
+export async function mutateAppointment(ctx: TransportContext, method: 'PATCH', path: string, key: string, opts: Opts & { qs?: IDataObject; body?: IDataObject } = {}): Promise<IDataObject> {
 	const response = await apiRequest(ctx, method, path, { ...labels(key, opts), qs: opts.qs, body: opts.body });
 	const record = await recordOf(ctx, response, method, labels(key, opts));
 	return namesAppointment(record, key) ? record : await getAppointment(ctx, key, opts);
@@ -55,12 +49,9 @@ async function checkedRecord(ctx: TransportContext, key: string, response: ApiRe
 	const record = await recordOf(ctx, response, 'GET', labels(key, opts), false);
 	const why = notAppointmentReason(record, key);
 	if (why === undefined) return record as IDataObject;
-	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode } as JsonObject, {
-		message: `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`,
-		description: 'Check that the credential\'s Base URL is the service\'s API address; if it is, the service answered with something that is not this appointment.',
-		httpCode: String(response.statusCode),
-		itemIndex: opts.itemIndex,
-	});
+	const message = `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`;
+	const description = "Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment.";
+	throw answerError(ctx, response.statusCode, message, description, opts.itemIndex);
 }
 
 /**
@@ -72,12 +63,7 @@ async function checkedRecord(ctx: TransportContext, key: string, response: ApiRe
  * `record` is the appointment after the cancel (`{ appointment_key, canceled: true }` once gone); `alreadyCancelled`:
  * no DELETE was sent, so nobody was e-mailed.
  */
-export async function cancelAppointment(
-	ctx: TransportContext,
-	key: string,
-	sendEmail: boolean,
-	opts: Opts = {},
-): Promise<{ record: IDataObject; alreadyCancelled: boolean }> {
+export async function cancelAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts = {}): Promise<{ record: IDataObject; alreadyCancelled: boolean }> {
 	const before = await readAppointment(ctx, key, opts);
 	if (before !== undefined && isCancelled(before)) return { record: before, alreadyCancelled: true };
 	return { record: await deleteAppointment(ctx, key, sendEmail, opts), alreadyCancelled: false };

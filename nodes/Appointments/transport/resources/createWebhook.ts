@@ -27,28 +27,20 @@ type CreateOpts = WebhookOpts & { firstRun?: Partial<FirstRun> };
 
 /** The subscription this create stored, when the list shows one that was not there before its first POST. */
 async function stored(c: Create): Promise<ApiResponse | undefined> {
-	const match = (await listWebhooks(c.ctx, c.opts)).find(
-		(w) => !c.run.before.has(keyOf(w)) && w.url === c.body.url && sameEvents(w.events, c.body.events),
-	);
+	const match = (await listWebhooks(c.ctx, c.opts)).find((w) => !c.run.before.has(keyOf(w)) && w.url === c.body.url && sameEvents(w.events, c.body.events));
 	if (!match) return undefined;
 	c.ctx.logger?.debug('Appointments API: adopted the webhook stored by an unanswered create');
 	return { statusCode: 200, body: match, attempts: 0, url: '' };
 }
 
-/**
- * After a time-out the service may still be working on the create: look again, with growing pauses, until the
- * subscription shows up or the wait budget is spent; send nothing.
- */
+/** After a time-out the service may still be storing it: look again, pausing longer each time, until the budget is spent. */
 async function watch(c: Create, outcome: SendResult, budget: RetryBudget): Promise<ApiResponse> {
 	let waited = 0;
 	for (let round = 0; ; round++) {
 		const left = budget.remainingMs - waited;
 		if (left <= 0) {
-			throw apiError(c.ctx, await credentialInfo(c.ctx), outcome, { method: 'POST', url: 'webhooks/' }, c.labels, {
-				attempts: budget.attempts,
-				waitedMs: budget.waitedMs + waited,
-				reason: 'the service may still process the request that timed out, so it was not sent again; check before trying again',
-			});
+			const reason = 'the service may still process the request that timed out, so it was not sent again; check before trying again';
+			throw apiError(c.ctx, await credentialInfo(c.ctx), outcome, { method: 'POST', url: 'webhooks/' }, c.labels, { attempts: budget.attempts, waitedMs: budget.waitedMs + waited, reason });
 		}
 		const delay = Math.min(left, Math.max(50, c.policy.baseDelayMs) * Math.pow(2, Math.min(round, 6)));
 		c.ctx.logger?.debug(`Appointments API: POST outcome still unknown; looking again in ${delay} ms`);
@@ -60,20 +52,13 @@ async function watch(c: Create, outcome: SendResult, budget: RetryBudget): Promi
 }
 
 async function post(c: Create): Promise<IDataObject> {
-	const response = await apiRequest<IDataObject>(
-		c.ctx,
-		'POST',
-		'webhooks/',
-		{ body: c.body, ...c.labels, policy: c.opts.policy, idempotent: false },
-		{
-			retryable: (outcome) => {
-				if (outcome.kind === 'network' && outcome.timedOut) c.run.timedOut = true;
-				return outcome.kind === 'network' || [429, 500, 502, 503, 504].includes(outcome.statusCode);
-			},
-			beforeRetry: async (outcome, budget) =>
-				(await stored(c)) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined),
-		},
-	);
+	const retryable = (outcome: SendResult) => {
+		if (outcome.kind === 'network' && outcome.timedOut) c.run.timedOut = true;
+		return outcome.kind === 'network' || [429, 500, 502, 503, 504].includes(outcome.statusCode);
+	};
+	const beforeRetry = async (outcome: SendResult, budget: RetryBudget) =>
+		(await stored(c)) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined);
+	const response = await apiRequest<IDataObject>(c.ctx, 'POST', 'webhooks/', { body: c.body, ...c.labels, policy: c.opts.policy }, { retryable, beforeRetry });
 	// An answer without the subscription's key (an empty body, a message) is not the subscription: the list decides.
 	const record = await recordOf(c.ctx, response, 'POST', c.labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
@@ -81,8 +66,6 @@ async function post(c: Create): Promise<IDataObject> {
 	if (readBack) return readBack.body as IDataObject;
 	throw unconfirmedError(c.ctx, response.statusCode, 'a new webhook with this URL and these events', c.opts.itemIndex);
 }
-
-const EARLIER_TIME_OUT: SendResult = { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the create timed out on an earlier try of the node' };
 
 /** `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create). */
 export async function createWebhook(ctx: TransportContext, input: WebhookInput, opts: CreateOpts = {}): Promise<IDataObject> {
@@ -95,9 +78,8 @@ export async function createWebhook(ctx: TransportContext, input: WebhookInput, 
 		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
 		const found = await stored(c);
 		if (found) return found.body as IDataObject;
-		if (earlier.timedOut) {
-			return (await watch(c, EARLIER_TIME_OUT, { attempts: 1, waitedMs: 0, remainingMs: policy.maxWaitMs })).body as IDataObject;
-		}
+		const timedOut: SendResult = { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the create timed out on an earlier try of the node' };
+		if (earlier.timedOut) return (await watch(c, timedOut, { attempts: 1, waitedMs: 0, remainingMs: policy.maxWaitMs })).body as IDataObject;
 	}
 	return await post(c);
 }

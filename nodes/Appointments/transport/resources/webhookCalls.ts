@@ -29,11 +29,7 @@ export async function updateWebhook(ctx: TransportContext, key: string, input: W
 }
 
 /** `keyAsListed`: the webhook_key as the list gives it (a number stays a number), at the cost of reading the list. */
-export async function deleteWebhook(
-	ctx: TransportContext,
-	key: string,
-	opts: WebhookOpts & { notFoundIsSuccess?: boolean; keyAsListed?: boolean } = {},
-): Promise<{ deleted: true; webhook_key: string | number; alreadyGone?: true }> {
+export async function deleteWebhook(ctx: TransportContext, key: string, opts: WebhookOpts & { notFoundIsSuccess?: boolean; keyAsListed?: boolean } = {}): Promise<{ deleted: true; webhook_key: string | number; alreadyGone?: true }> {
 	let shownKey: string | number = key;
 	if (opts.keyAsListed) {
 		const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key)?.webhook_key;
