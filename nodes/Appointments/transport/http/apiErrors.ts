@@ -24,7 +24,7 @@ function rawBodyText(body: unknown, max = 2000): string | undefined {
 	return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
-/** One readable line from whatever error body a service sends: `detail`/`message`/`error`, field maps, error lists. */
+/** The messages of whatever error body a service sends: `detail`/`message`/`error`, field maps, error lists. */
 function messagesOf(value: unknown, depth = 0): string[] {
 	if (depth > 5 || value === undefined || value === null) return [];
 	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
@@ -67,9 +67,9 @@ export function formatErrorBody(body: unknown): string {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-	...{ 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed' },
-	...{ 409: 'Conflict', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests' },
-	...{ 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' },
+	400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+	409: 'Conflict', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
+	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
 type Message = (detail: string, resource: string | undefined, statusCode: number) => string;

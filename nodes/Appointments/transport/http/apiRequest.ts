@@ -21,11 +21,8 @@ async function send<T>(ctx: TransportContext, method: IHttpRequestMethods, urlOf
 	const origin = originOf(url);
 	try {
 		if (origin !== info.origin) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`,
-				{ itemIndex: opts.itemIndex },
-			);
+			const message = `Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`;
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex: opts.itemIndex });
 		}
 		return await requestWithRetries<T>(ctx, info, method, url, opts, hooks);
 	} catch (error) {

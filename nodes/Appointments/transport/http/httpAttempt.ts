@@ -60,15 +60,14 @@ function parseBody(raw: unknown): unknown {
 }
 
 const NETWORK_CODES = [
-	...['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND'],
-	...['EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT'],
-	...['UND_ERR_BODY_TIMEOUT', 'ERR_CANCELED'],
+	'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH',
+	'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ERR_CANCELED',
 ];
 
 const [RESET, UNRESOLVED] = ['the connection was reset', 'the host name could not be resolved'];
 const DETAIL: Record<string, string> = {
-	...{ ECONNRESET: RESET, EPIPE: RESET, UND_ERR_SOCKET: RESET, ENOTFOUND: UNRESOLVED, EAI_AGAIN: UNRESOLVED },
-	...{ ECONNREFUSED: 'the connection was refused', EUNKNOWN: 'the request failed without a response' },
+	ECONNRESET: RESET, EPIPE: RESET, UND_ERR_SOCKET: RESET, ENOTFOUND: UNRESOLVED, EAI_AGAIN: UNRESOLVED,
+	ECONNREFUSED: 'the connection was refused', EUNKNOWN: 'the request failed without a response',
 };
 
 /** The error's own and nested (cause, errorResponse, reason, error) network codes and messages, 20 at most. */

@@ -1,8 +1,6 @@
 /**
- * The transport's one redaction: every text it shows that may hold something the service sent back (a link, a
- * body, a field name) passes here before it is shown. A service may echo the token as given, percent-encoded (in
- * a link), lower-cased (in a host name) or only in part: every run of 8 or more of its characters goes, in any of
- * these forms.
+ * The transport's one redaction of what the service sent back (a link, a body, a field name). A service may echo the
+ * token as given, percent-encoded, lower-cased (a host name) or in part: every run of 8 of its characters goes.
  */
 import { NodeApiError, NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
@@ -47,10 +45,7 @@ function hide(hidden: Uint8Array, pieces: string[], chars: string, starts?: numb
 	return found;
 }
 
-/**
- * The text with every run of characters that holds a piece of a secret, as written or percent-decoded, replaced
- * by `***`: a service that echoes the token, or part of it, in any of these forms shows none of it.
- */
+/** The text with every run of characters that holds a piece of a secret, as written or percent-decoded, as `***`. */
 export function redact(text: string, secrets: Array<string | undefined>): string {
 	const pieces = secrets.flatMap((s) => (typeof s === 'string' ? piecesOf(s) : []));
 	if (pieces.length === 0 || text.length < 4) return text;

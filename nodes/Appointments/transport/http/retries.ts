@@ -1,9 +1,7 @@
 /**
- * Requests with retries. 429 and 503 ("not processed") are retried for every method; 500/502/504, connection
- * resets and time-outs only for idempotent requests; a refused connection (nothing was sent) for every method.
- * Exponential backoff with full jitter, `Retry-After` (seconds or HTTP-date) honoured, all waits inside
- * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` longer than what is left of that
- * budget fails at once, saying so.
+ * Requests with retries: 429, 503 and a refused connection (none was processed) for every method; 500/502/504, resets
+ * and time-outs for idempotent ones. Backoff with full jitter or `Retry-After`, all waits inside `maxWaitMs` (per
+ * request, or per list with `sharedWait`); a `Retry-After` beyond what is left fails at once, saying so.
  */
 import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 

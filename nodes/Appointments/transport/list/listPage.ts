@@ -72,12 +72,7 @@ export function listPathOf(firstUrl: string): string {
 export function followLink(node: INode, baseUrl: string, listPath: string, link: string, current: string, itemIndex?: number): string {
 	const url = resolveSameOrigin(baseUrl, link, current);
 	if (url === undefined) {
-		let shown = link;
-		try {
-			shown = new URL(link, current).origin;
-		} catch {
-			// unparsable: show the link as given
-		}
+		const shown = URL.canParse(link, current) ? new URL(link, current).origin : link;
 		throw new NodeOperationError(node, `Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`, { itemIndex });
 	}
 	const path = servedPath(new URL(url).pathname);

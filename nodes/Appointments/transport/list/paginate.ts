@@ -19,8 +19,6 @@ export type PaginateOptions = {
 	pageConcurrency?: number; keep?: (record: IDataObject) => boolean;
 };
 
-type Get = (url: string) => Promise<ApiResponse<unknown>>;
-
 /** Page-number paging as the first page proved it: page `n` is `template` with `param` set to `n`. */
 type PagePlan = { template: URL; param: string; nextPage: number; lastPage: number; pageSize: number };
 
@@ -51,9 +49,9 @@ class Ahead {
 	plan: PagePlan | undefined;
 	private readonly queue: Array<{ key: string; response: Promise<ApiResponse<unknown>> }> = [];
 
-	constructor(private readonly get: Get, private readonly concurrency: number) {}
+	constructor(private readonly get: (url: string) => Promise<ApiResponse<unknown>>, private readonly concurrency: number) {}
 
-	/** The answer at `nextUrl`: the page fetched ahead when it is that one, else (the plan ends) requested now. */
+	/** The page fetched ahead when it is `nextUrl`'s, else (the plan ends) `nextUrl` requested now. */
 	async read(nextUrl: string, wanted: number): Promise<ApiResponse<unknown>> {
 		this.fill(wanted);
 		if (this.queue[0]?.key === pageKey(nextUrl)) {
@@ -73,13 +71,12 @@ class Ahead {
 			const url = new URL(plan.template);
 			url.searchParams.set(plan.param, String(plan.nextPage++));
 			const response = this.get(url.href);
-			// Read in order by read(); one that fails after the reader stopped must not go unhandled.
-			response.catch(() => undefined);
+			response.catch(() => undefined); // one that fails after the reader stopped must not go unhandled
 			this.queue.push({ key: pageKey(url.href), response });
 		}
 	}
 
-	/** Waits for the pages still in flight (their outcome no longer matters) and drops the plan. */
+	/** Drops the plan and waits for the pages in flight (their outcome no longer matters). */
 	async settle(): Promise<void> {
 		this.plan = undefined;
 		await Promise.allSettled(this.queue.splice(0).map((q) => q.response));
@@ -119,7 +116,7 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 	return fresh;
 }
 
-/** Stops a read that makes no progress (pages that bring nothing new) or that reached `maxPages`. */
+/** Stops a read that makes no progress or that reached `maxPages`. */
 function checkProgress(node: INode, read: ReadState, page: ListPage, nextUrl: string, maxPages: number, itemIndex?: number): void {
 	if (read.stale >= STALE_PAGES) {
 		const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
@@ -138,9 +135,7 @@ function noticeChanges(ctx: TransportContext, read: ReadState): void {
 		: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
 	const message = `${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`;
 	ctx.logger?.warn(`Appointments: ${message}`);
-	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') {
-		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
-	}
+	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 }
 
 /**

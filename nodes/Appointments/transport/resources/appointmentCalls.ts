@@ -55,13 +55,11 @@ async function checkedRecord(ctx: TransportContext, key: string, response: ApiRe
 }
 
 /**
- * DELETE with `send_email` always explicit, only for an appointment that is not cancelled yet: it is read first,
- * since a DELETE of a cancelled one may e-mail its client again (a service may e-mail on every DELETE), and n8n's
- * Retry On Fail re-runs items an earlier run cancelled. A DELETE that may have been processed (time-out, reset,
- * 5xx) is never sent again blindly either: the appointment is read again; cancelled (or gone, 404) means the
- * earlier DELETE did it; only one still active is cancelled again. A 404 on the first read leaves it to the DELETE.
- * `record` is the appointment after the cancel (`{ appointment_key, canceled: true }` once gone); `alreadyCancelled`:
- * no DELETE was sent, so nobody was e-mailed.
+ * DELETE (`send_email` explicit) only of an appointment read as not cancelled: a DELETE may e-mail the client again,
+ * and Retry On Fail re-runs items an earlier run cancelled. After a DELETE that may have been processed, the
+ * appointment is read: cancelled or gone (404) means it was; only one still active is cancelled again. A 404 on
+ * the first read leaves it to the DELETE.
+ * `alreadyCancelled`: no DELETE was sent, nobody e-mailed; `record` is `{ appointment_key, canceled: true }` once gone.
  */
 export async function cancelAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts = {}): Promise<{ record: IDataObject; alreadyCancelled: boolean }> {
 	const before = await readAppointment(ctx, key, opts);
