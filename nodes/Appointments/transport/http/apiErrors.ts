@@ -8,74 +8,53 @@ import type { SendResult } from './httpAttempt';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo';
 import { redact, redactBody } from './redaction';
 
-/** What the error builders need of a request's options. */
-export interface ErrorLabels {
-	itemIndex?: number;
-	/** 404 -> "<resource> not found", 403 -> "... permission for <resource>". */
-	resource?: string;
-}
-
-export interface Tried {
-	attempts: number;
-	waitedMs: number;
-	reason?: string;
-}
+/** `resource` names what a 404 ("<resource> not found") or a 403 is about. */
+export type ErrorLabels = { itemIndex?: number; resource?: string };
+export type Tried = { attempts: number; waitedMs: number; reason?: string };
+type Answer = { statusCode: number; body: unknown; url: string };
 
 function rawBodyText(body: unknown, max = 2000): string | undefined {
 	if (body === undefined || body === null || body === '') return undefined;
 	let text: string;
-	if (typeof body === 'string') text = body;
-	else {
-		try {
-			text = JSON.stringify(body);
-		} catch {
-			text = String(body);
-		}
+	try {
+		text = typeof body === 'string' ? body : JSON.stringify(body);
+	} catch {
+		text = String(body);
 	}
 	return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
-/** One readable line from whatever error body a service sends: `detail`/`message`/`error`, field maps, error lists. */
+/** The messages of whatever error body a service sends: `detail`/`message`/`error`, field maps, error lists. */
 function messagesOf(value: unknown, depth = 0): string[] {
 	if (depth > 5 || value === undefined || value === null) return [];
 	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
 	if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
 	if (Array.isArray(value)) return value.flatMap((v) => messagesOf(v, depth + 1));
-	if (typeof value === 'object') {
-		const obj = value as Record<string, unknown>;
-		for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
-			if (key in obj) {
-				const found = messagesOf(obj[key], depth + 1);
-				if (!found.length) continue;
-				// An entry of an error list such as { field: "events", message: "..." } names its field.
-				const field = ['field', 'attr', 'param', 'parameter'].map((f) => obj[f]).find((f) => typeof f === 'string' && f);
-				return field ? [`${String(field)}: ${found.join(' ')}`] : found;
-			}
-		}
-		// Field map: { field: ["msg", ...] } -> "field: msg; msg"
-		const out: string[] = [];
-		for (const [field, v] of Object.entries(obj)) {
-			const msgs = messagesOf(v, depth + 1);
-			if (!msgs.length) continue;
-			if (field === 'non_field_errors' || field === 'errors') out.push(...msgs);
-			else out.push(`${field}: ${msgs.join(' ')}`);
-		}
-		return out;
+	if (typeof value !== 'object') return [];
+	const obj = value as Record<string, unknown>;
+	for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
+		const found = key in obj ? messagesOf(obj[key], depth + 1) : [];
+		if (!found.length) continue;
+		// An entry of an error list such as { field: "events", message: "..." } names its field.
+		const field = ['field', 'attr', 'param', 'parameter'].map((f) => obj[f]).find((f) => typeof f === 'string' && f);
+		return field ? [`${String(field)}: ${found.join(' ')}`] : found;
 	}
-	return [];
+	// A field map: { field: ["msg", ...] } -> "field: msg; msg"
+	return Object.entries(obj).flatMap(([field, v]) => {
+		const msgs = messagesOf(v, depth + 1);
+		if (!msgs.length) return [];
+		return field === 'non_field_errors' || field === 'errors' ? msgs : [`${field}: ${msgs.join(' ')}`];
+	});
 }
 
 /** One readable message from any error body (JSON text, `detail`/`message`/`error`, field maps, arrays). */
 export function formatErrorBody(body: unknown): string {
 	let value = body;
-	if (typeof value === 'string') {
-		const text = value.trim();
-		if (text.startsWith('{') || text.startsWith('[')) {
-			try {
-				value = JSON.parse(text);
-			} catch {
-				value = text;
-			}
+	if (typeof body === 'string' && /^\s*[{[]/.test(body)) {
+		try {
+			value = JSON.parse(body.trim());
+		} catch {
+			// not JSON after all: shown as text
 		}
 	}
 	if (typeof value === 'string') {
@@ -88,159 +67,110 @@ export function formatErrorBody(body: unknown): string {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-	400: 'Bad Request',
-	401: 'Unauthorized',
-	403: 'Forbidden',
-	404: 'Not Found',
-	405: 'Method Not Allowed',
-	409: 'Conflict',
-	415: 'Unsupported Media Type',
-	422: 'Unprocessable Entity',
-	429: 'Too Many Requests',
-	500: 'Internal Server Error',
-	502: 'Bad Gateway',
-	503: 'Service Unavailable',
-	504: 'Gateway Timeout',
+	400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+	409: 'Conflict', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
+	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+type Message = (detail: string, resource: string | undefined, statusCode: number) => string;
+const rejected: Message = (detail, _, statusCode) =>
+	detail ? `The service rejected the request: ${detail}` : `The service rejected the request (${statusCode})`;
+const REJECTED_FIX = 'Change the field the message names and run the node again.';
+
+/** Per status: the message, and how a builder fixes it in one sentence (the request and body follow it). */
+const BY_STATUS: Record<number, [Message, string]> = {
+	400: [rejected, REJECTED_FIX],
+	422: [rejected, REJECTED_FIX],
+	401: [() => 'Authorization failed - check the access token', 'Open the Appointments API credential and paste the access token again from the service dashboard (Settings › API access).'],
+	403: [(_, resource) => `The access token lacks permission for ${resource ?? 'this operation'}`, "Use an access token with this permission: the service dashboard's Settings › API access shows the account's token."],
+	404: [(_, resource) => (resource ? `${resource} not found` : 'The requested resource was not found'), 'Pick the record from the list, or check the key: it may have been deleted or belong to another account.'],
+	429: [() => 'The service is rate limiting requests (429 Too Many Requests)', 'The service asks for fewer requests: lower Concurrency under Advanced, or run the workflow less often.'],
 };
 
 export function statusMessage(statusCode: number, body: unknown, resource?: string): string {
 	const detail = formatErrorBody(body);
-	switch (statusCode) {
-		case 400:
-		case 422:
-			return detail
-				? `The service rejected the request: ${detail}`
-				: `The service rejected the request (${statusCode})`;
-		case 401:
-			return 'Authorization failed - check the access token';
-		case 403:
-			return `The access token lacks permission for ${resource ?? 'this operation'}`;
-		case 404:
-			return resource ? `${resource} not found` : 'The requested resource was not found';
-		case 429:
-			return 'The service is rate limiting requests (429 Too Many Requests)';
-		default: {
-			const label = `${statusCode}${STATUS_TEXT[statusCode] ? ' ' + STATUS_TEXT[statusCode] : ''}`;
-			if (statusCode >= 500) return `The service failed (${label})${detail ? ': ' + detail : ''}`;
-			return `The service answered ${label}${detail ? ': ' + detail : ''}`;
-		}
-	}
+	if (BY_STATUS[statusCode]) return BY_STATUS[statusCode][0](detail, resource, statusCode);
+	const label = `${statusCode}${STATUS_TEXT[statusCode] ? ' ' + STATUS_TEXT[statusCode] : ''}`;
+	return `${statusCode >= 500 ? `The service failed (${label})` : `The service answered ${label}`}${detail ? ': ' + detail : ''}`;
 }
 
-/** How a builder fixes what a status means, in one sentence; the request and body follow it. */
-export function fixFor(statusCode: number): string {
-	if (statusCode === 401)
-		return 'Open the Appointments API credential and paste the access token again from the service dashboard (Settings › API access).';
-	if (statusCode === 403) return "Use an access token with this permission: the service dashboard's Settings › API access shows the account's token.";
-	if (statusCode === 404) return 'Pick the record from the list, or check the key: it may have been deleted or belong to another account.';
-	if (statusCode === 429) return 'The service asks for fewer requests: lower Concurrency under Advanced, or run the workflow less often.';
-	if (statusCode === 400 || statusCode === 422) return 'Change the field the message names and run the node again.';
+function fixFor(statusCode: number): string {
+	if (BY_STATUS[statusCode]) return BY_STATUS[statusCode][1];
 	if (statusCode >= 500) return "The service had a problem: run again later, or turn on Retry On Fail in the node's settings.";
 	return 'Check the fields of the node and the Base URL of the credential.';
 }
 
-const NETWORK_FIX =
-	"Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.";
+const NETWORK_FIX = "Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.";
 
-export function seconds(ms: number): string {
-	return `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
+
+/** "METHOD /path" as errors show a request, redacted. */
+function where(info: CredentialInfo, method: string, url: string): string {
+	return redact(`${method} ${url.replace(info.baseUrl, '')}`, info.secrets);
 }
 
-export function apiError(
-	ctx: TransportContext,
-	info: CredentialInfo,
-	outcome: SendResult,
-	request: { method: string; url: string },
-	labels: ErrorLabels,
-	tried?: Tried,
-): Error {
+/** An error about an answer the service gave (`request` shown as "METHOD /path"). */
+export function answerError(ctx: TransportContext, statusCode: number, message: string, description: string, itemIndex?: number, request?: string): Error {
+	const context = (request === undefined ? { statusCode } : { statusCode, request }) as JsonObject;
+	return new NodeApiError(ctx.getNode(), context, { message, description, httpCode: String(statusCode), itemIndex });
+}
+
+export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: SendResult, request: { method: string; url: string }, labels: ErrorLabels, tried?: Tried): Error {
 	const node = ctx.getNode();
 	const clean = (text: string) => redact(text, info.secrets);
-	const where = clean(`${request.method} ${request.url.replace(info.baseUrl, '')}`);
+	const at = where(info, request.method, request.url);
 	const triedText = tried
 		? ` after ${tried.attempts} attempt${tried.attempts === 1 ? '' : 's'} (waited ${seconds(tried.waitedMs)} in total${tried.reason ? '; ' + tried.reason : ''})`
 		: '';
+	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
-		return new NodeApiError(node, { networkError: outcome.code, request: where } as JsonObject, {
+		return new NodeApiError(node, { networkError: outcome.code, request: at } as JsonObject, {
 			message: clean(`Could not reach the service: ${outcome.detail}${triedText}`),
-			description: `${NETWORK_FIX} ${where} - ${outcome.code}`,
-			itemIndex: labels.itemIndex,
+			description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
+			itemIndex,
 		});
 	}
+	const { statusCode } = outcome;
 	if (outcome.kind === 'tooLarge') {
 		const mb = Math.round(outcome.limit / (1024 * 1024));
-		return new NodeApiError(node, { statusCode: outcome.statusCode, request: where } as JsonObject, {
-			message: `The service's answer was too large: more than ${mb} MB, so it was not read`,
-			description: `${where} answered ${outcome.statusCode} with a body over the ${mb} MB limit; reading stopped there`,
-			httpCode: String(outcome.statusCode),
-			itemIndex: labels.itemIndex,
-		});
+		const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
+		return answerError(ctx, statusCode, `The service's answer was too large: more than ${mb} MB, so it was not read`, description, itemIndex, at);
 	}
 	const body = redactBody(outcome.body, info.secrets);
 	const raw = rawBodyText(body);
-	return new NodeApiError(node, { statusCode: outcome.statusCode, request: where } as JsonObject, {
-		message: clean(statusMessage(outcome.statusCode, body, labels.resource) + triedText),
-		description: clean(`${fixFor(outcome.statusCode)} ${where} answered ${outcome.statusCode}${raw ? `. Response body: ${raw}` : ''}`),
-		httpCode: String(outcome.statusCode),
-		itemIndex: labels.itemIndex,
-	});
+	const description = clean(`${fixFor(statusCode)} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`);
+	return answerError(ctx, statusCode, clean(statusMessage(statusCode, body, labels.resource) + triedText), description, itemIndex, at);
 }
 
 /** The NodeApiError apiRequest would have thrown for a response the caller accepted via `allowStatus`. */
-export async function responseError(
-	ctx: TransportContext,
-	response: { statusCode: number; body: unknown; url: string },
-	method: IHttpRequestMethods,
-	labels: ErrorLabels = {},
-): Promise<Error> {
-	const info = await credentialInfo(ctx);
-	return apiError(
-		ctx,
-		info,
-		{ kind: 'response', statusCode: response.statusCode, headers: {}, body: response.body },
-		{ method, url: response.url },
-		labels,
-	);
+export async function responseError(ctx: TransportContext, response: Answer, method: IHttpRequestMethods, labels: ErrorLabels = {}): Promise<Error> {
+	const outcome: SendResult = { kind: 'response', statusCode: response.statusCode, headers: {}, body: response.body };
+	return apiError(ctx, await credentialInfo(ctx), outcome, { method, url: response.url }, labels);
 }
 
 function kindOf(body: unknown): string {
-	if (Array.isArray(body)) return 'a JSON array';
 	if (typeof body === 'string') return /^\s*</.test(body) ? 'an HTML page' : 'text';
-	if (body === undefined) return 'empty';
-	return `a ${typeof body}`;
+	return Array.isArray(body) ? 'a JSON array' : body === undefined ? 'empty' : `a ${typeof body}`;
 }
 
 /**
  * The answer as one record: a JSON object, or undefined for an empty answer (the caller reads it back). Anything
  * else (a proxy's HTML login page, a string, a number, an array) is not taken as success: it throws.
  */
-export async function recordOf(
-	ctx: TransportContext,
-	response: { statusCode: number; body: unknown; url: string },
-	method: IHttpRequestMethods,
-	labels: ErrorLabels = {},
-	allowEmpty = true,
-): Promise<IDataObject | undefined> {
-	const { body } = response;
+export async function recordOf(ctx: TransportContext, response: Answer, method: IHttpRequestMethods, labels: ErrorLabels = {}, allowEmpty = true): Promise<IDataObject | undefined> {
+	const { body, statusCode } = response;
 	if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as IDataObject;
 	if (body === undefined && allowEmpty) return undefined;
 	const info = await credentialInfo(ctx);
-	const where = redact(`${method} ${response.url.replace(info.baseUrl, '')}`, info.secrets);
+	const at = where(info, method, response.url);
 	const raw = rawBodyText(redactBody(body, info.secrets), 500);
-	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode, request: where } as JsonObject, {
-		message: `The service answered ${response.statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`,
-		description: `Check that the credential's Base URL is the service's API address (a proxy or login page answers like this). ${where} answered ${response.statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`,
-		httpCode: String(response.statusCode),
-		itemIndex: labels.itemIndex,
-	});
+	const message = `The service answered ${statusCode} but the answer was not a JSON object (it was ${kindOf(body)}); nothing is reported as done`;
+	const description = `Check that the credential's Base URL is the service's API address (a proxy or login page answers like this). ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ' with an empty body'}`;
+	throw answerError(ctx, statusCode, message, description, labels.itemIndex, at);
 }
 
 /** An empty answer to a webhook create or update whose subscription the list does not show either. */
 export function unconfirmedError(ctx: TransportContext, statusCode: number, what: string, itemIndex?: number): Error {
-	return new NodeApiError(ctx.getNode(), { statusCode } as JsonObject, {
-		message: `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`,
-		description: 'Run Webhook > Get Many to see whether it was made before trying again.',
-		httpCode: String(statusCode),
-		itemIndex,
-	});
+	const message = `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`;
+	return answerError(ctx, statusCode, message, 'Run Webhook > Get Many to see whether it was made before trying again.', itemIndex);
 }

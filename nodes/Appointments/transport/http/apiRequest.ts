@@ -10,26 +10,19 @@ import { credentialInfo, type CredentialInfo, type TransportContext } from './cr
 import { redactError } from './redaction';
 import { requestWithRetries, type ApiResponse, type RetryHooks, type SendOptions } from './retries';
 
-export interface ApiRequestOptions extends SendOptions {
-	qs?: IDataObject;
-}
-
-async function checkedRequest<T>(
-	ctx: TransportContext,
-	info: CredentialInfo,
-	method: IHttpRequestMethods,
-	url: string,
-	opts: SendOptions,
-	hooks?: RetryHooks,
-): Promise<ApiResponse<T>> {
+async function send<T>(ctx: TransportContext, method: IHttpRequestMethods, urlOf: (info: CredentialInfo) => string, opts: SendOptions, hooks?: RetryHooks): Promise<ApiResponse<T>> {
+	const info = await credentialInfo(ctx);
+	let url: string;
+	try {
+		url = urlOf(info);
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), (error as Error).message, { itemIndex: opts.itemIndex });
+	}
 	const origin = originOf(url);
 	try {
 		if (origin !== info.origin) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`,
-				{ itemIndex: opts.itemIndex },
-			);
+			const message = `Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`;
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex: opts.itemIndex });
 		}
 		return await requestWithRetries<T>(ctx, info, method, url, opts, hooks);
 	} catch (error) {
@@ -39,31 +32,11 @@ async function checkedRequest<T>(
 }
 
 /** A request to `/api/v3/<path>` at the credential's base URL; `path` ends with '/'. */
-export async function apiRequest<T = IDataObject>(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	path: string,
-	opts: ApiRequestOptions = {},
-	hooks?: RetryHooks,
-): Promise<ApiResponse<T>> {
-	const info = await credentialInfo(ctx);
-	let url: string;
-	try {
-		url = buildApiUrl(info.baseUrl, path, opts.qs);
-	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), (error as Error).message, { itemIndex: opts.itemIndex });
-	}
-	return await checkedRequest<T>(ctx, info, method, url, opts, hooks);
+export async function apiRequest<T = IDataObject>(ctx: TransportContext, method: IHttpRequestMethods, path: string, opts: SendOptions & { qs?: IDataObject } = {}, hooks?: RetryHooks): Promise<ApiResponse<T>> {
+	return await send<T>(ctx, method, (info) => buildApiUrl(info.baseUrl, path, opts.qs), opts, hooks);
 }
 
 /** A request to an absolute URL (a `next` link), refused without sending unless it has the base URL's origin. */
-export async function apiRequestUrl<T = IDataObject>(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	absoluteUrl: string,
-	opts: Omit<ApiRequestOptions, 'qs'> = {},
-	hooks?: RetryHooks,
-): Promise<ApiResponse<T>> {
-	const info = await credentialInfo(ctx);
-	return await checkedRequest<T>(ctx, info, method, absoluteUrl, opts, hooks);
+export async function apiRequestUrl<T = IDataObject>(ctx: TransportContext, method: IHttpRequestMethods, absoluteUrl: string, opts: SendOptions = {}, hooks?: RetryHooks): Promise<ApiResponse<T>> {
+	return await send<T>(ctx, method, () => absoluteUrl, opts, hooks);
 }

@@ -5,24 +5,12 @@ const API_PREFIX = '/api/v3/';
 
 /** Strips whitespace, trailing slashes and a trailing `/api/v3` (any case), then trailing slashes again. */
 export function normaliseBaseUrl(raw: string): string {
-	let url = String(raw ?? '').trim();
-	url = url.replace(/\/+$/, '');
-	url = url.replace(/\/api\/v3$/i, '');
-	url = url.replace(/\/+$/, '');
-	return url;
+	return String(raw ?? '').trim().replace(/\/+$/, '').replace(/\/api\/v3$/i, '').replace(/\/+$/, '');
 }
 
 function appendValue(params: URLSearchParams, key: string, value: unknown): void {
-	if (value === undefined || value === null) return;
-	if (Array.isArray(value)) {
-		for (const v of value) appendValue(params, key, v);
-		return;
-	}
-	if (typeof value === 'object') {
-		params.append(key, JSON.stringify(value));
-		return;
-	}
-	params.append(key, String(value));
+	if (Array.isArray(value)) for (const v of value) appendValue(params, key, v);
+	else if (value !== undefined && value !== null) params.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 /** Encodes a query; arrays become repeated parameters (`service_keys=a&service_keys=b`); undefined/null are dropped. */
@@ -39,42 +27,23 @@ export function encodeQuery(qs?: IDataObject): string {
  */
 export function buildApiUrl(baseUrl: string, path: string, qs?: IDataObject): string {
 	if (typeof path !== 'string' || path.length === 0) throw new Error('API path must be a non-empty string');
-	if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\')) {
-		throw new Error(`API path must be relative to ${API_PREFIX} (got "${path}")`);
-	}
+	if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\')) throw new Error(`API path must be relative to ${API_PREFIX} (got "${path}")`);
 	const [pathOnly] = path.split('?');
 	if (!pathOnly.endsWith('/')) throw new Error(`API path must end with "/" (got "${path}")`);
-	if (pathOnly.split('/').some((segment) => segment === '..' || segment === '.')) {
-		throw new Error(`API path may not contain "." or ".." segments (got "${path}")`);
-	}
-	const query = encodeQuery(qs);
-	let url = `${normaliseBaseUrl(baseUrl)}${API_PREFIX}${path}`;
-	if (query) url += (url.includes('?') ? '&' : '?') + query;
-	return url;
+	if (pathOnly.split('/').some((segment) => segment === '..' || segment === '.')) throw new Error(`API path may not contain "." or ".." segments (got "${path}")`);
+	const [url, query] = [`${normaliseBaseUrl(baseUrl)}${API_PREFIX}${path}`, encodeQuery(qs)];
+	return query ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url;
 }
 
 export function originOf(url: string): string | undefined {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return undefined;
-	}
+	return URL.canParse(url) ? new URL(url).origin : undefined;
 }
 
-/**
- * Resolves a `next` link (absolute, or relative to the page it came from) and returns it only when it has the
- * base URL's origin; returns undefined for a foreign or unparsable link.
- */
+/** A `next` link (absolute, or relative to its page) resolved, or undefined when it is unparsable or off the base URL's origin. */
 export function resolveSameOrigin(baseUrl: string, link: string, current: string): string | undefined {
-	const baseOrigin = originOf(normaliseBaseUrl(baseUrl));
-	let resolved: URL;
-	try {
-		resolved = new URL(link, current);
-	} catch {
-		return undefined;
-	}
-	if (!baseOrigin || resolved.origin !== baseOrigin) return undefined;
-	if (resolved.username || resolved.password) return undefined;
+	if (!URL.canParse(link, current)) return undefined;
+	const resolved = new URL(link, current);
+	if (resolved.origin !== originOf(normaliseBaseUrl(baseUrl)) || resolved.username || resolved.password) return undefined;
 	resolved.hash = '';
 	return resolved.href;
 }

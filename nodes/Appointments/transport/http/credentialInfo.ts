@@ -4,30 +4,12 @@ import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type I
 
 import { normaliseBaseUrl, originOf } from './apiUrls';
 
-export type TransportContext =
-	| IExecuteFunctions
-	| IHookFunctions
-	| IWebhookFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions;
+export type TransportContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IPollFunctions;
 
-export interface RequestPolicy {
-	/** Attempts in total, first one included. */
-	maxAttempts: number;
-	/** Total time spent waiting between attempts. */
-	maxWaitMs: number;
-	/** Time-out of a single attempt. */
-	timeoutMs: number;
-	/** First backoff ceiling; doubles each attempt. */
-	baseDelayMs: number;
-}
+/** Attempts in all (the first included), the wait between them in all, one attempt's time-out, the first backoff ceiling (doubling). */
+export type RequestPolicy = { maxAttempts: number; maxWaitMs: number; timeoutMs: number; baseDelayMs: number };
 
-export const DEFAULT_POLICY: RequestPolicy = Object.freeze({
-	maxAttempts: 5,
-	maxWaitMs: 60000,
-	timeoutMs: 30000,
-	baseDelayMs: 500,
-}) as RequestPolicy;
+export const DEFAULT_POLICY: RequestPolicy = Object.freeze({ maxAttempts: 5, maxWaitMs: 60000, timeoutMs: 30000, baseDelayMs: 500 });
 
 export const CREDENTIAL_NAME = 'appointmentsApi';
 
@@ -42,11 +24,7 @@ export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
 	};
 }
 
-export interface CredentialInfo {
-	baseUrl: string;
-	origin: string;
-	secrets: string[];
-}
+export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[] };
 
 /**
  * Why a Base URL cannot be used, or undefined. User info would be sent as Basic auth instead of the token, and a
@@ -62,8 +40,8 @@ function baseUrlProblem(raw: string): string | undefined {
 	} catch {
 		return `The credential's Base URL "${raw}" is not a valid http(s) address`;
 	}
-	if (raw.includes('?')) return `The credential's Base URL must not contain a query (?…): give the service's address only, such as ${url.origin}`;
-	if (raw.includes('#')) return `The credential's Base URL must not contain a fragment (#…): give the service's address only, such as ${url.origin}`;
+	const part = raw.includes('?') ? 'a query (?…)' : raw.includes('#') ? 'a fragment (#…)' : undefined;
+	if (part) return `The credential's Base URL must not contain ${part}: give the service's address only, such as ${url.origin}`;
 	if (!/^https?:$/.test(url.protocol)) return `The credential's Base URL "${raw}" is not a valid http(s) address`;
 	return undefined;
 }
@@ -76,10 +54,8 @@ export async function credentialInfo(ctx: TransportContext): Promise<CredentialI
 	const baseUrl = normaliseBaseUrl(raw);
 	const origin = originOf(baseUrl);
 	if (problem !== undefined || !origin) {
-		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`, {
-			description:
-				'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.',
-		});
+		const description = 'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.';
+		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`, { description });
 	}
 	const token = credentials?.accessToken;
 	return { baseUrl, origin, secrets: typeof token === 'string' ? [token] : [] };
@@ -95,12 +71,6 @@ export async function accountTimeZone(ctx: TransportContext): Promise<string | u
 	const raw = credentials?.accountTimeZone;
 	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
 	if (typeof raw === 'string' && IANAZone.isValidZone(raw.trim())) return raw.trim();
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`,
-		{
-			description:
-				"Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.",
-		},
-	);
+	const description = "Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.";
+	throw new NodeOperationError(ctx.getNode(), `The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`, { description });
 }

@@ -20,9 +20,7 @@ type BodyRead = string | 'tooLarge' | 'timedOut' | { failed: unknown };
  * so the node bounds the body itself: the clock is looked at every 100 ms, also while nothing arrives.
  */
 async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
-	let chunks: Buffer[] = [];
-	let size = 0;
-	let done = false;
+	let [chunks, size, done] = [[] as Buffer[], 0, false];
 	return await new Promise<BodyRead>((resolve) => {
 		const finish = (result: BodyRead, destroy = false) => {
 			if (done) return;
@@ -62,19 +60,14 @@ function parseBody(raw: unknown): unknown {
 }
 
 const NETWORK_CODES = [
-	...['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND'],
-	...['EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT'],
-	...['UND_ERR_BODY_TIMEOUT', 'ERR_CANCELED'],
+	'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH',
+	'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ERR_CANCELED',
 ];
 
+const [RESET, UNRESOLVED] = ['the connection was reset', 'the host name could not be resolved'];
 const DETAIL: Record<string, string> = {
-	ECONNRESET: 'the connection was reset',
-	EPIPE: 'the connection was reset',
-	UND_ERR_SOCKET: 'the connection was reset',
-	ECONNREFUSED: 'the connection was refused',
-	ENOTFOUND: 'the host name could not be resolved',
-	EAI_AGAIN: 'the host name could not be resolved',
-	EUNKNOWN: 'the request failed without a response',
+	ECONNRESET: RESET, EPIPE: RESET, UND_ERR_SOCKET: RESET, ENOTFOUND: UNRESOLVED, EAI_AGAIN: UNRESOLVED,
+	ECONNREFUSED: 'the connection was refused', EUNKNOWN: 'the request failed without a response',
 };
 
 /** The error's own and nested (cause, errorResponse, reason, error) network codes and messages, 20 at most. */
@@ -110,38 +103,23 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
 }
 
-const TRICKLED: SendResult = { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the request timed out (the answer was still arriving)' };
-
 /** One attempt: the answer read as a stream with its status, no redirect followed, the body bounded (readBody). */
-export async function sendOnce(
-	ctx: TransportContext,
-	method: IHttpRequestMethods,
-	url: string,
-	body: IDataObject | IDataObject[] | undefined,
-	timeoutMs: number,
-): Promise<SendResult> {
+export async function sendOnce(ctx: TransportContext, method: IHttpRequestMethods, url: string, body: IDataObject | IDataObject[] | undefined, timeoutMs: number): Promise<SendResult> {
 	const options: IHttpRequestOptions = {
-		method,
-		url,
-		headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
-		encoding: 'stream',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false,
-		timeout: timeoutMs,
-		...(body === undefined ? {} : { body }),
+		method, url, headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+		encoding: 'stream', returnFullResponse: true, ignoreHttpStatusErrors: true, disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false, timeout: timeoutMs, ...(body === undefined ? {} : { body }),
 	};
 	const deadline = Date.now() + timeoutMs;
 	try {
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, options)) as
-			{ statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
+		type Response = { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, options)) as Response;
 		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
 		let answer = response?.body;
 		if (answer !== null && typeof answer === 'object' && typeof (answer as BodyStream).on === 'function' && typeof (answer as BodyStream).destroy === 'function') {
 			const read = await readBody(answer as BodyStream, deadline);
 			if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
-			if (read === 'timedOut') return TRICKLED;
+			if (read === 'timedOut') return { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the request timed out (the answer was still arriving)' };
 			if (typeof read === 'object') return classifyThrown(read.failed);
 			answer = read;
 		}

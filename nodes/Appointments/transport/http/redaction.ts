@@ -1,12 +1,10 @@
 /**
- * The transport's one redaction: every text it shows that may hold something the service sent back (a link, a
- * body, a field name) passes here before it is shown. A service may echo the token as given, percent-encoded (in
- * a link), lower-cased (in a host name) or only in part: every run of 8 or more of its characters goes, in any of
- * these forms.
+ * The transport's one redaction of what the service sent back (a link, a body, a field name). A service may echo the
+ * token as given, percent-encoded, lower-cased (a host name) or in part: every run of 8 of its characters goes.
  */
 import { NodeApiError, NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
-/** Strings of a body longer than this are cut before redaction: nothing shows more than a few thousand characters. */
+/** A body's strings are cut here before redaction: no error shows more than a few thousand characters. */
 const MAX_REDACTED = 100_000;
 
 /** Case folded for ASCII only (so the length never changes), and a space read as `+`, as a query writes it. */
@@ -20,13 +18,9 @@ function readUnits(text: string): { chars: string; starts: number[] } {
 	let chars = '';
 	for (let i = 0; i < text.length; ) {
 		starts.push(i);
-		if (text[i] === '%' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3))) {
-			chars += String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16));
-			i += 3;
-		} else {
-			chars += text[i];
-			i += 1;
-		}
+		const escaped = text[i] === '%' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3));
+		chars += escaped ? String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16)) : text[i];
+		i += escaped ? 3 : 1;
 	}
 	starts.push(text.length);
 	return { chars: fold(chars), starts };
@@ -36,9 +30,7 @@ function readUnits(text: string): { chars: string; starts: number[] } {
 function piecesOf(secret: string): string[] {
 	const folded = fold(secret);
 	if (folded.length < 8) return folded.length >= 4 ? [folded] : [];
-	const pieces = new Set<string>();
-	for (let i = 0; i + 8 <= folded.length; i++) pieces.add(folded.slice(i, i + 8));
-	return [...pieces];
+	return [...new Set(Array.from({ length: folded.length - 7 }, (_, i) => folded.slice(i, i + 8)))];
 }
 
 /** Marks the characters of `text` that hold a piece (`chars` is the text as read; `starts` maps it back). */
@@ -46,18 +38,14 @@ function hide(hidden: Uint8Array, pieces: string[], chars: string, starts?: numb
 	let found = false;
 	for (const piece of pieces) {
 		for (let at = chars.indexOf(piece); at !== -1; at = chars.indexOf(piece, at + 1)) {
-			const end = at + piece.length;
-			hidden.fill(1, starts ? starts[at] : at, starts ? starts[end] : end);
+			hidden.fill(1, starts ? starts[at] : at, starts ? starts[at + piece.length] : at + piece.length);
 			found = true;
 		}
 	}
 	return found;
 }
 
-/**
- * The text with every run of characters that holds a piece of a secret, as written or percent-decoded, replaced
- * by `***`: a service that echoes the token, or part of it, in any of these forms shows none of it.
- */
+/** The text with every run of characters that holds a piece of a secret, as written or percent-decoded, as `***`. */
 export function redact(text: string, secrets: Array<string | undefined>): string {
 	const pieces = secrets.flatMap((s) => (typeof s === 'string' ? piecesOf(s) : []));
 	if (pieces.length === 0 || text.length < 4) return text;
@@ -83,12 +71,8 @@ export function redactBody(body: unknown, secrets: string[], depth = 0): unknown
 	if (Array.isArray(body)) return body.map((v) => redactBody(v, secrets, depth + 1));
 	const out: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(body)) {
-		Object.defineProperty(out, redact(key, secrets), {
-			value: redactBody(value, secrets, depth + 1),
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
+		// defineProperty: a key such as `__proto__` stays a key.
+		Object.defineProperty(out, redact(key, secrets), { value: redactBody(value, secrets, depth + 1), enumerable: true, writable: true, configurable: true });
 	}
 	return out;
 }
@@ -105,10 +89,8 @@ function textsOf(error: Error & { description?: unknown; cause?: unknown }): str
 }
 
 /**
- * The error as it may leave the transport: itself when nothing in it (message, description, stack, cause,
- * context) holds a piece of a secret, else the same error built again from its redacted message and description.
- * The list and request layers pass every error through here, so no error they build can show what the service
- * sent back.
+ * The error as it may leave the transport (apiRequest.ts and paginate.ts pass every error here): itself when nothing
+ * in it holds a piece of a secret, else the same error built again from its redacted message and description.
  */
 export function redactError(error: unknown, secrets: string[]): unknown {
 	if (!(error instanceof Error)) return error;

@@ -1,9 +1,7 @@
 /**
- * Requests with retries. 429 and 503 ("not processed") are retried for every method; 500/502/504, connection
- * resets and time-outs only for idempotent requests; a refused connection (nothing was sent) for every method.
- * Exponential backoff with full jitter, `Retry-After` (seconds or HTTP-date) honoured, all waits inside
- * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` longer than what is left of that
- * budget fails at once, saying so.
+ * Requests with retries: 429, 503 and a refused connection (none was processed) for every method; 500/502/504, resets
+ * and time-outs for idempotent ones. Backoff with full jitter or `Retry-After`, all waits inside `maxWaitMs` (per
+ * request, or per list with `sharedWait`); a `Retry-After` beyond what is left fails at once, saying so.
  */
 import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
@@ -11,79 +9,43 @@ import { apiError, seconds, type ErrorLabels } from './apiErrors';
 import { resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credentialInfo';
 import { sendOnce, type SendResult } from './httpAttempt';
 
-/** What a request sends and how it is retried, once its URL is known. */
-export interface SendOptions extends ErrorLabels {
-	body?: IDataObject | IDataObject[];
-	policy?: Partial<RequestPolicy>;
-	/** Default: true for GET/PUT/PATCH/DELETE, false for POST. */
-	idempotent?: boolean;
-	/** Statuses returned to the caller instead of thrown (e.g. [404] for deletes). */
-	allowStatus?: number[];
-	/**
-	 * Shared by the pages of one list: a wait (a `Retry-After` or a backoff) pauses every request that shares it
-	 * (none starts before `pausedUntil`), and `maxWaitMs` bounds the time they spent paused, counted once.
-	 */
-	sharedWait?: { pausedUntil: number; waitedMs: number };
-}
+/** Shared by the pages of one list: a wait pauses them all, and `maxWaitMs` bounds their paused time, counted once. */
+type SharedWait = { pausedUntil: number; waitedMs: number };
 
-export interface ApiResponse<T = IDataObject> {
-	statusCode: number;
-	body: T | undefined;
-	attempts: number;
-	url: string;
-	/** True when an earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
-	afterAmbiguousFailure?: boolean;
-}
+/** `idempotent` defaults to true for every method but POST; `allowStatus` statuses are returned, not thrown. */
+export type SendOptions = ErrorLabels & { body?: IDataObject | IDataObject[]; policy?: Partial<RequestPolicy>; idempotent?: boolean; allowStatus?: number[]; sharedWait?: SharedWait };
 
-/** What is left of a request's retry budget when `beforeRetry` is asked. */
-export interface RetryBudget {
-	attempts: number;
-	waitedMs: number;
-	remainingMs: number;
-}
+/** `afterAmbiguousFailure`: an earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
+export type ApiResponse<T = IDataObject> = { statusCode: number; body: T | undefined; attempts: number; url: string; afterAmbiguousFailure?: boolean };
 
-export interface RetryHooks {
-	/** Decides whether an outcome is retried (default: the rules at the top of this file). */
-	retryable?: (outcome: SendResult) => boolean;
-	/**
-	 * Called before a retry after an outcome that may have been processed (see isAmbiguous). A response ends the
-	 * request with it (the earlier attempt did the work); undefined sends the request again. It may wait itself,
-	 * inside `remainingMs`, and may throw.
-	 */
-	beforeRetry?: (outcome: SendResult, budget: RetryBudget) => Promise<ApiResponse | undefined>;
-}
+export type RetryBudget = { attempts: number; waitedMs: number; remainingMs: number };
+
+/**
+ * `beforeRetry` is asked before retrying an outcome that may have been processed: a response it returns ends the
+ * request (the earlier attempt did the work); undefined sends again. It may wait, inside `remainingMs`, and may throw.
+ */
+export type RetryHooks = { retryable?: (outcome: SendResult) => boolean; beforeRetry?: (outcome: SendResult, budget: RetryBudget) => Promise<ApiResponse | undefined> };
 
 function isAmbiguous(outcome: SendResult): boolean {
-	if (outcome.kind === 'network') return !outcome.refused;
-	return outcome.statusCode >= 500 && outcome.statusCode !== 503;
+	return outcome.kind === 'network' ? !outcome.refused : outcome.statusCode >= 500 && outcome.statusCode !== 503;
 }
 
-function defaultRetryable(idempotent: boolean): (outcome: SendResult) => boolean {
-	return (outcome) => {
+function retryableFor(idempotent: boolean) {
+	return (outcome: SendResult): boolean => {
 		if (outcome.kind === 'network') return outcome.refused || idempotent;
-		if (outcome.statusCode === 429 || outcome.statusCode === 503) return true;
-		return idempotent && [500, 502, 504].includes(outcome.statusCode);
+		return [429, 503].includes(outcome.statusCode) || (idempotent && [500, 502, 504].includes(outcome.statusCode));
 	};
-}
-
-/** A 2xx, or a status the caller asked to have returned. */
-function accepted(outcome: SendResult, allowStatus?: number[]): outcome is SendResult & { kind: 'response' } {
-	return outcome.kind === 'response' && ((outcome.statusCode >= 200 && outcome.statusCode < 300) || allowStatus?.includes(outcome.statusCode) === true);
 }
 
 /** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
 export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
 	if (Array.isArray(value)) value = value[0];
 	if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
-	if (typeof value !== 'string') return undefined;
-	const text = value.trim();
-	if (text === '') return undefined;
+	const text = typeof value === 'string' ? value.trim() : '';
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-	// HTTP-date (IMF-fixdate, RFC 850 or asctime); must name a weekday or a month to count as a date.
-	if (!/[a-z]{3}/i.test(text)) return undefined;
-	const at = Date.parse(text);
-	if (Number.isNaN(at)) return undefined;
-	return Math.max(0, at - nowMs);
+	// An HTTP-date (IMF-fixdate, RFC 850 or asctime) names a weekday or a month.
+	const at = /[a-z]{3}/i.test(text) ? Date.parse(text) : NaN;
+	return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]. attempt starts at 1. */
@@ -97,16 +59,14 @@ function nextDelay(outcome: SendResult, policy: RequestPolicy, attempt: number, 
 	const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After']) : undefined;
 	if (retryAfter !== undefined) {
 		if (retryAfter <= remaining) return { delay: retryAfter };
-		return {
-			reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget`,
-		};
+		return { reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget` };
 	}
 	if (remaining <= 0) return { reason: 'retry wait budget exhausted' };
 	return { delay: Math.min(remaining, backoffDelay(attempt, policy.baseDelayMs, policy.maxWaitMs)) };
 }
 
 /** Pauses every request that shares `wait` for `delay` from now, counting only time not already paused. */
-async function pause(wait: NonNullable<SendOptions['sharedWait']>, delay: number): Promise<void> {
+async function pause(wait: SharedWait, delay: number): Promise<void> {
 	const until = Date.now() + delay;
 	wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));
 	wait.pausedUntil = Math.max(wait.pausedUntil, until);
@@ -114,26 +74,19 @@ async function pause(wait: NonNullable<SendOptions['sharedWait']>, delay: number
 }
 
 /** Sends until an answer is accepted, the outcome is not retryable, or the attempts or the wait budget run out. */
-export async function requestWithRetries<T>(
-	ctx: TransportContext,
-	info: CredentialInfo,
-	method: IHttpRequestMethods,
-	url: string,
-	opts: SendOptions,
-	hooks: RetryHooks = {},
-): Promise<ApiResponse<T>> {
+export async function requestWithRetries<T>(ctx: TransportContext, info: CredentialInfo, method: IHttpRequestMethods, url: string, opts: SendOptions, hooks: RetryHooks = {}): Promise<ApiResponse<T>> {
 	const policy = resolvePolicy(opts.policy);
-	const retryable = hooks.retryable ?? defaultRetryable(opts.idempotent ?? method !== 'POST');
+	const retryable = hooks.retryable ?? retryableFor(opts.idempotent ?? method !== 'POST');
 	const fail = (outcome: SendResult, attempts: number, waitedMs: number, reason?: string) =>
 		apiError(ctx, info, outcome, { method, url }, opts, attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined);
 	const wait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
 	let ambiguousBefore = false;
 	for (let attempt = 1; ; attempt++) {
-		const paused = wait.pausedUntil - Date.now();
-		if (paused > 0) await sleep(paused);
+		if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
 		const outcome = await sendOnce(ctx, method, url, opts.body, policy.timeoutMs);
 		const waitedMs = wait.waitedMs;
-		if (accepted(outcome, opts.allowStatus)) {
+		const code = outcome.kind === 'network' ? outcome.code : outcome.statusCode;
+		if (outcome.kind === 'response' && ((outcome.statusCode >= 200 && outcome.statusCode < 300) || opts.allowStatus?.includes(outcome.statusCode))) {
 			const response: ApiResponse<T> = { statusCode: outcome.statusCode, body: outcome.body as T | undefined, attempts: attempt, url };
 			return ambiguousBefore ? { ...response, afterAmbiguousFailure: true } : response;
 		}
@@ -141,13 +94,11 @@ export async function requestWithRetries<T>(
 		if (attempt >= policy.maxAttempts) throw fail(outcome, attempt, waitedMs, 'no attempts left');
 		const next = nextDelay(outcome, policy, attempt, waitedMs);
 		if ('reason' in next) throw fail(outcome, attempt, waitedMs, next.reason);
-		const what = outcome.kind === 'network' ? outcome.code : `status ${outcome.statusCode}`;
-		ctx.logger?.debug(`Appointments API: ${method} attempt ${attempt} failed (${what}); retrying in ${next.delay} ms`);
+		ctx.logger?.debug(`Appointments API: ${method} attempt ${attempt} failed (${typeof code === 'string' ? code : `status ${code}`}); retrying in ${next.delay} ms`);
 		await pause(wait, next.delay);
 		if (isAmbiguous(outcome)) {
 			ambiguousBefore = true;
-			const budget = { attempts: attempt, waitedMs: wait.waitedMs, remainingMs: policy.maxWaitMs - wait.waitedMs };
-			const done = await hooks.beforeRetry?.(outcome, budget);
+			const done = await hooks.beforeRetry?.(outcome, { attempts: attempt, waitedMs: wait.waitedMs, remainingMs: policy.maxWaitMs - wait.waitedMs });
 			if (done) return { ...done, attempts: attempt } as ApiResponse<T>;
 		}
 	}

@@ -6,12 +6,7 @@ import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
 import { resolveSameOrigin } from '../http/apiUrls';
 
-export interface ListPage {
-	url: string;
-	records: IDataObject[];
-	next?: string;
-	count?: number;
-}
+export type ListPage = { url: string; records: IDataObject[]; next?: string; count?: number };
 
 function describe(value: unknown): string {
 	if (value === null) return 'null';
@@ -26,32 +21,26 @@ function describe(value: unknown): string {
  * empty list).
  */
 export function readListPage(node: INode, response: { url: string; body: unknown; statusCode: number }, pageNo: number, itemIndex?: number): ListPage {
-	const { url, body } = response;
-	const page: ListPage = { url, records: [] };
+	const { url, body, statusCode } = response;
 	const b = body as IDataObject | undefined;
-	let records: unknown[];
-	if (Array.isArray(body)) records = body;
+	const page: ListPage = { url, records: [] };
+	if (Array.isArray(body)) page.records = body as IDataObject[];
 	else if (b && typeof b === 'object' && Array.isArray(b.results)) {
-		records = b.results as unknown[];
+		page.records = b.results as IDataObject[];
 		if (typeof b.next === 'string' && b.next.trim() !== '') page.next = b.next.trim();
 		if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0) page.count = b.count;
-	} else if (body === undefined && response.statusCode === 204) records = [];
-	else {
+	} else if (body !== undefined || statusCode !== 204) {
 		throw new NodeOperationError(node, 'Unexpected list response from the service: expected a JSON array or an object with a "results" array', {
 			itemIndex,
-			description: `GET ${url} answered ${response.statusCode}${body === undefined ? ' with an empty body' : ''}`,
+			description: `GET ${url} answered ${statusCode}${body === undefined ? ' with an empty body' : ''}`,
 		});
 	}
-	const bad = records.findIndex((r) => r === null || typeof r !== 'object' || Array.isArray(r));
-	if (bad !== -1) {
-		throw new NodeOperationError(
-			node,
-			`The service's list answer held a record that is not an object: ${describe(records[bad])} at position ${bad + 1} of page ${pageNo}`,
-			{ itemIndex, description: `GET ${url}: every element of "results" must be a JSON object` },
-		);
-	}
-	page.records = records as IDataObject[];
-	return page;
+	const bad = (page.records as unknown[]).findIndex((r) => r === null || typeof r !== 'object' || Array.isArray(r));
+	if (bad === -1) return page;
+	throw new NodeOperationError(node, `The service's list answer held a record that is not an object: ${describe(page.records[bad])} at position ${bad + 1} of page ${pageNo}`, {
+		itemIndex,
+		description: `GET ${url}: every element of "results" must be a JSON object`,
+	});
 }
 
 /** A path as the service serves it: percent-decoded once (a `%2F` or `%5C` counts as a separator), dot segments resolved. */
@@ -75,29 +64,24 @@ export function pageKey(url: string): string {
 
 /** The list endpoint's path (from the first request's URL), which every `next` must stay inside. */
 export function listPathOf(firstUrl: string): string {
-	return servedPath(new URL(firstUrl).pathname) ?? new URL(firstUrl).pathname;
+	const { pathname } = new URL(firstUrl);
+	return servedPath(pathname) ?? pathname;
 }
 
 /** `next` resolved against its page; one on another origin or whose path leaves the list is refused, nothing sent. */
 export function followLink(node: INode, baseUrl: string, listPath: string, link: string, current: string, itemIndex?: number): string {
 	const url = resolveSameOrigin(baseUrl, link, current);
 	if (url === undefined) {
-		let shown = link;
-		try {
-			shown = new URL(link, current).origin;
-		} catch {
-			// unparsable: show the link as given
-		}
+		const shown = URL.canParse(link, current) ? new URL(link, current).origin : link;
 		throw new NodeOperationError(node, `Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`, { itemIndex });
 	}
 	const path = servedPath(new URL(url).pathname);
 	const base = listPath.endsWith('/') ? listPath : `${listPath}/`;
 	if (path === undefined || (path !== listPath && !path.startsWith(base))) {
-		throw new NodeOperationError(
-			node,
-			`Refusing to follow a pagination link that leaves the list endpoint ${listPath} (it points to ${path ?? new URL(url).pathname})`,
-			{ itemIndex, description: 'A "next" link must stay on the list being read; nothing was sent to it' },
-		);
+		throw new NodeOperationError(node, `Refusing to follow a pagination link that leaves the list endpoint ${listPath} (it points to ${path ?? new URL(url).pathname})`, {
+			itemIndex,
+			description: 'A "next" link must stay on the list being read; nothing was sent to it',
+		});
 	}
 	return url;
 }

@@ -1,13 +1,9 @@
 /**
- * Reads a list page by page: every answer shape (listPage.ts), `next` followed only where followLink allows, each
- * record handed over once (by `keyField`, default `appointment_key` then `webhook_key`; a record without it fails
- * the read) when `keep` accepts it, no page requested beyond `limit` records kept.
- *
- * With `pageConcurrency` > 1, when the first page proves page-number paging (a `count`, and an absolute `next` that
- * is its own URL with one parameter set to the following page number), the following pages are requested ahead,
- * several at a time. A page fetched ahead is used only when the `next` being followed is its URL, so records keep
- * the service's order and each page is read once; from the first `next` that is not the predicted one, links are
- * followed as given.
+ * Reads a list page by page (each answer by listPage.ts, `next` where followLink allows), each record handed over
+ * once (by `keyField`; a record without it fails the read) when `keep` accepts it, no page requested beyond `limit`.
+ * With `pageConcurrency` > 1 and page-number paging proved by the first page (a `count`, an absolute `next` that is
+ * its URL with one parameter set to the next page number), pages are requested ahead; one is used only when the
+ * `next` followed is its URL (the service's order, each page read once); from the first other `next`, links rule.
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
@@ -17,30 +13,14 @@ import { redactError } from '../http/redaction';
 import type { ApiResponse } from '../http/retries';
 import { followLink, listPathOf, pageKey, readListPage, type ListPage } from './listPage';
 
-export interface PaginateOptions {
-	limit?: number;
-	itemIndex?: number;
-	policy?: Partial<RequestPolicy>;
-	/** Default 10000; reaching it while the service still offers a `next` is an error. */
-	maxPages?: number;
-	keyField?: string;
-	resource?: string;
-	/** Pages in flight at once when the paging allows it (default 1: one after the other). */
-	pageConcurrency?: number;
-	/** Records to hand over (default all): the others are dropped before `limit` counts them. */
-	keep?: (record: IDataObject) => boolean;
-}
-
-type Get = (url: string) => Promise<ApiResponse<unknown>>;
+/** `maxPages` (default 10000) reached while a `next` is offered is an error; `pageConcurrency` defaults to 1. */
+export type PaginateOptions = {
+	limit?: number; itemIndex?: number; policy?: Partial<RequestPolicy>; maxPages?: number; keyField?: string; resource?: string;
+	pageConcurrency?: number; keep?: (record: IDataObject) => boolean;
+};
 
 /** Page-number paging as the first page proved it: page `n` is `template` with `param` set to `n`. */
-interface PagePlan {
-	template: URL;
-	param: string;
-	nextPage: number;
-	lastPage: number;
-	pageSize: number;
-}
+type PagePlan = { template: URL; param: string; nextPage: number; lastPage: number; pageSize: number };
 
 const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
 
@@ -69,9 +49,9 @@ class Ahead {
 	plan: PagePlan | undefined;
 	private readonly queue: Array<{ key: string; response: Promise<ApiResponse<unknown>> }> = [];
 
-	constructor(private readonly get: Get, private readonly concurrency: number) {}
+	constructor(private readonly get: (url: string) => Promise<ApiResponse<unknown>>, private readonly concurrency: number) {}
 
-	/** The answer at `nextUrl`: the page fetched ahead when it is that one, else (the plan ends) requested now. */
+	/** The page fetched ahead when it is `nextUrl`'s, else (the plan ends) `nextUrl` requested now. */
 	async read(nextUrl: string, wanted: number): Promise<ApiResponse<unknown>> {
 		this.fill(wanted);
 		if (this.queue[0]?.key === pageKey(nextUrl)) {
@@ -91,13 +71,12 @@ class Ahead {
 			const url = new URL(plan.template);
 			url.searchParams.set(plan.param, String(plan.nextPage++));
 			const response = this.get(url.href);
-			// Read in order by read(); one that fails after the reader stopped must not go unhandled.
-			response.catch(() => undefined);
+			response.catch(() => undefined); // one that fails after the reader stopped must not go unhandled
 			this.queue.push({ key: pageKey(url.href), response });
 		}
 	}
 
-	/** Waits for the pages still in flight (their outcome no longer matters) and drops the plan. */
+	/** Drops the plan and waits for the pages in flight (their outcome no longer matters). */
 	async settle(): Promise<void> {
 		this.plan = undefined;
 		await Promise.allSettled(this.queue.splice(0).map((q) => q.response));
@@ -107,19 +86,8 @@ class Ahead {
 /** Pages in a row that bring no record not already returned before reading stops with an error (issue 10). */
 const STALE_PAGES = 3;
 
-/** What one read of a list has seen so far. */
-interface ReadState {
-	/** Pages read (by pageKey): a `next` back to one of them ends the list. */
-	fetched: Set<string>;
-	seen: Set<string>;
-	yielded: number;
-	pages: number;
-	/** Pages in a row with no record not seen before (kept or not). */
-	stale: number;
-	repeated: number;
-	firstCount?: number;
-	lastCount?: number;
-}
+/** What one read has seen: pages (by pageKey: a `next` back to one ends the list), records, pages in a row with no new one. */
+type ReadState = { fetched: Set<string>; seen: Set<string>; yielded: number; pages: number; stale: number; repeated: number; firstCount?: number; lastCount?: number };
 
 const RECORD_NOUN: Record<string, string> = { appointment_key: 'an appointment', webhook_key: 'a webhook subscription' };
 
@@ -133,31 +101,26 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 		const record = page.records[i];
 		const value = fields.map((f) => record[f]).find((v) => typeof v === 'string' || typeof v === 'number');
 		if (value === undefined) {
-			throw new NodeOperationError(
-				node,
-				`The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ')}`,
-				{ itemIndex: opts.itemIndex, description: `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}` },
-			);
+			const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
+			const description = `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}`;
+			throw new NodeOperationError(node, `The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${what}`, { itemIndex: opts.itemIndex, description });
 		}
-		if (read.seen.has(String(value))) {
-			read.repeated++;
-			continue;
+		if (read.seen.has(String(value))) read.repeated++;
+		else {
+			read.seen.add(String(value));
+			unseen++;
+			if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 		}
-		read.seen.add(String(value));
-		unseen++;
-		if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 	}
 	read.stale = unseen === 0 ? read.stale + 1 : 0;
 	return fresh;
 }
 
-/** Stops a read that makes no progress (pages that bring nothing new) or that reached `maxPages`. */
+/** Stops a read that makes no progress or that reached `maxPages`. */
 function checkProgress(node: INode, read: ReadState, page: ListPage, nextUrl: string, maxPages: number, itemIndex?: number): void {
 	if (read.stale >= STALE_PAGES) {
-		throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, {
-			itemIndex,
-			description: `The last page was ${page.url}; its "next" was ${nextUrl}`,
-		});
+		const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
+		throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, { itemIndex, description });
 	}
 	if (read.pages >= maxPages) {
 		throw new NodeOperationError(node, `Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`, { itemIndex });
@@ -167,21 +130,17 @@ function checkProgress(node: INode, read: ReadState, page: ListPage, nextUrl: st
 /** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
 function noticeChanges(ctx: TransportContext, read: ReadState): void {
 	if (read.lastCount === read.firstCount && read.repeated === 0) return;
-	const what =
-		read.lastCount !== read.firstCount
-			? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
-			: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
+	const what = read.lastCount !== read.firstCount
+		? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
+		: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
 	const message = `${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`;
 	ctx.logger?.warn(`Appointments: ${message}`);
-	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') {
-		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
-	}
+	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 }
 
 /**
- * Yields each page's records not returned before (never an empty array), in the service's order; whole pages, not
- * single records (each value an async generator yields costs a few promise turns). Every error is redacted on its
- * way out: the links and pages it may quote are the service's.
+ * Yields each page's records not returned before (never an empty array: whole pages, each yield costs promise turns),
+ * in the service's order. Every error goes out redacted: the links and pages it may quote are the service's.
  */
 export async function* paginate<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): AsyncGenerator<T[]> {
 	const info = await credentialInfo(ctx);
@@ -206,10 +165,8 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 	try {
 		for (;;) {
 			const fresh = freshRecords<T>(node, page, read, opts);
-			if (fresh.length > 0) {
-				read.yielded += fresh.length;
-				yield fresh;
-			}
+			read.yielded += fresh.length;
+			if (fresh.length > 0) yield fresh;
 			if (limit !== undefined && read.yielded >= limit) return;
 			if (page.count !== undefined) read.lastCount = page.count;
 			if (page.records.length === 0 || page.next === undefined) return;
@@ -229,8 +186,6 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 /** Collects `paginate` into an array. */
 export async function paginateAll<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): Promise<T[]> {
 	const out: T[] = [];
-	for await (const records of paginate<T>(ctx, path, qs, opts)) {
-		for (const record of records) out.push(record);
-	}
+	for await (const records of paginate<T>(ctx, path, qs, opts)) out.push(...records);
 	return out;
 }

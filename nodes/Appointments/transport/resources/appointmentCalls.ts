@@ -3,12 +3,13 @@
  * a JSON object about something else is read back with GET; anything else is an error, never reported as done. A
  * read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
  */
-import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
 import { apiRequest } from '../http/apiRequest';
-import { recordOf, responseError } from '../http/apiErrors';
+import { answerError, recordOf, responseError } from '../http/apiErrors';
 import type { RequestPolicy, TransportContext } from '../http/credentialInfo';
+import type { ApiResponse } from '../http/retries';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
@@ -21,74 +22,46 @@ function labels(key: string, opts: Opts) {
 }
 
 export async function getAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject> {
-	const response = await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts));
-	return checkedRecord(ctx, key, response, await recordOf(ctx, response, 'GET', labels(key, opts), false), opts);
+	return await checkedRecord(ctx, key, await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts)), opts);
 }
 
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
-export async function mutateAppointment(
-	ctx: TransportContext,
-	method: 'PATCH',
-	path: string,
-	key: string,
-	opts: Opts & { qs?: IDataObject; body?: IDataObject } = {},
-): Promise<IDataObject> {
+export async function mutateAppointment(ctx: TransportContext, method: 'PATCH', path: string, key: string, opts: Opts & { qs?: IDataObject; body?: IDataObject } = {}): Promise<IDataObject> {
 	const response = await apiRequest(ctx, method, path, { ...labels(key, opts), qs: opts.qs, body: opts.body });
 	const record = await recordOf(ctx, response, method, labels(key, opts));
-	if (namesAppointment(record, key)) return record;
-	return await getAppointment(ctx, key, opts);
+	return namesAppointment(record, key) ? record : await getAppointment(ctx, key, opts);
 }
 
-/**
- * Whether a change's answer is about this appointment, and so returned as the service gave it (some services answer
- * a change with the changed fields only); anything else (`{}`, another appointment) is read back.
- */
+/** Some services answer a change with the changed fields only: an answer that names the appointment is taken as it. */
 function namesAppointment(record: IDataObject | undefined, key: string): record is IDataObject {
 	const own = record?.appointment_key;
 	return typeof own === 'string' && own.toLowerCase() === key.toLowerCase();
 }
 
-/**
- * GET of one appointment: its record, or undefined when the service answers 404. An answer that is not this
- * appointment's record (a proxy's page, an empty body, `{}`, another appointment) is an error, never taken as it.
- */
+/** GET of one appointment: its record, or undefined when the service answers 404. */
 export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject | undefined> {
 	const response = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
-	if (response.statusCode === 404) return undefined;
-	return checkedRecord(ctx, key, response, await recordOf(ctx, response, 'GET', labels(key, opts), false), opts);
+	return response.statusCode === 404 ? undefined : await checkedRecord(ctx, key, response, opts);
 }
 
-function checkedRecord(ctx: TransportContext, key: string, response: { statusCode: number }, record: unknown, opts: Opts): IDataObject {
+/** A read's answer that is not this appointment's record (a proxy's page, an empty body, `{}`, another one) is an error. */
+async function checkedRecord(ctx: TransportContext, key: string, response: ApiResponse, opts: Opts): Promise<IDataObject> {
+	const record = await recordOf(ctx, response, 'GET', labels(key, opts), false);
 	const why = notAppointmentReason(record, key);
 	if (why === undefined) return record as IDataObject;
-	throw new NodeApiError(ctx.getNode(), { statusCode: response.statusCode } as JsonObject, {
-		message: `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`,
-		description: 'Check that the credential\'s Base URL is the service\'s API address; if it is, the service answered with something that is not this appointment.',
-		httpCode: String(response.statusCode),
-		itemIndex: opts.itemIndex,
-	});
-}
-
-export interface CancelOutcome {
-	/** The appointment as the service has it after the cancel (or `{ appointment_key, canceled: true }` once gone). */
-	record: IDataObject;
-	/** It was cancelled before this run: no DELETE was sent, so nobody was e-mailed. */
-	alreadyCancelled: boolean;
+	const message = `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`;
+	const description = "Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment.";
+	throw answerError(ctx, response.statusCode, message, description, opts.itemIndex);
 }
 
 /**
- * DELETE with `send_email` always explicit, only for an appointment that is not cancelled yet: it is read first,
- * since a DELETE of a cancelled one may e-mail its client again (a service may e-mail on every DELETE), and n8n's
- * Retry On Fail re-runs items an earlier run cancelled. A DELETE that may have been processed (time-out, reset,
- * 5xx) is never sent again blindly either: the appointment is read again; cancelled (or gone, 404) means the
- * earlier DELETE did it; only one still active is cancelled again. A 404 on the first read leaves it to the DELETE.
+ * DELETE (`send_email` explicit) only of an appointment read as not cancelled: a DELETE may e-mail the client again,
+ * and Retry On Fail re-runs items an earlier run cancelled. After a DELETE that may have been processed, the
+ * appointment is read: cancelled or gone (404) means it was; only one still active is cancelled again. A 404 on
+ * the first read leaves it to the DELETE.
+ * `alreadyCancelled`: no DELETE was sent, nobody e-mailed; `record` is `{ appointment_key, canceled: true }` once gone.
  */
-export async function cancelAppointment(
-	ctx: TransportContext,
-	key: string,
-	sendEmail: boolean,
-	opts: Opts = {},
-): Promise<CancelOutcome> {
+export async function cancelAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts = {}): Promise<{ record: IDataObject; alreadyCancelled: boolean }> {
 	const before = await readAppointment(ctx, key, opts);
 	if (before !== undefined && isCancelled(before)) return { record: before, alreadyCancelled: true };
 	return { record: await deleteAppointment(ctx, key, sendEmail, opts), alreadyCancelled: false };
@@ -96,23 +69,14 @@ export async function cancelAppointment(
 
 async function deleteAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts): Promise<IDataObject> {
 	const gone = { appointment_key: key, canceled: true };
-	const response = await apiRequest(
-		ctx,
-		'DELETE',
-		appointmentPath(key),
-		{ ...labels(key, opts), qs: { send_email: sendEmail ? 'true' : 'false' }, allowStatus: [404] },
-		{
-			beforeRetry: async () => {
-				const read = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
-				if (read.statusCode !== 404) {
-					const record = (await recordOf(ctx, read, 'GET', labels(key, opts), false)) as IDataObject;
-					if (!isCancelled(record)) return undefined;
-				}
-				ctx.logger?.debug('Appointments API: an unanswered cancel went through; not sending it again');
-				return { ...read, afterAmbiguousFailure: true };
-			},
-		},
-	);
+	const beforeRetry = async () => {
+		const read = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
+		if (read.statusCode !== 404 && !isCancelled((await recordOf(ctx, read, 'GET', labels(key, opts), false)) as IDataObject)) return undefined;
+		ctx.logger?.debug('Appointments API: an unanswered cancel went through; not sending it again');
+		return { ...read, afterAmbiguousFailure: true };
+	};
+	const query = { send_email: sendEmail ? 'true' : 'false' };
+	const response = await apiRequest(ctx, 'DELETE', appointmentPath(key), { ...labels(key, opts), qs: query, allowStatus: [404] }, { beforeRetry });
 	if (response.statusCode === 404) {
 		if (response.afterAmbiguousFailure) return gone;
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));

@@ -1,72 +1,46 @@
 /**
- * Webhook create: POST /api/v3/webhooks/, never leaving a second subscription behind. POST is not idempotent:
- * when an answer is lost (time-out, reset, 5xx other than 503) the list is read first and the subscription the
- * service stored is adopted instead of sending the create again. Only a subscription that was not in the list
- * before the first POST can be adopted: an identical older one belongs to someone else (a later Delete of "our"
- * key would remove it). After a time-out the service may still be storing it, so the create is never sent
- * again: the list is watched until it shows up or the wait budget is spent. 429/503 (not processed) and refused
- * connections are simply retried. An answer without the subscription (201/204 without a body, an object without
- * `webhook_key`) is read back from the list the same way.
- *
- * n8n's Retry On Fail runs the node again once these retries give up (or another item failed): with `firstRun`
- * (the same object in every run of the item, kept by the caller: actions/reruns.ts), the first run's list is kept,
- * so the re-run adopts what the first run stored instead of taking a new list, in which the first run's
- * subscription would look like someone else's.
+ * Webhook create, never leaving a second subscription behind. When an answer is lost (time-out, reset, 5xx but
+ * 503) the list is read and the subscription the service stored adopted instead of posting again; only one not
+ * listed before the first POST (an identical older one is someone else's). After a time-out the service may still
+ * be storing it: the list is watched until it shows up or the wait budget is spent, nothing posted again. 429/503
+ * and refused connections are retried; an answer without the subscription is read back from the list too.
+ * `firstRun` (one object per item across n8n's Retry On Fail re-runs: actions/reruns.ts) keeps the first run's
+ * list, in which the re-run finds what the first run stored instead of taking it for someone else's.
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput';
-import { apiError, recordOf, unconfirmedError } from '../http/apiErrors';
+import { apiError, recordOf, unconfirmedError, type ErrorLabels } from '../http/apiErrors';
 import { apiRequest } from '../http/apiRequest';
 import { credentialInfo, resolvePolicy, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
 import type { SendResult } from '../http/httpAttempt';
 import type { ApiResponse, RetryBudget } from '../http/retries';
 import { listWebhooks, type WebhookOpts } from './webhookCalls';
 
-/** What the first run of one item's create saw and met, kept for n8n's re-runs of it (Retry On Fail). */
-export interface FirstRun {
-	/** The subscriptions listed before its first POST: none of them can be the one it stored. */
-	before: Set<string>;
-	/** A POST of it timed out: the service may store it later, so it is never sent again. */
-	timedOut: boolean;
-}
+/** The keys listed before the item's first POST, and whether a POST of it timed out (then it is never sent again). */
+export type FirstRun = { before: Set<string>; timedOut: boolean };
 
 /** One item's create: its request, its options and what its first run saw. */
-interface Create {
-	ctx: TransportContext;
-	body: { url: string; events: string[] };
-	opts: CreateOpts;
-	labels: { itemIndex?: number; resource: string };
-	policy: RequestPolicy;
-	run: FirstRun;
-}
+type Create = { ctx: TransportContext; body: { url: string; events: string[] }; opts: CreateOpts; labels: ErrorLabels; policy: RequestPolicy; run: FirstRun };
 
 type CreateOpts = WebhookOpts & { firstRun?: Partial<FirstRun> };
 
 /** The subscription this create stored, when the list shows one that was not there before its first POST. */
 async function stored(c: Create): Promise<ApiResponse | undefined> {
-	const match = (await listWebhooks(c.ctx, c.opts)).find(
-		(w) => !c.run.before.has(keyOf(w)) && w.url === c.body.url && sameEvents(w.events, c.body.events),
-	);
+	const match = (await listWebhooks(c.ctx, c.opts)).find((w) => !c.run.before.has(keyOf(w)) && w.url === c.body.url && sameEvents(w.events, c.body.events));
 	if (!match) return undefined;
 	c.ctx.logger?.debug('Appointments API: adopted the webhook stored by an unanswered create');
 	return { statusCode: 200, body: match, attempts: 0, url: '' };
 }
 
-/**
- * After a time-out the service may still be working on the create: look again, with growing pauses, until the
- * subscription shows up or the wait budget is spent; send nothing.
- */
+/** After a time-out the service may still be storing it: look again, pausing longer each time, until the budget is spent. */
 async function watch(c: Create, outcome: SendResult, budget: RetryBudget): Promise<ApiResponse> {
 	let waited = 0;
 	for (let round = 0; ; round++) {
 		const left = budget.remainingMs - waited;
 		if (left <= 0) {
-			throw apiError(c.ctx, await credentialInfo(c.ctx), outcome, { method: 'POST', url: 'webhooks/' }, c.labels, {
-				attempts: budget.attempts,
-				waitedMs: budget.waitedMs + waited,
-				reason: 'the service may still process the request that timed out, so it was not sent again; check before trying again',
-			});
+			const reason = 'the service may still process the request that timed out, so it was not sent again; check before trying again';
+			throw apiError(c.ctx, await credentialInfo(c.ctx), outcome, { method: 'POST', url: 'webhooks/' }, c.labels, { attempts: budget.attempts, waitedMs: budget.waitedMs + waited, reason });
 		}
 		const delay = Math.min(left, Math.max(50, c.policy.baseDelayMs) * Math.pow(2, Math.min(round, 6)));
 		c.ctx.logger?.debug(`Appointments API: POST outcome still unknown; looking again in ${delay} ms`);
@@ -78,20 +52,13 @@ async function watch(c: Create, outcome: SendResult, budget: RetryBudget): Promi
 }
 
 async function post(c: Create): Promise<IDataObject> {
-	const response = await apiRequest<IDataObject>(
-		c.ctx,
-		'POST',
-		'webhooks/',
-		{ body: c.body, ...c.labels, policy: c.opts.policy, idempotent: false },
-		{
-			retryable: (outcome) => {
-				if (outcome.kind === 'network' && outcome.timedOut) c.run.timedOut = true;
-				return outcome.kind === 'network' || [429, 500, 502, 503, 504].includes(outcome.statusCode);
-			},
-			beforeRetry: async (outcome, budget) =>
-				(await stored(c)) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined),
-		},
-	);
+	const retryable = (outcome: SendResult) => {
+		if (outcome.kind === 'network' && outcome.timedOut) c.run.timedOut = true;
+		return outcome.kind === 'network' || [429, 500, 502, 503, 504].includes(outcome.statusCode);
+	};
+	const beforeRetry = async (outcome: SendResult, budget: RetryBudget) =>
+		(await stored(c)) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined);
+	const response = await apiRequest<IDataObject>(c.ctx, 'POST', 'webhooks/', { body: c.body, ...c.labels, policy: c.opts.policy }, { retryable, beforeRetry });
 	// An answer without the subscription's key (an empty body, a message) is not the subscription: the list decides.
 	const record = await recordOf(c.ctx, response, 'POST', c.labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
@@ -99,14 +66,6 @@ async function post(c: Create): Promise<IDataObject> {
 	if (readBack) return readBack.body as IDataObject;
 	throw unconfirmedError(c.ctx, response.statusCode, 'a new webhook with this URL and these events', c.opts.itemIndex);
 }
-
-const EARLIER_TIME_OUT: SendResult = {
-	kind: 'network',
-	code: 'ETIMEDOUT',
-	timedOut: true,
-	refused: false,
-	detail: 'the create timed out on an earlier try of the node',
-};
 
 /** `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create). */
 export async function createWebhook(ctx: TransportContext, input: WebhookInput, opts: CreateOpts = {}): Promise<IDataObject> {
@@ -119,9 +78,8 @@ export async function createWebhook(ctx: TransportContext, input: WebhookInput, 
 		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
 		const found = await stored(c);
 		if (found) return found.body as IDataObject;
-		if (earlier.timedOut) {
-			return (await watch(c, EARLIER_TIME_OUT, { attempts: 1, waitedMs: 0, remainingMs: policy.maxWaitMs })).body as IDataObject;
-		}
+		const timedOut: SendResult = { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the create timed out on an earlier try of the node' };
+		if (earlier.timedOut) return (await watch(c, timedOut, { attempts: 1, waitedMs: 0, remainingMs: policy.maxWaitMs })).body as IDataObject;
 	}
 	return await post(c);
 }
