@@ -65,7 +65,7 @@ test("the trigger's Calendar filter lists the account's calendars by name", asyn
 	);
 });
 
-test("Get Many (version 3): Options holds Time Zone, Advanced the rest; Calendar is picked from the list", async () => {
+test("Get Many (a new node: version 4): Options holds Time Zone, Advanced the rest, without the retry settings (n8n's Retry On Fail); Calendar is picked from the list", async () => {
 	const all: any[] = (await stack.admin.ok('GET', '/__sandbox/appointments/')).appointments;
 	const names = new Set(all.map((a) => String(a.calendar.name)));
 	await search('Appointments');
@@ -78,7 +78,7 @@ test("Get Many (version 3): Options holds Time Zone, Advanced the rest; Calendar
 	await ndv().getByText('Time Zone', { exact: true }).waitFor();
 	await ndv().getByPlaceholder('Add Setting').click();
 	const settings = (await page.getByRole('option').allInnerTexts()).map((o) => o.trim());
-	expect(settings).toEqual(['Concurrency', 'Max Attempts', 'Max Retry Wait (Seconds)', 'Page Concurrency', 'Timeout (Seconds)']);
+	expect(settings).toEqual(['Concurrency', 'Page Concurrency', 'Timeout (Seconds)']);
 	await page.keyboard.press('Escape');
 	await ndv().getByPlaceholder('Add Filter').click();
 	await page.getByRole('option', { name: 'Calendar', exact: true }).click();
