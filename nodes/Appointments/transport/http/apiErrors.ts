@@ -15,12 +15,8 @@ type Answer = { statusCode: number; body: unknown; url: string };
 
 function rawBodyText(body: unknown, max = 2000): string | undefined {
 	if (body === undefined || body === null || body === '') return undefined;
-	let text: string;
-	try {
-		text = typeof body === 'string' ? body : JSON.stringify(body);
-	} catch {
-		text = String(body);
-	}
+	// A parsed body: JSON.stringify cannot throw on it.
+	const text = typeof body === 'string' ? body : JSON.stringify(body);
 	return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
