@@ -15,12 +15,8 @@ type Answer = { statusCode: number; body: unknown; url: string };
 
 function rawBodyText(body: unknown, max = 2000): string | undefined {
 	if (body === undefined || body === null || body === '') return undefined;
-	let text: string;
-	try {
-		text = typeof body === 'string' ? body : JSON.stringify(body);
-	} catch {
-		text = String(body);
-	}
+	// A parsed body: JSON.stringify cannot throw on it.
+	const text = typeof body === 'string' ? body : JSON.stringify(body);
 	return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
@@ -28,9 +24,8 @@ function rawBodyText(body: unknown, max = 2000): string | undefined {
 function messagesOf(value: unknown, depth = 0): string[] {
 	if (depth > 5 || value === undefined || value === null) return [];
 	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
-	if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
+	if (typeof value !== 'object') return typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [];
 	if (Array.isArray(value)) return value.flatMap((v) => messagesOf(v, depth + 1));
-	if (typeof value !== 'object') return [];
 	const obj = value as Record<string, unknown>;
 	for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
 		const found = key in obj ? messagesOf(obj[key], depth + 1) : [];
@@ -40,11 +35,9 @@ function messagesOf(value: unknown, depth = 0): string[] {
 		return field ? [`${String(field)}: ${found.join(' ')}`] : found;
 	}
 	// A field map: { field: ["msg", ...] } -> "field: msg; msg"
-	return Object.entries(obj).flatMap(([field, v]) => {
-		const msgs = messagesOf(v, depth + 1);
-		if (!msgs.length) return [];
-		return field === 'non_field_errors' || field === 'errors' ? msgs : [`${field}: ${msgs.join(' ')}`];
-	});
+	const named = (field: string, msgs: string[]) =>
+		!msgs.length || ['non_field_errors', 'errors'].includes(field) ? msgs : [`${field}: ${msgs.join(' ')}`];
+	return Object.entries(obj).flatMap(([field, v]) => named(field, messagesOf(v, depth + 1)));
 }
 
 /** One readable message from any error body (JSON text, `detail`/`message`/`error`, field maps, arrays). */

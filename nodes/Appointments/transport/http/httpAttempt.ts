@@ -48,14 +48,12 @@ async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
 
 /** JSON when the text is JSON, else the text itself (an HTML page, say); '' and null are no body. */
 function parseBody(raw: unknown): unknown {
-	if (typeof raw !== 'string') return raw === null ? undefined : raw;
+	if (typeof raw !== 'string') return raw ?? undefined;
 	const text = raw.replace(/^\uFEFF/, '').trim();
-	if (text === '') return undefined;
 	try {
-		const parsed = JSON.parse(text) as unknown;
-		return parsed === null ? undefined : parsed;
+		return (JSON.parse(text) as unknown) ?? undefined;
 	} catch {
-		return text;
+		return text || undefined;
 	}
 }
 

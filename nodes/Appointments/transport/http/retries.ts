@@ -30,11 +30,9 @@ function isAmbiguous(outcome: SendResult): boolean {
 	return outcome.kind === 'network' ? !outcome.refused : outcome.statusCode >= 500 && outcome.statusCode !== 503;
 }
 
-function retryableFor(idempotent: boolean) {
-	return (outcome: SendResult): boolean => {
-		if (outcome.kind === 'network') return outcome.refused || idempotent;
-		return [429, 503].includes(outcome.statusCode) || (idempotent && [500, 502, 504].includes(outcome.statusCode));
-	};
+function isRetryable(outcome: SendResult, idempotent: boolean): boolean {
+	if (outcome.kind === 'network') return outcome.refused || idempotent;
+	return [429, 503].includes(outcome.statusCode) || (idempotent && [500, 502, 504].includes(outcome.statusCode));
 }
 
 /** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
@@ -76,7 +74,7 @@ async function pause(wait: SharedWait, delay: number): Promise<void> {
 /** Sends until an answer is accepted, the outcome is not retryable, or the attempts or the wait budget run out. */
 export async function requestWithRetries<T>(ctx: TransportContext, info: CredentialInfo, method: IHttpRequestMethods, url: string, opts: SendOptions, hooks: RetryHooks = {}): Promise<ApiResponse<T>> {
 	const policy = resolvePolicy(opts.policy);
-	const retryable = hooks.retryable ?? retryableFor(opts.idempotent ?? method !== 'POST');
+	const retryable = hooks.retryable ?? ((outcome: SendResult) => isRetryable(outcome, opts.idempotent ?? method !== 'POST'));
 	const fail = (outcome: SendResult, attempts: number, waitedMs: number, reason?: string) =>
 		apiError(ctx, info, outcome, { method, url }, opts, attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined);
 	const wait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };

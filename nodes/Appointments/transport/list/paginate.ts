@@ -29,11 +29,10 @@ function planPages(first: ListPage, nextUrl: string, maxPages: number): PagePlan
 	// A relative link says nothing about how the service builds its URLs.
 	if (first.count === undefined || first.records.length === 0 || !/^https?:\/\//i.test(first.next ?? '')) return undefined;
 	const [from, to] = [new URL(first.url), new URL(nextUrl)];
-	if (from.origin !== to.origin || from.pathname !== to.pathname) return undefined;
 	// The same values in any order: a service that rewrites its links may reorder a repeated parameter too.
 	const values = (u: URL, n: string) => JSON.stringify(u.searchParams.getAll(n).sort());
 	const differing = [...new Set([...from.searchParams.keys(), ...to.searchParams.keys()])].filter((n) => values(from, n) !== values(to, n));
-	if (differing.length !== 1) return undefined;
+	if (from.origin !== to.origin || from.pathname !== to.pathname || differing.length !== 1) return undefined;
 	const [param] = differing;
 	const [was, now] = [from.searchParams.getAll(param), to.searchParams.getAll(param)];
 	if (now.length !== 1 || !PAGE_NUMBER.test(now[0]) || was.length > 1 || (was.length === 1 && !PAGE_NUMBER.test(was[0]))) return undefined;
