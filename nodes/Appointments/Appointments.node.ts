@@ -7,12 +7,7 @@ import { hints, versionDescription as v2 } from './v2/versionDescription';
 import { versionDescription as v3 } from './v3/versionDescription';
 import { versionDescription as v4 } from './v4/versionDescription';
 
-/**
- * Appointments: manage appointments and webhooks of the scheduling service. Version 1 takes keys typed or given by
- * expression; 2 picks appointments and webhooks from lists and simplifies Get; 3 moves the expert knobs under
- * Advanced and picks Get Many's Calendar from a list; 4 offers Output (Simplified, Raw, Selected Fields) in Get and
- * Get Many. Saved workflows keep their version's parameters and outputs.
- */
+/** Appointments: each version's fields in vN/versionDescription.ts; saved workflows keep their version's parameters and outputs. */
 export class Appointments extends VersionedNodeType {
 	constructor() {
 		const base: INodeTypeBaseDescription = {

@@ -1,8 +1,10 @@
-import { NodeConnectionTypes, type INodeExecutionData, type INodeType, type INodeTypeDescription, type IPollFunctions } from 'n8n-workflow';
+import {
+	NodeConnectionTypes, type INodeExecutionData, type INodeProperties, type INodeType, type INodeTypeDescription, type IPollFunctions,
+} from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch';
 import { CHANGE_EVENTS, eventFilterProperty, optionsProperty, STARTED, STARTING_SOON, TIME_EVENTS } from './shared';
-import { LEAD_MAX, LEAD_MIN, listOnce, readPollingOptions } from './polling/listing';
+import { LEAD_MAX, LEAD_MIN, listOnce, readPollingOptions, WHOLE_OPTIONS } from './polling/listing';
 import { startChanges } from './polling/poll';
 import { sampleItems } from './polling/sample';
 import { startTimeEvents } from './polling/timeEvents';
@@ -10,6 +12,12 @@ import { startTimeEvents } from './polling/timeEvents';
 const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
 
 const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
+
+function wholeOption(name: keyof typeof WHOLE_OPTIONS, description: string): INodeProperties {
+	const { label, fallback, min, max } = WHOLE_OPTIONS[name];
+	const typeOptions = { minValue: min, maxValue: max };
+	return { displayName: label, name, type: 'number', typeOptions, default: fallback, description };
+}
 
 export class AppointmentsPollingTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -60,30 +68,9 @@ export class AppointmentsPollingTrigger implements INodeType {
 			},
 			eventFilterProperty,
 			optionsProperty([
-				{
-					displayName: 'Days Ahead',
-					name: 'daysAhead',
-					type: 'number',
-					typeOptions: { minValue: 1, maxValue: 366 },
-					default: 30,
-					description: 'How many days ahead appointments are watched; more days cost more requests per poll',
-				},
-				{
-					displayName: 'Days Back',
-					name: 'daysBack',
-					type: 'number',
-					typeOptions: { minValue: 0, maxValue: 31 },
-					default: 1,
-					description: 'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
-				},
-				{
-					displayName: 'Max Watched Appointments',
-					name: 'maxWatched',
-					type: 'number',
-					typeOptions: { minValue: 100, maxValue: 200000 },
-					default: 20000,
-					description: 'The most appointments the trigger remembers between polls; a poll that needs more fails and says so',
-				},
+				wholeOption('daysAhead', 'How many days ahead appointments are watched; more days cost more requests per poll'),
+				wholeOption('daysBack', 'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show'),
+				wholeOption('maxWatched', 'The most appointments the trigger remembers between polls; a poll that needs more fails and says so'),
 				{
 					displayName: 'Simplify',
 					name: 'simplify',

@@ -99,45 +99,21 @@ export const OPTION_RULES = {
 	timeoutSeconds: { label: 'Timeout (Seconds)', min: 0.1 },
 } as const;
 
-const { concurrency, maxAttempts, maxRetryWaitSeconds, timeoutSeconds } = OPTION_RULES;
+function setting(name: keyof typeof OPTION_RULES, fallback: number, typeOptions: object, description: string): INodeProperties {
+	return { displayName: OPTION_RULES[name].label, name, type: 'number', typeOptions, default: fallback, description };
+}
+
+const { concurrency, maxAttempts } = OPTION_RULES;
 
 const requestSettings: INodeProperties[] = [
-	{
-		displayName: concurrency.label,
-		name: 'concurrency',
-		type: 'number',
-		typeOptions: { minValue: concurrency.min, maxValue: concurrency.max, numberPrecision: 0 },
-		default: 1,
-		description:
-			'How many input items to process at the same time. Output order and pairing stay as in the input.',
-	},
-	{
-		displayName: maxAttempts.label,
-		name: 'maxAttempts',
-		type: 'number',
-		typeOptions: { minValue: maxAttempts.min, maxValue: maxAttempts.max, numberPrecision: 0 },
-		default: 5,
-		description:
-			"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off.",
-	},
-	{
-		displayName: maxRetryWaitSeconds.label,
-		name: 'maxRetryWaitSeconds',
-		type: 'number',
-		typeOptions: { minValue: maxRetryWaitSeconds.min },
-		default: 60,
-		description:
-			'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once',
-	},
-	{
-		displayName: timeoutSeconds.label,
-		name: 'timeoutSeconds',
-		type: 'number',
-		typeOptions: { minValue: timeoutSeconds.min, numberPrecision: 1 },
-		default: 30,
-		description:
-			'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)',
-	},
+	setting('concurrency', 1, { minValue: concurrency.min, maxValue: concurrency.max, numberPrecision: 0 },
+		'How many input items to process at the same time. Output order and pairing stay as in the input.'),
+	setting('maxAttempts', 5, { minValue: maxAttempts.min, maxValue: maxAttempts.max, numberPrecision: 0 },
+		"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off."),
+	setting('maxRetryWaitSeconds', 60, { minValue: OPTION_RULES.maxRetryWaitSeconds.min },
+		'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once'),
+	setting('timeoutSeconds', 30, { minValue: OPTION_RULES.timeoutSeconds.min, numberPrecision: 1 },
+		'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)'),
 ];
 
 /** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates. */

@@ -1,12 +1,6 @@
 import {
-	NodeConnectionTypes,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodeType,
-	type INodeTypeBaseDescription,
-	type INodeTypeDescription,
-	type NodeHint,
+	NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeProperties, type INodeType,
+	type INodeTypeBaseDescription, type INodeTypeDescription, type NodeHint,
 } from 'n8n-workflow';
 
 import { router } from './router';

@@ -2,13 +2,7 @@
  * The item loop of the Appointments node: every item checked before anything is sent (prepareAll), the prepared
  * requests run in input order, Concurrency at a time (runAll), the output paired to its input (pairedOutput).
  */
-import {
-	NodeApiError,
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { numberValue, resolveZone } from '../shared';
 import type { RequestPolicy } from '../transport';

@@ -1,10 +1,5 @@
 import { DateTime } from 'luxon';
-import type {
-	IDataObject,
-	ILoadOptionsFunctions,
-	INodeListSearchItems,
-	INodeListSearchResult,
-} from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
 import { canonicalUuid, EMAIL, startInstant, windowQuery } from '../shared';
 import { accountTimeZone, apiRequest, appointmentPath } from '../transport';
@@ -91,9 +86,7 @@ async function phasePage(ctx: ILoadOptionsFunctions, filters: IDataObject, token
  * finds nothing is tried as a name).
  */
 export async function searchAppointments(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
+	this: ILoadOptionsFunctions, filter?: string, paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const zone = this.getTimezone();
 	const text = (filter ?? '').trim();

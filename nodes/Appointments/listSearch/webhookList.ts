@@ -13,9 +13,7 @@ export function webhookLabel(record: IDataObject): string {
  * narrows each page by URL, event or key (case-insensitive).
  */
 export async function searchWebhooks(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
+	this: ILoadOptionsFunctions, filter?: string, paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const text = (filter ?? '').trim().toLowerCase();
 	const page = await locatorPage(this, 'webhooks/', undefined, paginationToken, 'webhooks');

@@ -1,8 +1,6 @@
 /**
- * The polling trigger's listing, shared by its change and time events (each a PollPart): a poll that needs both
- * lists the appointments once, over both windows. The window is written in the account's zone (padded when the
- * credential does not name it, as the zone is then a guess) and cut by each reader on the records' own start_date:
- * a service that ignores end_date costs requests, never events.
+ * The polling trigger's options and listing, shared by its change and time events (each a PollPart). Each reader
+ * cuts the listing on the records' own start_date: a service that ignores end_date costs requests, never events.
  */
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
@@ -14,6 +12,13 @@ import { startMs } from './pollState';
 export const LEAD_MIN = 1;
 export const LEAD_MAX = 43200;
 
+/** The whole-number options: the node's description and readPollingOptions take their bounds from here. */
+export const WHOLE_OPTIONS = {
+	daysAhead: { label: 'Days Ahead', fallback: 30, min: 1, max: 366 },
+	daysBack: { label: 'Days Back', fallback: 1, min: 0, max: 31 },
+	maxWatched: { label: 'Max Watched Appointments', fallback: 20000, min: 100, max: 200000 },
+};
+
 /** Lead Time is read only when starting soon is selected; events outside the Filters are dropped. */
 export type PollingOptions = ReturnType<typeof readPollingOptions>;
 
@@ -21,7 +26,8 @@ export function readPollingOptions(ctx: IPollFunctions) {
 	const node = ctx.getNode();
 	const events = withoutItem(node, () => eventList(node, ctx.getNodeParameter('events', []), undefined, 0));
 	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
-	const whole = (name: string, label: string, fallback: number, min: number, max: number) => {
+	const whole = (name: keyof typeof WHOLE_OPTIONS) => {
+		const { label, fallback, min, max } = WHOLE_OPTIONS[name];
 		const value = options[name] ?? fallback;
 		if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
 		throw new NodeOperationError(node, `The option "${label}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`, {
@@ -35,9 +41,9 @@ export function readPollingOptions(ctx: IPollFunctions) {
 		events: new Set(events),
 		leadTime,
 		filter: readEventFilter(node, ctx.getNodeParameter('filters', {})),
-		daysBack: whole('daysBack', 'Days Back', 1, 0, 31),
-		daysAhead: whole('daysAhead', 'Days Ahead', 30, 1, 366),
-		maxWatched: whole('maxWatched', 'Max Watched Appointments', 20000, 100, 200000),
+		daysBack: whole('daysBack'),
+		daysAhead: whole('daysAhead'),
+		maxWatched: whole('maxWatched'),
 		simplify: options.simplify === true,
 	};
 }

@@ -1,14 +1,11 @@
 /**
- * The polling trigger's time events (docs/reminders.md is the builder's version): starting soon when a poll finds
- * `start - Lead Time <= now < start`, started at the first poll at or after the start. Each once per (appointment,
- * start): the pairs emitted are kept until they can no longer match, so a reschedule re-arms both and a repeated
- * poll, a restart or a new poll interval does not. Instants only, so a DST change moves nothing. Never for a
- * cancelled appointment or one outside the Filters. A window that opened while n8n was down is still open at the
- * next poll; `started` is caught up for CATCH_UP only (a no-show follow-up a day late does more harm than good).
- * The first poll with an event selected, and a Lead Time that grew, remember without emitting: no burst on publishing.
- *
+ * The polling trigger's time events (docs/reminders.md): starting soon when a poll finds `start - Lead Time <= now <
+ * start`, started at the first poll at or after the start; each once per (appointment, start), so a reschedule
+ * re-arms both and a repeated poll or a restart does not. Instants only: a DST change moves nothing. `started` is
+ * caught up for CATCH_UP_MS only (a no-show follow-up a day late does more harm than good). The first poll with an
+ * event selected, and a Lead Time that grew, remember without emitting: no burst on publishing.
  * State: { v: 1, at, lead?, startedSince?, done: "<key>,<start s base 36>,<flags>;…" }, flags r (starting soon
- * handled) and s (started emitted); `lead` while starting soon is selected, `startedSince` while started is.
+ * handled) and s (started emitted).
  */
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';

@@ -1,12 +1,5 @@
-/**
- * What the nodes take as an appointment, and when it is cancelled: one rule each, for the polling trigger, the
- * reminders and Cancel alike.
- *
- *   isAppointmentRecord(value, key?): value is IDataObject   a JSON object with a non-empty string appointment_key
- *                                      (the one asked for, when given), a string status and a readable start_date
- *   notAppointmentReason(value, key?): string | undefined     why it is not one, for the error message
- *   isCancelled(record): boolean     is_cancelled === true, or a status starting with CANCEL (any case)
- */
+/** What the nodes take as an appointment, and when it is cancelled: one rule each, for the polling trigger, the
+ * reminders and Cancel alike. */
 import type { IDataObject } from 'n8n-workflow';
 
 /**
@@ -23,10 +16,6 @@ export function notAppointmentReason(value: unknown, key?: string): string | und
 	if (typeof record.status !== 'string') return 'no status';
 	if (typeof record.start_date !== 'string' || Number.isNaN(Date.parse(record.start_date))) return 'no readable start_date';
 	return undefined;
-}
-
-export function isAppointmentRecord(value: unknown, key?: string): value is IDataObject {
-	return notAppointmentReason(value, key) === undefined;
 }
 
 /**

@@ -7,17 +7,10 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { UUID_OPTIONAL_HYPHENS } from './constants';
 
-interface KeyLocator {
-	displayName: string;
-	name: string;
-	description: string;
-	listMethod: string;
-	listPlaceholder: string;
-	idPlaceholder: string;
-	hint: string;
-	/** The By Key error for a value that is no UUID; without it any text is accepted. */
+/** notUuid: the By Key error for a value that is no UUID; without it any text is accepted. */
+type KeyLocator = Record<'displayName' | 'name' | 'description' | 'listMethod' | 'listPlaceholder' | 'idPlaceholder' | 'hint', string> & {
 	notUuid?: string;
-}
+};
 
 export function keyLocator(l: KeyLocator): INodeProperties {
 	const validation = l.notUuid && [{ type: 'regex' as const, properties: { regex: UUID_OPTIONAL_HYPHENS, errorMessage: l.notUuid } }];

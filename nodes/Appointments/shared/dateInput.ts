@@ -70,13 +70,8 @@ export function presetRange(preset: DateRangePreset | string, zone: string, now?
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const HAS_OFFSET = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 
-interface LuxonLike {
-	isLuxonDateTime?: boolean;
-	toISO: () => string | null;
-}
-
-function isLuxonLike(value: unknown): value is LuxonLike {
-	const candidate = value as LuxonLike | null;
+function isLuxonLike(value: unknown): value is { toISO: () => string | null } {
+	const candidate = value as { isLuxonDateTime?: boolean; toISO?: unknown } | null;
 	return typeof value === 'object' && candidate?.isLuxonDateTime === true && typeof candidate.toISO === 'function';
 }
 

@@ -18,8 +18,7 @@ export const eventFilterProperty: INodeProperties = {
 	type: 'collection',
 	placeholder: 'Add Filter',
 	default: {},
-	description:
-		'Only events of appointments that match start the workflow; the others start no execution at all',
+	description: 'Only events of appointments that match start the workflow; the others start no execution at all',
 	options: [
 		// One calendar: the same picker, word and click count as Get Many's Calendar; Calendars for several.
 		calendarLocator('calendar', 'Only appointments of this calendar; for several, use Calendars'),

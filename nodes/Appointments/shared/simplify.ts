@@ -1,7 +1,6 @@
 /**
  * simplifyAppointment(record): the fields a user needs, in the record's own shape and names, so `$json.person.full_name`
- * works with Simplify on or off; calendar_key kept to feed a Calendar filter. Missing fields are left out; a
- * non-object gives `{}`.
+ * works with Simplify on or off; calendar_key kept to feed a Calendar filter.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 

@@ -1,5 +1,5 @@
 /** Input checks: each runs before any request and throws a NodeOperationError naming the field, the item and what was expected. */
-import { NodeOperationError, type INode } from 'n8n-workflow';
+import { NodeOperationError, type INode, type INodePropertyOptions } from 'n8n-workflow';
 
 import { STATUSES, STATUS_VALUES } from './constants';
 import { DateInputError, isValidTimeZone, toInstant, toOffsetIso } from './dateInput';
@@ -58,16 +58,19 @@ export function uuidList(node: INode, value: unknown, field: string, itemIndex: 
 	return keys;
 }
 
+/** A value that is none of a list's choices: named as the editor shows them, the fix gives their values. */
+export function choiceError(node: INode, field: string, i: number, choices: readonly INodePropertyOptions[], value: unknown, whose: string) {
+	const names = choices.map((choice) => choice.name).join(', ');
+	const values = choices.map((choice) => `${choice.value} (${choice.name})`).join(', ');
+	const fix = `Pick "${field}" from the list; an expression must give ${whose}: ${values}.`;
+	return withFix(inputError(node, field, i, `one of ${names}`, value), fix);
+}
+
 /** One of the statuses, in any case; sent upper case. */
 export function requireStatus(node: INode, value: unknown, field: string, itemIndex: number): string {
 	const text = typeof value === 'string' ? value.trim().toUpperCase() : value;
 	if (typeof text === 'string' && STATUS_VALUES.includes(text)) return text;
-	const names = STATUSES.map((status) => status.name).join(', ');
-	const values = STATUSES.map((status) => `${status.value} (${status.name})`).join(', ');
-	throw withFix(
-		inputError(node, field, itemIndex, `one of ${names}`, value),
-		`Pick "${field}" from the list; an expression must give the status's value: ${values}.`,
-	);
+	throw choiceError(node, field, itemIndex, STATUSES, value, "the status's value");
 }
 
 export const EMAIL = /^[^\s@]+@[^\s@]+$/;

@@ -7,12 +7,10 @@ import { NodeOperationError, type IDataObject, type IHookFunctions, type INode, 
 import { eventList, numberValue, readEventFilter, toBoolean, withoutItem, type EventFilter } from '../shared';
 import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
 
-export type TriggerOptions = ReturnType<typeof readTriggerOptions>;
-
 export interface ReceiverConfig {
 	events: string[];
 	filter: EventFilter;
-	options: TriggerOptions;
+	options: ReturnType<typeof readTriggerOptions>;
 	/** The dedupe memory of this workflow, node, mode and Dedupe Key; undefined when dedupe is off. */
 	store?: RecentKeys;
 }

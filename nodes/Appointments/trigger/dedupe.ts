@@ -12,7 +12,7 @@ export const MAX_SCOPES = 1000;
 
 /**
  * What a notification is remembered by. The timestamp (validated ISO, no spaces) comes first and the event is
- * length-prefixed, so two triples never give the same string; join() makes one flat string, half a template's memory.
+ * length-prefixed, so two triples never give the same string.
  */
 export function dedupeKey(mode: DedupeMode, event: string, appointmentKey: string, timestamp: string): string | undefined {
 	if (mode === 'off') return undefined;

@@ -1,8 +1,6 @@
 /**
- * webhook(): one notification, one way through (docs/architecture.md, "A webhook delivery's path"): validate (400),
- * config (503 when a field cannot be read: not evaluated, the service resends), match, dedupe, verify (500 when the
- * re-read fails: settled nothing, the resend tries again), run. Every answer that starts nothing is logged at debug
- * level with the event name and the appointment key only (no other personal data).
+ * webhook(): one notification, one way through (docs/architecture.md, "A webhook delivery's path"). An answer that
+ * starts nothing is logged at debug level with the event name and the appointment key only (no personal data).
  */
 import { NodeOperationError, type IDataObject, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
 
@@ -16,7 +14,6 @@ import { claimEvent, type Claim } from './dedupe';
 // resend retries a failed re-read.
 const VERIFY_POLICY = { maxAttempts: 1, timeoutMs: 4000 };
 
-/** Log metadata: the workflow, the node, the event name and the appointment key. */
 type Meta = { workflowId: string; node: string; event?: string; appointmentKey?: string };
 
 /** A valid notification on its way through receive(). */

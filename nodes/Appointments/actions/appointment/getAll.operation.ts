@@ -7,22 +7,8 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import {
-	edgeWallClock,
-	inputError,
-	instantValue,
-	inWindow,
-	locatorValue,
-	numberValue,
-	presetRange,
-	requireEmail,
-	requireStatus,
-	requireUuid,
-	toBoolean,
-	uuidList,
-	wallClock,
-	withFix,
-	type DateRangePreset,
-	type StartWindow,
+	choiceError, edgeWallClock, inputError, instantValue, inWindow, locatorValue, numberValue, presetRange, requireEmail,
+	requireStatus, requireUuid, toBoolean, uuidList, wallClock, withFix, type DateRangePreset, type StartWindow,
 } from '../../shared';
 import { accountTimeZone, paginateAll } from '../../transport';
 import { readLimit } from '../common.descriptions';
@@ -35,9 +21,6 @@ import { readShape } from './output';
 const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
 
 export { properties } from './getAll.fields';
-
-const DATE_RANGE_NAMES = DATE_RANGES.map((range) => range.name).join(', ');
-const DATE_RANGE_VALUES = DATE_RANGES.map((range) => `${range.value} (${range.name})`).join(', ');
 
 const isBlank = (value: unknown) =>
 	value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
@@ -73,10 +56,7 @@ function dateRangeWindow(ctx: IExecuteFunctions, item: ItemContext, dateRange: D
 		try {
 			return presetRange(dateRange, zone);
 		} catch {
-			throw withFix(
-				inputError(node, 'Date Range', i, `one of ${DATE_RANGE_NAMES}`, dateRange),
-				`Pick "Date Range" from the list; an expression must give one of their values: ${DATE_RANGE_VALUES}.`,
-			);
+			throw choiceError(node, 'Date Range', i, DATE_RANGES, dateRange, 'one of their values');
 		}
 	}
 	const start = ctx.getNodeParameter(START.name, i, '') as unknown;
