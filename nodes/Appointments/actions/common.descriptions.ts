@@ -116,9 +116,9 @@ const requestSettings: INodeProperties[] = [
 		'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)'),
 ];
 
-/** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates. */
-export function optionsCollection(withTimeZone: boolean): INodeProperties {
-	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : [])].sort((a, b) =>
+/** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates; `extra`: its own. */
+export function optionsCollection(withTimeZone: boolean, extra: INodeProperties[] = []): INodeProperties {
+	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : []), ...extra].sort((a, b) =>
 		// plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up
 		a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
 	);

@@ -93,9 +93,7 @@ export async function serviceWindow(ctx: IPollFunctions, from: number, to: numbe
  * request (nothing is emitted from it, the state is kept, the next poll reads again).
  */
 export async function* appointmentPages(
-	ctx: IPollFunctions,
-	query: IDataObject,
-	options: PaginateOptions = {},
+	ctx: IPollFunctions, query: IDataObject, options: PaginateOptions = {},
 ): AsyncGenerator<IDataObject[]> {
 	for await (const records of paginate(ctx, 'appointments/', query, { keyField: 'appointment_key', ...options })) {
 		for (const record of records) {

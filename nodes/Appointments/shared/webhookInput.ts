@@ -21,17 +21,13 @@ export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number
 	if (url !== undefined) return url;
 	const text = typeof raw === 'string' ? raw.trim() : '';
 	const item = itemIndex === undefined ? '' : ` (item ${itemIndex})`;
-	throw new NodeOperationError(
-		node,
-		URL.canParse(text)
-			? `The field "URL"${item} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
-			: `The field "URL"${item} must be an absolute HTTPS address (got "${String(raw ?? '')}")`,
-		{
-			itemIndex,
-			description:
-				'Set "URL" to an address that starts with https://, such as the Production URL of an n8n Webhook node served over https.',
-		},
-	);
+	const message = URL.canParse(text)
+		? `The field "URL"${item} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
+		: `The field "URL"${item} must be an absolute HTTPS address (got "${String(raw ?? '')}")`;
+	throw new NodeOperationError(node, message, {
+		itemIndex,
+		description: 'Set "URL" to an address that starts with https://, such as the Production URL of an n8n Webhook node served over https.',
+	});
 }
 
 export function sameEvents(a: unknown, b: string[]): boolean {

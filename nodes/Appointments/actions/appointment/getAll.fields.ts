@@ -26,21 +26,15 @@ export const DATE_RANGES = [
 	{ name: 'Yesterday', value: 'yesterday' },
 ] as const satisfies readonly INodePropertyOptions[];
 
-/** The common options and Page Concurrency, in alphabetical order as n8n lists options. */
-function withPageConcurrency(collection: INodeProperties): INodeProperties {
-	const options = [...(collection.options as INodeProperties[])];
-	const at = options.findIndex((o) => o.displayName > 'Page Concurrency');
-	options.splice(at < 0 ? options.length : at, 0, {
-		displayName: 'Page Concurrency',
-		name: 'pageConcurrency',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_PAGE_CONCURRENCY, numberPrecision: 0 },
-		default: 4,
-		description:
-			"How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service's order. The pages of one list share Max Retry Wait, and a Retry-After on one pauses them all.",
-	});
-	return { ...collection, options };
-}
+const pageConcurrency: INodeProperties = {
+	displayName: 'Page Concurrency',
+	name: 'pageConcurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: MAX_PAGE_CONCURRENCY, numberPrecision: 0 },
+	default: 4,
+	description:
+		"How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service's order. The pages of one list share Max Retry Wait, and a Retry-After on one pauses them all.",
+};
 
 export const properties: INodeProperties[] = [
 	...returnAllOrLimit('appointments'),
@@ -55,5 +49,5 @@ export const properties: INodeProperties[] = [
 	...customRangeFields(),
 	filtersCollection(),
 	simplifyProperty,
-	withPageConcurrency(optionsCollection(true)),
+	optionsCollection(true, [pageConcurrency]),
 ];
