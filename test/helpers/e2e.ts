@@ -52,6 +52,7 @@ export async function startE2EStack(suite: string, owner: Owner): Promise<Stack>
 			userFolder: e2eUserFolder(suite),
 			owner,
 			reimport: 'always',
+			importOver: 'api', // no CLI boots: the CLI import stays covered by the compat suites and npm run dev
 			log: (m) => process.stderr.write(`[${suite}] ${m}\n`),
 		});
 	} catch (e) {
