@@ -4,7 +4,7 @@ module.exports = {
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
-	globalSetup: '<rootDir>/test/helpers/buildOnce.ts',
+	globalSetup: '<rootDir>/test/helpers/e2eSetup.ts',
 	testTimeout: 300000,
 	maxWorkers: 1,
 };

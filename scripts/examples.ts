@@ -1,11 +1,13 @@
 /**
  * The example workflows (examples/*.json) and the two credentials they use, imported into an n8n user folder
- * through n8n's CLI before the server starts: the "Appointments API" pointing at the sandbox and the "Local mail
- * sink" (SMTP) pointing at its mail sink.
+ * through n8n's CLI before the server starts (importAll), or into a running n8n 2.x through its APIs, as the
+ * editor's import does (importOverApi: no second n8n boot): the "Appointments API" pointing at the sandbox and the
+ * "Local mail sink" (SMTP) pointing at its mail sink.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { JsonClient } from './jsonClient';
 import { n8nCliOk, type CliTarget } from './n8nCli';
 import { ROOT } from './paths';
 
@@ -49,6 +51,38 @@ export function readExamples(): ExampleWorkflow[] {
 		});
 }
 
+/** The credentials the examples name (ids included): the Appointments API and, with `smtpPort`, the Local mail sink. */
+function exampleCredentials(sandboxUrl: string, apiToken: string, smtpPort?: number) {
+	return [
+		{ id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: CREDENTIAL_TYPE, data: { baseUrl: sandboxUrl, accessToken: apiToken } },
+		...(smtpPort === undefined ? [] : [{ id: SMTP_CREDENTIAL_ID, name: SMTP_CREDENTIAL_NAME, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(smtpPort) }]),
+	];
+}
+
+/** An example's workflow JSON as imported: the daily report's calendar placeholder replaced by `calendarKey`. */
+function filledIn(ex: ExampleWorkflow, calendarKey: string | undefined): string {
+	const text = JSON.stringify(ex.json);
+	return calendarKey ? text.split(CALENDAR_PLACEHOLDER).join(calendarKey) : text;
+}
+
+/**
+ * The same as importAll into a running n8n (2.x: its public API keeps a credential's given id, its REST API a
+ * workflow's): the credentials through `api` (an API key), the examples through `rest` (the owner's session).
+ */
+export async function importOverApi(
+	rest: JsonClient,
+	api: JsonClient,
+	sandboxUrl: string,
+	apiToken: string,
+	calendarKey: string | undefined,
+	smtpPort?: number,
+): Promise<ExampleWorkflow[]> {
+	for (const credential of exampleCredentials(sandboxUrl, apiToken, smtpPort)) await api.ok('POST', '/api/v1/credentials', { body: credential });
+	const examples = readExamples();
+	for (const ex of examples) await rest.ok('POST', '/rest/workflows', { body: JSON.parse(filledIn(ex, calendarKey)) });
+	return examples;
+}
+
 /**
  * Imports the credentials (the Appointments API pointing at the sandbox, and with `smtpPort` the Local mail sink)
  * and the examples through n8n's CLI, before the server starts.
@@ -64,19 +98,7 @@ export async function importAll(
 	const work = path.join(target.userFolder, 'import');
 	fs.mkdirSync(work, { recursive: true });
 	const credFile = path.join(work, 'credential.json');
-	fs.writeFileSync(
-		credFile,
-		JSON.stringify([
-			{
-				id: CREDENTIAL_ID,
-				name: CREDENTIAL_NAME,
-				type: CREDENTIAL_TYPE,
-				data: { baseUrl: sandboxUrl, accessToken: apiToken },
-			},
-			...(smtpPort === undefined ? [] : [{ id: SMTP_CREDENTIAL_ID, name: SMTP_CREDENTIAL_NAME, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(smtpPort) }]),
-		]),
-		{ mode: 0o600 },
-	);
+	fs.writeFileSync(credFile, JSON.stringify(exampleCredentials(sandboxUrl, apiToken, smtpPort)), { mode: 0o600 });
 	try {
 		await n8nCliOk(target, ['import:credentials', `--input=${credFile}`]);
 	} finally {
@@ -88,8 +110,7 @@ export async function importAll(
 		reimport === 'changed' && fs.existsSync(stampFile) ? JSON.parse(fs.readFileSync(stampFile, 'utf8')) : {};
 	const todo: any[] = [];
 	for (const ex of examples) {
-		let text = JSON.stringify(ex.json);
-		if (calendarKey) text = text.split(CALENDAR_PLACEHOLDER).join(calendarKey);
+		const text = filledIn(ex, calendarKey);
 		const hash = crypto.createHash('sha256').update(text).digest('hex');
 		if (stamps[ex.id] === hash) continue;
 		todo.push(JSON.parse(text));

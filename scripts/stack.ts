@@ -4,7 +4,7 @@
  * API key, the "Appointments API" credential pointing at the sandbox, the "Local mail sink" SMTP credential
  * pointing at the sink, and the example workflows imported.
  */
-import { importAll } from './examples';
+import { importAll, importOverApi, type ExampleWorkflow } from './examples';
 import type { JsonClient } from './jsonClient';
 import { createApiKey, deleteApiKey, loginRest, prepare, publicApi, startN8n, type N8n, type Owner } from './n8n';
 import { freePort } from './proc';
@@ -42,6 +42,11 @@ export interface StackOptions {
 	log?: (m: string) => void;
 	/** Replace examples whose file changed since the last import (dev) or always (e2e). */
 	reimport?: 'changed' | 'always';
+	/**
+	 * 'api': the credentials and examples imported into the started n8n through its APIs (n8n 2.x; a fresh user
+	 * folder), which saves the CLI's two n8n boots; default 'cli', before the start (every version, `reimport`).
+	 */
+	importOver?: 'cli' | 'api';
 	/** More environment for n8n (on top of scripts/n8n.ts n8nEnv), e.g. the durable scheduler's variables. */
 	env?: Record<string, string>;
 }
@@ -54,9 +59,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 	try {
 		const side = await startStackSandbox(tokens, cert.cert, opts.sandbox, cleanups);
 		const port = opts.n8nPort ?? (await freePort());
-		log('Importing the credential and the example workflows...');
 		const target = { userFolder: opts.userFolder, port, cert };
-		const examples = await importAll(target, side.sandboxUrl, side.apiToken, side.calendarKey, opts.reimport ?? 'always', side.smtpPort);
+		const overApi = opts.importOver === 'api';
+		const importing = 'Importing the credentials and the example workflows';
+		let examples: ExampleWorkflow[] = [];
+		if (!overApi) {
+			log(`${importing} (n8n's CLI)...`);
+			examples = await importAll(target, side.sandboxUrl, side.apiToken, side.calendarKey, opts.reimport ?? 'always', side.smtpPort);
+		}
 		log('Starting n8n...');
 		const n8n = await startN8n({ ...target, env: opts.env });
 		cleanups.push(() => n8n.stop());
@@ -64,6 +74,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 		const key = await createApiKey(rest, `local-${Date.now()}`);
 		cleanups.push(() => deleteApiKey(rest, key.id));
 		const api = publicApi(n8n, key.key);
+		if (overApi) {
+			log(`${importing} (n8n's APIs)...`);
+			examples = await importOverApi(rest, api, side.sandboxUrl, side.apiToken, side.calendarKey, side.smtpPort);
+		}
 		return { ...side, n8n, rest, api, owner: opts.owner, examples, stop: cleanups.stopAll };
 	} catch (e) {
 		await cleanups.stopAll();

@@ -44,14 +44,21 @@ export function e2eUserFolder(suite: string): string {
 	return path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
 }
 
+/** Names the user folder made once per run (test/helpers/e2eSetup.ts) that each stack's folder starts as a copy of. */
+export const E2E_TEMPLATE_ENV = 'APPOINTMENTS_E2E_TEMPLATE';
+
 /** The stack of one suite (its user folder under .dev/<suite>), examples imported afresh. */
 export async function startE2EStack(suite: string, owner: Owner): Promise<Stack> {
 	killAllOnSignals();
 	try {
+		const userFolder = e2eUserFolder(suite);
+		const template = process.env[E2E_TEMPLATE_ENV];
+		if (template) fs.cpSync(template, userFolder, { recursive: true });
 		return await startStack({
-			userFolder: e2eUserFolder(suite),
+			userFolder,
 			owner,
 			reimport: 'always',
+			importOver: 'api', // no CLI boots: the CLI import stays covered by the compat suites and npm run dev
 			log: (m) => process.stderr.write(`[${suite}] ${m}\n`),
 		});
 	} catch (e) {
