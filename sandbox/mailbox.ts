@@ -24,7 +24,7 @@ export interface MailMessage {
 
 /** Largest message the sink accepts (SMTP SIZE); larger ones are refused with 552. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
-/** The mailbox keeps the newest messages within both bounds. */
+/** The mailbox keeps the newest messages within both bounds (the count: the `maxMailboxMessages` option). */
 export const MAX_MESSAGES = 500;
 export const MAX_MAILBOX_BYTES = 64 * 1024 * 1024;
 
@@ -33,12 +33,14 @@ export class Mailbox {
 	private messages: Array<{ m: MailMessage; size: number }> = [];
 	private bytes = 0;
 
+	constructor(readonly maxMessages = MAX_MESSAGES) {}
+
 	add(m: Omit<MailMessage, 'id' | 'received_at'>): MailMessage {
 		const message: MailMessage = { id: crypto.randomUUID(), ...m, received_at: new Date().toISOString() };
 		const size = 2 * (message.from.length + message.subject.length + message.text.length + (message.html?.length ?? 0) + message.to.join().length) + 200;
 		this.messages.push({ m: message, size });
 		this.bytes += size;
-		while (this.messages.length > 1 && (this.messages.length > MAX_MESSAGES || this.bytes > MAX_MAILBOX_BYTES)) this.bytes -= this.messages.shift()!.size;
+		while (this.messages.length > 1 && (this.messages.length > this.maxMessages || this.bytes > MAX_MAILBOX_BYTES)) this.bytes -= this.messages.shift()!.size;
 		return message;
 	}
 

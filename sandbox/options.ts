@@ -62,6 +62,8 @@ export interface SandboxOptions {
 	maxLoggedRequests?: number;
 	/** Upper bound of the request log in bytes (approximate size in memory; oldest dropped). Default 32 MiB. */
 	maxLoggedBytes?: number;
+	/** How many messages the mailbox keeps (the newest). Default 500. */
+	maxMailboxMessages?: number;
 }
 
 /** The options that can be read and changed at run time through /__sandbox/config/. */

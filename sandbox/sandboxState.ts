@@ -92,7 +92,7 @@ export class SandboxState {
 	readonly webhooks = new Map<string, Webhook>();
 	emails: Email[] = [];
 	/** What the mail sink received and the service's own e-mails (cancellations), for the Mailbox page. */
-	readonly mailbox = new Mailbox();
+	readonly mailbox: Mailbox;
 	/** Where the mail sink listens, once started (for the Mailbox page). */
 	smtpHost = '127.0.0.1';
 	smtpPort: number | undefined;
@@ -110,6 +110,9 @@ export class SandboxState {
 		this.tokens = new Set(this.startTokens);
 		this.restricted = new Set(this.startRestricted);
 		this.adminToken = options.adminToken ?? `sbx_admin_${crypto.randomBytes(18).toString('base64url')}`;
+		const kept = options.maxMailboxMessages;
+		if (kept !== undefined && (!Number.isInteger(kept) || kept < 1)) throw new Error('Invalid sandbox option maxMailboxMessages: expected an integer >= 1');
+		this.mailbox = new Mailbox(kept);
 		this.requests = new RequestLog(options.maxLoggedRequests ?? 100_000, options.maxLoggedBytes ?? DEFAULT_LOG_BYTES);
 		this.store = new AppointmentStore(this.cfg.timeZone);
 		this.deliveries = new DeliveryEngine(() => this.cfg);

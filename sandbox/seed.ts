@@ -77,7 +77,16 @@ export interface SeedWorld {
 	owners: string[];
 }
 
+// The last world made: a reset asks for the same one twice (its appointments and its admin creations).
+let lastWorld: { seedValue: number; world: SeedWorld } | undefined;
+
+/** The calendars, services, tags and people of a seed value (the same objects for the same value: read only). */
 export function world(seedValue: number): SeedWorld {
+	if (lastWorld?.seedValue !== seedValue) lastWorld = { seedValue, world: makeWorld(seedValue) };
+	return lastWorld.world;
+}
+
+function makeWorld(seedValue: number): SeedWorld {
 	const r = rng(seedValue * 7919 + 17);
 	const calendars = CALENDARS.map((name) => ({ calendar_key: uuid(r), name }));
 	const services = Array.from({ length: 8 }, () => uuid(r));
@@ -171,9 +180,16 @@ export function seedAppointments(count: number, seedValue: number, nowMs: number
 	}
 	// The rest spread over now-14 d .. now+14 d.
 	const first = now.minus({ days: 14 }).startOf('day');
+	// Luxon's zone arithmetic is most of the cost of a large seed, and there are only 29 × 12 × 4 slots: each is
+	// computed once per call (the random draws stay in the same order, so the data is the same).
+	const slots = new Map<number, number>();
 	while (out.length < count) {
-		const day = first.plus({ days: int(r, 0, 28) });
-		let start = day.set({ hour: int(r, 8, 19), minute: pick(r, [0, 15, 30, 45]) }).toMillis();
+		const d = int(r, 0, 28);
+		const hour = int(r, 8, 19);
+		const minute = pick(r, [0, 15, 30, 45]);
+		const k = (d * 24 + hour) * 60 + minute;
+		if (!slots.has(k)) slots.set(k, first.plus({ days: d }).set({ hour, minute }).toMillis());
+		let start = slots.get(k)!;
 		const lo = nowMs - 14 * 86400_000;
 		const hi = nowMs + 14 * 86400_000;
 		if (start < lo) start += 86400_000;

@@ -2,7 +2,7 @@
  * The trigger harness's receiver: webhook() called and answered as n8n 2.41's webhook server does, over https or
  * in process (test/helpers/trigger.ts is the entry point and describes the whole harness):
  *
- *   receiverCa()                          PEM of the receivers' self-signed certificate (one per process)
+ *   receiverCa()                          PEM of the receivers' self-signed certificate (one per machine: testCert.ts)
  *   await startReceiver(): { server, origin, cert }   an https server on 127.0.0.1, port 0, not yet answering
  *   new Receiver(workflow, options)       starts, responses, errors; serve(server) answers its requests;
  *                                         call(body, mode, headers) is the same dispatch without HTTP; idle()
@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { INodeExecutionData, IWebhookResponseData, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { selfSignedCert } from '../../scripts/cert';
+import { testCert } from './testCert';
 import { CapturingResponse } from './triggerResponse';
 import { copy, type TriggerWorkflow } from './triggerWorkflow';
 
@@ -60,11 +60,11 @@ interface Request {
 let cachedCert: { key: string; cert: string } | undefined;
 
 function certificate(): { key: string; cert: string } {
-	cachedCert ??= selfSignedCert({ commonName: '127.0.0.1', days: 7 });
+	cachedCert ??= testCert('trigger-receiver', { commonName: '127.0.0.1', days: 7 });
 	return cachedCert;
 }
 
-/** The receiver's certificate (one per process): pass `receiverCa()` to startSandbox({ ca }) before any harness exists. */
+/** The receiver's certificate (the same in every test file): pass `receiverCa()` to startSandbox({ ca }) before any harness exists. */
 export function receiverCa(): string {
 	return certificate().cert;
 }

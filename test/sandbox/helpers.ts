@@ -2,9 +2,9 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-import { selfSignedCert } from '../../scripts/cert';
 import type { SandboxOptions } from '../../sandbox';
 import { poll } from '../helpers/poll';
+import { testCert } from '../helpers/testCert';
 import { sandboxFetch, startTestSandbox, type Sandbox, type SandboxResponse } from '../helpers/sandbox';
 
 export const TOKEN = 'sbx-test-token-5d1c';
@@ -46,7 +46,7 @@ export interface Pems {
 let cachedPems: Pems | undefined;
 /** A self-signed certificate for localhost and 127.0.0.1 (it is its own CA). */
 export function selfSigned(): Pems {
-	cachedPems ??= selfSignedCert({ days: 2 });
+	cachedPems ??= testCert('sandbox-receiver', { days: 2 });
 	return cachedPems;
 }
 
