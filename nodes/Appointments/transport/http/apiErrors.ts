@@ -10,6 +10,7 @@ import { redact, redactBody } from './redaction';
 
 /** `resource` names what a 404 ("<resource> not found") or a 403 is about. */
 export type ErrorLabels = { itemIndex?: number; resource?: string };
+export type Tried = { attempts: number; waitedMs: number; reason?: string };
 type Answer = { statusCode: number; body: unknown; url: string };
 
 function rawBodyText(body: unknown, max = 2000): string | undefined {
@@ -103,7 +104,7 @@ export function answerError(ctx: TransportContext, statusCode: number, message: 
 	return new NodeApiError(ctx.getNode(), context, { message, description, httpCode: String(statusCode), itemIndex });
 }
 
-export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: SendResult, request: { method: string; url: string }, labels: ErrorLabels, tried?: { attempts: number; waitedMs: number; reason?: string }): Error {
+export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: SendResult, request: { method: string; url: string }, labels: ErrorLabels, tried?: Tried): Error {
 	const clean = (text: string) => redact(text, info.secrets);
 	const at = where(info, request.method, request.url);
 	const triedText = tried

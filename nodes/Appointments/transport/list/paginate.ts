@@ -244,7 +244,6 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 	}
 }
 
-/** Collects `paginate` into an array. */
 export async function paginateAll<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): Promise<T[]> {
 	const out: T[] = [];
 	for await (const records of paginate<T>(ctx, path, qs, opts)) out.push(...records);
