@@ -87,12 +87,8 @@ export function statusMessage(statusCode: number, body: unknown, resource?: stri
 	return `${statusCode >= 500 ? `The service failed (${label})` : `The service answered ${label}`}${detail ? ': ' + detail : ''}`;
 }
 
-function fixFor(statusCode: number): string {
-	if (BY_STATUS[statusCode]) return BY_STATUS[statusCode][1];
-	if (statusCode >= 500) return "The service had a problem: run again later, or turn on Retry On Fail in the node's settings.";
-	return 'Check the fields of the node and the Base URL of the credential.';
-}
-
+const SERVER_FIX = "The service had a problem: run again later, or turn on Retry On Fail in the node's settings.";
+const OTHER_FIX = 'Check the fields of the node and the Base URL of the credential.';
 const NETWORK_FIX = "Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.";
 
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
@@ -109,7 +105,6 @@ export function answerError(ctx: TransportContext, statusCode: number, message: 
 }
 
 export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: SendResult, request: { method: string; url: string }, labels: ErrorLabels, tried?: Tried): Error {
-	const node = ctx.getNode();
 	const clean = (text: string) => redact(text, info.secrets);
 	const at = where(info, request.method, request.url);
 	const triedText = tried
@@ -117,7 +112,7 @@ export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: S
 		: '';
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
-		return new NodeApiError(node, { networkError: outcome.code, request: at } as JsonObject, {
+		return new NodeApiError(ctx.getNode(), { networkError: outcome.code, request: at } as JsonObject, {
 			message: clean(`Could not reach the service: ${outcome.detail}${triedText}`),
 			description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
 			itemIndex,
@@ -131,7 +126,8 @@ export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: S
 	}
 	const body = redactBody(outcome.body, info.secrets);
 	const raw = rawBodyText(body);
-	const description = clean(`${fixFor(statusCode)} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`);
+	const fix = BY_STATUS[statusCode]?.[1] ?? (statusCode >= 500 ? SERVER_FIX : OTHER_FIX);
+	const description = clean(`${fix} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`);
 	return answerError(ctx, statusCode, clean(statusMessage(statusCode, body, labels.resource) + triedText), description, itemIndex, at);
 }
 

@@ -15,9 +15,8 @@ function appendValue(params: URLSearchParams, key: string, value: unknown): void
 
 /** Encodes a query; arrays become repeated parameters (`service_keys=a&service_keys=b`); undefined/null are dropped. */
 export function encodeQuery(qs?: IDataObject): string {
-	if (!qs) return '';
 	const params = new URLSearchParams();
-	for (const [key, value] of Object.entries(qs)) appendValue(params, key, value);
+	for (const [key, value] of Object.entries(qs ?? {})) appendValue(params, key, value);
 	return params.toString();
 }
 

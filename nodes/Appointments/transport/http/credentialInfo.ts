@@ -14,36 +14,30 @@ export const DEFAULT_POLICY: RequestPolicy = Object.freeze({ maxAttempts: 5, max
 export const CREDENTIAL_NAME = 'appointmentsApi';
 
 export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
-	const pick = (value: unknown, fallback: number, min: number) =>
-		typeof value === 'number' && Number.isFinite(value) && value >= min ? value : fallback;
-	return {
-		maxAttempts: Math.floor(pick(partial?.maxAttempts, DEFAULT_POLICY.maxAttempts, 1)),
-		maxWaitMs: pick(partial?.maxWaitMs, DEFAULT_POLICY.maxWaitMs, 0),
-		timeoutMs: pick(partial?.timeoutMs, DEFAULT_POLICY.timeoutMs, 1),
-		baseDelayMs: pick(partial?.baseDelayMs, DEFAULT_POLICY.baseDelayMs, 0),
+	const pick = (key: keyof RequestPolicy, min: number) => {
+		const value: unknown = partial?.[key];
+		return typeof value === 'number' && Number.isFinite(value) && value >= min ? value : DEFAULT_POLICY[key];
 	};
+	const [maxWaitMs, timeoutMs, baseDelayMs] = [pick('maxWaitMs', 0), pick('timeoutMs', 1), pick('baseDelayMs', 0)];
+	return { maxAttempts: Math.floor(pick('maxAttempts', 1)), maxWaitMs, timeoutMs, baseDelayMs };
 }
 
 export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[] };
 
 /**
  * Why a Base URL cannot be used, or undefined. User info would be sent as Basic auth instead of the token, and a
- * query or fragment would be cut off by the API paths (so requests would go to the root), so all three are refused.
+ * query or fragment would be cut off by the API paths (so requests would go to the root), so all three are refused;
+ * so is one that is no http(s) address once `/api/v3` is stripped.
  */
 function baseUrlProblem(raw: string): string | undefined {
 	if (/^[^/]*\/\/[^/?#]*@/.test(raw)) {
 		return "The credential's Base URL must not contain a user name or password (user:password@): the service is authenticated with the Access Token only";
 	}
-	let url: URL;
-	try {
-		url = new URL(raw);
-	} catch {
-		return `The credential's Base URL "${raw}" is not a valid http(s) address`;
-	}
+	const url = URL.canParse(raw) ? new URL(raw) : undefined;
 	const part = raw.includes('?') ? 'a query (?…)' : raw.includes('#') ? 'a fragment (#…)' : undefined;
-	if (part) return `The credential's Base URL must not contain ${part}: give the service's address only, such as ${url.origin}`;
-	if (!/^https?:$/.test(url.protocol)) return `The credential's Base URL "${raw}" is not a valid http(s) address`;
-	return undefined;
+	if (url && part) return `The credential's Base URL must not contain ${part}: give the service's address only, such as ${url.origin}`;
+	const valid = url !== undefined && /^https?:$/.test(url.protocol) && originOf(normaliseBaseUrl(raw)) !== undefined;
+	return valid ? undefined : `The credential's Base URL "${raw}" is not a valid http(s) address`;
 }
 
 /** The credential's base URL, origin and secrets; a Base URL that cannot be used is an error before any request. */
@@ -51,14 +45,12 @@ export async function credentialInfo(ctx: TransportContext): Promise<CredentialI
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
 	const raw = String(credentials?.baseUrl ?? '').trim();
 	const problem = baseUrlProblem(raw);
-	const baseUrl = normaliseBaseUrl(raw);
-	const origin = originOf(baseUrl);
-	if (problem !== undefined || !origin) {
+	if (problem !== undefined) {
 		const description = 'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.';
-		throw new NodeOperationError(ctx.getNode(), problem ?? `The credential's Base URL "${raw}" is not a valid http(s) address`, { description });
+		throw new NodeOperationError(ctx.getNode(), problem, { description });
 	}
-	const token = credentials?.accessToken;
-	return { baseUrl, origin, secrets: typeof token === 'string' ? [token] : [] };
+	const [baseUrl, token] = [normaliseBaseUrl(raw), credentials?.accessToken];
+	return { baseUrl, origin: originOf(baseUrl) as string, secrets: typeof token === 'string' ? [token] : [] };
 }
 
 /**

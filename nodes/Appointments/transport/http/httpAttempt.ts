@@ -68,33 +68,29 @@ const DETAIL: Record<string, string> = {
 	ECONNREFUSED: 'the connection was refused', EUNKNOWN: 'the request failed without a response',
 };
 
-/** The error's own and nested (cause, errorResponse, reason, error) network codes and messages, 20 at most. */
-function codesAndMessages(error: unknown): { code: string; text: string } {
-	const seen = new Set<unknown>();
-	const queue: unknown[] = [error];
-	let code = '';
+/**
+ * A thrown error as a network failure: its code, read only from its own and nested (cause, errorResponse, reason,
+ * error) codes and messages, 20 errors at most, and whether it timed out.
+ */
+function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
+	// A Set iterates what is added while it is walked, each error once: breadth first, cycles cut.
+	const nested = new Set<unknown>([error]);
 	const messages: string[] = [];
-	while (queue.length && seen.size < 20) {
-		const e = queue.shift() as Record<string, unknown> | undefined;
-		if (!e || typeof e !== 'object' || seen.has(e)) continue;
-		seen.add(e);
-		if (typeof e.code === 'string' && !code && NETWORK_CODES.includes(e.code)) code = e.code;
+	let [found, walked] = ['', 0];
+	for (const e of nested as Set<Record<string, unknown>>) {
+		if (!e || typeof e !== 'object' || walked++ === 20) break;
+		if (typeof e.code === 'string' && !found && NETWORK_CODES.includes(e.code)) found = e.code;
 		if (typeof e.message === 'string') messages.push(e.message);
 		for (const key of ['cause', 'errorResponse', 'reason', 'error']) {
 			try {
-				if (e[key] && typeof e[key] === 'object') queue.push(e[key]);
+				if (e[key] && typeof e[key] === 'object') nested.add(e[key]);
 			} catch {
 				// a getter that throws: skip it
 			}
 		}
 	}
 	const text = messages.join(' | ');
-	return { code: code || (NETWORK_CODES.find((c) => text.includes(c)) ?? ''), text };
-}
-
-/** A thrown error as a network failure: its code (read only from codes and messages), whether it timed out. */
-function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
-	const { code: found, text } = codesAndMessages(error);
+	found ||= NETWORK_CODES.find((c) => text.includes(c)) ?? '';
 	const timedOut = /timeout|timed out/i.test(text) || ['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(found);
 	const code = found || (timedOut ? 'ETIMEDOUT' : 'EUNKNOWN');
 	const detail = timedOut ? 'the request timed out' : (DETAIL[code] ?? `the request failed (${code})`);

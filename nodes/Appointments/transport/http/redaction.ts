@@ -34,15 +34,12 @@ function piecesOf(secret: string): string[] {
 }
 
 /** Marks the characters of `text` that hold a piece (`chars` is the text as read; `starts` maps it back). */
-function hide(hidden: Uint8Array, pieces: string[], chars: string, starts?: number[]): boolean {
-	let found = false;
+function hide(hidden: Uint8Array, pieces: string[], chars: string, starts?: number[]): void {
 	for (const piece of pieces) {
 		for (let at = chars.indexOf(piece); at !== -1; at = chars.indexOf(piece, at + 1)) {
 			hidden.fill(1, starts ? starts[at] : at, starts ? starts[at + piece.length] : at + piece.length);
-			found = true;
 		}
 	}
-	return found;
 }
 
 /** The text with every run of characters that holds a piece of a secret, as written or percent-decoded, as `***`. */
@@ -50,18 +47,13 @@ export function redact(text: string, secrets: Array<string | undefined>): string
 	const pieces = secrets.flatMap((s) => (typeof s === 'string' ? piecesOf(s) : []));
 	if (pieces.length === 0 || text.length < 4) return text;
 	const hidden = new Uint8Array(text.length);
-	let found = hide(hidden, pieces, fold(text));
+	hide(hidden, pieces, fold(text));
 	if (text.includes('%')) {
 		const { chars, starts } = readUnits(text);
-		found = hide(hidden, pieces, chars, starts) || found;
+		hide(hidden, pieces, chars, starts);
 	}
-	if (!found) return text;
-	let out = '';
-	for (let i = 0; i < text.length; i++) {
-		if (!hidden[i]) out += text[i];
-		else if (i === 0 || !hidden[i - 1]) out += '***';
-	}
-	return out;
+	// A run of hidden characters becomes one `***` (hidden[-1] is undefined).
+	return hidden.includes(1) ? text.split('').map((c, i) => (!hidden[i] ? c : hidden[i - 1] ? '' : '***')).join('') : text;
 }
 
 /** A parsed body with the secrets redacted from every string and key in it, before anything is cut short. */
@@ -77,17 +69,6 @@ export function redactBody(body: unknown, secrets: string[], depth = 0): unknown
 	return out;
 }
 
-function textsOf(error: Error & { description?: unknown; cause?: unknown }): string {
-	const cause = error.cause instanceof Error ? `${error.cause.message} ${error.cause.stack ?? ''}` : '';
-	let json = '';
-	try {
-		json = JSON.stringify(error) ?? '';
-	} catch {
-		// a circular error: its own texts are enough
-	}
-	return [error.message, String(error.description ?? ''), error.stack ?? '', cause, json].join('\n');
-}
-
 /**
  * The error as it may leave the transport (apiRequest.ts and paginate.ts pass every error here): itself when nothing
  * in it holds a piece of a secret, else the same error built again from its redacted message and description.
@@ -95,7 +76,14 @@ function textsOf(error: Error & { description?: unknown; cause?: unknown }): str
 export function redactError(error: unknown, secrets: string[]): unknown {
 	if (!(error instanceof Error)) return error;
 	const e = error as Error & { description?: unknown; node?: INode; httpCode?: string | null; context?: IDataObject };
-	const texts = textsOf(e);
+	const cause = e.cause instanceof Error ? `${e.cause.message} ${e.cause.stack ?? ''}` : '';
+	let json = '';
+	try {
+		json = JSON.stringify(error) ?? '';
+	} catch {
+		// a circular error: its own texts are enough
+	}
+	const texts = [e.message, String(e.description ?? ''), e.stack ?? '', cause, json].join('\n');
 	if (redact(texts, secrets) === texts) return error;
 	const message = redact(e.message, secrets);
 	if (!e.node) return new Error(message);

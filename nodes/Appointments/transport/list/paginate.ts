@@ -1,17 +1,86 @@
 /**
- * Reads a list page by page (each answer by listPage.ts, `next` where followLink allows), each record handed over
- * once (by `keyField`; a record without it fails the read) when `keep` accepts it, no page requested beyond `limit`.
+ * Reads a list page by page: each answer `{results, next, count}`, `{results}`, a bare array or a 204, every record a
+ * JSON object with its `keyField`, handed over once when `keep` accepts it, no page requested beyond `limit`; a `next`
+ * only on the credential's origin and inside the list's path (issue 10: a link out of the list is refused).
  * With `pageConcurrency` > 1 and page-number paging proved by the first page (a `count`, an absolute `next` that is
  * its URL with one parameter set to the next page number), pages are requested ahead; one is used only when the
  * `next` followed is its URL (the service's order, each page read once); from the first other `next`, links rule.
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl } from '../http/apiRequest';
+import { apiRequest, apiRequestUrl, type ApiResponse } from '../http/apiRequest';
+import { resolveSameOrigin } from '../http/apiUrls';
 import { credentialInfo, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
 import { redactError } from '../http/redaction';
-import type { ApiResponse } from '../http/retries';
-import { followLink, listPathOf, pageKey, readListPage, type ListPage } from './listPage';
+
+type ListPage = { url: string; records: IDataObject[]; next?: string; count?: number };
+
+function describe(value: unknown): string {
+	if (typeof value === 'string') return `the text "${value.length > 40 ? `${value.slice(0, 37)}...` : value}"`;
+	return value === null ? 'null' : Array.isArray(value) ? 'an array' : `${typeof value} ${String(value)}`;
+}
+
+/** A record that is not an object fails here, with its position, not as a TypeError further on; so does a 200 without body. */
+function readListPage(node: INode, response: { url: string; body: unknown; statusCode: number }, pageNo: number, itemIndex?: number): ListPage {
+	const { url, body, statusCode } = response;
+	const b = body as IDataObject | undefined;
+	const page: ListPage = { url, records: [] };
+	if (Array.isArray(body)) page.records = body as IDataObject[];
+	else if (b && typeof b === 'object' && Array.isArray(b.results)) {
+		page.records = b.results as IDataObject[];
+		if (typeof b.next === 'string' && b.next.trim() !== '') page.next = b.next.trim();
+		if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0) page.count = b.count;
+	} else if (body !== undefined || statusCode !== 204) {
+		throw new NodeOperationError(node, 'Unexpected list response from the service: expected a JSON array or an object with a "results" array', {
+			itemIndex,
+			description: `GET ${url} answered ${statusCode}${body === undefined ? ' with an empty body' : ''}`,
+		});
+	}
+	const bad = (page.records as unknown[]).findIndex((r) => r === null || typeof r !== 'object' || Array.isArray(r));
+	if (bad === -1) return page;
+	throw new NodeOperationError(node, `The service's list answer held a record that is not an object: ${describe(page.records[bad])} at position ${bad + 1} of page ${pageNo}`, {
+		itemIndex,
+		description: `GET ${url}: every element of "results" must be a JSON object`,
+	});
+}
+
+/** A URL's path as the service serves it: percent-decoded once (a `%2F` or `%5C` counts as a separator), dots resolved. */
+function servedPath(url: string): string | undefined {
+	try {
+		const decoded = decodeURIComponent(new URL(url).pathname).replace(/\\/g, '/');
+		return new URL(`http://h${decoded.replace(/[?#]/g, encodeURIComponent)}`).pathname;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * What identifies a page however the service writes its URL: origin, path as served, and the query as a multiset of
+ * decoded parameters (Django REST framework's `replace_query_param` sorts them, say).
+ */
+function pageKey(url: string): string {
+	const u = new URL(url);
+	const params = [...u.searchParams].map((pair) => JSON.stringify(pair)).sort();
+	return `${u.origin}${servedPath(url) ?? u.pathname}?${params.join('&')}`;
+}
+
+/** `next` resolved against its page; one on another origin or whose path leaves `listPath` is refused, nothing sent. */
+function followLink(node: INode, baseUrl: string, listPath: string, link: string, current: string, itemIndex?: number): string {
+	const url = resolveSameOrigin(baseUrl, link, current);
+	if (url === undefined) {
+		const shown = URL.canParse(link, current) ? new URL(link, current).origin : link;
+		throw new NodeOperationError(node, `Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`, { itemIndex });
+	}
+	// The list's path ends with '/', as every API path does: a path inside the list starts with it.
+	const path = servedPath(url);
+	if (path === undefined || !path.startsWith(listPath)) {
+		throw new NodeOperationError(node, `Refusing to follow a pagination link that leaves the list endpoint ${listPath} (it points to ${path ?? new URL(url).pathname})`, {
+			itemIndex,
+			description: 'A "next" link must stay on the list being read; nothing was sent to it',
+		});
+	}
+	return url;
+}
 
 /** `maxPages` (default 10000) reached while a `next` is offered is an error; `pageConcurrency` defaults to 1. */
 export type PaginateOptions = {
@@ -33,14 +102,13 @@ function planPages(first: ListPage, nextUrl: string, maxPages: number): PagePlan
 	const values = (u: URL, n: string) => JSON.stringify(u.searchParams.getAll(n).sort());
 	const differing = [...new Set([...from.searchParams.keys(), ...to.searchParams.keys()])].filter((n) => values(from, n) !== values(to, n));
 	if (from.origin !== to.origin || from.pathname !== to.pathname || differing.length !== 1) return undefined;
-	const [param] = differing;
-	const [was, now] = [from.searchParams.getAll(param), to.searchParams.getAll(param)];
+	const [was, now] = [from, to].map((u) => u.searchParams.getAll(differing[0]));
 	if (now.length !== 1 || !PAGE_NUMBER.test(now[0]) || was.length > 1 || (was.length === 1 && !PAGE_NUMBER.test(was[0]))) return undefined;
 	const firstPage = was.length ? Number(was[0]) : 1;
 	const pageSize = first.records.length;
 	const lastPage = Math.ceil(first.count / pageSize);
 	if (Number(now[0]) !== firstPage + 1 || first.count <= firstPage * pageSize || lastPage > maxPages) return undefined;
-	return { template: to, param, nextPage: firstPage + 1, lastPage, pageSize };
+	return { template: to, param: differing[0], nextPage: firstPage + 1, lastPage, pageSize };
 }
 
 /** The pages requested ahead of the reader, in order, and the plan that predicts them. */
@@ -115,17 +183,6 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 	return fresh;
 }
 
-/** Stops a read that makes no progress or that reached `maxPages`. */
-function checkProgress(node: INode, read: ReadState, page: ListPage, nextUrl: string, maxPages: number, itemIndex?: number): void {
-	if (read.stale >= STALE_PAGES) {
-		const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
-		throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, { itemIndex, description });
-	}
-	if (read.pages >= maxPages) {
-		throw new NodeOperationError(node, `Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`, { itemIndex });
-	}
-}
-
 /** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
 function noticeChanges(ctx: TransportContext, read: ReadState): void {
 	if (read.lastCount === read.firstCount && read.repeated === 0) return;
@@ -151,13 +208,12 @@ export async function* paginate<T = IDataObject>(ctx: TransportContext, path: st
 }
 
 async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: string, qs: IDataObject | undefined, opts: PaginateOptions): AsyncGenerator<T[]> {
-	const { limit, itemIndex } = opts;
+	const { limit, itemIndex, maxPages = 10000 } = opts;
 	const node = ctx.getNode();
-	const maxPages = opts.maxPages ?? 10000;
 	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list.
 	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
 	let page = readListPage(node, await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs }), 1, itemIndex);
-	const listPath = listPathOf(page.url);
+	const listPath = servedPath(page.url) ?? new URL(page.url).pathname;
 	const read: ReadState = { fetched: new Set([pageKey(page.url)]), seen: new Set(), yielded: 0, pages: 1, stale: 0, repeated: 0, firstCount: page.count, lastCount: page.count };
 	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
 	const ahead = new Ahead(async (url) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts), concurrency);
@@ -171,7 +227,13 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 			if (page.records.length === 0 || page.next === undefined) return;
 			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
 			if (read.fetched.has(pageKey(nextUrl))) return;
-			checkProgress(node, read, page, nextUrl, maxPages, itemIndex);
+			if (read.stale >= STALE_PAGES) {
+				const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
+				throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, { itemIndex, description });
+			}
+			if (read.pages >= maxPages) {
+				throw new NodeOperationError(node, `Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`, { itemIndex });
+			}
 			if (read.pages++ === 1 && concurrency > 1) ahead.plan = planPages(page, nextUrl, maxPages);
 			page = readListPage(node, await ahead.read(nextUrl, limit === undefined ? Infinity : limit - read.yielded), read.pages, itemIndex);
 			read.fetched.add(pageKey(page.url));
@@ -182,7 +244,6 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 	}
 }
 
-/** Collects `paginate` into an array. */
 export async function paginateAll<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): Promise<T[]> {
 	const out: T[] = [];
 	for await (const records of paginate<T>(ctx, path, qs, opts)) out.push(...records);

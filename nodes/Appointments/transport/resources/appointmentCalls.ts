@@ -6,10 +6,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
-import { apiRequest } from '../http/apiRequest';
+import { apiRequest, type ApiResponse } from '../http/apiRequest';
 import { answerError, recordOf, responseError } from '../http/apiErrors';
 import type { RequestPolicy, TransportContext } from '../http/credentialInfo';
-import type { ApiResponse } from '../http/retries';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
