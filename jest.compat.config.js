@@ -1,6 +1,8 @@
 /**
  * The package on every n8n version of docs/compatibility.md (`npm run test:compat` runs this config once per
  * version with N8N_DEV_VERSION set; scripts/compat.ts).
+ * Two workers: the files mostly wait (n8n starts, the scheduler's minute, polls), each on its own ports and user
+ * folder; the durable scheduler's file first, beside the others (test/helpers/clockFirst.js).
  */
 module.exports = {
 	testEnvironment: 'node',
@@ -8,6 +10,7 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
 	globalSetup: '<rootDir>/test/helpers/buildOnce.ts',
+	testSequencer: '<rootDir>/test/helpers/clockFirst.js',
 	testTimeout: 300000,
-	maxWorkers: 1,
+	maxWorkers: 2,
 };

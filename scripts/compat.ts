@@ -1,15 +1,17 @@
 /**
  * `npm run test:compat [-- <jest args>]`: the compatibility suites (jest.compat.config.js) on every n8n version of
  * docs/compatibility.md. What the versions share is prepared first, one step at a time (the package built and
- * packed once, each n8n installed under .dev/n8n-<version> on the first run, verdaccio); then the versions run at
- * the same time, each line of output prefixed with its version: their suites mostly wait for n8n (starts, polls,
- * npm's retries), and every stack has its own ports and folders.
+ * packed once, each n8n installed under .dev/n8n-<version> on the first run, verdaccio, the certificate); then the
+ * versions run at the same time (and two files of each version at a time: jest.compat.config.js), each line of
+ * output prefixed with its version: their suites mostly wait for n8n (starts, polls, npm's retries), and every
+ * stack has its own ports and folders.
  * N8N_COMPAT_VERSIONS="1.123.81" picks versions; "{version}" in an argument is replaced by the version, e.g.
  * `--json --outputFile=.tmp/jest-compat-{version}.json`.
  */
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 import { ensureVerdaccio } from '../test/helpers/registry';
+import { ensureCert } from './cert';
 import { ensureN8nInstalled, node24Env } from './install';
 import { buildAndPack, PACKED_TARBALL_ENV } from './n8n';
 import { N8N_VERSIONS } from './paths';
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
 		tarball = buildAndPack(log);
 		for (const version of versions) ensureN8nInstalled(log, version);
 		ensureVerdaccio(log);
+		ensureCert(); // here, before the jest workers that all read it could each write a new one
 	} catch (e) {
 		console.error(`ERROR: could not prepare the compatibility run: ${(e as Error).message}`);
 		process.exit(1);

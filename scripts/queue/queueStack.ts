@@ -118,12 +118,14 @@ async function defineProcesses(opts: QueueStackOptions, mainFolder: string, port
 
 type Processes = Awaited<ReturnType<typeof defineProcesses>>;
 
-/** The main first: it runs the database migrations the others expect. */
+/**
+ * All at once: the import through n8n's CLI has run the database migrations already (and each process takes n8n's
+ * migration lock before it checks them), so no process waits for another; each waits for its own readiness.
+ */
 async function startProcesses({ main, webhooks, workers }: Processes, cleanups: Cleanups, log: (m: string) => void): Promise<void> {
 	cleanups.push(() => Promise.all([main, ...webhooks, ...workers].map((p) => p.stop())));
 	log(`Starting n8n in queue mode: main, ${webhooks.length} webhook process(es), ${workers.length} worker(s)...`);
-	await main.start();
-	await Promise.all([...webhooks, ...workers].map((p) => p.start()));
+	await Promise.all([main, ...webhooks, ...workers].map((p) => p.start()));
 }
 
 function nginxOptionsFor(opts: QueueStackOptions, ports: Ports, cert: DevCert): NginxOptions {
@@ -215,7 +217,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 				stack.api = clients.api;
 			},
 			async restartWebhooks() {
-				for (const w of webhooks) await w.restart();
+				await Promise.all(webhooks.map((w) => w.restart()));
 			},
 			async setBalance(balance) {
 				await nginx.stop();

@@ -325,20 +325,13 @@ describe('polling trigger in queue mode', () => {
 		const since = Date.now();
 		await stack.api.ok('POST', `/api/v1/workflows/${WORKFLOW}/activate`);
 		try {
-			// Activation polls once (the baseline), then n8n polls every minute: wait for three more polls.
-			const starts = await pollUntil(
-				'four polls',
-				async () => {
-					const s = await pollStarts(since);
-					return s.length >= 4 ? s : undefined;
-				},
-				{ timeoutMs: 6 * 60_000, intervalMs: 2000 },
-			);
-			// Five n8n processes: if each polled, polls would come in bursts within the same minute.
-			const gaps = starts.slice(1).map((t, i) => t - starts[i]);
-			process.stdout.write(`[queue] polling: poll starts ${starts.map((t) => new Date(t).toISOString()).join(', ')}\n`);
-			for (const g of gaps.slice(1)) expect(g).toBeGreaterThan(30_000);
-
+			// Activation polls once, then n8n polls every minute: the change is made once the first minute's poll has
+			// listed the window, so the poll after it is the one that must emit it (whichever of the two took the
+			// baseline in queue mode).
+			await pollUntil('the first scheduled poll', async () => ((await pollStarts(since)).length >= 2 ? true : undefined), {
+				timeoutMs: 3 * 60_000,
+				intervalMs: 1000,
+			});
 			const before = new Set((await listExecutions(stack.api, WORKFLOW)).map((e) => String(e.id)));
 			const [key] = await createAppointments(stack.admin, 1);
 			const run = await pollUntil(
@@ -354,6 +347,21 @@ describe('polling trigger in queue mode', () => {
 			expect(run[0].status).toBe('success');
 			const ran = stack.executionsByWorker();
 			expect(stack.workers.filter((w) => ran.get(w.name)!.has(String(run[0].id)))).toHaveLength(1);
+
+			// Every Minute fires at a second of the minute each process draws at random: if the five processes each
+			// polled, the minute after the first scheduled poll would hold four more. The run's poll came a full
+			// interval after it: count the polls in between.
+			const starts = await pollUntil(
+				'a poll an interval after the first scheduled one',
+				async () => {
+					const s = await pollStarts(since);
+					return s.length >= 3 && s[s.length - 1] - s[1] >= 50_000 ? s : undefined;
+				},
+				{ timeoutMs: 2 * 60_000, intervalMs: 2000 },
+			);
+			process.stdout.write(`[queue] polling: poll starts ${starts.map((t) => new Date(t).toISOString()).join(', ')}\n`);
+			const gaps = starts.slice(1).map((t, i) => t - starts[i]);
+			for (const g of gaps.slice(1)) expect(g).toBeGreaterThan(30_000);
 		} finally {
 			await stack.api.ok('POST', `/api/v1/workflows/${WORKFLOW}/deactivate`);
 		}
