@@ -29,7 +29,8 @@ export interface Owner {
 }
 
 /**
- * A fresh n8n user folder (a database of its own) for one e2e run: .dev/<suite>/run-<time>. Keeps the previous run's
+ * A fresh n8n user folder (a database of its own) for one e2e run: .dev/<suite>/run-<time>-<pid> (CI runs two jests
+ * at once: .ci/run). Keeps the previous run's
  * folder for debugging, and any folder touched in the last 30 minutes (a run going on in parallel); removes the rest,
  * so the suites do not pile up databases.
  */
@@ -41,7 +42,7 @@ export function e2eUserFolder(suite: string): string {
 			if (!recent(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
 		}
 	}
-	return path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}`);
+	return path.join(root, `run-${DateTime.utc().toFormat('yyyyMMdd-HHmmss')}-${process.pid}`);
 }
 
 /** Names the user folder made once per run (test/helpers/e2eSetup.ts) that each stack's folder starts as a copy of. */
