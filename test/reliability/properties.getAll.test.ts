@@ -123,12 +123,13 @@ function dateRangeChecks(run: Run, it: Run['items'][number], zone: string | unde
 				{ label: END.label, param: END.param, verdict: OMIT },
 			];
 		}
-		// an end before the start selects nothing: refusing it is the node's choice
+		// an end before the start selects nothing: refusing it is the node's choice (an open verdict allows it already;
+		// a start the zone repeats or skips is compared by the wall clock it was given)
 		const [sw, ew] = [wantOf(s), wantOf(e)];
 		const reversed = sw !== undefined && ew !== undefined && sw > ew;
 		return [
 			{ label: START.label, param: START.param, verdict: s },
-			{ label: END.label, param: END.param, verdict: reversed && e.kind !== 'invalid' ? openExactly(ew) : e },
+			{ label: END.label, param: END.param, verdict: reversed && e.kind === 'exact' ? openExactly(String(e.value)) : e },
 		];
 	}
 	if (run.dateRange === 'all' || zone === undefined) return [];

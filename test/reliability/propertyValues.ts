@@ -145,13 +145,15 @@ function edge(text: string, zone: string, bound: 'start' | 'end' | 'any'): Verdi
 	const lo = Math.min(...(due.real.length > 1 ? due.real : due.all));
 	const hi = Math.max(...(due.real.length > 1 ? due.real : due.all));
 	const HOURS_3 = 3 * 3_600_000;
-	return open((sent) => {
+	const accept = (sent: string | string[] | undefined) => {
 		if (typeof sent !== 'string') return false;
 		const got = readingsOf(sent, zone).real;
 		if (got.length !== 1) return false;
 		if (due.real.length === 0) return got[0] >= lo && got[0] <= hi; // skipped: the change's instant
 		return bound === 'end' ? got[0] >= hi && got[0] <= hi + HOURS_3 : got[0] <= lo && got[0] >= lo - HOURS_3;
-	});
+	};
+	// `want`: the wall clock due, so that a window's bounds can still be compared (a reversed range)
+	return { kind: 'open', accept, want: text };
 }
 
 export function wallVerdict(g: DateGen, zone: string | undefined, bound: 'start' | 'end' | 'any'): Verdict {
