@@ -9,7 +9,8 @@ import { startChanges } from './polling/poll';
 import { sampleItems } from './polling/sample';
 import { startTimeEvents } from './polling/timeEvents';
 
-const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => a.name.localeCompare(b.name));
+// plain comparison, as optionsCollection's: localeCompare's first call sets up ICU, which would slow n8n's start-up
+const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
 const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
 
