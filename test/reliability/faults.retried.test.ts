@@ -11,20 +11,27 @@
  */
 import { runNode } from '../helpers/n8n';
 import { httpDateIn, TOKEN, visibleTexts } from './common';
-import { CANCELED, OPERATIONS, out, prepare, RESCHEDULE_TO, run, sb, seen, useFaultSandbox, type Operation } from './faults';
+import { CANCELED, OPERATIONS, out, ownSandbox, prepare, RESCHEDULE_TO, run, seen, useFaultSandbox, type Operation } from './faults';
 
+// Every case runs on a sandbox of its own (faults, fixtures and request logs never meet), so the cases run at the
+// same time (it.concurrent): their waits (Retry-After, back-off, time-outs) overlap instead of adding up.
 useFaultSandbox();
 
 /** Faults a retry must get through. `options` is the node's Advanced collection for that run. */
-const FAULTS: Array<{ name: string; spec: () => Record<string, unknown>; options?: Record<string, unknown>; minMs?: number }> = [
+type Fault = { name: string; spec: () => Record<string, unknown>; options?: Record<string, unknown>; minMs?: number };
+const FAULTS: Fault[] = [
 	{ name: '429 Retry-After: 1 (seconds)', spec: () => ({ status: 429, retryAfter: '1' }), minMs: 950 },
 	{ name: '429 Retry-After as an HTTP-date', spec: () => ({ status: 429, retryAfter: httpDateIn(1500) }), minMs: 1000 },
 	{ name: '500', spec: () => ({ status: 500, body: { detail: 'boom' } }) },
 	{ name: '502', spec: () => ({ status: 502 }) },
 	{ name: '503', spec: () => ({ status: 503 }) },
 	{ name: 'connection reset', spec: () => ({ reset: true }) },
-	{ name: 'answer slower than the time-out', spec: () => ({ delayMs: 1500 }), options: { timeoutSeconds: 0.5 } },
 ];
+/**
+ * Run last, alone: its retried request must answer within the time-out, which the CPU of the other cases running
+ * at the same time could overrun.
+ */
+const TIME_OUT: Fault = { name: 'answer slower than the time-out', spec: () => ({ delayMs: 1500 }), options: { timeoutSeconds: 0.5 } };
 
 /**
  * The mutations and single reads run at the same time (each fault matches only its operation's request); the two
@@ -36,42 +43,47 @@ function waves(): Operation[][] {
 	return [OPERATIONS.filter((o) => !LISTS.includes(o.name)), OPERATIONS.filter((o) => LISTS.includes(o.name))];
 }
 
-describe.each(FAULTS)('one fault: $name', (fault) => {
-	it('every operation ends with the right result, having sent its request again', async () => {
-		const f = await prepare(fault.name.replace(/\W+/g, '-'));
-		for (const wave of waves()) {
-			await sb.clearRequests();
-			for (const op of wave) await sb.fault({ count: 1, ...fault.spec(), match: { method: op.method, path: op.path(f) } });
-			const started = Date.now();
-			const results = await Promise.all(
-				wave.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: { maxAttempts: 4, maxRetryWaitSeconds: 20, ...fault.options } }) })),
-			);
-			const log = await sb.requests();
-			for (const { op, r } of results) {
-				if (r.error) throw new Error(`${op.name} under "${fault.name}" failed: ${r.error.message}`);
-				await op.verify(f, out(r));
-				const sent = log.filter((q) => q.method === op.method && q.path === op.path(f));
-				// the failed attempt and the one that worked (a create that may have been stored is checked first);
-				// a create that timed out is never sent again: the service may still store it, so the node watches
-				// the list and adopts it
-				const expected = op.method === 'POST' && fault.options?.timeoutSeconds ? 1 : 2;
-				expect({ op: op.name, sent: sent.length }).toEqual({ op: op.name, sent: expected });
-			}
-			if (fault.minMs) expect(Date.now() - started).toBeGreaterThanOrEqual(fault.minMs);
+const EVERY_OPERATION = 'every operation ends with the right result, having sent its request again';
+async function everyOperation(fault: Fault): Promise<void> {
+	const sb = await ownSandbox();
+	const f = await prepare(fault.name.replace(/\W+/g, '-'), sb);
+	for (const wave of waves()) {
+		await sb.clearRequests();
+		for (const op of wave) await sb.fault({ count: 1, ...fault.spec(), match: { method: op.method, path: op.path(f) } });
+		const started = Date.now();
+		const results = await Promise.all(
+			wave.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: { maxAttempts: 4, maxRetryWaitSeconds: 20, ...fault.options } }, false, undefined, sb) })),
+		);
+		const log = await sb.requests();
+		for (const { op, r } of results) {
+			if (r.error) throw new Error(`${op.name} under "${fault.name}" failed: ${r.error.message}`);
+			await op.verify(f, out(r));
+			const sent = log.filter((q) => q.method === op.method && q.path === op.path(f));
+			// the failed attempt and the one that worked (a create that may have been stored is checked first);
+			// a create that timed out is never sent again: the service may still store it, so the node watches
+			// the list and adopts it
+			const expected = op.method === 'POST' && fault.options?.timeoutSeconds ? 1 : 2;
+			expect({ op: op.name, sent: sent.length }).toEqual({ op: op.name, sent: expected });
 		}
-	});
+		if (fault.minMs) expect(Date.now() - started).toBeGreaterThanOrEqual(fault.minMs);
+	}
+}
+
+describe.each(FAULTS)('one fault: $name', (fault) => {
+	it.concurrent(EVERY_OPERATION, () => everyOperation(fault));
 });
 
 describe('Get Many over 20 pages whose page 7 fails once', () => {
-	it.each([
+	it.concurrent.each([
 		['500', { status: 500 }],
 		['a reset', { reset: true }],
 		['429 with Retry-After: 1', { status: 429, retryAfter: '1' }],
 	])('%s: Return All yields every appointment once, page 7 asked twice', async (_name, spec) => {
+		const sb = await ownSandbox();
 		await sb.reset(1000, 4); // 20 pages of the default 50
 		await sb.clearRequests();
 		await sb.fault({ count: 1, ...spec, match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } } });
-		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' });
+		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' }, false, undefined, sb);
 		expect(r.error).toBeUndefined();
 		const keys = out(r).map((a) => a.appointment_key ?? a.key);
 		expect(keys).toHaveLength(1000);
@@ -88,8 +100,9 @@ describe("version 4 under n8n's Retry On Fail: what the first try completed is n
 		['reschedule', { startDate: RESCHEDULE_TO }, 'PATCH', 'reschedule/'],
 		['cancel', { sendEmail: true }, 'DELETE', ''],
 	];
-	it.each(WRITES)('%s of two items, the second refused once: the first is sent once, the second again', async (operation, fields, method, suffix) => {
-		const f = await prepare(`rof-${operation}`);
+	it.concurrent.each(WRITES)('%s of two items, the second refused once: the first is sent once, the second again', async (operation, fields, method, suffix) => {
+		const sb = await ownSandbox();
+		const f = await prepare(`rof-${operation}`, sb);
 		const [first, second] = [f.keys.update, f.keys.reschedule];
 		const path = (key: string) => `/api/v3/appointments/${key}/${suffix}`;
 		await sb.admin('DELETE', '/__sandbox/emails/');
@@ -115,4 +128,9 @@ describe("version 4 under n8n's Retry On Fail: what the first try completed is n
 			expect((await sb.emails()).filter((e) => [first, second].includes(e.appointment_key))).toHaveLength(2);
 		}
 	});
+});
+
+// the last test of the file: the concurrent ones above have ended when it starts
+describe(`one fault: ${TIME_OUT.name}`, () => {
+	it(EVERY_OPERATION, () => everyOperation(TIME_OUT));
 });

@@ -26,30 +26,46 @@ const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math
 beforeAll(() => console.log(`token-leak sweep: FC_SEED=${SEED} replays this run${FULL ? '' : ' (CHAOS_FULL=1 runs every combination)'}`));
 const continueOnFailCases = (fault: number, op: number): boolean[] => (FULL ? [false, true] : [(fault + op + SEED) % 2 === 1]);
 
+/** The operations of the sweep, on the appointments and webhook of `box`: succeeding, refused, bad input, 404s. */
+async function sweepOps(box: TestSandbox): Promise<Array<Record<string, unknown>>> {
+	await box.reset(40, 5);
+	const [a, b, c] = (await box.allAppointments()).filter((x) => !String(x.status).startsWith('CANCELED'));
+	const hook = (await box.api('POST', 'webhooks/', { url: 'https://hooks.test/leak', events: ['appointment.created'] })).body;
+	return [
+		{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: { status: 'CONFIRMED' }, output: 'simple' },
+		{ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 3, dateRange: 'custom', startDate: '2026-01-01T00:00:00', endDate: '2027-01-01T00:00:00', filters: {}, output: 'raw' },
+		{ resource: 'appointment', operation: 'get', appointmentKey: a.appointment_key },
+		{ resource: 'appointment', operation: 'get', appointmentKey: '00000000-0000-4000-8000-000000000000' }, // 404
+		{ resource: 'appointment', operation: 'get', appointmentKey: '={{ "" }}' }, // bad input
+		{ resource: 'appointment', operation: 'updateStatus', appointmentKey: a.appointment_key, status: 'ATTENDED' },
+		{ resource: 'appointment', operation: 'updateStatus', appointmentKey: a.appointment_key, status: 'NOT_A_STATUS' },
+		{ resource: 'appointment', operation: 'reschedule', appointmentKey: b.appointment_key, startDate: '2030-05-06T07:08:09+02:00' },
+		{ resource: 'appointment', operation: 'reschedule', appointmentKey: b.appointment_key, startDate: 'yesterday-ish' },
+		{ resource: 'appointment', operation: 'cancel', appointmentKey: c.appointment_key, sendEmail: false },
+		{ resource: 'webhook', operation: 'getAll', returnAll: true },
+		{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/leak2', events: ['appointment.updated'], otherEvents: 'appointment.moved' }, // 400 from the service (unknown event)
+		{ resource: 'webhook', operation: 'create', url: 'http://hooks.test/leak3', events: ['appointment.updated'], otherEvents: '' },
+		{ resource: 'webhook', operation: 'update', webhookKey: hook.webhook_key, url: 'https://hooks.test/leak4', events: ['appointment.canceled'], otherEvents: '' },
+		{ resource: 'webhook', operation: 'update', webhookKey: 'no-such-webhook', url: 'https://hooks.test/leak5', events: ['appointment.canceled'], otherEvents: '' },
+		{ resource: 'webhook', operation: 'delete', webhookKey: hook.webhook_key },
+		{ resource: 'webhook', operation: 'delete', webhookKey: hook.webhook_key }, // 404 now
+	];
+}
+
+// The sweeps below run at the same time, each on a sandbox of its own (closed with the file's): their waits
+// (back-offs, mostly) overlap instead of adding up.
+const boxes: TestSandbox[] = [];
+afterAll(async () => {
+	await Promise.all(boxes.map((box) => box.close()));
+});
+async function ownSandbox(): Promise<TestSandbox> {
+	const box = await startSecuritySandbox();
+	boxes.push(box);
+	return box;
+}
+
 describe('the access token never leaks', () => {
 	it('across every operation, succeeding and failing, with and without continue-on-fail', async () => {
-		await sb.reset(40, 5);
-		const [a, b, c] = (await sb.allAppointments()).filter((x) => !String(x.status).startsWith('CANCELED'));
-		const hook = (await sb.api('POST', 'webhooks/', { url: 'https://hooks.test/leak', events: ['appointment.created'] })).body;
-		const ops: Array<Record<string, unknown>> = [
-			{ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: { status: 'CONFIRMED' }, output: 'simple' },
-			{ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 3, dateRange: 'custom', startDate: '2026-01-01T00:00:00', endDate: '2027-01-01T00:00:00', filters: {}, output: 'raw' },
-			{ resource: 'appointment', operation: 'get', appointmentKey: a.appointment_key },
-			{ resource: 'appointment', operation: 'get', appointmentKey: '00000000-0000-4000-8000-000000000000' }, // 404
-			{ resource: 'appointment', operation: 'get', appointmentKey: '={{ "" }}' }, // bad input
-			{ resource: 'appointment', operation: 'updateStatus', appointmentKey: a.appointment_key, status: 'ATTENDED' },
-			{ resource: 'appointment', operation: 'updateStatus', appointmentKey: a.appointment_key, status: 'NOT_A_STATUS' },
-			{ resource: 'appointment', operation: 'reschedule', appointmentKey: b.appointment_key, startDate: '2030-05-06T07:08:09+02:00' },
-			{ resource: 'appointment', operation: 'reschedule', appointmentKey: b.appointment_key, startDate: 'yesterday-ish' },
-			{ resource: 'appointment', operation: 'cancel', appointmentKey: c.appointment_key, sendEmail: false },
-			{ resource: 'webhook', operation: 'getAll', returnAll: true },
-			{ resource: 'webhook', operation: 'create', url: 'https://hooks.test/leak2', events: ['appointment.updated'], otherEvents: 'appointment.moved' }, // 400 from the service (unknown event)
-			{ resource: 'webhook', operation: 'create', url: 'http://hooks.test/leak3', events: ['appointment.updated'], otherEvents: '' },
-			{ resource: 'webhook', operation: 'update', webhookKey: hook.webhook_key, url: 'https://hooks.test/leak4', events: ['appointment.canceled'], otherEvents: '' },
-			{ resource: 'webhook', operation: 'update', webhookKey: 'no-such-webhook', url: 'https://hooks.test/leak5', events: ['appointment.canceled'], otherEvents: '' },
-			{ resource: 'webhook', operation: 'delete', webhookKey: hook.webhook_key },
-			{ resource: 'webhook', operation: 'delete', webhookKey: hook.webhook_key }, // 404 now
-		];
 		const faults: Array<Record<string, unknown> | undefined> = [
 			undefined,
 			{ count: 100, status: 502, body: { detail: 'upstream broke' } },
@@ -58,24 +74,39 @@ describe('the access token never leaks', () => {
 			{ count: 100, status: 400, body: { detail: 'bad', token: 'echo' } },
 		];
 		let failures = 0;
-		for (const [f, fault] of faults.entries()) {
-			await sb.clearFaults();
-			if (fault) await sb.fault({ ...fault, match: {} });
-			for (const [o, parameters] of ops.entries()) {
+		const underFault = async (f: number, fault: Record<string, unknown> | undefined) => {
+			const on = await ownSandbox();
+			const ops = await sweepOps(on);
+			const runOp = async (o: number) => {
 				for (const continueOnFail of continueOnFailCases(f, o)) {
-					const r = await run({ ...parameters, advanced: { maxAttempts: 2, maxRetryWaitSeconds: 2 } }, { continueOnFail, nodeTypeVersion: 3 });
+					const r = await run({ ...ops[o], advanced: { maxAttempts: 2, maxRetryWaitSeconds: 2 } }, { continueOnFail, nodeTypeVersion: 3, on });
 					if (r.error || JSON.stringify(r.items).includes('"error"')) failures++;
 				}
+			};
+			// without a fault in order (the update before the delete, the delete before its 404); under one every
+			// request fails whatever the order, so the operations run at the same time
+			if (!fault) for (const o of ops.keys()) await runOp(o);
+			else {
+				await on.fault({ ...fault, match: {} });
+				await Promise.all([...ops.keys()].map(runOp));
 			}
-		}
-		await sb.clearFaults();
+		};
 		// with a token the service does not know, and with the restricted one (403 on webhooks)
-		for (const token of ['wrong-token-0a9b8c7d6e', LIMITED]) {
-			for (const parameters of ops) await run({ ...parameters, advanced: { maxAttempts: 1 } }, { token, continueOnFail: true, nodeTypeVersion: 3 });
-		}
+		const withOtherTokens = async () => {
+			const on = await ownSandbox();
+			const ops = await sweepOps(on);
+			for (const token of ['wrong-token-0a9b8c7d6e', LIMITED]) {
+				for (const parameters of ops) await run({ ...parameters, advanced: { maxAttempts: 1 } }, { token, continueOnFail: true, nodeTypeVersion: 3, on });
+			}
+		};
 		// a slow answer that times out
-		await sb.fault({ count: 2, delayMs: 2500, match: {} });
-		await run({ ...ops[2], advanced: { maxAttempts: 2, timeoutSeconds: 1 } });
+		const timedOut = async () => {
+			const ops = await sweepOps(sb);
+			await sb.fault({ count: 2, delayMs: 2500, match: {} });
+			await run({ ...ops[2], advanced: { maxAttempts: 2, timeoutSeconds: 1 } });
+		};
+		await Promise.all([...faults.map((fault, f) => underFault(f, fault)), withOtherTokens(), timedOut()]);
+		await sb.clearFaults();
 		expect(failures).toBeGreaterThan(40); // the sweep did look at failures, not only successes
 		const everything = [...seen, ...capturedLogs()];
 		expect(everything.length).toBeGreaterThan(300);

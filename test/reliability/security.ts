@@ -17,12 +17,12 @@ export function startSecuritySandbox(): Promise<TestSandbox> {
 export function nodeRunner(sandbox: () => TestSandbox) {
 	const secrets = new Set<string>([TOKEN]);
 	const seen: string[] = [];
-	async function run(parameters: Record<string, unknown>, opts: { token?: string; continueOnFail?: boolean; input?: any[]; nodeTypeVersion?: number } = {}): Promise<RunNodeResult> {
+	async function run(parameters: Record<string, unknown>, opts: { token?: string; continueOnFail?: boolean; input?: any[]; nodeTypeVersion?: number; on?: TestSandbox } = {}): Promise<RunNodeResult> {
 		const token = opts.token ?? TOKEN;
 		secrets.add(token);
 		const result = await runNode({
 			parameters: parameters as IDataObject,
-			credentials: { baseUrl: sandbox().url, accessToken: token },
+			credentials: { baseUrl: (opts.on ?? sandbox()).url, accessToken: token },
 			continueOnFail: opts.continueOnFail,
 			input: opts.input,
 			nodeTypeVersion: opts.nodeTypeVersion,
