@@ -2,8 +2,9 @@
  * Once the retry budget is spent, every operation of the real Appointments action node fails with an error saying
  * what was tried, also as a continue-on-fail item, and a request the service rejected changed nothing. The operations, fixture and sandbox they run on: faults.ts.
  */
-import { CANCELED, OPERATIONS, out, prepare, run, sb, useFaultSandbox } from './faults';
+import { CANCELED, OPERATIONS, out, ownSandbox, prepare, run, useFaultSandbox } from './faults';
 
+// Each case runs on a sandbox of its own (its fault matches every request), so the cases run at the same time.
 useFaultSandbox();
 
 // The budgets are set with versions 1-3's Max Attempts and Max Retry Wait; version 4 spends its fixed one the same way.
@@ -24,11 +25,12 @@ describe('a spent retry budget', () => {
 		},
 		{ name: 'time-out every time', spec: { delayMs: 1500 }, options: { maxAttempts: 2, timeoutSeconds: 0.5 }, message: /Could not reach the service: the request timed out after 2 attempts/ },
 	];
-	it.each(SPENT)('$name: every operation fails with an error saying what was tried, also as a continue-on-fail item', async (spent) => {
-		const f = await prepare(spent.name.replace(/\W+/g, '-'));
+	it.concurrent.each(SPENT)('$name: every operation fails with an error saying what was tried, also as a continue-on-fail item', async (spent) => {
+		const sb = await ownSandbox();
+		const f = await prepare(spent.name.replace(/\W+/g, '-'), sb);
 		await sb.fault({ count: 1000, ...spent.spec, match: {} });
 		const results = await Promise.all(
-			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }, false, 3) })),
+			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }, false, 3, sb) })),
 		);
 		for (const { op, r } of results) {
 			expect({ op: op.name, message: r.error?.message }).toEqual({ op: op.name, message: expect.stringMatching(spent.message) });
@@ -40,7 +42,7 @@ describe('a spent retry budget', () => {
 		}
 		// the same failure as an item when the node continues on fail
 		const continued = await Promise.all(
-			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }, true, 3) })),
+			OPERATIONS.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: spent.options }, true, 3, sb) })),
 		);
 		for (const { op, r } of continued) {
 			expect({ op: op.name, error: r.error?.message }).toEqual({ op: op.name, error: undefined });
