@@ -8,19 +8,22 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../helpers/n8n';
 import { TOKEN, visibleTexts, waitFor } from './common';
-import { OPERATIONS, out, prepare, run, sb, seen, useFaultSandbox } from './faults';
+import { OPERATIONS, out, ownSandbox, prepare, run, sb, seen, useFaultSandbox } from './faults';
 
+// The cases that wait for a time-out or a late create run at the same time (it.concurrent), each on a sandbox of its
+// own; the others run one after the other on the file's.
 useFaultSandbox();
 
 describe('a webhook Create whose answer is lost after the service stored it', () => {
-	it.each([
+	it.concurrent.each([
 		['timed out (answer slower than Options > Timeout)', { delayMs: 1500 }, { timeoutSeconds: 0.5 }],
 		['500 after storing', { status: 500 }, {}],
 		['connection reset after storing', { reset: true }, {}],
 	])('%s: exactly one subscription, and the node returns it', async (_name, spec, advanced) => {
-		const f = await prepare('lost-' + String(_name).slice(0, 10).replace(/\W+/g, '-'));
+		const sb = await ownSandbox();
+		const f = await prepare('lost-' + String(_name).slice(0, 10).replace(/\W+/g, '-'), sb);
 		await sb.fault({ count: 1, phase: 'after', ...spec, match: { method: 'POST', path: '/api/v3/webhooks/' } });
-		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), advanced });
+		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), advanced }, false, undefined, sb);
 		expect(r.error).toBeUndefined();
 		const stored = (await sb.webhooks()).filter((w) => w.url === f.createUrl);
 		expect(stored).toHaveLength(1);
@@ -48,7 +51,7 @@ describe('a webhook Create whose answer is lost after the service stored it', ()
 
 describe("a webhook Create re-run by n8n's Retry On Fail after its own retries gave up on a lost answer", () => {
 	const retryOnFail = { retryOnFail: true, maxTries: 3, waitBetweenTries: 10 };
-	async function createWithRetryOnFail(url: string, extra: { input?: IDataObject[]; advanced?: IDataObject } = {}) {
+	async function createWithRetryOnFail(url: string, extra: { input?: IDataObject[]; advanced?: IDataObject } = {}, box = sb) {
 		const r = await runNode({
 			// one attempt of our own: the lost answer fails the node, so n8n runs it again
 			parameters: {
@@ -59,7 +62,7 @@ describe("a webhook Create re-run by n8n's Retry On Fail after its own retries g
 				otherEvents: '',
 				advanced: { maxAttempts: 1, ...extra.advanced },
 			},
-			credentials: { baseUrl: sb.url, accessToken: TOKEN },
+			credentials: { baseUrl: box.url, accessToken: TOKEN },
 			settings: retryOnFail,
 			input: extra.input,
 		});
@@ -81,10 +84,11 @@ describe("a webhook Create re-run by n8n's Retry On Fail after its own retries g
 		expect((await sb.requests()).filter((q) => q.method === 'POST')).toHaveLength(1);
 	});
 
-	it('timed out, stored by the service only after n8n ran the node again: the re-run does not send it again', async () => {
-		const f = await prepare('rerun-late');
+	it.concurrent('timed out, stored by the service only after n8n ran the node again: the re-run does not send it again', async () => {
+		const sb = await ownSandbox();
+		const f = await prepare('rerun-late', sb);
 		await sb.fault({ count: 1, phase: 'before', delayMs: 1500, match: { method: 'POST', path: '/api/v3/webhooks/' } });
-		const r = await createWithRetryOnFail(f.createUrl, { advanced: { timeoutSeconds: 0.5 } });
+		const r = await createWithRetryOnFail(f.createUrl, { advanced: { timeoutSeconds: 0.5 } }, sb);
 		expect(r.error).toBeUndefined();
 		const received = Date.parse((await sb.requests()).find((q) => q.method === 'POST')!.at!);
 		const stored = await waitFor('the late create to be processed', async () => {
@@ -124,11 +128,12 @@ describe("a webhook Create re-run by n8n's Retry On Fail after its own retries g
 });
 
 describe('a webhook Create the service processes only after the node gave up waiting', () => {
-	it('still leaves exactly one subscription once the late create has gone through', async () => {
-		const f = await prepare('late');
+	it.concurrent('still leaves exactly one subscription once the late create has gone through', async () => {
+		const sb = await ownSandbox();
+		const f = await prepare('late', sb);
 		// the service is slow: it stores the subscription 1.5 s after receiving it, the node waits 0.5 s
 		await sb.fault({ count: 1, phase: 'before', delayMs: 1500, match: { method: 'POST', path: '/api/v3/webhooks/' } });
-		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), advanced: { timeoutSeconds: 0.5 } });
+		const r = await run({ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), advanced: { timeoutSeconds: 0.5 } }, false, undefined, sb);
 		expect(r.error).toBeUndefined();
 		// the late create lands 1.5 s after the service received it: watch until then (and a little longer)
 		const received = Date.parse((await sb.requests()).find((q) => q.method === 'POST')!.at!);
