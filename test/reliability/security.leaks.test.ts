@@ -52,8 +52,8 @@ async function sweepOps(box: TestSandbox): Promise<Array<Record<string, unknown>
 	];
 }
 
-// The sweeps below run at the same time, each on a sandbox of its own (closed with the file's): their waits
-// (back-offs, mostly) overlap instead of adding up.
+// The two tests, and the sweeps of the first, run at the same time, each on a sandbox of its own (closed with the
+// file's): their waits (back-offs, mostly) overlap instead of adding up.
 const boxes: TestSandbox[] = [];
 afterAll(async () => {
 	await Promise.all(boxes.map((box) => box.close()));
@@ -65,7 +65,7 @@ async function ownSandbox(): Promise<TestSandbox> {
 }
 
 describe('the access token never leaks', () => {
-	it('across every operation, succeeding and failing, with and without continue-on-fail', async () => {
+	it.concurrent('across every operation, succeeding and failing, with and without continue-on-fail', async () => {
 		const faults: Array<Record<string, unknown> | undefined> = [
 			undefined,
 			{ count: 100, status: 502, body: { detail: 'upstream broke' } },
@@ -118,8 +118,8 @@ describe('the access token never leaks', () => {
 });
 
 describe('the access token never leaks from the trigger', () => {
-	it('through activation (also failing), deliveries, a failing re-read, deactivation (also failing)', async () => {
-		await sb.reset(40, 5);
+	it.concurrent('through activation (also failing), deliveries, a failing re-read, deactivation (also failing)', async () => {
+		const sb = await ownSandbox();
 		const texts: string[] = [];
 		const keep = (e: unknown) => texts.push(...visibleTexts({ error: e as Error }));
 		const WRONG = 'wrong-trigger-token-6c1d';
