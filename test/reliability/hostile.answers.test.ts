@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { poll } from '../helpers/poll';
-import { sendJson } from '../helpers/fakeService';
+import { sendJson, startFakeService, type FakeService } from '../helpers/fakeService';
 import { visibleTexts } from './common';
 import { APPOINTMENT, EVENTS, fake, HOOK_URL, KEY, OPERATIONS_WITH_ONE_RECORD, run, useFakeService } from './hostile';
 
@@ -153,11 +153,21 @@ describe('2. a 2xx that is not a record is not success', () => {
 });
 
 describe('4. the time-out and the size cap cover the whole answer', () => {
-	it('a body trickled one byte every 300 ms stops at the time-out', async () => {
+	// at the same time as the rest of the file (its second of waiting overlaps them), on a fake service of its own
+	it.concurrent('a body trickled one byte every 300 ms stops at the time-out', async () => {
+		const own = await startFakeService();
+		try {
+			await trickled(own);
+		} finally {
+			await own.close();
+		}
+	});
+
+	async function trickled(own: FakeService): Promise<void> {
 		let sent = 0;
 		let stoppedBeforeTheEnd = false;
 		const total = 200; // 60 s of trickle
-		fake.handle = (_req, res) => {
+		own.handle = (_req, res) => {
 			res.writeHead(200, { 'content-type': 'application/json' });
 			res.write('{"appointment_key":"');
 			const timer = setInterval(() => {
@@ -174,17 +184,17 @@ describe('4. the time-out and the size cap cover the whole answer', () => {
 				if (sent < total) stoppedBeforeTheEnd = true;
 			});
 		};
-		const r = await run({ resource: 'appointment', operation: 'get', appointmentKey: KEY, advanced: { timeoutSeconds: 1, maxAttempts: 1 } }, { nodeTypeVersion: 3 });
+		const r = await run({ resource: 'appointment', operation: 'get', appointmentKey: KEY, advanced: { timeoutSeconds: 1, maxAttempts: 1 } }, { baseUrl: own.url, nodeTypeVersion: 3 });
 		expect(r.error?.message).toMatch(/timed out/);
 		await poll('the trickling connection to close', () => stoppedBeforeTheEnd, (v) => v === true, {
 			timeoutMs: 10000,
 			intervalMs: 50,
 			describe: (what) => `waited for ${what}`,
 		});
-		expect(fake.requests).toHaveLength(1);
+		expect(own.requests).toHaveLength(1);
 		// the node gave up while the service still had most of the body to send
 		expect(sent).toBeLessThan(total / 2);
-	});
+	}
 
 	it('a body over the cap is cut off with a message saying it was too large (not "could not reach")', async () => {
 		let written = 0;
