@@ -112,7 +112,7 @@ describe("version 4 under n8n's Retry On Fail: what the first try completed is n
 			parameters: { resource: 'appointment', operation, appointmentKey: '={{ $json.key }}', ...fields },
 			credentials: { baseUrl: sb.url, accessToken: TOKEN },
 			input: [{ key: first }, { key: second }],
-			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 10 }, // n8n reads 0 as its default of 1 s
 		});
 		seen.push(...visibleTexts(r));
 		expect(r.error).toBeUndefined();

@@ -205,17 +205,19 @@ describe('retries: the node\'s own and n8n\'s Retry On Fail', () => {
 	// Versions 1-3: Max Attempts and Retry On Fail multiply; version 4 has only Retry On Fail (faults.retried.test.ts).
 	it('Retry On Fail re-runs the node after its own attempts, and the node no longer asks to turn it off', async () => {
 		const v3 = { nodeTypeVersion: 3 };
+		// 10 ms between n8n's tries: it reads 0 as its default of 1 s
+		const retryOnFail = { retryOnFail: true, maxTries: 2, waitBetweenTries: 10 };
 		fake.handle = (_req, res) => sendJson(res, 503, { detail: 'busy' });
 		const parameters = { resource: 'appointment', operation: 'get', appointmentKey: KEY, advanced: { maxAttempts: 2, maxRetryWaitSeconds: 0.1 } };
 		const alone = await run(parameters, v3);
 		expect(alone.error?.message).toMatch(/after 2 attempts/);
 		expect(fake.requests).toHaveLength(2);
 		fake.requests.length = 0;
-		const both = await run(parameters, { ...v3, settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } });
+		const both = await run(parameters, { ...v3, settings: retryOnFail });
 		expect(both.error).toBeDefined();
 		expect(fake.requests).toHaveLength(4);
 		fake.handle = (_req, res) => sendJson(res, 200, APPOINTMENT);
-		const ok = await run(parameters, { ...v3, settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } });
+		const ok = await run(parameters, { ...v3, settings: retryOnFail });
 		const hints = (ok.run.data.resultData.runData.Node[0] as { hints?: Array<{ message: string }> }).hints ?? [];
 		expect(ok.error).toBeUndefined();
 		expect(hints.map((h) => h.message).join()).not.toMatch(/Retry On Fail/);
