@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 
-import { startSandbox, type Sandbox, type SandboxOptions } from './index';
+import type { Sandbox, SandboxOptions } from './index';
 
 const HELP = `Usage: npm run sandbox -- [options]
 
@@ -202,6 +202,8 @@ async function main() {
 		return;
 	}
 	const options = toOptions(values);
+	// Loaded once the flags are good: a refused flag or --help answers without loading the server.
+	const { startSandbox } = await import('./index');
 	let sb: Sandbox;
 	try {
 		sb = await startSandbox(options);

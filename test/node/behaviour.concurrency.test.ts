@@ -64,7 +64,7 @@ describe('concurrency', () => {
 	});
 
 	test('concurrency 1 sends one item after the other', async () => {
-		const { service, seen, close } = await countingService(2, 1000);
+		const { service, seen, close } = await countingService(2, 300);
 		try {
 			const result = await runNode({
 				parameters: { resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'PENDING' },

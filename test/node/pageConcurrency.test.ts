@@ -98,8 +98,10 @@ describe('against a DRF-style service (with or without count, absolute or relati
 	let service: FakeService;
 	let url: string;
 
-	// Answers are held until 4 requests are waiting or none arrived for 100 ms: a client that sends pages at
-	// once shows up as several in flight, one that waits for each answer as one.
+	// Answers are held until 4 requests are waiting or none arrived for QUIET_MS: a client that sends pages at
+	// once shows up as several in flight, one that waits for each answer as one. Pages sent at once arrive within
+	// a millisecond or two of each other; a client reading one page at a time pays QUIET_MS per page.
+	const QUIET_MS = 30;
 	const release = () => {
 		clearTimeout(quiet);
 		const all = held;
@@ -144,7 +146,7 @@ describe('against a DRF-style service (with or without count, absolute or relati
 			if (held.length >= 4) release();
 			else {
 				clearTimeout(quiet);
-				quiet = setTimeout(release, 100);
+				quiet = setTimeout(release, QUIET_MS);
 			}
 		};
 		url = service.url;

@@ -160,7 +160,8 @@ describe('Appointments Polling Trigger', () => {
 		expect(unauthorised.items).toBeUndefined();
 		expect(unauthorised.error?.message).toMatch(/Authorization failed/);
 
-		await admin('POST', '/__sandbox/faults/', { count: 5, status: 502, match: { path: '/api/v3/appointments/' } });
+		// All five attempts answered 502; a gateway's Retry-After: 0 spares the backoff (the resets below still pay it).
+		await admin('POST', '/__sandbox/faults/', { count: 5, status: 502, retryAfter: 0, match: { path: '/api/v3/appointments/' } });
 		const failing = await h.poll();
 		expect(failing.error?.message).toMatch(/502|Bad Gateway|attempts/i);
 		expect(h.saved()).toEqual(before);

@@ -20,6 +20,8 @@ describe('whatever the poll interval, restarts and failing polls', () => {
 		const lead = 90;
 		const starts = [T0 + 20 * MIN, T0 + 95 * MIN, T0 + 2 * HOUR + 13 * MIN, T0 + 4 * HOUR, T0 + 7 * HOUR + 59 * MIN];
 		const keys = await Promise.all(starts.map((s) => create(s)));
+		// One page per poll (paging and a failing page 2: the next test): hundreds of polls, each a single request.
+		await admin('POST', '/__sandbox/config/', { pageSize: 10 });
 		const h = harness([SOON, STARTED], lead);
 		await h.activate();
 		const seen: Array<{ at: number; name: string }> = [];

@@ -18,7 +18,7 @@ const SOON = 'appointment.starting_soon';
 const STARTED = 'appointment.started';
 const LEAD = 60;
 
-const sb = usePollingSandbox({ seed: 0, pageSize: 3, timeZone: SCL }, { resetEach: true });
+const sb = usePollingSandbox({ seed: 0, pageSize: 10, timeZone: SCL }, { resetEach: true });
 let clock = 0;
 beforeAll(() => {
 	Settings.now = () => clock;
@@ -94,7 +94,7 @@ describe.each([
 		async (dstWallClock) => {
 			for (const poll of POLLS) {
 				await sb.admin('POST', '/__sandbox/reset/', { seed: 0 });
-				await sb.admin('POST', '/__sandbox/config/', { dstWallClock, pageSize: 3 });
+				await sb.admin('POST', '/__sandbox/config/', { dstWallClock, pageSize: 10 });
 				await pollAround(poll, workflowZone, accountZone);
 			}
 		},

@@ -129,8 +129,9 @@ it('serves https with --tls-cert/--tls-key, trusts --ca for callbacks, and finis
 });
 
 it('refuses bad flags with exit code 2 and the usage', async () => {
-	for (const args of [['--pagination', 'offset'], ['--port', 'x'], ['--tls-cert', 'a.pem'], ['--bogus']]) {
-		const cli = run(args);
+	// Four independent processes, started together.
+	const clis = [['--pagination', 'offset'], ['--port', 'x'], ['--tls-cert', 'a.pem'], ['--bogus']].map(run);
+	for (const cli of clis) {
 		expect(await cli.exit).toBe(2);
 		expect(cli.stderr()).toMatch(/Usage: npm run sandbox/);
 	}
