@@ -21,6 +21,6 @@ export async function locatorPage(
 	if (records.length === 0 || typeof next !== 'string' || next.trim() === '') {
 		return { records, next: undefined };
 	}
-	const { baseUrl } = await credentialInfo(ctx);
-	return { records, next: resolveSameOrigin(baseUrl, next.trim(), response.url) };
+	const { origin } = await credentialInfo(ctx);
+	return { records, next: resolveSameOrigin(origin, next.trim(), response.url) };
 }

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { inputError, selectFields, simplifyAppointment, withFix } from '../../shared';
+import { fieldPicker, inputError, simplifyAppointment, withFix } from '../../shared';
 
 type Shape = (record: IDataObject) => IDataObject;
 
@@ -77,10 +77,7 @@ export function readShape(ctx: IExecuteFunctions, i: number, simplifyDefault: bo
 	const output = ctx.getNodeParameter('output', i, 'simple') as unknown;
 	if (output === 'simple') return simplifyAppointment;
 	if (output === 'raw') return undefined;
-	if (output === 'selectedFields') {
-		const paths = readFields(ctx, i);
-		return (record) => selectFields(record, paths);
-	}
+	if (output === 'selectedFields') return fieldPicker(readFields(ctx, i));
 	const names = OUTPUTS.map((o) => `${o.name} (${o.value})`).join(', ');
 	throw withFix(inputError(ctx.getNode(), 'Output', i, `one of ${names}`, output), 'Pick "Output" from the list.');
 }

@@ -16,8 +16,8 @@ import { redactError } from './redaction';
 /** Shared by the pages of one list: a wait pauses them all, and `maxWaitMs` bounds their paused time, counted once. */
 type SharedWait = { pausedUntil: number; waitedMs: number };
 
-/** `allowStatus` statuses are returned, not thrown. */
-export type SendOptions = ErrorLabels & { body?: IDataObject | IDataObject[]; policy?: Partial<RequestPolicy>; allowStatus?: number[]; sharedWait?: SharedWait };
+/** `allowStatus` statuses are returned, not thrown; `info` is the credential as the caller already read it (a list, once). */
+export type SendOptions = ErrorLabels & { body?: IDataObject | IDataObject[]; policy?: Partial<RequestPolicy>; allowStatus?: number[]; sharedWait?: SharedWait; info?: CredentialInfo };
 
 /** `afterAmbiguousFailure`: an earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
 export type ApiResponse<T = IDataObject> = { statusCode: number; body: T | undefined; attempts: number; url: string; afterAmbiguousFailure?: boolean };
@@ -100,7 +100,7 @@ async function requestWithRetries<T>(ctx: TransportContext, info: CredentialInfo
 }
 
 async function send<T>(ctx: TransportContext, method: IHttpRequestMethods, urlOf: (info: CredentialInfo) => string, opts: SendOptions, hooks?: RetryHooks): Promise<ApiResponse<T>> {
-	const info = await credentialInfo(ctx);
+	const info = opts.info ?? (await credentialInfo(ctx));
 	let url: string;
 	try {
 		url = urlOf(info);

@@ -38,11 +38,11 @@ export function originOf(url: string): string | undefined {
 	return URL.canParse(url) ? new URL(url).origin : undefined;
 }
 
-/** A `next` link (absolute, or relative to its page) resolved, or undefined when it is unparsable or off the base URL's origin. */
-export function resolveSameOrigin(baseUrl: string, link: string, current: string): string | undefined {
+/** A `next` link (absolute, or relative to its page) resolved, or undefined when it is unparsable or off `origin` (the credential's). */
+export function resolveSameOrigin(origin: string, link: string, current: string): string | undefined {
 	if (!URL.canParse(link, current)) return undefined;
 	const resolved = new URL(link, current);
-	if (resolved.origin !== originOf(normaliseBaseUrl(baseUrl)) || resolved.username || resolved.password) return undefined;
+	if (resolved.origin !== origin || resolved.username || resolved.password) return undefined;
 	resolved.hash = '';
 	return resolved.href;
 }

@@ -18,8 +18,7 @@ export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
 		const value: unknown = partial?.[key];
 		return typeof value === 'number' && Number.isFinite(value) && value >= min ? value : DEFAULT_POLICY[key];
 	};
-	const [maxWaitMs, timeoutMs, baseDelayMs] = [pick('maxWaitMs', 0), pick('timeoutMs', 1), pick('baseDelayMs', 0)];
-	return { maxAttempts: Math.floor(pick('maxAttempts', 1)), maxWaitMs, timeoutMs, baseDelayMs };
+	return { maxAttempts: Math.floor(pick('maxAttempts', 1)), maxWaitMs: pick('maxWaitMs', 0), timeoutMs: pick('timeoutMs', 1), baseDelayMs: pick('baseDelayMs', 0) };
 }
 
 export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[] };

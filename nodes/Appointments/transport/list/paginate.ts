@@ -10,7 +10,7 @@ import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
 import { apiRequest, apiRequestUrl, type ApiResponse } from '../http/apiRequest';
 import { resolveSameOrigin } from '../http/apiUrls';
-import { credentialInfo, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
+import { credentialInfo, type CredentialInfo, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
 import { redactError } from '../http/redaction';
 
 type ListPage = { url: string; records: IDataObject[]; next?: string; count?: number };
@@ -65,11 +65,11 @@ function pageKey(url: string): string {
 }
 
 /** `next` resolved against its page; one on another origin or whose path leaves `listPath` is refused, nothing sent. */
-function followLink(node: INode, baseUrl: string, listPath: string, link: string, current: string, itemIndex?: number): string {
-	const url = resolveSameOrigin(baseUrl, link, current);
+function followLink(node: INode, origin: string, listPath: string, link: string, current: string, itemIndex?: number): string {
+	const url = resolveSameOrigin(origin, link, current);
 	if (url === undefined) {
 		const shown = URL.canParse(link, current) ? new URL(link, current).origin : link;
-		throw new NodeOperationError(node, `Refusing to follow a pagination link to another origin (${shown}); only ${new URL(baseUrl).origin} is allowed`, { itemIndex });
+		throw new NodeOperationError(node, `Refusing to follow a pagination link to another origin (${shown}); only ${origin} is allowed`, { itemIndex });
 	}
 	// The list's path ends with '/', as every API path does: a path inside the list starts with it.
 	const path = servedPath(url);
@@ -118,10 +118,10 @@ class Ahead {
 
 	constructor(private readonly get: (url: string) => Promise<ApiResponse<unknown>>, private readonly concurrency: number) {}
 
-	/** The page fetched ahead when it is `nextUrl`'s, else (the plan ends) `nextUrl` requested now. */
-	async read(nextUrl: string, wanted: number): Promise<ApiResponse<unknown>> {
+	/** The page fetched ahead when it is `nextUrl`'s (`key` its pageKey), else (the plan ends) `nextUrl` requested now. */
+	async read(nextUrl: string, key: string, wanted: number): Promise<ApiResponse<unknown>> {
 		this.fill(wanted);
-		if (this.queue[0]?.key === pageKey(nextUrl)) {
+		if (this.queue[0]?.key === key) {
 			const response = await this.queue.shift()!.response;
 			// Keep the window full while this page's records are handed over.
 			if (wanted === Infinity) this.fill(Infinity);
@@ -166,15 +166,15 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 	let unseen = 0;
 	for (let i = 0; i < page.records.length && fresh.length < room; i++) {
 		const record = page.records[i];
-		const value = fields.map((f) => record[f]).find((v) => typeof v === 'string' || typeof v === 'number');
-		if (value === undefined) {
+		const field = fields.find((f) => typeof record[f] === 'string' || typeof record[f] === 'number');
+		if (field === undefined) {
 			const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
 			const description = `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}`;
 			throw new NodeOperationError(node, `The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${what}`, { itemIndex: opts.itemIndex, description });
 		}
-		if (read.seen.has(String(value))) read.repeated++;
+		if (read.seen.has(String(record[field]))) read.repeated++;
 		else {
-			read.seen.add(String(value));
+			read.seen.add(String(record[field]));
 			unseen++;
 			if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 		}
@@ -201,17 +201,17 @@ function noticeChanges(ctx: TransportContext, read: ReadState): void {
 export async function* paginate<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): AsyncGenerator<T[]> {
 	const info = await credentialInfo(ctx);
 	try {
-		if (opts.limit === undefined || opts.limit > 0) yield* readPages<T>(ctx, info.baseUrl, path, qs, opts);
+		if (opts.limit === undefined || opts.limit > 0) yield* readPages<T>(ctx, info, path, qs, opts);
 	} catch (error) {
 		throw redactError(error, info.secrets);
 	}
 }
 
-async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: string, qs: IDataObject | undefined, opts: PaginateOptions): AsyncGenerator<T[]> {
+async function* readPages<T>(ctx: TransportContext, info: CredentialInfo, path: string, qs: IDataObject | undefined, opts: PaginateOptions): AsyncGenerator<T[]> {
 	const { limit, itemIndex, maxPages = 10000 } = opts;
 	const node = ctx.getNode();
-	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list.
-	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 } };
+	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list; one credential read.
+	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 }, info };
 	let page = readListPage(node, await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs }), 1, itemIndex);
 	const listPath = servedPath(page.url) ?? new URL(page.url).pathname;
 	const read: ReadState = { fetched: new Set([pageKey(page.url)]), seen: new Set(), yielded: 0, pages: 1, stale: 0, repeated: 0, firstCount: page.count, lastCount: page.count };
@@ -225,8 +225,9 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 			if (limit !== undefined && read.yielded >= limit) return;
 			if (page.count !== undefined) read.lastCount = page.count;
 			if (page.records.length === 0 || page.next === undefined) return;
-			const nextUrl = followLink(node, baseUrl, listPath, page.next, page.url, itemIndex);
-			if (read.fetched.has(pageKey(nextUrl))) return;
+			const nextUrl = followLink(node, info.origin, listPath, page.next, page.url, itemIndex);
+			const key = pageKey(nextUrl);
+			if (read.fetched.has(key)) return;
 			if (read.stale >= STALE_PAGES) {
 				const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
 				throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, { itemIndex, description });
@@ -235,8 +236,8 @@ async function* readPages<T>(ctx: TransportContext, baseUrl: string, path: strin
 				throw new NodeOperationError(node, `Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`, { itemIndex });
 			}
 			if (read.pages++ === 1 && concurrency > 1) ahead.plan = planPages(page, nextUrl, maxPages);
-			page = readListPage(node, await ahead.read(nextUrl, limit === undefined ? Infinity : limit - read.yielded), read.pages, itemIndex);
-			read.fetched.add(pageKey(page.url));
+			page = readListPage(node, await ahead.read(nextUrl, key, limit === undefined ? Infinity : limit - read.yielded), read.pages, itemIndex);
+			read.fetched.add(key);
 		}
 	} finally {
 		await ahead.settle();
