@@ -32,8 +32,10 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 			returnAll: true,
 			dateRange: 'all',
 			filters: {},
-			// Full records, as the bare loop and the helper loop keep them: the same output from all three.
+			// Full records, as the bare loop and the helper loop keep them: the same output from all three (version 4
+			// reads Output, whose default is Simplified; earlier versions read Simplify).
 			simplify: false,
+			output: 'raw',
 			options: {},
 		};
 		const credentials = { baseUrl: sb.url, accessToken: API_TOKEN };
