@@ -8,7 +8,9 @@ import { EVENTS } from '../../sandbox';
 import { INVALID, ITEMS, OMIT, RUNS, batchOf, checkBatch, open, params, usePropertySandbox, type FieldCheck, type ItemCase, type Verdict } from './propertyOracle';
 import { blank, junkText, nonStrings, type Gen } from './propertyValues';
 
-const suite = usePropertySandbox(RUNS(8) * ITEMS);
+// A run's items share its operation, so with 8 runs the valid share moves with the mix of operations drawn: 0.24
+// with FC_SEED=887089920 (a create/update/delete mix), 0.31 on average; at least one in six is still useful.
+const suite = usePropertySandbox(RUNS(8) * ITEMS, { valid: 1 / 6, invalid: 1 / 5, open: 1 / 50, sent: 1 / 4 });
 
 const hostName = fc.oneof(fc.domain(), fc.constantFrom('localhost', '127.0.0.1', '[::1]', 'xn--nandu-rta.test', 'hooks.test'));
 const urlValue: fc.Arbitrary<Gen> = fc.oneof(
