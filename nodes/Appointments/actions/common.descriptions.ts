@@ -1,5 +1,5 @@
 /** Field descriptions several operations share, and the Operation fields of a resource built from its operations. */
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { eventFields, inputError, MAX_CONCURRENCY, numberValue, optionsProperty } from '../shared';
 import type { Operation } from './types';
@@ -15,8 +15,9 @@ export function resourceDescription(resource: string, options: INodePropertyOpti
 		options,
 		default: 'getAll',
 	};
+	// A spread, as updateDisplayOptions gives: its lodash merge was the costliest step of loading the package.
 	const fields = Object.entries(operations).flatMap(([name, { properties }]) =>
-		updateDisplayOptions({ show: { resource: [resource], operation: [name] } }, properties),
+		properties.map((p) => ({ ...p, displayOptions: { ...p.displayOptions, show: { ...p.displayOptions?.show, resource: [resource], operation: [name] } } })),
 	);
 	return [operation, ...fields];
 }
