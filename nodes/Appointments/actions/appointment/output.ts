@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { inputError, selectFields, simplifyAppointment, withFix } from '../../shared';
+import { inputError, selectFields, simplifyAppointment, withFix } from '../../shared/index.js';
 
 type Shape = (record: IDataObject) => IDataObject;
 
