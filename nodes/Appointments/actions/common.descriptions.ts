@@ -15,7 +15,7 @@ export function resourceDescription(resource: string, options: INodePropertyOpti
 		options,
 		default: 'getAll',
 	};
-	// Not n8n's updateDisplayOptions: its lodash merge (a deep copy) was the costliest step of loading the package.
+	// Not n8n's updateDisplayOptions: its lodash merge (a deep copy) was our code's costliest step when n8n loads the package.
 	const fields = Object.entries(operations).flatMap(([name, { properties }]) =>
 		properties.map((p) => {
 			const show = { ...p.displayOptions?.show, resource: [resource], operation: [name] };
