@@ -1,11 +1,11 @@
 import { VersionedNodeType, type INodeTypeBaseDescription } from 'n8n-workflow';
 
-import { AppointmentsVersion } from './actions/nodeVersion';
-import { searchAppointments, searchCalendars, searchWebhooks } from './listSearch';
-import { versionDescription as v1 } from './v1/versionDescription';
-import { hints, versionDescription as v2 } from './v2/versionDescription';
-import { versionDescription as v3 } from './v3/versionDescription';
-import { versionDescription as v4 } from './v4/versionDescription';
+import { AppointmentsVersion } from './actions/nodeVersion.js';
+import { searchAppointments, searchCalendars, searchWebhooks } from './listSearch/index.js';
+import { versionDescription as v1 } from './v1/versionDescription.js';
+import { hints, versionDescription as v2 } from './v2/versionDescription.js';
+import { versionDescription as v3 } from './v3/versionDescription.js';
+import { versionDescription as v4 } from './v4/versionDescription.js';
 
 /** Appointments: each version's fields in vN/versionDescription.ts; saved workflows keep their version's parameters and outputs. */
 export class Appointments extends VersionedNodeType {

@@ -2,12 +2,12 @@ import {
 	NodeConnectionTypes, type INodeExecutionData, type INodeProperties, type INodeType, type INodeTypeDescription, type IPollFunctions,
 } from 'n8n-workflow';
 
-import { searchCalendars } from './listSearch';
-import { CHANGE_EVENTS, eventFilterProperty, optionsProperty, STARTED, STARTING_SOON, TIME_EVENTS } from './shared';
-import { LEAD_MAX, LEAD_MIN, listOnce, readPollingOptions, WHOLE_OPTIONS } from './polling/listing';
-import { startChanges } from './polling/poll';
-import { sampleItems } from './polling/sample';
-import { startTimeEvents } from './polling/timeEvents';
+import { searchCalendars } from './listSearch/index.js';
+import { CHANGE_EVENTS, eventFilterProperty, optionsProperty, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/index.js';
+import { LEAD_MAX, LEAD_MIN, listOnce, readPollingOptions, WHOLE_OPTIONS } from './polling/listing.js';
+import { startChanges } from './polling/poll.js';
+import { sampleItems } from './polling/sample.js';
+import { startTimeEvents } from './polling/timeEvents.js';
 
 // plain comparison, as optionsCollection's: localeCompare's first call sets up ICU, which would slow n8n's start-up
 const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

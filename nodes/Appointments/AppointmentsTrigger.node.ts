@@ -1,11 +1,11 @@
 import { NodeConnectionTypes, type IHookFunctions, type INodeType, type INodeTypeDescription, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
 
-import { searchCalendars } from './listSearch';
-import { eventFields, eventFilterProperty, optionsProperty } from './shared';
-import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe';
-import { DEDUPE_CHOICES } from './trigger/config';
-import { checkExists, create, remove } from './trigger/lifecycle';
-import { receive } from './trigger/receive';
+import { searchCalendars } from './listSearch/index.js';
+import { eventFields, eventFilterProperty, optionsProperty } from './shared/index.js';
+import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe.js';
+import { DEDUPE_CHOICES } from './trigger/config.js';
+import { checkExists, create, remove } from './trigger/lifecycle.js';
+import { receive } from './trigger/receive.js';
 
 /** Starts a workflow when the service notifies an appointment event: subscribing in trigger/lifecycle.ts, each notification in trigger/receive.ts. */
 export class AppointmentsTrigger implements INodeType {

@@ -3,7 +3,7 @@ import {
 	type INodeTypeBaseDescription, type INodeTypeDescription, type NodeHint,
 } from 'n8n-workflow';
 
-import { router } from './router';
+import { router } from './router.js';
 
 /** One version of the Appointments node: its own fields (vN/), the operations and execute() all versions share. */
 export class AppointmentsVersion implements INodeType {

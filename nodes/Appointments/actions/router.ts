@@ -4,13 +4,13 @@
  */
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { numberValue, resolveZone } from '../shared';
-import type { RequestPolicy } from '../transport';
-import * as appointment from './appointment';
-import { OPTION_RULES } from './common.descriptions';
-import { recallWrite, rememberWrite, rerunKeyOf } from './reruns';
-import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types';
-import * as webhook from './webhook';
+import { numberValue, resolveZone } from '../shared/index.js';
+import type { RequestPolicy } from '../transport/index.js';
+import * as appointment from './appointment/index.js';
+import { OPTION_RULES } from './common.descriptions.js';
+import { recallWrite, rememberWrite, rerunKeyOf } from './reruns.js';
+import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types.js';
+import * as webhook from './webhook/index.js';
 
 const RESOURCES: Record<string, Record<string, Operation>> = { appointment: appointment.operations, webhook: webhook.operations };
 

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { RequestPolicy } from '../transport';
+import type { RequestPolicy } from '../transport/index.js';
 
 /** What the router reads once per item for every operation. */
 export interface ItemContext {

@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { canonicalUuid, EMAIL, startInstant, windowQuery } from '../shared';
-import { accountTimeZone, apiRequest, appointmentPath } from '../transport';
-import { locatorPage } from './locatorPage';
+import { canonicalUuid, EMAIL, startInstant, windowQuery } from '../shared/index.js';
+import { accountTimeZone, apiRequest, appointmentPath } from '../transport/index.js';
+import { locatorPage } from './locatorPage.js';
 
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;

@@ -1,7 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { canonicalUuid } from '../shared';
-import { locatorPage } from './locatorPage';
+import { canonicalUuid } from '../shared/index.js';
+import { locatorPage } from './locatorPage.js';
 
 /** How many pages of appointments are read for the list: the API lists no calendars, so this bounds the cost. */
 export const CALENDAR_PAGES = 5;

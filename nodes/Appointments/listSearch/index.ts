@@ -1,3 +1,3 @@
-export { searchAppointments } from './appointmentList';
-export { searchWebhooks } from './webhookList';
-export { searchCalendars } from './calendarList';
+export { searchAppointments } from './appointmentList.js';
+export { searchWebhooks } from './webhookList.js';
+export { searchCalendars } from './calendarList.js';

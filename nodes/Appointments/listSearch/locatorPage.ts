@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, credentialInfo, resolveSameOrigin, type ApiResponse } from '../transport';
+import { apiRequest, apiRequestUrl, credentialInfo, resolveSameOrigin, type ApiResponse } from '../transport/index.js';
 
 /**
  * One page of a list for a resource locator: the first page from `path` with `qs`, a later one from the `next`

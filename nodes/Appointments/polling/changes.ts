@@ -6,8 +6,8 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { CANCELED, CREATED, isCancelled, RESCHEDULED, STATUS_CHANGED, triggerItem, UPDATED } from '../shared';
-import { startPart, statusOf, statusPart, type Entry } from './pollState';
+import { CANCELED, CREATED, isCancelled, RESCHEDULED, STATUS_CHANGED, triggerItem, UPDATED } from '../shared/index.js';
+import { startPart, statusOf, statusPart, type Entry } from './pollState.js';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);

@@ -4,9 +4,9 @@
  */
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { eventList, notAppointmentReason, numberValue, readEventFilter, startInstant, STARTING_SOON, windowQuery, withoutItem } from '../shared';
-import { accountTimeZone, paginate, type PaginateOptions } from '../transport';
-import { startMs } from './pollState';
+import { eventList, notAppointmentReason, numberValue, readEventFilter, startInstant, STARTING_SOON, windowQuery, withoutItem } from '../shared/index.js';
+import { accountTimeZone, paginate, type PaginateOptions } from '../transport/index.js';
+import { startMs } from './pollState.js';
 
 /** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
 export const LEAD_MIN = 1;

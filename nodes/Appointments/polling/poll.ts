@@ -7,11 +7,11 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { CHANGE_EVENTS, matches } from '../shared';
-import { accountTimeZone, readAppointment } from '../transport';
-import { changesOf, createdChanges, forgottenChange, toItem, wasCancelled, type Change } from './changes';
-import { unselected, type PollingOptions, type PollPart } from './listing';
-import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState';
+import { CHANGE_EVENTS, matches } from '../shared/index.js';
+import { accountTimeZone, readAppointment } from '../transport/index.js';
+import { changesOf, createdChanges, forgottenChange, toItem, wasCancelled, type Change } from './changes.js';
+import { unselected, type PollingOptions, type PollPart } from './listing.js';
+import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -5,12 +5,12 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { CREATED, isCancelled, matches, STARTED, STARTING_SOON, wallClock } from '../shared';
-import { toItem, WITH_PREVIOUS } from './changes';
-import { appointmentPages, serviceWindow, type PollingOptions } from './listing';
-import { watchedWindow } from './poll';
-import { startMs } from './pollState';
-import { CATCH_UP_MS } from './timeEvents';
+import { CREATED, isCancelled, matches, STARTED, STARTING_SOON, wallClock } from '../shared/index.js';
+import { toItem, WITH_PREVIOUS } from './changes.js';
+import { appointmentPages, serviceWindow, type PollingOptions } from './listing.js';
+import { watchedWindow } from './poll.js';
+import { startMs } from './pollState.js';
+import { CATCH_UP_MS } from './timeEvents.js';
 
 const SAMPLE_LIMIT = 200;
 

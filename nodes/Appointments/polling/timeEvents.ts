@@ -10,10 +10,10 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared';
-import { toItem, type Change } from './changes';
-import { unselected, type PollingOptions, type PollPart } from './listing';
-import { readPairs, startMs, writePairs } from './pollState';
+import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared/index.js';
+import { toItem, type Change } from './changes.js';
+import { unselected, type PollingOptions, type PollPart } from './listing.js';
+import { readPairs, startMs, writePairs } from './pollState.js';
 
 /** How long after its start an appointment can still get `started` (after n8n was down). */
 export const CATCH_UP_MS = 24 * 60 * 60 * 1000;

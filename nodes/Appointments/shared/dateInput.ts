@@ -5,8 +5,8 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 
-import { wallClockReadings } from './dateWindow';
-import { shown } from './format';
+import { wallClockReadings } from './dateWindow.js';
+import { shown } from './format.js';
 
 export type DateRangePreset = 'all' | 'custom' | keyof typeof PRESET_DAYS;
 

@@ -1,9 +1,9 @@
 /** The triggers' Filters: one description and one rule, applied before an execution starts, for both triggers. */
 import { NodeOperationError, type IDataObject, type INode, type INodeProperties } from 'n8n-workflow';
 
-import { calendarLocator, locatorValue } from './calendar';
-import { STATUSES, STATUS_VALUES } from './constants';
-import { canonicalUuid } from './validation';
+import { calendarLocator, locatorValue } from './calendar.js';
+import { STATUSES, STATUS_VALUES } from './constants.js';
+import { canonicalUuid } from './validation.js';
 
 export interface EventFilter {
 	/** Calendar keys; empty: every calendar. */

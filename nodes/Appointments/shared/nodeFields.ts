@@ -4,7 +4,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { EVENTS } from './constants';
+import { EVENTS } from './constants.js';
 
 /** The "Options" collection around a node's options, in the order given. */
 export function optionsProperty(options: INodeProperties[]): INodeProperties {

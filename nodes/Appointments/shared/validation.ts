@@ -1,9 +1,9 @@
 /** Input checks: each runs before any request and throws a NodeOperationError naming the field, the item and what was expected. */
 import { NodeOperationError, type INode, type INodePropertyOptions } from 'n8n-workflow';
 
-import { STATUSES, STATUS_VALUES } from './constants';
-import { DateInputError, isValidTimeZone, toInstant, toOffsetIso } from './dateInput';
-import { shown } from './format';
+import { STATUSES, STATUS_VALUES } from './constants.js';
+import { DateInputError, isValidTimeZone, toInstant, toOffsetIso } from './dateInput.js';
+import { shown } from './format.js';
 
 export const MAX_CONCURRENCY = 20;
 

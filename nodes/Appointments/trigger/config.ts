@@ -4,8 +4,8 @@
  */
 import { NodeOperationError, type IDataObject, type IHookFunctions, type INode, type IWebhookFunctions } from 'n8n-workflow';
 
-import { eventList, numberValue, readEventFilter, toBoolean, withoutItem, type EventFilter } from '../shared';
-import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe';
+import { eventList, numberValue, readEventFilter, toBoolean, withoutItem, type EventFilter } from '../shared/index.js';
+import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe.js';
 
 export interface ReceiverConfig {
 	events: string[];

@@ -4,7 +4,7 @@
  * are kept; strings are capped so a hostile body cannot grow the dedupe memory or the logs. Hand-written rather
  * than zod (test/trigger/envelope.test.ts checks it against a zod schema): bench part 3 bounds its cost.
  */
-import { isObject } from '../shared/simplify';
+import { isObject } from '../shared/simplify.js';
 
 export const MAX_NAME = 200;
 export const MAX_TEXT = 10000;

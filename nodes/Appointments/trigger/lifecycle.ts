@@ -7,9 +7,9 @@
  */
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
-import { httpsUrl, keyOf, sameEvents } from '../shared';
-import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport';
-import { readForPublishing } from './config';
+import { httpsUrl, keyOf, sameEvents } from '../shared/index.js';
+import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport/index.js';
+import { readForPublishing } from './config.js';
 
 type Stored = IDataObject & { webhookKey?: string; webhookUrl?: string };
 

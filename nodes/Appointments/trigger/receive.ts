@@ -4,11 +4,11 @@
  */
 import { NodeOperationError, type IDataObject, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
 
-import { getAppointment } from '../transport';
-import { matches, triggerItem, type DeliveredEvent } from '../shared';
-import { receiverConfig, type ReceiverConfig } from './config';
-import { checkEnvelope, MAX_NAME } from './envelope';
-import { claimEvent, type Claim } from './dedupe';
+import { getAppointment } from '../transport/index.js';
+import { matches, triggerItem, type DeliveredEvent } from '../shared/index.js';
+import { receiverConfig, type ReceiverConfig } from './config.js';
+import { checkEnvelope, MAX_NAME } from './envelope.js';
+import { claimEvent, type Claim } from './dedupe.js';
 
 // One attempt, well inside a callback time-out: a service that gave up waiting would resend anyway, and that
 // resend retries a failed re-read.

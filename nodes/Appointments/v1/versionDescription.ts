@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import * as appointment from '../actions/appointment';
-import * as webhook from '../actions/webhook';
+import * as appointment from '../actions/appointment/index.js';
+import * as webhook from '../actions/webhook/index.js';
 
 export const resourceProperty: INodeProperties = {
 	displayName: 'Resource',

@@ -1,9 +1,9 @@
 import type { INodeProperties, NodeHint } from 'n8n-workflow';
 
-import { simplifyProperty } from '../actions/appointment/getAll.fields';
-import { keyLocator } from '../shared';
-import { resourceProperty, versionDescription as v1Properties } from '../v1/versionDescription';
-import { toolDescriptionProperties } from './toolDescriptions';
+import { simplifyProperty } from '../actions/appointment/getAll.fields.js';
+import { keyLocator } from '../shared/index.js';
+import { resourceProperty, versionDescription as v1Properties } from '../v1/versionDescription.js';
+import { toolDescriptionProperties } from './toolDescriptions.js';
 
 const appointmentLocator: INodeProperties = {
 	...keyLocator({

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { calendarLocator } from '../shared';
-import { versionDescription as v2Properties } from '../v2/versionDescription';
+import { calendarLocator } from '../shared/index.js';
+import { versionDescription as v2Properties } from '../v2/versionDescription.js';
 
 /**
  * Version 3's fields are version 2's with the expert knobs out of Options into one Advanced collection (their

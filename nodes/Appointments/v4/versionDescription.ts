@@ -1,7 +1,7 @@
 import type { INodeProperties, INodePropertyMode } from 'n8n-workflow';
 
-import { outputProperties } from '../actions/appointment/output';
-import { versionDescription as v3Properties } from '../v3/versionDescription';
+import { outputProperties } from '../actions/appointment/output.js';
+import { versionDescription as v3Properties } from '../v3/versionDescription.js';
 
 const RETRY_KNOBS = ['maxAttempts', 'maxRetryWaitSeconds'];
 

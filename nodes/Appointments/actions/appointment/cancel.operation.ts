@@ -6,11 +6,11 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { toBoolean } from '../../shared';
-import { cancelAppointment } from '../../transport';
-import { appointmentKeyField, optionsCollection } from '../common.descriptions';
-import { readAppointmentKey } from '../keys';
-import type { PrepareOperation } from '../types';
+import { toBoolean } from '../../shared/index.js';
+import { cancelAppointment } from '../../transport/index.js';
+import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
+import { readAppointmentKey } from '../keys.js';
+import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [
 	appointmentKeyField,

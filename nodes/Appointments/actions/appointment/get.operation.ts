@@ -1,11 +1,11 @@
 /** Appointment > Get: GET /api/v3/appointments/{key}/; the full record, Get Many's fields (Simplify, version 2) or the Output picked (version 4). */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { getAppointment } from '../../transport';
-import { appointmentKeyField, optionsCollection } from '../common.descriptions';
-import { readAppointmentKey } from '../keys';
-import type { PrepareOperation } from '../types';
-import { readShape } from './output';
+import { getAppointment } from '../../transport/index.js';
+import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
+import { readAppointmentKey } from '../keys.js';
+import type { PrepareOperation } from '../types.js';
+import { readShape } from './output.js';
 
 export const properties: INodeProperties[] = [appointmentKeyField, optionsCollection(false)];
 

@@ -1,8 +1,8 @@
 /** Appointment > Get Many: its fields (date range, filters from getAll.filters.ts, Simplify, options with Page Concurrency). */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { optionsCollection, returnAllOrLimit } from '../common.descriptions';
-import { customRangeFields, filtersCollection } from './getAll.filters';
+import { optionsCollection, returnAllOrLimit } from '../common.descriptions.js';
+import { customRangeFields, filtersCollection } from './getAll.filters.js';
 
 /** Get Many's switch, and Get's from version 2 on (so a simplified item feeds the next node's filters alike). */
 export const simplifyProperty: INodeProperties = {

@@ -9,18 +9,18 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import {
 	choiceError, edgeWallClock, inputError, instantValue, inWindow, locatorValue, numberValue, presetRange, requireEmail,
 	requireStatus, requireUuid, toBoolean, uuidList, wallClock, withFix, type DateRangePreset, type StartWindow,
-} from '../../shared';
-import { accountTimeZone, paginateAll } from '../../transport';
-import { readLimit } from '../common.descriptions';
-import type { ItemContext, PrepareOperation } from '../types';
-import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields';
-import { GET_MANY_FILTERS, type FilterKind } from './getAll.filters';
-import { readShape } from './output';
+} from '../../shared/index.js';
+import { accountTimeZone, paginateAll } from '../../transport/index.js';
+import { readLimit } from '../common.descriptions.js';
+import type { ItemContext, PrepareOperation } from '../types.js';
+import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields.js';
+import { GET_MANY_FILTERS, type FilterKind } from './getAll.filters.js';
+import { readShape } from './output.js';
 
 /** The Date Range's two rows (Custom's Start Date and End Date). */
 const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
 
-export { properties } from './getAll.fields';
+export { properties } from './getAll.fields.js';
 
 const isBlank = (value: unknown) =>
 	value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);

@@ -1,9 +1,9 @@
-import { resourceDescription } from '../common.descriptions';
-import * as cancel from './cancel.operation';
-import * as get from './get.operation';
-import * as getAll from './getAll.operation';
-import * as reschedule from './reschedule.operation';
-import * as updateStatus from './updateStatus.operation';
+import { resourceDescription } from '../common.descriptions.js';
+import * as cancel from './cancel.operation.js';
+import * as get from './get.operation.js';
+import * as getAll from './getAll.operation.js';
+import * as reschedule from './reschedule.operation.js';
+import * as updateStatus from './updateStatus.operation.js';
 
 /** In the order their fields are listed. */
 export const operations = { getAll, get, updateStatus, reschedule, cancel };

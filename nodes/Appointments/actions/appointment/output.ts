@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { fieldPicker, inputError, simplifyAppointment, withFix } from '../../shared';
+import { fieldPicker, inputError, simplifyAppointment, withFix } from '../../shared/index.js';
 
 type Shape = (record: IDataObject) => IDataObject;
 

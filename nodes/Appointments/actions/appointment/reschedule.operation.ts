@@ -4,11 +4,11 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { offsetIsoValue } from '../../shared';
-import { appointmentPath, mutateAppointment } from '../../transport';
-import { appointmentKeyField, optionsCollection } from '../common.descriptions';
-import { readAppointmentKey } from '../keys';
-import type { PrepareOperation } from '../types';
+import { offsetIsoValue } from '../../shared/index.js';
+import { appointmentPath, mutateAppointment } from '../../transport/index.js';
+import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
+import { readAppointmentKey } from '../keys.js';
+import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [
 	appointmentKeyField,

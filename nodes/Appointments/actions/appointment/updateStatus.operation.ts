@@ -1,11 +1,11 @@
 /** Appointment > Update Status: PATCH /api/v3/appointments/{key}/ {status}; returns the updated appointment. */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { STATUSES, requireStatus } from '../../shared';
-import { appointmentPath, mutateAppointment } from '../../transport';
-import { appointmentKeyField, optionsCollection } from '../common.descriptions';
-import { readAppointmentKey } from '../keys';
-import type { PrepareOperation } from '../types';
+import { STATUSES, requireStatus } from '../../shared/index.js';
+import { appointmentPath, mutateAppointment } from '../../transport/index.js';
+import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
+import { readAppointmentKey } from '../keys.js';
+import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [
 	appointmentKeyField,

@@ -5,11 +5,11 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { createWebhook, type FirstRun } from '../../transport';
-import { optionsCollection, webhookFields } from '../common.descriptions';
-import { rerunMemo } from '../reruns';
-import type { PrepareOperation } from '../types';
-import { readWebhookInput } from './update.operation';
+import { createWebhook, type FirstRun } from '../../transport/index.js';
+import { optionsCollection, webhookFields } from '../common.descriptions.js';
+import { rerunMemo } from '../reruns.js';
+import type { PrepareOperation } from '../types.js';
+import { readWebhookInput } from './update.operation.js';
 
 export const properties: INodeProperties[] = [...webhookFields, optionsCollection(false)];
 

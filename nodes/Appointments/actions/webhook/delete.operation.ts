@@ -4,10 +4,10 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { deleteWebhook } from '../../transport';
-import { optionsCollection, webhookKeyField } from '../common.descriptions';
-import { readWebhookKey } from '../keys';
-import type { PrepareOperation } from '../types';
+import { deleteWebhook } from '../../transport/index.js';
+import { optionsCollection, webhookKeyField } from '../common.descriptions.js';
+import { readWebhookKey } from '../keys.js';
+import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [webhookKeyField, optionsCollection(false)];
 

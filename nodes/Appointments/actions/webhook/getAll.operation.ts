@@ -1,9 +1,9 @@
 /** Webhook > Get Many: GET /api/v3/webhooks/ (a bare array or a paginated object), one item per subscription. */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { paginateAll } from '../../transport';
-import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions';
-import type { PrepareOperation } from '../types';
+import { paginateAll } from '../../transport/index.js';
+import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions.js';
+import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [...returnAllOrLimit('webhooks'), optionsCollection(false)];
 

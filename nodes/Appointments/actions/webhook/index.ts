@@ -1,8 +1,8 @@
-import { resourceDescription } from '../common.descriptions';
-import * as create from './create.operation';
-import * as del from './delete.operation';
-import * as getAll from './getAll.operation';
-import * as update from './update.operation';
+import { resourceDescription } from '../common.descriptions.js';
+import * as create from './create.operation.js';
+import * as del from './delete.operation.js';
+import * as getAll from './getAll.operation.js';
+import * as update from './update.operation.js';
 
 /** In the order their fields are listed. */
 export const operations = { getAll, create, update, delete: del };

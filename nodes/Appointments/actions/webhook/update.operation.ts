@@ -1,11 +1,11 @@
 /** Webhook > Update: PUT /api/v3/webhooks/{key}/ {url, events}, a full replacement of the subscription. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { eventList, validateWebhookUrl, type WebhookInput } from '../../shared';
-import { updateWebhook } from '../../transport';
-import { optionsCollection, webhookFields, webhookKeyField } from '../common.descriptions';
-import { readWebhookKey } from '../keys';
-import type { PrepareOperation } from '../types';
+import { eventList, validateWebhookUrl, type WebhookInput } from '../../shared/index.js';
+import { updateWebhook } from '../../transport/index.js';
+import { optionsCollection, webhookFields, webhookKeyField } from '../common.descriptions.js';
+import { readWebhookKey } from '../keys.js';
+import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [
 	webhookKeyField,

@@ -4,9 +4,9 @@
  */
 import { NodeApiError, type IDataObject, type IHttpRequestMethods, type JsonObject } from 'n8n-workflow';
 
-import type { SendResult } from './httpAttempt';
-import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo';
-import { redact, redactBody } from './redaction';
+import type { SendResult } from './httpAttempt.js';
+import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo.js';
+import { redact, redactBody } from './redaction.js';
 
 /** `resource` names what a 404 ("<resource> not found") or a 403 is about. */
 export type ErrorLabels = { itemIndex?: number; resource?: string };

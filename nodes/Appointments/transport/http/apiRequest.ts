@@ -7,11 +7,11 @@
  */
 import { NodeOperationError, sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
-import { apiError, seconds, type ErrorLabels } from './apiErrors';
-import { buildApiUrl, originOf } from './apiUrls';
-import { credentialInfo, resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credentialInfo';
-import { sendOnce, type SendResult } from './httpAttempt';
-import { redactError } from './redaction';
+import { apiError, seconds, type ErrorLabels } from './apiErrors.js';
+import { buildApiUrl, originOf } from './apiUrls.js';
+import { credentialInfo, resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credentialInfo.js';
+import { sendOnce, type SendResult } from './httpAttempt.js';
+import { redactError } from './redaction.js';
 
 /** Shared by the pages of one list: a wait pauses them all, and `maxWaitMs` bounds their paused time, counted once. */
 type SharedWait = { pausedUntil: number; waitedMs: number };

@@ -2,7 +2,7 @@
 import { IANAZone } from 'luxon';
 import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type ILoadOptionsFunctions, type IPollFunctions, type IWebhookFunctions } from 'n8n-workflow';
 
-import { normaliseBaseUrl, originOf } from './apiUrls';
+import { normaliseBaseUrl, originOf } from './apiUrls.js';
 
 export type TransportContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IPollFunctions;
 

@@ -1,7 +1,7 @@
 /** One HTTP attempt through n8n's helper, and what came of it: a response, or a network failure classified. */
 import { sleep, type IDataObject, type IHttpRequestMethods, type IHttpRequestOptions } from 'n8n-workflow';
 
-import { CREDENTIAL_NAME, type TransportContext } from './credentialInfo';
+import { CREDENTIAL_NAME, type TransportContext } from './credentialInfo.js';
 
 /** The largest answer read; a larger one is cut off, never buffered whole. */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;

@@ -8,10 +8,10 @@
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, type ApiResponse } from '../http/apiRequest';
-import { resolveSameOrigin } from '../http/apiUrls';
-import { credentialInfo, type CredentialInfo, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
-import { redactError } from '../http/redaction';
+import { apiRequest, apiRequestUrl, type ApiResponse } from '../http/apiRequest.js';
+import { resolveSameOrigin } from '../http/apiUrls.js';
+import { credentialInfo, type CredentialInfo, type RequestPolicy, type TransportContext } from '../http/credentialInfo.js';
+import { redactError } from '../http/redaction.js';
 
 type ListPage = { url: string; records: IDataObject[]; next?: string; count?: number };
 

@@ -5,10 +5,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord';
-import { apiRequest, type ApiResponse } from '../http/apiRequest';
-import { answerError, recordOf, responseError } from '../http/apiErrors';
-import type { RequestPolicy, TransportContext } from '../http/credentialInfo';
+import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord.js';
+import { apiRequest, type ApiResponse } from '../http/apiRequest.js';
+import { answerError, recordOf, responseError } from '../http/apiErrors.js';
+import type { RequestPolicy, TransportContext } from '../http/credentialInfo.js';
 
 type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 

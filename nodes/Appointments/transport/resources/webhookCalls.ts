@@ -7,12 +7,12 @@
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput';
-import { apiError, recordOf, responseError, unconfirmedError, type ErrorLabels } from '../http/apiErrors';
-import { apiRequest, type ApiResponse, type RetryBudget } from '../http/apiRequest';
-import { credentialInfo, resolvePolicy, type RequestPolicy, type TransportContext } from '../http/credentialInfo';
-import type { SendResult } from '../http/httpAttempt';
-import { paginateAll } from '../list/paginate';
+import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput.js';
+import { apiError, recordOf, responseError, unconfirmedError, type ErrorLabels } from '../http/apiErrors.js';
+import { apiRequest, type ApiResponse, type RetryBudget } from '../http/apiRequest.js';
+import { credentialInfo, resolvePolicy, type RequestPolicy, type TransportContext } from '../http/credentialInfo.js';
+import type { SendResult } from '../http/httpAttempt.js';
+import { paginateAll } from '../list/paginate.js';
 
 type WebhookOpts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
