@@ -178,6 +178,16 @@ describe('toInstant (window bounds)', () => {
 		expect(() => toInstant('yesterday', SCL)).toThrow(DateInputError);
 		expect(() => toInstant('2026-09-06T00:30:00', SCL, 'end')).toThrow(/does not exist in America\/Santiago/);
 	});
+
+	test('a time without its date is refused, not read as that time today', () => {
+		for (const text of ['07', '07:30', '10:00:00', '07:30:00Z', '07:30+02:00', '073000', '10:00:00 +0100']) {
+			expect(() => toInstant(text, SCL)).toThrow(DateInputError);
+		}
+		// what starts with its year is still read: ISO 8601 basic format, a year alone, SQL-like text
+		expect(iso(toInstant('20260310T100000', SCL), SCL)).toBe('2026-03-10T10:00:00-03:00');
+		expect(iso(toInstant('2026', SCL), SCL)).toBe('2026-01-01T00:00:00-03:00');
+		expect(iso(toInstant('2026-03-10 10:00:00', SCL), SCL)).toBe('2026-03-10T10:00:00-03:00');
+	});
 });
 
 describe('window edges in the account zone (dateWindow)', () => {

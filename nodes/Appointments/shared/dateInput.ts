@@ -102,8 +102,9 @@ function fromText(value: string, zone: string): DateTime {
 	const offset = HAS_OFFSET.test(text) && !DATE_ONLY.test(text);
 	const problem = offset ? offsetProblem(text) : undefined;
 	if (problem !== undefined) throw new DateInputError(problem);
-	let dt = DateTime.fromISO(text, { zone, setZone: offset });
-	if (!dt.isValid) dt = DateTime.fromSQL(text, { zone, setZone: offset });
+	// Luxon reads a time alone ("07", "07:30") as that time today: ISO and SQL text must begin with its date.
+	let dt = /^[+-]?\d{4}/.test(text) ? DateTime.fromISO(text, { zone, setZone: offset }) : DateTime.invalid('no date');
+	if (!dt.isValid && /^\d{4}-\d{2}-\d{2}/.test(text)) dt = DateTime.fromSQL(text, { zone, setZone: offset });
 	if (!dt.isValid) dt = DateTime.fromRFC2822(text, { zone, setZone: true });
 	if (!dt.isValid || offset) return dt;
 	// Luxon moves a time inside a spring-forward gap; detect it by comparing the wall clock back.
