@@ -97,7 +97,7 @@ export async function runLoadPart(ctx: PartContext): Promise<Row[]> {
 }
 
 /** `npm run build`; the built files n8n loads (package.json's n8n.nodes and n8n.credentials). */
-function build(ctx: PartContext): string[] {
+export function build(ctx: PartContext): string[] {
 	ctx.log('part 4: npm run build');
 	try {
 		npm(['run', 'build', '--silent']);

@@ -4,7 +4,8 @@
  * the scope must hold exactly `window` keys and the heap must not grow between the second and third measurement
  * (< 2 MB); (full - before) / window is the memory per remembered key.
  */
-import { requireProjectFile, round, type PartContext, type Row } from '../lib/common';
+import path from 'node:path';
+import { ROOT, round, type PartContext, type Row } from '../lib/common';
 import { gc } from '../lib/node';
 import { envelope, harness, started } from '../lib/trigger-harness';
 import type { TriggerBench } from '../lib/trigger-harness';
@@ -16,7 +17,9 @@ interface Dedupe {
 }
 
 export async function memoryRow(ctx: PartContext, { trigger, core, workflowLib }: TriggerBench): Promise<Row> {
-	const dedupe = requireProjectFile<Dedupe>('nodes/Appointments/trigger/dedupe', 'The trigger dedupe module');
+	// The built module: the one the built trigger of part 3 remembers its keys in.
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const dedupe = require(path.join(ROOT, 'dist', 'nodes', 'Appointments', 'trigger', 'dedupe.js')) as Dedupe;
 	const total = ctx.smoke ? 100_000 : 1_000_000;
 	const window = dedupe.DEFAULT_WINDOW;
 	const m = harness(core, workflowLib, trigger, 'wf-memory', true);

@@ -1,5 +1,5 @@
 /**
- * Part 3: the trigger's webhook() (validation + dedupe) against a bare JSON.parse of the same bodies, and the
+ * Part 3: the built trigger's webhook() (validation + dedupe) against a bare JSON.parse of the same bodies, and the
  * dedupe memory after 1,000,000 distinct events (trigger-memory.ts).
  *
  * webhook() is called as n8n 2.41 calls it for a production webhook: per request a new Workflow (from the saved
@@ -21,7 +21,8 @@
  * median per-envelope time of each loop is taken.
  */
 import type { INodeType, IWebhookFunctions } from 'n8n-workflow';
-import { median, requireProjectFile, round, type PartContext, type Row } from '../lib/common';
+import { median, round, type PartContext, type Row } from '../lib/common';
+import { build } from './load';
 import { medians, runRounds } from '../lib/rounds';
 import { envelope, harness, plainTrigger, quietN8n, started, type Core, type TriggerBench, type WorkflowLib } from '../lib/trigger-harness';
 import { memoryRow } from './trigger-memory';
@@ -29,14 +30,21 @@ import { memoryRow } from './trigger-memory';
 type Loop = 'bare' | 'n8n' | 'reads' | 'plain' | 'node';
 
 export async function runTriggerPart(ctx: PartContext): Promise<Row[]> {
-	const t = loadTrigger();
+	const t = loadTrigger(ctx);
 	const rows = await throughputRows(ctx, t);
 	rows.push(await memoryRow(ctx, t));
 	return rows;
 }
 
-function loadTrigger(): TriggerBench {
-	const triggerMod = requireProjectFile<Record<string, new () => INodeType>>('nodes/Appointments/AppointmentsTrigger.node', 'The trigger node');
+/**
+ * The trigger as n8n runs it: the build (tsc), not the sources through tsx, whose esbuild keepNames wraps every
+ * function made per request in a naming call the published code does not have.
+ */
+function loadTrigger(ctx: PartContext): TriggerBench {
+	const built = build(ctx).find((f) => f.endsWith('AppointmentsTrigger.node.js'));
+	if (!built) throw new Error("package.json's n8n.nodes lists no AppointmentsTrigger.node.js");
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const triggerMod = require(built) as Record<string, new () => INodeType>;
 	const TriggerClass = triggerMod.AppointmentsTrigger ?? Object.values(triggerMod).find((v) => typeof v === 'function');
 	if (!TriggerClass) throw new Error('nodes/Appointments/AppointmentsTrigger.node exports no node class');
 	const trigger = new TriggerClass();
