@@ -29,7 +29,7 @@ import { configurePageSize } from '../lib/node';
 import { medians, runRounds } from '../lib/rounds';
 
 type Harness = typeof import('../../test/helpers/polling');
-type Transport = typeof import('../../nodes/Appointments/transport');
+type Transport = typeof import('../../nodes/Appointments/transport/list/paginate');
 
 const ZONE = 'America/Santiago';
 const LIST_PATH = '/api/v3/appointments/';
@@ -120,7 +120,7 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;
 	const runs = ctx.smoke ? 1 : 7;
 	const { startPollingHarness } = requireProjectFile<Harness>('test/helpers/polling', 'The poll harness');
-	const transport = requireProjectFile<Transport>('nodes/Appointments/transport', 'The transport');
+	const transport = requireProjectFile<Transport>('nodes/Appointments/transport/list/paginate', 'The transport');
 	const { AppointmentsPollingTrigger } = requireProjectFile<{ AppointmentsPollingTrigger: new () => INodeType }>(
 		'nodes/Appointments/AppointmentsPollingTrigger.node',
 		'The polling trigger',

@@ -1,7 +1,9 @@
 import { VersionedNodeType, type INodeTypeBaseDescription } from 'n8n-workflow';
 
 import { AppointmentsVersion } from './actions/nodeVersion.js';
-import { searchAppointments, searchCalendars, searchWebhooks } from './listSearch/index.js';
+import { searchAppointments } from './listSearch/appointmentList.js';
+import { searchCalendars } from './listSearch/calendarList.js';
+import { searchWebhooks } from './listSearch/webhookList.js';
 import { versionDescription as v1 } from './v1/versionDescription.js';
 import { hints, versionDescription as v2 } from './v2/versionDescription.js';
 import { versionDescription as v3 } from './v3/versionDescription.js';

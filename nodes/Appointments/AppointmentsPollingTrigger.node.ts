@@ -2,8 +2,10 @@ import {
 	NodeConnectionTypes, type INodeExecutionData, type INodeProperties, type INodeType, type INodeTypeDescription, type IPollFunctions,
 } from 'n8n-workflow';
 
-import { searchCalendars } from './listSearch/index.js';
-import { CHANGE_EVENTS, eventFilterProperty, optionsProperty, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/index.js';
+import { searchCalendars } from './listSearch/calendarList.js';
+import { CHANGE_EVENTS, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/constants.js';
+import { eventFilterProperty } from './shared/eventFilter.js';
+import { optionsProperty } from './shared/nodeFields.js';
 import { LEAD_MAX, LEAD_MIN, listOnce, readPollingOptions, WHOLE_OPTIONS } from './polling/listing.js';
 import { startChanges } from './polling/poll.js';
 import { sampleItems } from './polling/sample.js';

@@ -1,7 +1,8 @@
 import { NodeConnectionTypes, type IHookFunctions, type INodeType, type INodeTypeDescription, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
 
-import { searchCalendars } from './listSearch/index.js';
-import { eventFields, eventFilterProperty, optionsProperty } from './shared/index.js';
+import { searchCalendars } from './listSearch/calendarList.js';
+import { eventFields, optionsProperty } from './shared/nodeFields.js';
+import { eventFilterProperty } from './shared/eventFilter.js';
 import { DEFAULT_WINDOW, MAX_WINDOW } from './trigger/dedupe.js';
 import { DEDUPE_CHOICES } from './trigger/config.js';
 import { checkExists, create, remove } from './trigger/lifecycle.js';

@@ -3,7 +3,7 @@
  * The one rule for what is an appointment and when it is cancelled (shared/appointmentRecord.ts), used by the
  * polling trigger, the reminders and Cancel; their own tests show it at work against a service.
  */
-import { isCancelled, notAppointmentReason } from '../../nodes/Appointments/shared';
+import { isCancelled, notAppointmentReason } from '../../nodes/Appointments/shared/appointmentRecord.js';
 
 const RECORD = { appointment_key: '3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e', status: 'CONFIRMED', start_date: '2026-03-10T10:00:00-03:00' };
 

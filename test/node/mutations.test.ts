@@ -5,7 +5,7 @@
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import { STATUSES } from '../../nodes/Appointments/shared';
+import { STATUSES } from '../../nodes/Appointments/shared/constants.js';
 import { apiRequests, run, runFail, runOk, useSandbox, type Admin, type Sandbox } from './helpers';
 
 let sb: Sandbox;

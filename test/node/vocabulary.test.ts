@@ -2,14 +2,8 @@
  * The package's vocabulary (nodes/…/shared/constants.ts, shared by the action node and both triggers) and the
  * sandbox's (sandbox/vocabulary.ts) name the same statuses and events, and agree on which statuses are cancelled.
  */
-import {
-	CHANGE_EVENTS,
-	EVENTS,
-	isCancelled,
-	STATUS_VALUES,
-	STATUSES,
-	TIME_EVENTS,
-} from '../../nodes/Appointments/shared';
+import { CHANGE_EVENTS, EVENTS, STATUS_VALUES, STATUSES, TIME_EVENTS } from '../../nodes/Appointments/shared/constants.js';
+import { isCancelled } from '../../nodes/Appointments/shared/appointmentRecord.js';
 import * as sandbox from '../../sandbox/vocabulary';
 
 test('the same statuses, each once', () => {

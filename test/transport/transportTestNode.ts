@@ -5,17 +5,11 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	createWebhook,
-	deleteWebhook,
-	getAppointment,
-	listWebhooks,
-	mutateAppointment,
-	paginate,
-	updateWebhook,
-	type RequestPolicy,
-} from '../../nodes/Appointments/transport';
+import { apiRequest } from '../../nodes/Appointments/transport/http/apiRequest.js';
+import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../../nodes/Appointments/transport/resources/webhookCalls.js';
+import { getAppointment, mutateAppointment } from '../../nodes/Appointments/transport/resources/appointmentCalls.js';
+import { paginate } from '../../nodes/Appointments/transport/list/paginate.js';
+import { type RequestPolicy } from '../../nodes/Appointments/transport/http/credentialInfo.js';
 
 export class TransportTestNode implements INodeType {
 	description: INodeTypeDescription = {

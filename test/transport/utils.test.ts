@@ -1,16 +1,8 @@
-import {
-	backoffDelay,
-	buildApiUrl,
-	DEFAULT_POLICY,
-	encodeQuery,
-	formatErrorBody,
-	normaliseBaseUrl,
-	parseRetryAfter,
-	redact,
-	resolvePolicy,
-	resolveSameOrigin,
-	statusMessage,
-} from '../../nodes/Appointments/transport';
+import { backoffDelay, parseRetryAfter } from '../../nodes/Appointments/transport/http/apiRequest.js';
+import { buildApiUrl, encodeQuery, normaliseBaseUrl, resolveSameOrigin } from '../../nodes/Appointments/transport/http/apiUrls.js';
+import { DEFAULT_POLICY, resolvePolicy } from '../../nodes/Appointments/transport/http/credentialInfo.js';
+import { formatErrorBody, statusMessage } from '../../nodes/Appointments/transport/http/apiErrors.js';
+import { redact } from '../../nodes/Appointments/transport/http/redaction.js';
 
 describe('normaliseBaseUrl', () => {
 	it.each([

@@ -1,7 +1,8 @@
 /** Field descriptions several operations share, and the Operation fields of a resource built from its operations. */
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { eventFields, inputError, MAX_CONCURRENCY, numberValue, optionsProperty } from '../shared/index.js';
+import { eventFields, optionsProperty } from '../shared/nodeFields.js';
+import { inputError, MAX_CONCURRENCY, numberValue } from '../shared/validation.js';
 import type { Operation } from './types.js';
 
 /** A resource's Operation field and every operation's fields, shown for that resource and operation. */

@@ -1,7 +1,7 @@
 /** The appointment or webhook an item names, checked before anything is sent; errors name the field as its version labels it. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { canonicalUuid, inputError, requirePathKey, UUID_EXPECTED, withFix } from '../shared/index.js';
+import { canonicalUuid, inputError, requirePathKey, UUID_EXPECTED, withFix } from '../shared/validation.js';
 
 /** A UUID however it was given (version 2's locator: from the list, a URL or a key), sent hyphenated. */
 export function readAppointmentKey(ctx: IExecuteFunctions, itemIndex: number): string {

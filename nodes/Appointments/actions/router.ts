@@ -4,8 +4,8 @@
  */
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { numberValue, resolveZone } from '../shared/index.js';
-import type { RequestPolicy } from '../transport/index.js';
+import { numberValue, resolveZone } from '../shared/validation.js';
+import type { RequestPolicy } from '../transport/http/credentialInfo.js';
 import * as appointment from './appointment/index.js';
 import { OPTION_RULES } from './common.descriptions.js';
 import { recallWrite, rememberWrite, rerunKeyOf } from './reruns.js';

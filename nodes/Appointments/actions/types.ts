@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { RequestPolicy } from '../transport/index.js';
+import type { RequestPolicy } from '../transport/http/credentialInfo.js';
 
 /** What the router reads once per item for every operation. */
 export interface ItemContext {

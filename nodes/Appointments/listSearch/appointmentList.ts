@@ -1,8 +1,11 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { canonicalUuid, EMAIL, startInstant, windowQuery } from '../shared/index.js';
-import { accountTimeZone, apiRequest, appointmentPath } from '../transport/index.js';
+import { canonicalUuid, EMAIL } from '../shared/validation.js';
+import { startInstant, windowQuery } from '../shared/dateWindow.js';
+import { accountTimeZone } from '../transport/http/credentialInfo.js';
+import { apiRequest } from '../transport/http/apiRequest.js';
+import { appointmentPath } from '../transport/resources/appointmentCalls.js';
 import { locatorPage } from './locatorPage.js';
 
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.

@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { canonicalUuid } from '../shared/index.js';
+import { canonicalUuid } from '../shared/validation.js';
 import { locatorPage } from './locatorPage.js';
 
 /** How many pages of appointments are read for the list: the API lists no calendars, so this bounds the cost. */

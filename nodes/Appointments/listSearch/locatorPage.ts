@@ -1,6 +1,8 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, credentialInfo, resolveSameOrigin, type ApiResponse } from '../transport/index.js';
+import { apiRequest, apiRequestUrl, type ApiResponse } from '../transport/http/apiRequest.js';
+import { credentialInfo } from '../transport/http/credentialInfo.js';
+import { resolveSameOrigin } from '../transport/http/apiUrls.js';
 
 /**
  * One page of a list for a resource locator: the first page from `path` with `qs`, a later one from the `next`

@@ -6,7 +6,9 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { CANCELED, CREATED, isCancelled, RESCHEDULED, STATUS_CHANGED, triggerItem, UPDATED } from '../shared/index.js';
+import { CANCELED, CREATED, RESCHEDULED, STATUS_CHANGED, UPDATED } from '../shared/constants.js';
+import { isCancelled } from '../shared/appointmentRecord.js';
+import { triggerItem } from '../shared/simplify.js';
 import { startPart, statusOf, statusPart, type Entry } from './pollState.js';
 
 /** The events whose items carry `previous`. */

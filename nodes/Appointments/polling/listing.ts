@@ -4,8 +4,14 @@
  */
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { eventList, notAppointmentReason, numberValue, readEventFilter, startInstant, STARTING_SOON, windowQuery, withoutItem } from '../shared/index.js';
-import { accountTimeZone, paginate, type PaginateOptions } from '../transport/index.js';
+import { eventList, numberValue } from '../shared/validation.js';
+import { notAppointmentReason } from '../shared/appointmentRecord.js';
+import { readEventFilter } from '../shared/eventFilter.js';
+import { startInstant, windowQuery } from '../shared/dateWindow.js';
+import { STARTING_SOON } from '../shared/constants.js';
+import { withoutItem } from '../shared/triggerError.js';
+import { accountTimeZone } from '../transport/http/credentialInfo.js';
+import { paginate, type PaginateOptions } from '../transport/list/paginate.js';
 import { startMs } from './pollState.js';
 
 /** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */

@@ -7,8 +7,10 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { CHANGE_EVENTS, matches } from '../shared/index.js';
-import { accountTimeZone, readAppointment } from '../transport/index.js';
+import { CHANGE_EVENTS } from '../shared/constants.js';
+import { matches } from '../shared/eventFilter.js';
+import { accountTimeZone } from '../transport/http/credentialInfo.js';
+import { readAppointment } from '../transport/resources/appointmentCalls.js';
 import { changesOf, createdChanges, forgottenChange, toItem, wasCancelled, type Change } from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
 import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState.js';

@@ -4,7 +4,7 @@
  * completely; status a base-36 digit for the known ones (`~<text>` else), start in seconds, base 36 (`!<text>`
  * when unreadable); keys and texts URI-encoded, so they never hold a separator.
  */
-import { STATUS_VALUES } from '../shared/index.js';
+import { STATUS_VALUES } from '../shared/constants.js';
 
 export interface Entry {
 	/** status + start, compared to detect a change */

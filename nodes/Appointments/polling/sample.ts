@@ -5,7 +5,10 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
 
-import { CREATED, isCancelled, matches, STARTED, STARTING_SOON, wallClock } from '../shared/index.js';
+import { CREATED, STARTED, STARTING_SOON } from '../shared/constants.js';
+import { isCancelled } from '../shared/appointmentRecord.js';
+import { matches } from '../shared/eventFilter.js';
+import { wallClock } from '../shared/dateWindow.js';
 import { toItem, WITH_PREVIOUS } from './changes.js';
 import { appointmentPages, serviceWindow, type PollingOptions } from './listing.js';
 import { watchedWindow } from './poll.js';

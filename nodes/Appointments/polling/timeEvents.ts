@@ -10,7 +10,9 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { isCancelled, matches, STARTED, STARTING_SOON, type EventFilter } from '../shared/index.js';
+import { isCancelled } from '../shared/appointmentRecord.js';
+import { matches, type EventFilter } from '../shared/eventFilter.js';
+import { STARTED, STARTING_SOON } from '../shared/constants.js';
 import { toItem, type Change } from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
 import { readPairs, startMs, writePairs } from './pollState.js';

@@ -4,7 +4,9 @@
  */
 import { NodeOperationError, type IDataObject, type IHookFunctions, type INode, type IWebhookFunctions } from 'n8n-workflow';
 
-import { eventList, numberValue, readEventFilter, toBoolean, withoutItem, type EventFilter } from '../shared/index.js';
+import { eventList, numberValue, toBoolean } from '../shared/validation.js';
+import { readEventFilter, type EventFilter } from '../shared/eventFilter.js';
+import { withoutItem } from '../shared/triggerError.js';
 import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe.js';
 
 export interface ReceiverConfig {

@@ -7,8 +7,8 @@
  */
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
-import { httpsUrl, keyOf, sameEvents } from '../shared/index.js';
-import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport/index.js';
+import { httpsUrl, keyOf, sameEvents } from '../shared/webhookInput.js';
+import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport/resources/webhookCalls.js';
 import { readForPublishing } from './config.js';
 
 type Stored = IDataObject & { webhookKey?: string; webhookUrl?: string };

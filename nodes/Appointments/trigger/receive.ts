@@ -4,8 +4,9 @@
  */
 import { NodeOperationError, type IDataObject, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
 
-import { getAppointment } from '../transport/index.js';
-import { matches, triggerItem, type DeliveredEvent } from '../shared/index.js';
+import { getAppointment } from '../transport/resources/appointmentCalls.js';
+import { matches } from '../shared/eventFilter.js';
+import { triggerItem, type DeliveredEvent } from '../shared/simplify.js';
 import { receiverConfig, type ReceiverConfig } from './config.js';
 import { checkEnvelope, MAX_NAME } from './envelope.js';
 import { claimEvent, type Claim } from './dedupe.js';

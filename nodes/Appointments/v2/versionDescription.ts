@@ -1,7 +1,7 @@
 import type { INodeProperties, NodeHint } from 'n8n-workflow';
 
 import { simplifyProperty } from '../actions/appointment/getAll.fields.js';
-import { keyLocator } from '../shared/index.js';
+import { keyLocator } from '../shared/calendar.js';
 import { resourceProperty, versionDescription as v1Properties } from '../v1/versionDescription.js';
 import { toolDescriptionProperties } from './toolDescriptions.js';
 

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { calendarLocator } from '../shared/index.js';
+import { calendarLocator } from '../shared/calendar.js';
 import { versionDescription as v2Properties } from '../v2/versionDescription.js';
 
 /**

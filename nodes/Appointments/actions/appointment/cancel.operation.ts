@@ -6,8 +6,8 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { toBoolean } from '../../shared/index.js';
-import { cancelAppointment } from '../../transport/index.js';
+import { toBoolean } from '../../shared/validation.js';
+import { cancelAppointment } from '../../transport/resources/appointmentCalls.js';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { PrepareOperation } from '../types.js';

@@ -1,7 +1,7 @@
 /** Appointment > Get: GET /api/v3/appointments/{key}/; the full record, Get Many's fields (Simplify, version 2) or the Output picked (version 4). */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { getAppointment } from '../../transport/index.js';
+import { getAppointment } from '../../transport/resources/appointmentCalls.js';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { PrepareOperation } from '../types.js';

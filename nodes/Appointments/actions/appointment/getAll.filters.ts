@@ -6,7 +6,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { STATUSES } from '../../shared/index.js';
+import { STATUSES } from '../../shared/constants.js';
 
 /** What a filter holds; the sandbox's list filter table uses the same words for the same parameters. */
 export type FilterKind = 'uuid' | 'uuidList' | 'status' | 'text' | 'email' | 'boolean' | 'datetime';

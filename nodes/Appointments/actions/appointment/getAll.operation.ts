@@ -6,11 +6,12 @@
  */
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
-import {
-	choiceError, edgeWallClock, inputError, instantValue, inWindow, locatorValue, numberValue, presetRange, requireEmail,
-	requireStatus, requireUuid, toBoolean, uuidList, wallClock, withFix, type DateRangePreset, type StartWindow,
-} from '../../shared/index.js';
-import { accountTimeZone, paginateAll } from '../../transport/index.js';
+import { choiceError, inputError, instantValue, numberValue, requireEmail, requireStatus, requireUuid, toBoolean, uuidList, withFix } from '../../shared/validation.js';
+import { edgeWallClock, inWindow, wallClock, type StartWindow } from '../../shared/dateWindow.js';
+import { locatorValue } from '../../shared/calendar.js';
+import { presetRange, type DateRangePreset } from '../../shared/dateInput.js';
+import { accountTimeZone } from '../../transport/http/credentialInfo.js';
+import { paginateAll } from '../../transport/list/paginate.js';
 import { readLimit } from '../common.descriptions.js';
 import type { ItemContext, PrepareOperation } from '../types.js';
 import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields.js';

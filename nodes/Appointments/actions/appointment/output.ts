@@ -5,7 +5,8 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { fieldPicker, inputError, simplifyAppointment, withFix } from '../../shared/index.js';
+import { fieldPicker, simplifyAppointment } from '../../shared/simplify.js';
+import { inputError, withFix } from '../../shared/validation.js';
 
 type Shape = (record: IDataObject) => IDataObject;
 

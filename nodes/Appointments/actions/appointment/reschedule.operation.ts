@@ -4,8 +4,8 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { offsetIsoValue } from '../../shared/index.js';
-import { appointmentPath, mutateAppointment } from '../../transport/index.js';
+import { offsetIsoValue } from '../../shared/validation.js';
+import { appointmentPath, mutateAppointment } from '../../transport/resources/appointmentCalls.js';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { PrepareOperation } from '../types.js';

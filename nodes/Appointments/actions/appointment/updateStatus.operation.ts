@@ -1,8 +1,9 @@
 /** Appointment > Update Status: PATCH /api/v3/appointments/{key}/ {status}; returns the updated appointment. */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { STATUSES, requireStatus } from '../../shared/index.js';
-import { appointmentPath, mutateAppointment } from '../../transport/index.js';
+import { STATUSES } from '../../shared/constants.js';
+import { requireStatus } from '../../shared/validation.js';
+import { appointmentPath, mutateAppointment } from '../../transport/resources/appointmentCalls.js';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { PrepareOperation } from '../types.js';

@@ -5,7 +5,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { createWebhook, type FirstRun } from '../../transport/index.js';
+import { createWebhook, type FirstRun } from '../../transport/resources/webhookCalls.js';
 import { optionsCollection, webhookFields } from '../common.descriptions.js';
 import { rerunMemo } from '../reruns.js';
 import type { PrepareOperation } from '../types.js';

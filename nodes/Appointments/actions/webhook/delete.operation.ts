@@ -4,7 +4,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { deleteWebhook } from '../../transport/index.js';
+import { deleteWebhook } from '../../transport/resources/webhookCalls.js';
 import { optionsCollection, webhookKeyField } from '../common.descriptions.js';
 import { readWebhookKey } from '../keys.js';
 import type { PrepareOperation } from '../types.js';

@@ -1,7 +1,7 @@
 /** Webhook > Get Many: GET /api/v3/webhooks/ (a bare array or a paginated object), one item per subscription. */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { paginateAll } from '../../transport/index.js';
+import { paginateAll } from '../../transport/list/paginate.js';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions.js';
 import type { PrepareOperation } from '../types.js';
 

@@ -1,8 +1,9 @@
 /** Webhook > Update: PUT /api/v3/webhooks/{key}/ {url, events}, a full replacement of the subscription. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { eventList, validateWebhookUrl, type WebhookInput } from '../../shared/index.js';
-import { updateWebhook } from '../../transport/index.js';
+import { eventList } from '../../shared/validation.js';
+import { validateWebhookUrl, type WebhookInput } from '../../shared/webhookInput.js';
+import { updateWebhook } from '../../transport/resources/webhookCalls.js';
 import { optionsCollection, webhookFields, webhookKeyField } from '../common.descriptions.js';
 import { readWebhookKey } from '../keys.js';
 import type { PrepareOperation } from '../types.js';

@@ -1,3 +1,0 @@
-export { searchAppointments } from './appointmentList.js';
-export { searchWebhooks } from './webhookList.js';
-export { searchCalendars } from './calendarList.js';
