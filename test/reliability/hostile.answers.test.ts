@@ -65,6 +65,19 @@ describe('2. a 2xx that is not a record is not success', () => {
 		}
 	});
 
+	it('JSON after a byte-order mark and inside white space is read as JSON: Get and a Get Many page', async () => {
+		const padded = (value: unknown) => `\uFEFF\r\n ${JSON.stringify(value)} \n\t`;
+		fake.handle = (req, res) => {
+			const body = req.path === '/api/v3/appointments/' ? { count: 1, next: null, results: [APPOINTMENT] } : APPOINTMENT;
+			res.writeHead(200, { 'content-type': 'application/json' }).end(padded(body));
+		};
+		const get = await run({ resource: 'appointment', operation: 'get', appointmentKey: KEY, output: 'raw' });
+		const getMany = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', output: 'raw' });
+		expect([get.error, getMany.error]).toEqual([undefined, undefined]);
+		expect(get.items[0].map((item) => item.json)).toEqual([APPOINTMENT]);
+		expect(getMany.items[0].map((item) => item.json)).toEqual([APPOINTMENT]);
+	});
+
 	const op = (name: string) => OPERATIONS_WITH_ONE_RECORD.find(([n]) => n === name)![1];
 	const notAWebhook: Array<[string, IDataObject]> = [
 		['an empty object', {}],

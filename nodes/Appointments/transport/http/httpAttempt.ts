@@ -46,14 +46,15 @@ async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
 	});
 }
 
-/** JSON when the text is JSON, else the text itself (an HTML page, say); '' and null are no body. */
+/** JSON when the text, trimmed, is JSON, else the trimmed text (an HTML page, say); '' and null are no body. */
 function parseBody(raw: unknown): unknown {
 	if (typeof raw !== 'string') return raw ?? undefined;
-	const text = raw.replace(/^\uFEFF/, '').trim();
 	try {
-		return (JSON.parse(text) as unknown) ?? undefined;
+		// JSON.parse skips JSON's white space itself, so a list page is parsed without a trimmed copy first.
+		return (JSON.parse(raw) as unknown) ?? undefined;
 	} catch {
-		return text || undefined;
+		const text = raw.trim(); // also drops a byte-order mark
+		return text === raw ? text || undefined : parseBody(text);
 	}
 }
 

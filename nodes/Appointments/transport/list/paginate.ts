@@ -158,6 +158,14 @@ type ReadState = { fetched: Set<string>; seen: Set<string>; yielded: number; pag
 
 const RECORD_NOUN: Record<string, string> = { appointment_key: 'an appointment', webhook_key: 'a webhook subscription' };
 
+/** The record's key: the first of `fields` it holds as text or a number. */
+function recordKey(record: IDataObject, fields: string[]): string | undefined {
+	for (const field of fields) {
+		if (typeof record[field] === 'string' || typeof record[field] === 'number') return String(record[field]);
+	}
+	return undefined;
+}
+
 /** The page's records not handed over before and kept, up to the limit; a record without its key fails the read. */
 function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: PaginateOptions): T[] {
 	const fresh: T[] = [];
@@ -166,15 +174,15 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 	let unseen = 0;
 	for (let i = 0; i < page.records.length && fresh.length < room; i++) {
 		const record = page.records[i];
-		const field = fields.find((f) => typeof record[f] === 'string' || typeof record[f] === 'number');
-		if (field === undefined) {
+		const key = recordKey(record, fields);
+		if (key === undefined) {
 			const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
 			const description = `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}`;
 			throw new NodeOperationError(node, `The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${what}`, { itemIndex: opts.itemIndex, description });
 		}
-		if (read.seen.has(String(record[field]))) read.repeated++;
+		if (read.seen.has(key)) read.repeated++;
 		else {
-			read.seen.add(String(record[field]));
+			read.seen.add(key);
 			unseen++;
 			if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 		}
