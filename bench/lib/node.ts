@@ -4,17 +4,17 @@
 import type { INodeType } from 'n8n-workflow';
 import { runInNewContext } from 'node:vm';
 import v8 from 'node:v8';
-import { API_TOKEN, Client, requireProjectFile } from './common';
+import { build } from './build';
+import { API_TOKEN, Client, requireProjectFile, type PartContext } from './common';
 
 type RunNode = typeof import('../../test/helpers/n8n').runNode;
 
-/**
- * runNode from the harness, bound to the action node loaded from its .ts file (the harness's own default
- * `require('.../Appointments.node')` resolves to the codex file Appointments.node.json under tsx).
- */
-export function loadRunNode(): { runNode: RunNode } {
-	const mod = requireProjectFile<{ Appointments?: new () => INodeType }>('nodes/Appointments/Appointments.node', 'The action node');
-	if (typeof mod.Appointments !== 'function') throw new Error('nodes/Appointments/Appointments.node.ts exports no Appointments class');
+/** runNode from the harness, bound to the built action node (what n8n runs; build.ts says why not the sources). */
+export function loadRunNode(ctx: PartContext): { runNode: RunNode } {
+	const file = build(ctx).find((f) => f.endsWith('Appointments.node.js'));
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const mod = (file ? require(file) : {}) as { Appointments?: new () => INodeType };
+	if (typeof mod.Appointments !== 'function') throw new Error('the build has no Appointments node class');
 	const nodeType = new mod.Appointments();
 	const harness = requireProjectFile<{ runNode: RunNode }>('test/helpers/n8n', 'The n8n-core harness');
 	return { runNode: (options) => harness.runNode({ nodeType, ...options }) };

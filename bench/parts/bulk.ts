@@ -42,7 +42,7 @@ const params = (status: string, concurrency: number) => ({
 
 export async function runBulkPart(ctx: PartContext): Promise<Row[]> {
 	const n = ctx.smoke ? 40 : 1000;
-	const { runNode } = loadRunNode();
+	const { runNode } = loadRunNode(ctx);
 	// The service in a process of its own: at concurrency 10 it must not take the node's core.
 	const sb = await startSandboxProcess({ seed: Math.max(300, Math.ceil(n * 1.5)), latencyMs: 0 });
 	const admin = new Client(sb.url, ADMIN_TOKEN);

@@ -20,7 +20,7 @@ import { roundRows, type Contestant, type ListBench } from './list-rows';
 
 export async function runListPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;
-	const { runNode } = loadRunNode();
+	const { runNode } = loadRunNode(ctx);
 	ctx.log(`part 1: sandbox with ${total} appointments`);
 	const sb = await startBenchSandbox({ seed: total });
 	const admin = new Client(sb.url, ADMIN_TOKEN);

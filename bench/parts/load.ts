@@ -10,23 +10,16 @@
  *
  * Packed size: `npm pack --dry-run --json` (the tarball n8n would download).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { median, ROOT, round, type PartContext, type Row } from '../lib/common';
+import { build, npm } from '../lib/build';
 import { runRounds } from '../lib/rounds';
 
 const PRELOAD = ['n8n-workflow', 'lodash', 'luxon', 'zod', 'zod/v4'];
 const PROBE = path.join(ROOT, 'bench', 'lib', 'load-probe.cjs');
-const NPM_CLI = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-
-function npm(args: string[]): string {
-	// The npm that belongs to the running Node 24 when there is one; else the npm on PATH.
-	const [cmd, argv] = fs.existsSync(NPM_CLI) ? [process.execPath, [NPM_CLI, ...args]] : ['npm', args];
-	return execFileSync(cmd, argv, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-}
-
 function probe(preload: string[], files: string[]): { ms: number; classes: number } {
 	const r = spawnSync(process.execPath, [PROBE, JSON.stringify({ preload, files })], {
 		cwd: ROOT,
@@ -94,22 +87,6 @@ export async function runLoadPart(ctx: PartContext): Promise<Row[]> {
 		},
 		packedSizeRow(ctx),
 	];
-}
-
-/** `npm run build`; the built files n8n loads (package.json's n8n.nodes and n8n.credentials). */
-export function build(ctx: PartContext): string[] {
-	ctx.log('part 4: npm run build');
-	try {
-		npm(['run', 'build', '--silent']);
-	} catch (error) {
-		const e = error as { stderr?: string; stdout?: string; message: string };
-		throw new Error(`npm run build failed: ${(e.stderr || e.stdout || e.message).slice(-3000)}`);
-	}
-	const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-	const files: string[] = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map((f: string) => path.join(ROOT, f));
-	const missing = files.filter((f) => !fs.existsSync(f));
-	if (missing.length) throw new Error(`built files missing after npm run build: ${missing.map((f) => path.relative(ROOT, f)).join(', ')}`);
-	return files;
 }
 
 function packedSizeRow(ctx: PartContext): Row {

@@ -22,7 +22,7 @@
  */
 import type { INodeType, IWebhookFunctions } from 'n8n-workflow';
 import { median, round, type PartContext, type Row } from '../lib/common';
-import { build } from './load';
+import { build } from '../lib/build';
 import { medians, runRounds } from '../lib/rounds';
 import { envelope, harness, plainTrigger, quietN8n, started, type Core, type TriggerBench, type WorkflowLib } from '../lib/trigger-harness';
 import { memoryRow } from './trigger-memory';
