@@ -73,3 +73,11 @@ export async function runRounds<C extends string, R>(loop: RoundLoop<C, R>): Pro
 export function medians<C extends string>(samples: Record<C, number[]>): Record<C, number> {
 	return Object.fromEntries(Object.entries<number[]>(samples).map(([k, v]) => [k, median(v)])) as Record<C, number>;
 }
+
+/**
+ * The median of a / b taken round by round: the two ran next to each other in each round, so a slow stretch of the
+ * machine weighs on both and cancels, where a ratio of medians pairs samples from different moments.
+ */
+export function pairedRatio(a: number[], b: number[]): number {
+	return median(a.map((value, i) => value / b[i]));
+}

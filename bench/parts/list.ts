@@ -39,7 +39,7 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 			options: {},
 		};
 		const credentials = { baseUrl: sb.url, accessToken: API_TOKEN };
-		const b: ListBench = { ctx, runNode, sb, admin, bareAgent, credentials, parameters, total, runs: ctx.smoke ? 1 : 7, warmups: ctx.smoke ? 1 : 2 };
+		const b: ListBench = { ctx, runNode, sb, admin, bareAgent, credentials, parameters, total, runs: ctx.smoke ? 1 : 11, warmups: ctx.smoke ? 1 : 2 };
 		const fixed = await fixedCost(b);
 		const fixedMs = median(fixed);
 		const rows: Row[] = [];
