@@ -94,10 +94,11 @@ function contextRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: R
 
 /**
  * Two contestants that both go through n8n's stack differ by less than this machine's wall-time noise (0.87-1.25
- * between runs of the same code), so this comparison uses CPU time, as the median of each round's ratio. It is made at Page Concurrency 1, the helper
- * loop's own order of requests: pages in flight together cost n8n's stack and the in-process sandbox a little more
- * CPU (the last row), which any real round trip repays many times. The floor reads answers as streams, as the node
- * must to bound an answer's size and time (issue 10); what that costs inside n8n's helper is the row after it.
+ * between runs of the same code), so this comparison uses CPU time, as the median of each round's ratio. It is made
+ * at Page Concurrency 1, the helper loop's own order of requests: pages in flight together cost n8n's stack and the
+ * in-process sandbox a little more CPU (the last row), which any real round trip repays many times. The floor reads
+ * answers as streams, as the node must to bound an answer's size and time (issue 10); what that costs inside n8n's
+ * helper is the row after it.
  */
 function ourCodeRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: Record<Contestant, number>): Row[] {
 	const ours = pairedRatio(m.cpu.node1, m.cpu.floorStream);
