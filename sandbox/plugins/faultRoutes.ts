@@ -19,8 +19,6 @@ declare module 'fastify' {
 	}
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 function faultResult(f: Fault): Result {
 	const headers: Record<string, string> = {};
 	if (f.retryAfter !== undefined) headers['retry-after'] = f.retryAfter;
@@ -33,6 +31,23 @@ function faultResult(f: Fault): Result {
 export default fp(async (app: FastifyInstance) => {
 	const s = app.sandbox;
 	app.decorateRequest('fault', null);
+	// A latency or a fault's delay (up to 10 minutes) ends when the sandbox closes, failing its request (whose
+	// connection is gone), so that a process which closed its sandbox (a test file) is not kept alive waiting it out.
+	const waiting = new Set<(closed: boolean) => void>();
+	const sleep = (ms: number) =>
+		new Promise<void>((resolve, reject) => {
+			const end = (closed: boolean) => {
+				clearTimeout(timer);
+				waiting.delete(end);
+				if (closed) reject(new Error('the sandbox closed'));
+				else resolve();
+			};
+			const timer = setTimeout(() => end(false), ms);
+			waiting.add(end);
+		});
+	app.addHook('onClose', async () => {
+		for (const end of waiting) end(true);
+	});
 
 	app.decorate('applyFault', async (phase: 'before' | 'after', req: FastifyRequest, reply: FastifyReply) => {
 		if (phase === 'before') {

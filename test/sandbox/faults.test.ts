@@ -1,4 +1,7 @@
 /** Fault injection over HTTP: statuses with Retry-After, counts, matching, delays, resets, phase after, latency. */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
 import { ADMIN, TOKEN, client, start, type Sandbox } from './helpers';
 
 let sb: Sandbox;
@@ -104,6 +107,28 @@ it('delayMs holds the answer (before: then handles; after: the change is already
 	expect((await api('GET', '/api/v3/appointments/')).status).toBe(504);
 	expect(Date.now() - t).toBeGreaterThanOrEqual(140);
 });
+
+it('a delay still running when the sandbox closes ends with it: the process that closed it exits', async () => {
+	// In a process of its own, which must exit by itself once its sandbox closed; before, the 60 s delay kept it.
+	const script = `
+		const { startSandbox } = require(${JSON.stringify(path.join(__dirname, '..', '..', 'sandbox'))});
+		(async () => {
+			const sb = await startSandbox({ port: 0, host: '127.0.0.1', tokens: ['t'], adminToken: 'a' });
+			const admin = { authorization: 'Bearer a', 'content-type': 'application/json' };
+			await fetch(sb.url + '/__sandbox/faults/', { method: 'POST', headers: admin, body: JSON.stringify({ delayMs: 60000 }) });
+			const answer = fetch(sb.url + '/api/v3/appointments/', { headers: { authorization: 'Bearer t' } }).then((r) => r.status, () => 'none');
+			// The fault is taken (and leaves the list) when the request reaches the sandbox.
+			while ((await (await fetch(sb.url + '/__sandbox/faults/', { headers: admin })).json()).faults.length > 0);
+			await sb.close();
+			console.log('answer: ' + (await answer));
+		})();`;
+	const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.join(__dirname, '..', '..'), stdio: 'pipe' });
+	let out = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+	const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+	expect({ code, out: out.trim() }).toEqual({ code: 0, out: 'answer: none' });
+}, 30000);
 
 it('reset drops the connection without an answer; it is logged with status 0', async () => {
 	const f = await fault({ reset: true });
