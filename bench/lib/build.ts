@@ -35,3 +35,10 @@ export function build(ctx: PartContext): string[] {
 	built = files;
 	return files;
 }
+
+/** A module of the build (`relative` as under dist/, say `nodes/Appointments/Appointments.node.js`), built first. */
+export function requireBuilt<T>(ctx: PartContext, relative: string): T {
+	build(ctx);
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	return require(path.join(ROOT, 'dist', relative)) as T;
+}

@@ -4,16 +4,14 @@
 import type { INodeType } from 'n8n-workflow';
 import { runInNewContext } from 'node:vm';
 import v8 from 'node:v8';
-import { build } from './build';
+import { requireBuilt } from './build';
 import { API_TOKEN, Client, requireProjectFile, type PartContext } from './common';
 
 type RunNode = typeof import('../../test/helpers/n8n').runNode;
 
 /** runNode from the harness, bound to the built action node (what n8n runs; build.ts says why not the sources). */
 export function loadRunNode(ctx: PartContext): { runNode: RunNode } {
-	const file = build(ctx).find((f) => f.endsWith('Appointments.node.js'));
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const mod = (file ? require(file) : {}) as { Appointments?: new () => INodeType };
+	const mod = requireBuilt<{ Appointments?: new () => INodeType }>(ctx, 'nodes/Appointments/Appointments.node.js');
 	if (typeof mod.Appointments !== 'function') throw new Error('the build has no Appointments node class');
 	const nodeType = new mod.Appointments();
 	const harness = requireProjectFile<{ runNode: RunNode }>('test/helpers/n8n', 'The n8n-core harness');

@@ -4,8 +4,8 @@
  * the scope must hold exactly `window` keys and the heap must not grow between the second and third measurement
  * (< 2 MB); (full - before) / window is the memory per remembered key.
  */
-import path from 'node:path';
-import { ROOT, round, type PartContext, type Row } from '../lib/common';
+import { requireBuilt } from '../lib/build';
+import { round, type PartContext, type Row } from '../lib/common';
 import { gc } from '../lib/node';
 import { envelope, harness, started } from '../lib/trigger-harness';
 import type { TriggerBench } from '../lib/trigger-harness';
@@ -18,8 +18,7 @@ interface Dedupe {
 
 export async function memoryRow(ctx: PartContext, { trigger, core, workflowLib }: TriggerBench): Promise<Row> {
 	// The built module: the one the built trigger of part 3 remembers its keys in.
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const dedupe = require(path.join(ROOT, 'dist', 'nodes', 'Appointments', 'trigger', 'dedupe.js')) as Dedupe;
+	const dedupe = requireBuilt<Dedupe>(ctx, 'nodes/Appointments/trigger/dedupe.js');
 	const total = ctx.smoke ? 100_000 : 1_000_000;
 	const window = dedupe.DEFAULT_WINDOW;
 	const m = harness(core, workflowLib, trigger, 'wf-memory', true);

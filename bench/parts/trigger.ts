@@ -22,7 +22,7 @@
  */
 import type { INodeType, IWebhookFunctions } from 'n8n-workflow';
 import { median, round, type PartContext, type Row } from '../lib/common';
-import { build } from '../lib/build';
+import { requireBuilt } from '../lib/build';
 import { medians, runRounds } from '../lib/rounds';
 import { envelope, harness, plainTrigger, quietN8n, started, type Core, type TriggerBench, type WorkflowLib } from '../lib/trigger-harness';
 import { memoryRow } from './trigger-memory';
@@ -41,10 +41,7 @@ export async function runTriggerPart(ctx: PartContext): Promise<Row[]> {
  * function made per request in a naming call the published code does not have.
  */
 function loadTrigger(ctx: PartContext): TriggerBench {
-	const built = build(ctx).find((f) => f.endsWith('AppointmentsTrigger.node.js'));
-	if (!built) throw new Error("package.json's n8n.nodes lists no AppointmentsTrigger.node.js");
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const triggerMod = require(built) as Record<string, new () => INodeType>;
+	const triggerMod = requireBuilt<Record<string, new () => INodeType>>(ctx, 'nodes/Appointments/AppointmentsTrigger.node.js');
 	const TriggerClass = triggerMod.AppointmentsTrigger ?? Object.values(triggerMod).find((v) => typeof v === 'function');
 	if (!TriggerClass) throw new Error('nodes/Appointments/AppointmentsTrigger.node exports no node class');
 	const trigger = new TriggerClass();
