@@ -69,7 +69,7 @@ export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 		async call(body) {
 			request.body = body;
 			const answer = await webhook.call((reused ?? context()) as unknown as IWebhookFunctions);
-			response.emit('finish');
+			response.emit('close');
 			return answer;
 		},
 		contextOnly: context,
@@ -79,9 +79,11 @@ export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 /** The request and response n8n hands a webhook, in the additional data of an execution. */
 function fakeHttp() {
 	const request = { body: undefined as unknown, headers: { 'content-type': 'application/json' }, params: {}, query: {} };
-	// n8n answers every request after webhook() returned: 'finish' with its status, which the trigger listens for.
+	// n8n answers every request after webhook() returned; the trigger reads the answer at its 'close' (Node's
+	// ServerResponse emits it last): sent, with its status.
 	const response = Object.assign(new EventEmitter(), {
 		statusCode: 200,
+		writableFinished: true,
 		writeHead: () => response,
 		end: () => response,
 		status: () => response,

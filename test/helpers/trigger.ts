@@ -17,7 +17,8 @@
  *                                        receiver's own https origin
  *     onRequest?: (r: { mode, path, body }) => number | undefined,
  *                                        fault injection: answer this status without calling the node
- *     startFails?: (items) => boolean,   fault injection after the node: n8n could not store or queue the
+ *     startFails?: (items) => boolean | Promise<boolean>,
+ *                                        fault injection after the node: n8n could not store or queue the
  *                                        execution webhook() asked for (e.g. no database connection in time):
  *                                        answered 500 as n8n 2.41 does, no start recorded
  *     autoStopTest?: true,               like n8n, a test webhook is removed once a request started the workflow

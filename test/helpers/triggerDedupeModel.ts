@@ -7,8 +7,9 @@
  *   checkCase(c): void                            throws on the first disagreement, naming the step
  *
  * Steps: claim a notification (several copies of one may be claimed and unsettled at once), run an unsettled
- * claim (its answer stays open), finish an open answer with a 2xx or an error status, drop an unsettled claim,
- * resize the window. A claim never settled is the re-read that failed.
+ * claim (its answer stays open), finish an open answer with a 2xx or an error status or lose its connection,
+ * drop an unsettled claim, resize the window. A claim never settled is the re-read that failed. (A copy's wait
+ * for an open answer, retryAfterAnswer, is async: test/trigger/delivery.test.ts.)
  */
 import { EventEmitter } from 'node:events';
 
@@ -16,9 +17,11 @@ import fc from 'fast-check';
 
 import { claimEvent, RecentKeys, type Claim, type DedupeMode, type Notification } from '../../nodes/Appointments/trigger/dedupe';
 
-/** The rules, plainly: what is remembered (oldest first) and which claim remembered it. */
+/** The rules, plainly: what is remembered (oldest first) and which claim remembered it, and whose answer is open. */
 export class Reference {
 	remembered: Array<{ key: string; by: number }> = [];
+	/** Per key, the last run remembered whose answer n8n has not finished. */
+	private readonly answering = new Map<string, number>();
 	constructor(
 		readonly mode: DedupeMode,
 		private limit: number,
@@ -33,9 +36,10 @@ export class Reference {
 		return this.remembered.some((r) => r.key === key);
 	}
 
-	/** A new claim is refused (a duplicate) when its key is remembered. */
+	/** A new claim is refused (a duplicate) when its key is remembered and no answer to a run of it is open. */
 	isDuplicate(n: Notification): boolean {
-		return this.holds(this.keyOf(n));
+		const key = this.keyOf(n);
+		return this.holds(key) && !this.answering.has(key!);
 	}
 
 	/** Settling fails when another copy settled the key first; else a run is remembered. */
@@ -44,12 +48,15 @@ export class Reference {
 		if (key === undefined) return true;
 		if (this.holds(key)) return false;
 		this.remember(key, by);
+		this.answering.set(key, by);
 		return true;
 	}
 
-	/** An error answer forgets what that run remembered, if it is still remembered. */
-	failed(n: Notification, by: number): void {
-		this.remembered = this.remembered.filter((r) => !(r.key === this.keyOf(n) && r.by === by));
+	/** The run's answer ends; one that is not a 2xx the service got forgets what that run remembered, if it still is. */
+	answered(n: Notification, by: number, acknowledged: boolean): void {
+		const key = this.keyOf(n)!;
+		if (!acknowledged) this.remembered = this.remembered.filter((r) => !(r.key === key && r.by === by));
+		if (this.answering.get(key) === by) this.answering.delete(key);
 	}
 
 	/** A drop is remembered only when the key names this one notification. */
@@ -71,19 +78,25 @@ export class Reference {
 	}
 }
 
-/** What claim.run() reads of the delivery's response: its status once n8n has finished it. */
+/** What claim.run() reads of the delivery's response, with 'close' last as on Node's http.ServerResponse. */
 export class Answer extends EventEmitter {
 	statusCode = 200;
+	writableFinished = false;
 	finish(status: number): void {
 		this.statusCode = status;
-		this.emit('finish');
+		this.writableFinished = true;
+		this.emit('close');
+	}
+	/** The connection closed before n8n answered (the service gave up waiting). */
+	lose(): void {
+		this.emit('close');
 	}
 }
 
 type Step =
 	| { do: 'claim'; note: number }
 	| { do: 'run' | 'drop'; pick: number }
-	| { do: 'finish'; pick: number; status: number }
+	| { do: 'finish'; pick: number; status: number | 'lost' }
 	| { do: 'resize'; limit: number };
 
 export interface Case {
@@ -111,7 +124,7 @@ export function stepsArbitrary(size: 'small' | 'large'): fc.Arbitrary<Case> {
 	const step: fc.Arbitrary<Step> = fc.oneof(
 		{ weight: 4, arbitrary: fc.record({ do: fc.constant('claim' as const), note: fc.nat() }) },
 		{ weight: 3, arbitrary: fc.record({ do: fc.constantFrom('run' as const, 'drop' as const), pick: fc.nat() }) },
-		{ weight: 2, arbitrary: fc.record({ do: fc.constant('finish' as const), pick: fc.nat(), status: fc.constantFrom(200, 204, 500, 503) }) },
+		{ weight: 2, arbitrary: fc.record({ do: fc.constant('finish' as const), pick: fc.nat(), status: fc.constantFrom<number | 'lost'>(200, 204, 500, 503, 'lost') }) },
 		{ weight: 1, arbitrary: fc.record({ do: fc.constant('resize' as const), limit: fc.integer({ min: 1, max: maxLimit }) }) },
 	);
 	return fc.record({
@@ -161,8 +174,9 @@ class Pair {
 			case 'finish': {
 				if (this.answers.length === 0) return undefined;
 				const [open] = this.answers.splice(step.pick % this.answers.length, 1);
-				open.answer.finish(step.status);
-				if (step.status > 299) this.model.failed(open.n, open.id);
+				if (step.status === 'lost') open.answer.lose();
+				else open.answer.finish(step.status);
+				this.model.answered(open.n, open.id, step.status !== 'lost' && step.status <= 299);
 				return undefined;
 			}
 			case 'resize':

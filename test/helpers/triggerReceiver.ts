@@ -46,7 +46,7 @@ export interface CallResult {
 /** Fault injection and n8n's test-webhook rule (a part of TriggerHarnessOptions). */
 export interface ReceiverOptions {
 	onRequest?: (request: { mode: TriggerMode | 'none'; path: string; body: unknown }) => number | undefined;
-	startFails?: (items: INodeExecutionData[]) => boolean;
+	startFails?: (items: INodeExecutionData[]) => boolean | Promise<boolean>;
 	autoStopTest?: boolean;
 }
 
@@ -134,13 +134,13 @@ export class Receiver {
 		if (result.workflowData === undefined) {
 			return { status: 200, body: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' } };
 		}
-		return this.start(mode, result, res);
+		return await this.start(mode, result, res);
 	}
 
 	/** n8n stores (and queues) the execution, then answers through the same response object. */
-	private start(mode: TriggerMode, result: IWebhookResponseData, res: CapturingResponse): CallResult {
+	private async start(mode: TriggerMode, result: IWebhookResponseData, res: CapturingResponse): Promise<CallResult> {
 		const items = result.workflowData![0] ?? [];
-		if (this.options.startFails?.(items) === true) {
+		if ((await this.options.startFails?.(items)) === true) {
 			res.status(500).end();
 			return { status: 500, body: { code: 0, message: 'There was a problem executing the workflow' } };
 		}
@@ -218,6 +218,7 @@ export class Receiver {
 			return;
 		}
 		const capture = new CapturingResponse();
+		res.once('close', () => capture.lost());
 		const result = await this.dispatch(mode, { body, headers, rawBody, path }, capture);
 		if (result.status !== OWN_ANSWER) {
 			send(result.status, result.body);

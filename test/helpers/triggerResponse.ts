@@ -1,7 +1,8 @@
 /**
  * A response object with the parts of express.Response a node may use (writeHead/end/status/json/send), captured
- * for the trigger harness (triggerReceiver.ts): `ended` resolves and 'finish' is emitted when it is ended, as
- * n8n's response emits it once the answer is sent.
+ * for the trigger harness (triggerReceiver.ts). Its events follow Node's http.ServerResponse, which n8n hands the
+ * node: end() emits 'finish' and then 'close'; lost() is the connection closing first (the service gave up
+ * waiting): 'close' at once, and an end() after it emits nothing, its answer going nowhere.
  */
 import { EventEmitter } from 'node:events';
 
@@ -10,7 +11,9 @@ export class CapturingResponse extends EventEmitter {
 	headers: Record<string, string> = {};
 	chunks: string[] = [];
 	finished = false;
+	writableFinished = false;
 	headersSent = false;
+	private closed = false;
 	private done!: () => void;
 	readonly ended = new Promise<void>((resolve) => (this.done = resolve));
 	setHeader(name: string, value: string): this {
@@ -40,8 +43,19 @@ export class CapturingResponse extends EventEmitter {
 		this.headersSent = true;
 		this.finished = true;
 		this.done();
+		if (this.closed) return this;
+		this.writableFinished = true;
 		this.emit('finish');
+		this.close();
 		return this;
+	}
+	lost(): void {
+		if (!this.writableFinished) this.close();
+	}
+	private close(): void {
+		if (this.closed) return;
+		this.closed = true;
+		process.nextTick(() => this.emit('close'));
 	}
 	json(value: unknown): this {
 		this.setHeader('content-type', 'application/json');

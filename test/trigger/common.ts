@@ -106,6 +106,21 @@ export function post(url: string, body: string | Buffer, contentType = 'applicat
 	});
 }
 
+/** A POST whose client gives up before the answer (abort() closes the connection), as a service's callback time-out does. */
+export function abortablePost(url: string, body: string): { abort(): void } {
+	const req = httpsRequest(url, { method: 'POST', ca: receiverCa(), headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+	req.on('error', () => undefined); // the closed connection's own error: expected
+	req.end(body);
+	return { abort: () => req.destroy() };
+}
+
+/** A promise the test settles itself, to order what the harness does. */
+export function signal<T>(): { promise: Promise<T>; resolve(value: T): void } {
+	let resolve!: (value: T) => void;
+	const promise = new Promise<T>((r) => (resolve = r));
+	return { promise, resolve };
+}
+
 export type { Delivery };
 
 export async function deliveries(ctx: Ctx): Promise<{ pending: number; deliveries: Delivery[] }> {

@@ -5,7 +5,7 @@
  * cannot be read); "Verify with API" emits the service's
  * record and drops unknown appointments (verify.test.ts); the dedupe modes and window behave as documented.
  */
-import { ALL_EVENTS, admin, api, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox } from './common';
+import { abortablePost, ALL_EVENTS, admin, api, envelope, harness, post, reset, settledDeliveries, signal, startsOf, useSandbox } from './common';
 
 const ctx = useSandbox();
 
@@ -80,6 +80,55 @@ describe('delivery from the sandbox', () => {
 		expect([...failed].sort()).toEqual([...keys].sort());
 		expect(startsOf(h).map((j) => j.data.appointment_key).sort()).toEqual([...keys].sort());
 		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toEqual([]);
+	});
+
+	it('a copy arriving while n8n is still answering the first waits for that answer: when n8n fails the first, the copy starts the workflow', async () => {
+		const body = JSON.stringify(envelope());
+		const n8nFails = signal<boolean>();
+		const firstAtStart = signal<void>();
+		let requests = 0;
+		const h = await harness(ctx, {
+			// n8n is slow to store or queue the first copy's run and then fails; the service's copy comes meanwhile.
+			// Released as the copy arrives, the first's answer is still pending when the node reads the copy.
+			onRequest: () => {
+				if (++requests === 2) n8nFails.resolve(true);
+				return undefined;
+			},
+			startFails: () => {
+				if (requests > 1) return false;
+				firstAtStart.resolve();
+				return n8nFails.promise;
+			},
+		});
+		await h.activate();
+		const first = post(h.productionUrl, body);
+		await firstAtStart.promise;
+		const copy = await post(h.productionUrl, body);
+		expect((await first).status).toBe(500);
+		expect(copy.status).toBe(200);
+		expect(h.starts).toHaveLength(1);
+	});
+
+	it('a delivery whose connection closed before n8n answered (the service gave up waiting) is not remembered: its resend starts the workflow', async () => {
+		const body = JSON.stringify(envelope());
+		const n8nFails = signal<boolean>();
+		const firstAtStart = signal<void>();
+		let starts = 0;
+		const h = await harness(ctx, {
+			startFails: () => {
+				if (++starts > 1) return false;
+				firstAtStart.resolve();
+				return n8nFails.promise;
+			},
+		});
+		await h.activate();
+		const first = abortablePost(h.productionUrl, body);
+		await firstAtStart.promise;
+		first.abort();
+		const resend = await post(h.productionUrl, body);
+		expect(resend.status).toBe(200);
+		expect(h.starts).toHaveLength(1);
+		n8nFails.resolve(true); // n8n's late failure answers a connection that is gone
 	});
 
 	it('events the workflow did not subscribe to are acknowledged with 200 and start nothing', async () => {

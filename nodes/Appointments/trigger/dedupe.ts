@@ -1,8 +1,9 @@
 /**
  * The trigger's dedupe protocol: a delivery claims its event (claimEvent), then settles it with run() or drop().
- * The first copy settled wins; the others' run()/drop() give false. A claim never settled (a failed re-read) leaves
- * the event free for the service's resend. The memory lives in the process only: n8n gives webhook functions no
- * processed-data helper and does not save what webhook() writes to static data (seen in 2.41.1).
+ * The first copy settled wins; the others' run()/drop() give false, and wait for that run's answer while n8n gives
+ * it. A claim never settled (a failed re-read) or a run the service got no 2xx for leaves the event free for the
+ * resend. The memory lives in the process only: n8n gives webhook functions no processed-data helper and does not
+ * save what webhook() writes to static data (seen in 2.41.1).
  */
 export type DedupeMode = 'eventKeyTimestamp' | 'appointmentKey' | 'off';
 
@@ -28,6 +29,8 @@ export class RecentKeys {
 	private readonly keys = new Map<string, unknown>();
 	// One iterator across evictions: a fresh one would step over every deleted slot at the Map's front each time.
 	private readonly oldest = this.keys.keys();
+	/** Keys of the runs n8n is still answering, with who waits for that answer. */
+	readonly answering = new Map<string, Array<() => void>>();
 	constructor(private limit: number) {}
 
 	get size(): number {
@@ -61,37 +64,50 @@ export class RecentKeys {
 	}
 }
 
-/** The delivery's response as n8n finishes it after webhook() returned (express's Response has this shape). */
-export type Answer = { statusCode: number; once(event: 'finish', listener: () => void): unknown };
+/** n8n's answer to the delivery, after webhook() returned: Node's ServerResponse, 'close' last (sent, or connection lost). */
+export type Answer = { statusCode: number; writableFinished: boolean; once(event: 'close', listener: () => void): unknown };
 
 export interface Claim {
-	/** Remembered; forgotten again when n8n answers the delivery with an error (it could not start the run). */
+	/** Remembered, and forgotten again unless the service got a 2xx: n8n could not start the run, or it gave up waiting. */
 	run(answer: Answer): boolean;
 	/** Settled without a run: remembered only by notification, so it never makes a later event a duplicate. */
 	drop(): boolean;
+	/** After run() or drop() gave false: settles again once each run of the event n8n is answering has its answer. */
+	retryAfterAnswer(settle: () => boolean): Promise<boolean>;
 }
 
 export type Notification = { event: string; appointmentKey: string; timestamp: string };
 
-const UNREMEMBERED: Claim = { run: () => true, drop: () => true };
+const UNREMEMBERED: Claim = { run: () => true, drop: () => true, retryAfterAnswer: async () => false };
 let claims = 0;
 
-/** undefined when a copy was settled already (a duplicate); copies claimed meanwhile each get their own claim. */
+/** undefined when a copy was settled already (a duplicate, its run answered); copies claimed meanwhile each get their own. */
 export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: Notification): Claim | undefined {
 	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
 	if (store === undefined || key === undefined) return UNREMEMBERED;
-	if (store.has(key)) return undefined;
+	if (store.has(key) && !store.answering.has(key)) return undefined;
 	// A number, not the claim, marks what this claim remembered: the memory keeps no claim alive.
 	const id = ++claims;
 	return {
 		run(answer) {
 			if (!store.remember(key, id)) return false;
-			answer.once('finish', () => {
-				if (answer.statusCode < 200 || answer.statusCode > 299) store.forget(key, id);
+			const waiting: Array<() => void> = [];
+			store.answering.set(key, waiting);
+			answer.once('close', () => {
+				if (!answer.writableFinished || answer.statusCode < 200 || answer.statusCode > 299) store.forget(key, id);
+				if (store.answering.get(key) === waiting) store.answering.delete(key);
+				for (const wake of waiting) wake();
 			});
 			return true;
 		},
 		drop: () => (mode === 'eventKeyTimestamp' ? store.remember(key, id) : !store.has(key)),
+		async retryAfterAnswer(settle) {
+			for (let waiting = store.answering.get(key); waiting !== undefined; waiting = store.answering.get(key)) {
+				await new Promise<void>((wake) => waiting!.push(wake));
+				if (settle()) return true;
+			}
+			return false;
+		},
 	};
 }
 

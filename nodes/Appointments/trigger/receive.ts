@@ -44,19 +44,20 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const claim = claimEvent(config.store, config.options.dedupeKey, { event: envelope.event, appointmentKey, timestamp: envelope.timestamp });
 	if (claim === undefined) return duplicate(d);
 	if (verify) return await verifyThenRun(d, claim);
-	claim.run(this.getResponseObject());
+	const run = () => claim.run(this.getResponseObject());
+	if (!run() && !(await claim.retryAfterAnswer(run))) return duplicate(d);
 	return started(d, envelope.data);
 }
 
 /**
  * Verify With API. Every copy makes its own short re-read: sharing a slow one's fate would refuse this copy too.
- * The first copy settled wins, so a copy whose re-read ends later answers duplicate.
+ * The first copy settled wins, so a copy whose re-read ends later answers duplicate once that copy's run was answered 2xx.
  */
 async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
 	const record = await reread(d.ctx, d.envelope.data.appointment_key as string);
 	const runs = record !== undefined && matches(d.config.filter, record);
-	const settled = runs ? claim.run(d.ctx.getResponseObject()) : claim.drop();
-	if (!settled) return duplicate(d);
+	const settle = () => (runs ? claim.run(d.ctx.getResponseObject()) : claim.drop());
+	if (!settle() && !(await claim.retryAfterAnswer(settle))) return duplicate(d);
 	if (record === undefined) {
 		d.ctx.logger.warn(
 			`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
