@@ -15,6 +15,19 @@ beforeEach(async () => {
 	await reset(ctx);
 });
 
+/** n8n slow to store or queue the first run (answering as the test resolves n8nFails); later runs start at once. */
+function slowFirstStart() {
+	const n8nFails = signal<boolean>();
+	const firstAtStart = signal<void>();
+	let starts = 0;
+	const startFails = () => {
+		if (++starts > 1) return false;
+		firstAtStart.resolve();
+		return n8nFails.promise;
+	};
+	return { n8nFails, firstAtStart, startFails };
+}
+
 describe('delivery from the sandbox', () => {
 	it('created, updated and canceled each reach the workflow exactly once with duplicate and shuffled delivery', async () => {
 		await admin(ctx, 'POST', '/__sandbox/config/', { duplicateDelivery: true, shuffleDelivery: true });
@@ -84,25 +97,19 @@ describe('delivery from the sandbox', () => {
 
 	it('a copy arriving while n8n is still answering the first waits for that answer: when n8n fails the first, the copy starts the workflow', async () => {
 		const body = JSON.stringify(envelope());
-		const n8nFails = signal<boolean>();
-		const firstAtStart = signal<void>();
+		const slow = slowFirstStart();
 		let requests = 0;
 		const h = await harness(ctx, {
-			// n8n is slow to store or queue the first copy's run and then fails; the service's copy comes meanwhile.
-			// Released as the copy arrives, the first's answer is still pending when the node reads the copy.
+			// Released as the copy arrives: the first's answer is still pending when the node reads the copy.
 			onRequest: () => {
-				if (++requests === 2) n8nFails.resolve(true);
+				if (++requests === 2) slow.n8nFails.resolve(true);
 				return undefined;
 			},
-			startFails: () => {
-				if (requests > 1) return false;
-				firstAtStart.resolve();
-				return n8nFails.promise;
-			},
+			startFails: slow.startFails,
 		});
 		await h.activate();
 		const first = post(h.productionUrl, body);
-		await firstAtStart.promise;
+		await slow.firstAtStart.promise;
 		const copy = await post(h.productionUrl, body);
 		expect((await first).status).toBe(500);
 		expect(copy.status).toBe(200);
@@ -111,24 +118,16 @@ describe('delivery from the sandbox', () => {
 
 	it('a delivery whose connection closed before n8n answered (the service gave up waiting) is not remembered: its resend starts the workflow', async () => {
 		const body = JSON.stringify(envelope());
-		const n8nFails = signal<boolean>();
-		const firstAtStart = signal<void>();
-		let starts = 0;
-		const h = await harness(ctx, {
-			startFails: () => {
-				if (++starts > 1) return false;
-				firstAtStart.resolve();
-				return n8nFails.promise;
-			},
-		});
+		const slow = slowFirstStart();
+		const h = await harness(ctx, { startFails: slow.startFails });
 		await h.activate();
 		const first = abortablePost(h.productionUrl, body);
-		await firstAtStart.promise;
+		await slow.firstAtStart.promise;
 		first.abort();
 		const resend = await post(h.productionUrl, body);
 		expect(resend.status).toBe(200);
 		expect(h.starts).toHaveLength(1);
-		n8nFails.resolve(true); // n8n's late failure answers a connection that is gone
+		slow.n8nFails.resolve(true); // n8n's late failure answers a connection that is gone
 	});
 
 	it('events the workflow did not subscribe to are acknowledged with 200 and start nothing', async () => {
