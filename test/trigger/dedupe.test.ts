@@ -154,6 +154,30 @@ describe('claimEvent: claim, then settle as run or dropped', () => {
 		expect(claim(keys, 'e')!.run(new Answer())).toBe(true);
 	});
 
+	it('copies settling while n8n still answers a run wait for that answer, each settling once the one before was not a 2xx', async () => {
+		const keys = new RecentKeys(10);
+		const first = new Answer();
+		expect(claim(keys, 'e')!.run(first)).toBe(true);
+		const [copy, later] = [claim(keys, 'e')!, claim(keys, 'e')!]; // claimed while n8n answers the first
+		const copyAnswer = new Answer();
+		const run = () => copy.run(copyAnswer);
+		const drop = () => later.drop();
+		expect([run(), drop()]).toEqual([false, false]);
+		const [ran, dropped] = [copy.retryAfterAnswer(run), later.retryAfterAnswer(drop)];
+		first.lose(); // the service gave up waiting: the copy runs, the later one now waits for the copy's answer
+		await expect(ran).resolves.toBe(true);
+		copyAnswer.finish(500); // n8n could not start the copy's run either: the later one settles (filtered out)
+		await expect(dropped).resolves.toBe(true);
+		expect(claim(keys, 'e')).toBeUndefined();
+		const answered = claim(keys, 'f')!;
+		const ok = new Answer();
+		expect(answered.run(ok)).toBe(true);
+		const duplicate = claim(keys, 'f')!;
+		const settled = duplicate.retryAfterAnswer(() => duplicate.drop());
+		ok.finish(200);
+		await expect(settled).resolves.toBe(false);
+	});
+
 	it("an error answer forgets only its own run: a later copy's run of the same event stays remembered", () => {
 		const keys = new RecentKeys(1);
 		const first = new Answer();
