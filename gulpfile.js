@@ -18,9 +18,10 @@ function compile(done) {
 }
 
 function icons() {
-	return src(['nodes/**/*.{png,svg}', 'credentials/**/*.{png,svg}'], { base: '.', encoding: false }).pipe(
-		dest(path.join(__dirname, 'dist')),
-	);
+	return src(['nodes/**/*.{png,svg}', 'credentials/**/*.{png,svg}'], {
+		base: '.',
+		encoding: false,
+	}).pipe(dest(path.join(__dirname, 'dist')));
 }
 
 exports.clean = clean;

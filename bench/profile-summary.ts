@@ -12,10 +12,16 @@ interface Node {
 }
 
 const [file, nArg, filter] = process.argv.slice(2);
-const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+	nodes: Node[];
+	samples: number[];
+	timeDeltas: number[];
+};
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) =>
+	self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
+);
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const fnTime = new Map<string, number>();
 const fileTime = new Map<string, number>();
@@ -34,7 +40,8 @@ console.log(`total ${(total / 1000).toFixed(0)} ms sampled`);
 console.log('\n-- self time by function');
 for (const [k, t] of [...fnTime].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k);
 console.log('\n-- self time by file');
-for (const [k, t] of [...fileTime].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k);
+for (const [k, t] of [...fileTime].sort((a, b) => b[1] - a[1]).slice(0, top))
+	console.log(pct(t), k);
 
 // Optional 4th argument: a function name; prints which of our frames (nodes/, credentials/, sandbox/, bench/)
 // its self time is reached from.
@@ -51,7 +58,9 @@ if (who) {
 		while (p !== undefined && chain.length < 4) {
 			const f = byId.get(p)!.callFrame;
 			if (/\/(nodes|credentials|sandbox|bench)\//.test(f.url) && !f.url.includes('node_modules')) {
-				chain.push(`${f.functionName || '(anonymous)'} ${f.url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '')}:${f.lineNumber + 1}`);
+				chain.push(
+					`${f.functionName || '(anonymous)'} ${f.url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '')}:${f.lineNumber + 1}`,
+				);
 			}
 			p = parent.get(p);
 		}
@@ -59,5 +68,6 @@ if (who) {
 		callers.set(key, (callers.get(key) ?? 0) + t);
 	}
 	console.log(`\n-- ${who} reached from`);
-	for (const [k, t] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k);
+	for (const [k, t] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, top))
+		console.log(pct(t), k);
 }

@@ -27,15 +27,70 @@ interface PartSpec {
 }
 
 const PARTS: PartSpec[] = [
-	{ id: 1, key: 'list', title: 'Get Many, Return All (node / n8n helper loop, ideal)', timeoutSec: { full: 420, smoke: 60 }, run: async (ctx) => (await import('./parts/list')).runListPart(ctx) },
-	{ id: 2, key: 'bulk', title: 'Bulk Update Status (node / n8n helper loop, requests per update)', timeoutSec: { full: 180, smoke: 30 }, run: async (ctx) => (await import('./parts/bulk')).runBulkPart(ctx) },
-	{ id: 3, key: 'trigger', title: 'Trigger webhook() (node / plainest webhook()) and dedupe memory', timeoutSec: { full: 150, smoke: 40 }, run: async (ctx) => (await import('./parts/trigger')).runTriggerPart(ctx) },
-	{ id: 4, key: 'load', title: 'Package load and packed size', timeoutSec: { full: 150, smoke: 90 }, run: async (ctx) => (await import('./parts/load')).runLoadPart(ctx) },
-	{ id: 5, key: 'sandbox', title: 'Sandbox throughput', timeoutSec: { full: 90, smoke: 30 }, run: async (ctx, args) => (await import('./parts/sandbox')).runSandboxPart(ctx, args.nodeMsPerPage) },
-	{ id: 6, key: 'n8n', title: 'Real n8n: our trigger / n8n Webhook node with Header Auth', timeoutSec: { full: 1200, smoke: 1200 }, run: async (ctx) => (await import('./parts/n8n')).runN8nPart(ctx) },
-	{ id: 7, key: 'polling', title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)', timeoutSec: { full: 240, smoke: 60 }, run: async (ctx) => (await import('./parts/polling')).runPollingPart(ctx) },
-	{ id: 8, key: 'n8n-list', title: 'Real n8n: Get Many / HTTP Request pagination + Split Out', timeoutSec: { full: 1200, smoke: 1200 }, run: async (ctx) => (await import('./parts/n8n')).runN8nListPart(ctx) },
-	{ id: 9, key: 'queue', title: "n8n's queue mode / regular mode", timeoutSec: { full: 2400, smoke: 1500 }, run: async (ctx) => (await import('./parts/queue')).runQueuePart(ctx) },
+	{
+		id: 1,
+		key: 'list',
+		title: 'Get Many, Return All (node / n8n helper loop, ideal)',
+		timeoutSec: { full: 420, smoke: 60 },
+		run: async (ctx) => (await import('./parts/list')).runListPart(ctx),
+	},
+	{
+		id: 2,
+		key: 'bulk',
+		title: 'Bulk Update Status (node / n8n helper loop, requests per update)',
+		timeoutSec: { full: 180, smoke: 30 },
+		run: async (ctx) => (await import('./parts/bulk')).runBulkPart(ctx),
+	},
+	{
+		id: 3,
+		key: 'trigger',
+		title: 'Trigger webhook() (node / plainest webhook()) and dedupe memory',
+		timeoutSec: { full: 150, smoke: 40 },
+		run: async (ctx) => (await import('./parts/trigger')).runTriggerPart(ctx),
+	},
+	{
+		id: 4,
+		key: 'load',
+		title: 'Package load and packed size',
+		timeoutSec: { full: 150, smoke: 90 },
+		run: async (ctx) => (await import('./parts/load')).runLoadPart(ctx),
+	},
+	{
+		id: 5,
+		key: 'sandbox',
+		title: 'Sandbox throughput',
+		timeoutSec: { full: 90, smoke: 30 },
+		run: async (ctx, args) =>
+			(await import('./parts/sandbox')).runSandboxPart(ctx, args.nodeMsPerPage),
+	},
+	{
+		id: 6,
+		key: 'n8n',
+		title: 'Real n8n: our trigger / n8n Webhook node with Header Auth',
+		timeoutSec: { full: 1200, smoke: 1200 },
+		run: async (ctx) => (await import('./parts/n8n')).runN8nPart(ctx),
+	},
+	{
+		id: 7,
+		key: 'polling',
+		title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)',
+		timeoutSec: { full: 240, smoke: 60 },
+		run: async (ctx) => (await import('./parts/polling')).runPollingPart(ctx),
+	},
+	{
+		id: 8,
+		key: 'n8n-list',
+		title: 'Real n8n: Get Many / HTTP Request pagination + Split Out',
+		timeoutSec: { full: 1200, smoke: 1200 },
+		run: async (ctx) => (await import('./parts/n8n')).runN8nListPart(ctx),
+	},
+	{
+		id: 9,
+		key: 'queue',
+		title: "n8n's queue mode / regular mode",
+		timeoutSec: { full: 2400, smoke: 1500 },
+		run: async (ctx) => (await import('./parts/queue')).runQueuePart(ctx),
+	},
 ];
 
 const USAGE = `usage: npm run bench -- [--smoke] [--n8n] [--queue] [--only=1,3]
@@ -63,7 +118,8 @@ function checkFlags(argv: string[]): void {
 function parseArgs(argv: string[]) {
 	checkFlags(argv);
 	const has = (flag: string) => argv.includes(flag);
-	const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+	const value = (name: string) =>
+		argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 	return {
 		smoke: has('--smoke'),
 		n8n: has('--n8n'),
@@ -109,7 +165,11 @@ async function spawnPart(part: PartSpec, smoke: boolean, extra: string[]): Promi
 	];
 	const started = performance.now();
 	const timeoutSec = smoke ? part.timeoutSec.smoke : part.timeoutSec.full;
-	const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+	const child = spawn(process.execPath, args, {
+		cwd: ROOT,
+		stdio: ['ignore', 'inherit', 'inherit'],
+		detached: true,
+	});
 	let timedOut = false;
 	const timer = setTimeout(() => {
 		timedOut = true;
@@ -140,7 +200,11 @@ async function spawnPart(part: PartSpec, smoke: boolean, extra: string[]): Promi
 }
 
 /** The rows a part's child wrote, or why there are none. */
-function readOutcome(out: string, timedOut: string | undefined, code: number | null): { rows: Row[]; error?: string } {
+function readOutcome(
+	out: string,
+	timedOut: string | undefined,
+	code: number | null,
+): { rows: Row[]; error?: string } {
 	let written: unknown;
 	try {
 		written = JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -148,11 +212,17 @@ function readOutcome(out: string, timedOut: string | undefined, code: number | n
 		written = undefined;
 	}
 	if (timedOut) return { rows: [], error: timedOut };
-	if (written && !Array.isArray(written) && typeof (written as { error?: unknown }).error === 'string') {
+	if (
+		written &&
+		!Array.isArray(written) &&
+		typeof (written as { error?: unknown }).error === 'string'
+	) {
 		return { rows: [], error: (written as { error: string }).error.split('\n')[0].slice(0, 200) };
 	}
 	if (code !== 0) return { rows: [], error: `crashed (exit code ${code}); see the output above` };
-	return Array.isArray(written) ? { rows: written as Row[] } : { rows: [], error: 'wrote no results' };
+	return Array.isArray(written)
+		? { rows: written as Row[] }
+		: { rows: [], error: 'wrote no results' };
 }
 
 function table(outcomes: PartOutcome[]): string {
@@ -176,9 +246,17 @@ function table(outcomes: PartOutcome[]): string {
 		}
 	}
 	const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-	const row = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-	const notes = outcomes.flatMap((o) => o.rows.filter((r) => r.note).map((r) => `Part ${r.part}, ${r.name}: ${r.note}`));
-	return [row(header), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...lines.map(row), ...(notes.length ? ['', ...notes] : [])].join('\n');
+	const row = (cells: string[]) =>
+		'| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
+	const notes = outcomes.flatMap((o) =>
+		o.rows.filter((r) => r.note).map((r) => `Part ${r.part}, ${r.name}: ${r.note}`),
+	);
+	return [
+		row(header),
+		'|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|',
+		...lines.map(row),
+		...(notes.length ? ['', ...notes] : []),
+	].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -187,26 +265,44 @@ async function main(): Promise<void> {
 		try {
 			await runChild(args);
 		} catch (error) {
-			fs.writeFileSync(args.out!, JSON.stringify({ error: (error as Error).message ?? String(error) }));
+			fs.writeFileSync(
+				args.out!,
+				JSON.stringify({ error: (error as Error).message ?? String(error) }),
+			);
 			throw error;
 		}
 		// Harness pieces (n8n-core, agents) may keep handles open: the results are written, so leave now.
 		process.exit(0);
 	}
 	const mode = args.smoke ? 'smoke' : 'full';
-	const ids = args.only ?? [1, 2, 3, 4, 5, 7, ...(args.n8n ? [6, 8] : []), ...(args.queue ? [9] : [])];
+	const ids = args.only ?? [
+		1,
+		2,
+		3,
+		4,
+		5,
+		7,
+		...(args.n8n ? [6, 8] : []),
+		...(args.queue ? [9] : []),
+	];
 	const started = Date.now();
-	process.stderr.write(`bench (${mode}) on ${os.cpus().length} cores, Node ${process.version}, parts ${ids.join(', ')}\n`);
+	process.stderr.write(
+		`bench (${mode}) on ${os.cpus().length} cores, Node ${process.version}, parts ${ids.join(', ')}\n`,
+	);
 	const outcomes: PartOutcome[] = [];
 	for (const part of PARTS.filter((p) => ids.includes(p.id))) {
 		process.stderr.write(`\n== part ${part.id}: ${part.title}\n`);
 		const extra: string[] = [];
 		if (part.key === 'sandbox') {
-			const list = outcomes.find((o) => o.part.key === 'list')?.rows.find((r) => r.details?.nodeMsPerPage);
+			const list = outcomes
+				.find((o) => o.part.key === 'list')
+				?.rows.find((r) => r.details?.nodeMsPerPage);
 			if (list) extra.push(`--node-ms-per-page=${list.details!.nodeMsPerPage}`);
 		}
 		const outcome = await spawnPart(part, args.smoke, extra);
-		process.stderr.write(`   part ${part.id} ${outcome.error ? 'FAILED: ' + outcome.error : 'done'} in ${outcome.seconds.toFixed(1)} s\n`);
+		process.stderr.write(
+			`   part ${part.id} ${outcome.error ? 'FAILED: ' + outcome.error : 'done'} in ${outcome.seconds.toFixed(1)} s\n`,
+		);
 		outcomes.push(outcome);
 	}
 	const totalSec = (Date.now() - started) / 1000;
@@ -214,25 +310,47 @@ async function main(): Promise<void> {
 	process.stdout.write(`\n${text}\n\nTotal ${totalSec.toFixed(0)} s (${mode}).\n`);
 
 	const crashed = outcomes.filter((o) => o.error);
-	const missed = outcomes.flatMap((o) => o.rows).filter((r) => r.met === false || (r.met === undefined && r.target && r.note));
+	const missed = outcomes
+		.flatMap((o) => o.rows)
+		.filter((r) => r.met === false || (r.met === undefined && r.target && r.note));
 	fs.mkdirSync(RESULTS_DIR, { recursive: true });
 	const result = {
 		mode,
 		at: new Date(started).toISOString(),
 		totalSeconds: Math.round(totalSec),
-		machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-		parts: outcomes.map((o) => ({ id: o.part.id, title: o.part.title, seconds: Math.round(o.seconds), error: o.error, rows: o.rows })),
+		machine: {
+			cpus: os.cpus().length,
+			model: os.cpus()[0]?.model,
+			memGB: Math.round(os.totalmem() / 2 ** 30),
+			node: process.version,
+		},
+		parts: outcomes.map((o) => ({
+			id: o.part.id,
+			title: o.part.title,
+			seconds: Math.round(o.seconds),
+			error: o.error,
+			rows: o.rows,
+		})),
 		table: text,
 	};
 	const stamp = result.at.replace(/[:.]/g, '-');
-	fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}-${mode}.json`), JSON.stringify(result, null, 2));
+	fs.writeFileSync(
+		path.join(RESULTS_DIR, `${stamp}-${mode}.json`),
+		JSON.stringify(result, null, 2),
+	);
 	fs.writeFileSync(path.join(RESULTS_DIR, `latest-${mode}.json`), JSON.stringify(result, null, 2));
-	process.stdout.write(`Results: ${path.relative(ROOT, path.join(RESULTS_DIR, `latest-${mode}.json`))}\n`);
+	process.stdout.write(
+		`Results: ${path.relative(ROOT, path.join(RESULTS_DIR, `latest-${mode}.json`))}\n`,
+	);
 	if (crashed.length) {
-		process.stdout.write(`${crashed.length} part(s) failed to run: ${crashed.map((o) => o.part.id).join(', ')}\n`);
+		process.stdout.write(
+			`${crashed.length} part(s) failed to run: ${crashed.map((o) => o.part.id).join(', ')}\n`,
+		);
 		process.exitCode = 2;
 	} else if (missed.length) {
-		process.stdout.write(`${missed.length} target(s) missed${args.smoke ? ' (smoke sizes: not judged)' : ''}\n`);
+		process.stdout.write(
+			`${missed.length} target(s) missed${args.smoke ? ' (smoke sizes: not judged)' : ''}\n`,
+		);
 		if (!args.smoke) process.exitCode = 1;
 	}
 }

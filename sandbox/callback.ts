@@ -37,7 +37,11 @@ export async function postCallback(
 		return { status, error: null };
 	} catch (e) {
 		const err = e as Error & { code?: string; cause?: Error & { code?: string } };
-		if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') {
+		if (
+			err.name === 'TimeoutError' ||
+			err.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+			err.code === 'UND_ERR_BODY_TIMEOUT'
+		) {
 			return { status: null, error: `timed out after ${timeout} ms` };
 		}
 		const code = err.code ?? err.cause?.code;

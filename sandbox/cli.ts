@@ -55,13 +55,19 @@ function fail(message: string): never {
 
 function int(name: string, v: string | undefined, min = 0): number | undefined {
 	if (v === undefined) return undefined;
-	if (!/^\d+$/.test(v) || Number(v) < min) fail(`--${name} expects an integer >= ${min}, got "${v}"`);
+	if (!/^\d+$/.test(v) || Number(v) < min)
+		fail(`--${name} expects an integer >= ${min}, got "${v}"`);
 	return Number(v);
 }
 
-function oneOf<T extends string>(name: string, v: string | undefined, allowed: readonly T[]): T | undefined {
+function oneOf<T extends string>(
+	name: string,
+	v: string | undefined,
+	allowed: readonly T[],
+): T | undefined {
 	if (v === undefined) return undefined;
-	if (!(allowed as readonly string[]).includes(v)) fail(`--${name} expects one of ${allowed.join(', ')}, got "${v}"`);
+	if (!(allowed as readonly string[]).includes(v))
+		fail(`--${name} expects one of ${allowed.join(', ')}, got "${v}"`);
 	return v as T;
 }
 
@@ -124,12 +130,17 @@ function toOptions(values: Values): SandboxOptions {
 	const list = (k: string) => values[k] as string[] | undefined;
 	const flag = (k: string) => values[k] as boolean | undefined;
 	if (!!s('tls-cert') !== !!s('tls-key')) fail('--tls-cert and --tls-key go together');
-	const retryParts = s('retry-schedule')?.split(',').map((x) => x.trim()).filter((x) => x !== '');
+	const retryParts = s('retry-schedule')
+		?.split(',')
+		.map((x) => x.trim())
+		.filter((x) => x !== '');
 	return {
 		port: int('port', s('port')) ?? 8787,
 		host: s('host') ?? '127.0.0.1',
 		smtpPort: s('smtp-port') === 'off' ? undefined : (int('smtp-port', s('smtp-port')) ?? 2525),
-		tls: s('tls-cert') ? { cert: read('tls-cert', s('tls-cert')!), key: read('tls-key', s('tls-key')!) } : undefined,
+		tls: s('tls-cert')
+			? { cert: read('tls-cert', s('tls-cert')!), key: read('tls-key', s('tls-key')!) }
+			: undefined,
 		ca: list('ca')?.map((f) => read('ca', f)),
 		tokens: list('token'),
 		restrictedTokens: list('restricted-token'),
@@ -138,12 +149,23 @@ function toOptions(values: Values): SandboxOptions {
 		seedValue: int('seed-value', s('seed-value')),
 		now: s('now'),
 		timeZone: s('time-zone'),
-		dstWallClock: oneOf('dst-wall-clock', s('dst-wall-clock'), ['zoneinfo', 'earlier', 'later', 'refuse'] as const),
+		dstWallClock: oneOf('dst-wall-clock', s('dst-wall-clock'), [
+			'zoneinfo',
+			'earlier',
+			'later',
+			'refuse',
+		] as const),
 		pagination: oneOf('pagination', s('pagination'), ['page', 'cursor', 'none'] as const),
-		mutationResponse: oneOf('mutation-response', s('mutation-response'), ['body', 'empty'] as const),
+		mutationResponse: oneOf('mutation-response', s('mutation-response'), [
+			'body',
+			'empty',
+		] as const),
 		nextLinks: oneOf('next-links', s('next-links'), ['absolute', 'relative'] as const),
 		nextOrigin: s('next-origin'),
-		linkQueryOrder: oneOf('link-query-order', s('link-query-order'), ['request', 'sorted'] as const),
+		linkQueryOrder: oneOf('link-query-order', s('link-query-order'), [
+			'request',
+			'sorted',
+		] as const),
 		webhookList: oneOf('webhook-list', s('webhook-list'), ['paginated', 'array'] as const),
 		pageSize: int('page-size', s('page-size'), 1),
 		retrySchedule: retryParts?.map((p) => int('retry-schedule', p)!),
@@ -154,7 +176,11 @@ function toOptions(values: Values): SandboxOptions {
 		shuffleWindowMs: int('shuffle-window-ms', s('shuffle-window-ms')),
 		allowInsecureCallbacks: flag('allow-insecure-callbacks'),
 		latencyMs: int('latency-ms', s('latency-ms')),
-		repeatCancel: oneOf('repeat-cancel', s('repeat-cancel'), ['idempotent', 'email-again', 'not-found'] as const),
+		repeatCancel: oneOf('repeat-cancel', s('repeat-cancel'), [
+			'idempotent',
+			'email-again',
+			'not-found',
+		] as const),
 	};
 }
 
@@ -166,10 +192,14 @@ function announce(sb: Sandbox): void {
 		...sb.restrictedTokens.map((t) => `SANDBOX_RESTRICTED_TOKEN=${t}`),
 		`SANDBOX_ADMIN_TOKEN=${sb.adminToken}`,
 		`SANDBOX_DASHBOARD=${sb.url}/dashboard/`,
-		...(sb.smtpPort === undefined ? [] : [`SANDBOX_SMTP_PORT=${sb.smtpPort}`, `SANDBOX_MAILBOX=${sb.url}/dashboard/mailbox/`]),
+		...(sb.smtpPort === undefined
+			? []
+			: [`SANDBOX_SMTP_PORT=${sb.smtpPort}`, `SANDBOX_MAILBOX=${sb.url}/dashboard/mailbox/`]),
 	];
 	process.stdout.write(`${lines.join('\n')}\n`);
-	process.stderr.write(`sandbox: dashboard at ${sb.url}/dashboard/ (sign in with the admin token)\n`);
+	process.stderr.write(
+		`sandbox: dashboard at ${sb.url}/dashboard/ (sign in with the admin token)\n`,
+	);
 }
 
 /** SIGINT/SIGTERM: finish the deliveries in flight, say what they came to, exit. */
@@ -182,7 +212,9 @@ function stopOnSignals(sb: Sandbox): void {
 		sb.close().then(
 			() => {
 				const d = sb.deliveryStats();
-				process.stderr.write(`sandbox: stopped; deliveries: ${d.succeeded} succeeded, ${d.gave_up} given up, ${d.attempts} attempts\n`);
+				process.stderr.write(
+					`sandbox: stopped; deliveries: ${d.succeeded} succeeded, ${d.gave_up} given up, ${d.attempts} attempts\n`,
+				);
 				process.exit(0);
 			},
 			(e) => {

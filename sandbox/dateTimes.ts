@@ -5,7 +5,8 @@
 import { DateTime, IANAZone } from 'luxon';
 
 /** `YYYY-MM-DD`, optionally `THH:mm[:ss[.fff]]`, optionally `Z` or `±HH:mm` / `±HHmm` / `±HH`. */
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+const ISO_RE =
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 export interface ParsedDate {
 	ms: number;
@@ -30,17 +31,28 @@ const DAY_MS = 86_400_000;
  * offset the zone has within a day of it, and whether that instant really shows this wall clock. One that does:
  * clear; two: repeated; none: skipped.
  */
-function wallClockReadings(local: number, zone: string): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
+function wallClockReadings(
+	local: number,
+	zone: string,
+): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
 	const z = IANAZone.create(zone);
 	const offsets = new Set([z.offset(local - DAY_MS), z.offset(local), z.offset(local + DAY_MS)]);
 	const all = [...offsets].map((o) => local - o * 60_000).sort((a, b) => a - b);
 	const real = all.filter((t) => t + z.offset(t) * 60_000 === local);
 	if (real.length === 1) return { earlier: real[0], later: real[0], kind: 'clear' };
 	const pick = real.length > 1 ? real : all;
-	return { earlier: pick[0], later: pick[pick.length - 1], kind: real.length > 1 ? 'repeated' : 'skipped' };
+	return {
+		earlier: pick[0],
+		later: pick[pick.length - 1],
+		kind: real.length > 1 ? 'repeated' : 'skipped',
+	};
 }
 
-function readWallClock(local: number, zone: string, dst: DstWallClock): { ms: number; unclear: boolean } {
+function readWallClock(
+	local: number,
+	zone: string,
+	dst: DstWallClock,
+): { ms: number; unclear: boolean } {
 	const r = wallClockReadings(local, zone);
 	if (r.kind === 'clear') return { ms: r.earlier, unclear: false };
 	if (dst === 'earlier') return { ms: r.earlier, unclear: true };
@@ -58,9 +70,15 @@ export function isValidTimeZone(zone: string): boolean {
  * `endOfDay`: a date without time means the last millisecond of that day (for upper bounds). A date alone means
  * the start or the end of that day, never unclear; a time the zone skips or repeats is read as `dst` says.
  */
-export function parseDateTime(value: string, zone: string, endOfDay = false, dst: DstWallClock = 'zoneinfo'): ParsedDate | undefined {
+export function parseDateTime(
+	value: string,
+	zone: string,
+	endOfDay = false,
+	dst: DstWallClock = 'zoneinfo',
+): ParsedDate | undefined {
 	let text = value.trim();
-	const spaced = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?) (\d{2}(?::?\d{2})?)$/.exec(text);
+	const spaced =
+		/^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?) (\d{2}(?::?\d{2})?)$/.exec(text);
 	if (spaced) text = `${spaced[1]}+${spaced[2]}`;
 	const m = ISO_RE.exec(text);
 	if (!m) return undefined;
@@ -102,7 +120,12 @@ export function parseDateTime(value: string, zone: string, endOfDay = false, dst
 		({ ms: instant, unclear } = readWallClock(local, zone, dst));
 	}
 	// Years 0001-9999 only, as written, in UTC and in the account zone: a record must be expressible in its events.
-	for (const year of [parts.year, DateTime.fromMillis(instant, { zone: 'UTC' }).year, DateTime.fromMillis(instant, { zone }).year]) if (year < 1 || year > 9999) return undefined;
+	for (const year of [
+		parts.year,
+		DateTime.fromMillis(instant, { zone: 'UTC' }).year,
+		DateTime.fromMillis(instant, { zone }).year,
+	])
+		if (year < 1 || year > 9999) return undefined;
 	return { ms: instant, hasTime, hasOffset, unclear };
 }
 
@@ -124,5 +147,7 @@ export function dayBounds(ms: number, zone: string): [number, number] {
 
 /** How the dashboard and the service's e-mails show a time: `Tue 24 Nov 2026, 10:00` (`…, 10:00:05` with seconds). */
 export function formatHuman(ms: number, zone: string, seconds = false): string {
-	return DateTime.fromMillis(ms, { zone }).setLocale('en-GB').toFormat(seconds ? 'ccc d LLL yyyy, HH:mm:ss' : 'ccc d LLL yyyy, HH:mm');
+	return DateTime.fromMillis(ms, { zone })
+		.setLocale('en-GB')
+		.toFormat(seconds ? 'ccc d LLL yyyy, HH:mm:ss' : 'ccc d LLL yyyy, HH:mm');
 }

@@ -75,7 +75,13 @@ export class DeliveryEngine {
 	private agent: Agent;
 	private agentCa: string;
 	private closing = false;
-	private counters: Omit<DeliveryCounters, 'pending'> = { total_events: 0, attempts: 0, succeeded: 0, failed_attempts: 0, gave_up: 0 };
+	private counters: Omit<DeliveryCounters, 'pending'> = {
+		total_events: 0,
+		attempts: 0,
+		succeeded: 0,
+		failed_attempts: 0,
+		gave_up: 0,
+	};
 	pending = 0;
 
 	constructor(
@@ -116,7 +122,12 @@ export class DeliveryEngine {
 	 * Queues one event for each webhook. `body` is the serialised envelope, identical for every attempt.
 	 * Returns the deliveries queued.
 	 */
-	enqueue(event: string, appointmentKey: string, body: string, targets: Array<{ webhook_key: string; url: string }>): Notification[] {
+	enqueue(
+		event: string,
+		appointmentKey: string,
+		body: string,
+		targets: Array<{ webhook_key: string; url: string }>,
+	): Notification[] {
 		if (this.closing || !targets.length) return [];
 		const queued: Job[] = [];
 		const cfg = this.cfg();
@@ -152,7 +163,8 @@ export class DeliveryEngine {
 			}, cfg.shuffleWindowMs);
 		}
 		this.recent.push(...queued);
-		if (this.recent.length > RECENT_NOTIFICATIONS) this.recent.splice(0, this.recent.length - RECENT_NOTIFICATIONS);
+		if (this.recent.length > RECENT_NOTIFICATIONS)
+			this.recent.splice(0, this.recent.length - RECENT_NOTIFICATIONS);
 		this.pump();
 		return queued;
 	}
@@ -176,7 +188,13 @@ export class DeliveryEngine {
 		job.state = 'sending';
 		job.nextAt = undefined;
 		const started = Date.now();
-		const { status, error } = await postCallback(this.agent, job, this.userAgent, cfg.deliveryTimeoutMs, cfg.deliveryFailRate);
+		const { status, error } = await postCallback(
+			this.agent,
+			job,
+			this.userAgent,
+			cfg.deliveryTimeoutMs,
+			cfg.deliveryFailRate,
+		);
 		if (job.generation !== this.generation) return; // reset while in flight: not part of the new log
 		const ok = error === null;
 		const retries = cfg.retrySchedule;
@@ -185,7 +203,18 @@ export class DeliveryEngine {
 		if (ok) this.counters.succeeded++;
 		else this.counters.failed_attempts++;
 		if (gaveUp) this.counters.gave_up++;
-		this.record(job, status, ok ? null : this.closing && job.attempts <= retries.length ? `${error}; sandbox shut down, no further attempt` : error, ok, gaveUp, started);
+		this.record(
+			job,
+			status,
+			ok
+				? null
+				: this.closing && job.attempts <= retries.length
+					? `${error}; sandbox shut down, no further attempt`
+					: error,
+			ok,
+			gaveUp,
+			started,
+		);
 		if (ok || gaveUp) {
 			job.state = ok ? 'delivered' : 'given up';
 			this.pending--;
@@ -205,7 +234,14 @@ export class DeliveryEngine {
 		this.waiting.add(job);
 	}
 
-	private record(job: Job, status: number | null, error: string | null, ok: boolean, gaveUp: boolean, started: number) {
+	private record(
+		job: Job,
+		status: number | null,
+		error: string | null,
+		ok: boolean,
+		gaveUp: boolean,
+		started: number,
+	) {
 		if (this.log.length >= this.maxLog) this.log.splice(0, Math.ceil(this.maxLog / 10));
 		const { event_id, copy, webhook_key, url, event, appointment_key } = job;
 		this.log.push({
@@ -252,7 +288,9 @@ export class DeliveryEngine {
 	async close(): Promise<void> {
 		this.closing = true;
 		if (this.heldTimer) clearTimeout(this.heldTimer);
-		const notSent = [...this.ready.drain(), ...this.held.splice(0)].filter((j) => j.generation === this.generation);
+		const notSent = [...this.ready.drain(), ...this.held.splice(0)].filter(
+			(j) => j.generation === this.generation,
+		);
 		for (const j of this.waiting) {
 			clearTimeout(j.timer);
 			if (j.generation === this.generation) notSent.push(j);
@@ -263,7 +301,14 @@ export class DeliveryEngine {
 			j.nextAt = undefined;
 			this.counters.gave_up++;
 			this.pending--;
-			this.record({ ...j, attempts: j.attempts }, null, 'sandbox shut down before this delivery was attempted again', false, true, Date.now());
+			this.record(
+				{ ...j, attempts: j.attempts },
+				null,
+				'sandbox shut down before this delivery was attempted again',
+				false,
+				true,
+				Date.now(),
+			);
 		}
 		await Promise.allSettled([...this.inFlight]);
 		await this.agent.close().catch(() => undefined);

@@ -7,7 +7,10 @@ export const faultSpec = z
 	.object({
 		count: z.number().int().min(1).max(1_000_000).default(1),
 		status: z.number().int().min(100).max(599).optional(),
-		retryAfter: z.union([z.string().min(1), z.number().min(0)]).transform(String).optional(),
+		retryAfter: z
+			.union([z.string().min(1), z.number().min(0)])
+			.transform(String)
+			.optional(),
 		body: z.unknown().optional(),
 		delayMs: z.number().int().min(0).max(600_000).optional(),
 		reset: z.boolean().optional(),

@@ -14,7 +14,15 @@ import type { SandboxOptions } from './options';
 import { buildServer } from './server';
 
 export type { MailMessage } from './mailbox';
-export type { SandboxOptions, RuntimeConfig, Pagination, MutationResponse, NextLinks, WebhookList, RepeatCancel } from './options';
+export type {
+	SandboxOptions,
+	RuntimeConfig,
+	Pagination,
+	MutationResponse,
+	NextLinks,
+	WebhookList,
+	RepeatCancel,
+} from './options';
 export { STATUSES, CANCELLED_STATUSES } from './vocabulary';
 export { LIST_FILTERS } from './listFilter';
 export { EVENTS, TRANSITIONS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_JSON_DEPTH } from './server';
@@ -44,7 +52,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const host = options.host ?? '127.0.0.1';
 	await app.listen({ port: options.port ?? 0, host });
 	const port = (app.server.address() as AddressInfo).port;
-	const shownHost = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+	const shownHost =
+		host === '0.0.0.0' || host === '::' || host === ''
+			? '127.0.0.1'
+			: host.includes(':')
+				? `[${host}]`
+				: host;
 	const url = `${options.tls ? 'https' : 'http'}://${shownHost}:${port}`;
 	let sink: MailSink | undefined;
 	if (options.smtpPort !== undefined) {
@@ -55,7 +68,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		} catch (e) {
 			await app.close();
 			await state.deliveries.close();
-			throw new Error(`Cannot start the mail sink on ${host}:${options.smtpPort}: ${(e as Error).message}`);
+			throw new Error(
+				`Cannot start the mail sink on ${host}:${options.smtpPort}: ${(e as Error).message}`,
+			);
 		}
 	}
 	let closing: Promise<void> | undefined;

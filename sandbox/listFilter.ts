@@ -1,7 +1,15 @@
 /** The 17 list filters of GET /api/v3/appointments/, parsed from a query into a start range and predicates. */
 import { dayBounds, parseDateTime, type DstWallClock } from './dateTimes';
-import { UUID_RE, fieldErrorMap, normPhone, normIdent, isStatus, STATUSES, type Entry, type FieldErrors } from './vocabulary';
-
+import {
+	UUID_RE,
+	fieldErrorMap,
+	normPhone,
+	normIdent,
+	isStatus,
+	STATUSES,
+	type Entry,
+	type FieldErrors,
+} from './vocabulary';
 
 /** A parsed list query: a start range (binary searched) and predicates. */
 export interface ListFilter {
@@ -13,7 +21,14 @@ export interface ListFilter {
 }
 
 /** What a parameter holds: the spec's types, in the words the node's filter table uses for the same parameters. */
-export type ListFilterKind = 'uuid' | 'uuidList' | 'status' | 'text' | 'email' | 'boolean' | 'datetime';
+export type ListFilterKind =
+	| 'uuid'
+	| 'uuidList'
+	| 'status'
+	| 'text'
+	| 'email'
+	| 'boolean'
+	| 'datetime';
 
 /** How one parameter is read and matched. */
 export type ListFilterRule =
@@ -21,7 +36,12 @@ export type ListFilterRule =
 	| { kind: 'uuidList'; get: (e: Entry) => string[] }
 	| { kind: 'status' }
 	/** text and email: compared after `norm`, the whole value or (partial) a part of it */
-	| { kind: 'text' | 'email'; norm: (s: string) => string; get: (e: Entry) => string; partial?: boolean }
+	| {
+			kind: 'text' | 'email';
+			norm: (s: string) => string;
+			get: (e: Entry) => string;
+			partial?: boolean;
+	  }
 	| { kind: 'boolean'; get: (e: Entry) => boolean }
 	/** from/to bound the start (to: a date alone means its end); day: the record's value falls on that day */
 	| { kind: 'datetime'; bound: 'from' | 'to' | 'day' };
@@ -67,12 +87,19 @@ export function parseBoolean(v: string): boolean | undefined {
 }
 
 /** One parameter's reading: its errors, or its part of the cache key and its predicate or start bound. */
-type Reading = { errors: string[] } | { key: string; pred?: (e: Entry) => boolean; from?: number; to?: number };
+type Reading =
+	| { errors: string[] }
+	| { key: string; pred?: (e: Entry) => boolean; from?: number; to?: number };
 
 const invalid = (message: string): Reading => ({ errors: [message] });
 
 /** Reads one parameter's values (already trimmed, none empty; scalar rules get only the last one). */
-function readParam(rule: ListFilterRule, values: string[], zone: string, dst: DstWallClock): Reading {
+function readParam(
+	rule: ListFilterRule,
+	values: string[],
+	zone: string,
+	dst: DstWallClock,
+): Reading {
 	const v = values[values.length - 1];
 	switch (rule.kind) {
 		case 'uuid': {
@@ -87,12 +114,18 @@ function readParam(rule: ListFilterRule, values: string[], zone: string, dst: Ds
 			return { key: [...want].sort().join(','), pred: (e) => rule.get(e).some((k) => want.has(k)) };
 		}
 		case 'status':
-			if (!isStatus(v)) return invalid(`Select a valid choice. "${v}" is not one of the available choices: ${STATUSES.join(', ')}.`);
+			if (!isStatus(v))
+				return invalid(
+					`Select a valid choice. "${v}" is not one of the available choices: ${STATUSES.join(', ')}.`,
+				);
 			return { key: v, pred: (e) => e.a.status === v };
 		case 'text':
 		case 'email': {
 			const want = rule.norm(v);
-			return { key: want, pred: rule.partial ? (e) => rule.get(e).includes(want) : (e) => rule.get(e) === want };
+			return {
+				key: want,
+				pred: rule.partial ? (e) => rule.get(e).includes(want) : (e) => rule.get(e) === want,
+			};
 		}
 		case 'boolean': {
 			const b = parseBoolean(v);
@@ -104,15 +137,27 @@ function readParam(rule: ListFilterRule, values: string[], zone: string, dst: Ds
 	}
 }
 
-function readDate(bound: 'from' | 'to' | 'day', v: string, zone: string, dst: DstWallClock): Reading {
+function readDate(
+	bound: 'from' | 'to' | 'day',
+	v: string,
+	zone: string,
+	dst: DstWallClock,
+): Reading {
 	const p = parseDateTime(v, zone, bound === 'to', dst);
 	// DRF's message when Django cannot make a naive datetime aware (pytz's NonExistentTimeError, AmbiguousTimeError).
-	if (p?.unclear && dst === 'refuse') return invalid(`Invalid datetime for the timezone "${zone}".`);
+	if (p?.unclear && dst === 'refuse')
+		return invalid(`Invalid datetime for the timezone "${zone}".`);
 	if (bound !== 'day') {
-		if (!p) return invalid(`"${v}" is not a valid datetime: expected YYYY-MM-DDTHH:mm:ss (account time zone ${zone}), optionally with a UTC offset.`);
+		if (!p)
+			return invalid(
+				`"${v}" is not a valid datetime: expected YYYY-MM-DDTHH:mm:ss (account time zone ${zone}), optionally with a UTC offset.`,
+			);
 		return bound === 'from' ? { key: String(p.ms), from: p.ms } : { key: String(p.ms), to: p.ms };
 	}
-	if (!p) return invalid(`"${v}" is not a valid date: expected YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss (account time zone ${zone}).`);
+	if (!p)
+		return invalid(
+			`"${v}" is not a valid date: expected YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss (account time zone ${zone}).`,
+		);
 	const [lo, hi] = dayBounds(p.ms, zone);
 	return { key: String(lo), pred: (e) => e.a.created >= lo && e.a.created <= hi };
 }
@@ -120,7 +165,8 @@ function readDate(bound: 'from' | 'to' | 'day', v: string, zone: string, dst: Ds
 /** The values a query gives a parameter: trimmed, empty ones dropped; a list's also split at commas. */
 function valuesOf(q: URLSearchParams, param: string, rule: ListFilterRule): string[] {
 	const all = q.getAll(param);
-	if (rule.kind !== 'uuidList') return all.length ? [all[all.length - 1].trim()].filter((v) => v !== '') : [];
+	if (rule.kind !== 'uuidList')
+		return all.length ? [all[all.length - 1].trim()].filter((v) => v !== '') : [];
 	return all
 		.flatMap((v) => v.split(','))
 		.map((v) => v.trim())
@@ -131,7 +177,11 @@ function valuesOf(q: URLSearchParams, param: string, rule: ListFilterRule): stri
  * Parses the 17 filters from the query (the rules of LIST_FILTER_RULES) into a filter, or DRF-style field errors.
  * Offset-less datetimes are wall clock in the account zone `zone`; `dst` reads those a clock change skips or repeats.
  */
-export function parseListFilter(q: URLSearchParams, zone: string, dst: DstWallClock = 'zoneinfo'): { filter?: ListFilter; errors?: FieldErrors } {
+export function parseListFilter(
+	q: URLSearchParams,
+	zone: string,
+	dst: DstWallClock = 'zoneinfo',
+): { filter?: ListFilter; errors?: FieldErrors } {
 	const errors = fieldErrorMap();
 	const filter: ListFilter = { from: -Infinity, to: Infinity, preds: [], key: '' };
 	const keyParts: string[] = [];

@@ -36,11 +36,26 @@ export class Mailbox {
 	constructor(readonly maxMessages = MAX_MESSAGES) {}
 
 	add(m: Omit<MailMessage, 'id' | 'received_at'>): MailMessage {
-		const message: MailMessage = { id: crypto.randomUUID(), ...m, received_at: new Date().toISOString() };
-		const size = 2 * (message.from.length + message.subject.length + message.text.length + (message.html?.length ?? 0) + message.to.join().length) + 200;
+		const message: MailMessage = {
+			id: crypto.randomUUID(),
+			...m,
+			received_at: new Date().toISOString(),
+		};
+		const size =
+			2 *
+				(message.from.length +
+					message.subject.length +
+					message.text.length +
+					(message.html?.length ?? 0) +
+					message.to.join().length) +
+			200;
 		this.messages.push({ m: message, size });
 		this.bytes += size;
-		while (this.messages.length > 1 && (this.messages.length > this.maxMessages || this.bytes > MAX_MAILBOX_BYTES)) this.bytes -= this.messages.shift()!.size;
+		while (
+			this.messages.length > 1 &&
+			(this.messages.length > this.maxMessages || this.bytes > MAX_MAILBOX_BYTES)
+		)
+			this.bytes -= this.messages.shift()!.size;
 		return message;
 	}
 
@@ -65,7 +80,11 @@ export interface MailSink {
 }
 
 /** Starts the SMTP server: no TLS, any or no authentication, every recipient accepted. */
-export async function startMailSink(mailbox: Mailbox, host: string, port: number): Promise<MailSink> {
+export async function startMailSink(
+	mailbox: Mailbox,
+	host: string,
+	port: number,
+): Promise<MailSink> {
 	const server = new SMTPServer({
 		banner: `${PRODUCT} local mail sink (sandbox; nothing is relayed)`,
 		size: MAX_MESSAGE_BYTES,
@@ -86,14 +105,23 @@ export async function startMailSink(mailbox: Mailbox, host: string, port: number
 			});
 			stream.on('end', () => {
 				if (stream.sizeExceeded || length > MAX_MESSAGE_BYTES) {
-					return callback(Object.assign(new Error(`Message too large for the mail sink (limit ${MAX_MESSAGE_BYTES} bytes)`), { responseCode: 552 }));
+					return callback(
+						Object.assign(
+							new Error(`Message too large for the mail sink (limit ${MAX_MESSAGE_BYTES} bytes)`),
+							{ responseCode: 552 },
+						),
+					);
 				}
 				simpleParser(Buffer.concat(chunks), { skipImageLinks: true }).then(
 					(mail) => {
 						const sender = mail.from?.value[0];
 						const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
 						const stored = mailbox.add({
-							from: sender?.address ? (sender.name ? `${sender.name} <${sender.address}>` : sender.address) : envelopeFrom,
+							from: sender?.address
+								? sender.name
+									? `${sender.name} <${sender.address}>`
+									: sender.address
+								: envelopeFrom,
 							to: session.envelope.rcptTo.map((r) => r.address),
 							subject: mail.subject ?? '',
 							text: mail.text ?? '',
@@ -101,7 +129,12 @@ export async function startMailSink(mailbox: Mailbox, host: string, port: number
 						});
 						callback(null, `Stored in the sandbox mailbox as ${stored.id}`);
 					},
-					(e: Error) => callback(Object.assign(new Error(`Could not parse the message: ${e.message}`), { responseCode: 554 })),
+					(e: Error) =>
+						callback(
+							Object.assign(new Error(`Could not parse the message: ${e.message}`), {
+								responseCode: 554,
+							}),
+						),
 				);
 			});
 		},
@@ -122,7 +155,15 @@ export async function startMailSink(mailbox: Mailbox, host: string, port: number
 }
 
 /** The service's cancellation e-mail to the client, as the spec says the service sends one (`send_email=true`). */
-export function cancellationMessage(a: { person: { full_name: string; email: string }; calendar: { name: string }; search_code: string }, when: string, zone: string) {
+export function cancellationMessage(
+	a: {
+		person: { full_name: string; email: string };
+		calendar: { name: string };
+		search_code: string;
+	},
+	when: string,
+	zone: string,
+) {
 	return {
 		from: `${PRODUCT} <no-reply@citaflow.example>`,
 		to: [a.person.email],

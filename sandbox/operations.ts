@@ -10,7 +10,16 @@ import { NOT_FOUND, describe, fieldErrors, json, unknownKeys, type Result } from
 import { generateAppointment, searchCode, uuid } from './seed';
 import type { SandboxState, Webhook } from './sandboxState';
 import { internalRecord } from './store';
-import { CANCELLED_STATUSES, EVENTS, STATUSES, fieldErrorMap, isStatus, type Appointment, type FieldErrors, type Status } from './vocabulary';
+import {
+	CANCELLED_STATUSES,
+	EVENTS,
+	STATUSES,
+	fieldErrorMap,
+	isStatus,
+	type Appointment,
+	type FieldErrors,
+	type Status,
+} from './vocabulary';
 import type { AdminCreate } from './schemas';
 
 export interface Outcome extends Result {
@@ -29,17 +38,26 @@ export const TRANSITIONS: Record<Status, readonly Status[]> = Object.fromEntries
 ) as unknown as Record<Status, readonly Status[]>;
 
 export function mutationAnswer(s: SandboxState, a: Appointment): Result {
-	return s.cfg.mutationResponse === 'empty' ? { status: 204 } : { status: 200, raw: s.store.json(a) };
+	return s.cfg.mutationResponse === 'empty'
+		? { status: 204 }
+		: { status: 200, raw: s.store.json(a) };
 }
 
 export function changeStatus(s: SandboxState, a: Appointment, b: Record<string, unknown>): Outcome {
 	const errors = unknownKeys(b, ['status']);
 	if (!('status' in b)) errors.status = ['This field is required.'];
-	else if (!isStatus(b.status)) errors.status = [`"${describe(b.status)}" is not a valid choice; expected one of ${STATUSES.join(', ')}.`];
+	else if (!isStatus(b.status))
+		errors.status = [
+			`"${describe(b.status)}" is not a valid choice; expected one of ${STATUSES.join(', ')}.`,
+		];
 	if (Object.keys(errors).length) return done(fieldErrors(errors));
 	const next = b.status as Status;
 	if (!TRANSITIONS[a.status].includes(next)) {
-		return done(fieldErrors({ status: [`Cannot change the status of a cancelled appointment (${a.status}) to ${next}.`] }));
+		return done(
+			fieldErrors({
+				status: [`Cannot change the status of a cancelled appointment (${a.status}) to ${next}.`],
+			}),
+		);
 	}
 	let queued: Notification[] = [];
 	if (next !== a.status) {
@@ -56,17 +74,28 @@ export function reschedule(s: SandboxState, a: Appointment, b: Record<string, un
 	const errors = unknownKeys(b, ['start_date']);
 	let start: number | undefined;
 	if (!('start_date' in b)) errors.start_date = ['This field is required.'];
-	else if (typeof b.start_date !== 'string') errors.start_date = ['Expected an ISO 8601 datetime string with a UTC offset.'];
+	else if (typeof b.start_date !== 'string')
+		errors.start_date = ['Expected an ISO 8601 datetime string with a UTC offset.'];
 	else {
 		const p = parseDateTime(b.start_date, s.cfg.timeZone);
 		const text = describe(b.start_date);
 		if (!p || !p.hasTime) {
-			errors.start_date = [`"${text}" is not a valid datetime: expected ISO 8601 with a UTC offset (years 0001-9999, offsets up to ±18:00), e.g. 2026-11-24T10:30:00-03:00.`];
-		} else if (!p.hasOffset) errors.start_date = [`"${text}" has no UTC offset: expected ISO 8601 with a UTC offset, e.g. ${text}-03:00 or ${text}Z.`];
+			errors.start_date = [
+				`"${text}" is not a valid datetime: expected ISO 8601 with a UTC offset (years 0001-9999, offsets up to ±18:00), e.g. 2026-11-24T10:30:00-03:00.`,
+			];
+		} else if (!p.hasOffset)
+			errors.start_date = [
+				`"${text}" has no UTC offset: expected ISO 8601 with a UTC offset, e.g. ${text}-03:00 or ${text}Z.`,
+			];
 		else start = p.ms;
 	}
 	if (Object.keys(errors).length) return done(fieldErrors(errors));
-	if (a.is_cancelled) return done(fieldErrors({ non_field_errors: [`A cancelled appointment (${a.status}) cannot be rescheduled.`] }));
+	if (a.is_cancelled)
+		return done(
+			fieldErrors({
+				non_field_errors: [`A cancelled appointment (${a.status}) cannot be rescheduled.`],
+			}),
+		);
 	let queued: Notification[] = [];
 	if (start !== a.start) {
 		s.store.update(a.appointment_key, (x) => {
@@ -93,7 +122,10 @@ export function cancel(s: SandboxState, a: Appointment, sendEmail: boolean): Out
 	return done(mutationAnswer(s, a), s.emit('appointment.canceled', a));
 }
 
-export function validateWebhook(s: SandboxState, b: Record<string, unknown>): { errors?: FieldErrors; url?: string; events?: string[] } {
+export function validateWebhook(
+	s: SandboxState,
+	b: Record<string, unknown>,
+): { errors?: FieldErrors; url?: string; events?: string[] } {
 	const errors = unknownKeys(b, ['url', 'events']);
 	let url: string | undefined;
 	let events: string[] | undefined;
@@ -107,20 +139,31 @@ export function validateWebhook(s: SandboxState, b: Record<string, unknown>): { 
 			errors.url = [`"${describe(b.url)}" is not a valid URL.`];
 		}
 		if (u) {
-			const okScheme = u.protocol === 'https:' || (s.cfg.allowInsecureCallbacks && u.protocol === 'http:');
-			if (!okScheme) errors.url = [`The callback URL must use HTTPS (got "${u.protocol.replace(':', '')}").`];
+			const okScheme =
+				u.protocol === 'https:' || (s.cfg.allowInsecureCallbacks && u.protocol === 'http:');
+			if (!okScheme)
+				errors.url = [`The callback URL must use HTTPS (got "${u.protocol.replace(':', '')}").`];
 			else if (!u.hostname) errors.url = ['The callback URL has no host.'];
-			else if (u.username || u.password) errors.url = ['The callback URL must not contain credentials.'];
-			else if (b.url.length > 2048) errors.url = ['Ensure this field has no more than 2048 characters.'];
+			else if (u.username || u.password)
+				errors.url = ['The callback URL must not contain credentials.'];
+			else if (b.url.length > 2048)
+				errors.url = ['Ensure this field has no more than 2048 characters.'];
 			else url = b.url.trim();
 		}
 	}
 	if (!('events' in b)) errors.events = ['This field is required.'];
-	else if (!Array.isArray(b.events)) errors.events = [`Expected a list of event names (${EVENTS.join(', ')}).`];
-	else if (b.events.length === 0) errors.events = ['This list may not be empty: subscribe to at least one event.'];
+	else if (!Array.isArray(b.events))
+		errors.events = [`Expected a list of event names (${EVENTS.join(', ')}).`];
+	else if (b.events.length === 0)
+		errors.events = ['This list may not be empty: subscribe to at least one event.'];
 	else {
-		const bad = b.events.filter((e) => typeof e !== 'string' || !(EVENTS as readonly string[]).includes(e));
-		if (bad.length) errors.events = bad.map((e) => `"${describe(e)}" is not a valid event; expected one of ${EVENTS.join(', ')}.`);
+		const bad = b.events.filter(
+			(e) => typeof e !== 'string' || !(EVENTS as readonly string[]).includes(e),
+		);
+		if (bad.length)
+			errors.events = bad.map(
+				(e) => `"${describe(e)}" is not a valid event; expected one of ${EVENTS.join(', ')}.`,
+			);
 		else events = [...new Set(b.events as string[])];
 	}
 	return Object.keys(errors).length ? { errors } : { url, events };
@@ -129,7 +172,12 @@ export function validateWebhook(s: SandboxState, b: Record<string, unknown>): { 
 export function createWebhook(s: SandboxState, b: Record<string, unknown>): Result {
 	const v = validateWebhook(s, b);
 	if (v.errors) return fieldErrors(v.errors);
-	const w: Webhook = { webhook_key: crypto.randomUUID(), url: v.url!, events: v.events!, created_at: formatInstant(Date.now(), s.cfg.timeZone) };
+	const w: Webhook = {
+		webhook_key: crypto.randomUUID(),
+		url: v.url!,
+		events: v.events!,
+		created_at: formatInstant(Date.now(), s.cfg.timeZone),
+	};
 	s.webhooks.set(w.webhook_key, w);
 	return json(201, w);
 }
@@ -156,30 +204,53 @@ export function createAppointment(s: SandboxState, b: AdminCreate): Outcome {
 		const v = b[f];
 		if (v === undefined) return undefined;
 		const p = parseDateTime(v, tz);
-		if (!p) errors[f] = [`"${describe(v)}" is not a valid datetime: expected ISO 8601, years 0001-9999 (an offset-less value is read in ${tz}).`];
+		if (!p)
+			errors[f] = [
+				`"${describe(v)}" is not a valid datetime: expected ISO 8601, years 0001-9999 (an offset-less value is read in ${tz}).`,
+			];
 		return p?.ms;
 	};
 	const start = dateField('start_date');
 	const created = dateField('created_at');
-	if (b.appointment_key && s.store.has(b.appointment_key)) errors.appointment_key = ['An appointment with this key already exists.'];
-	if (b.search_code && s.store.hasSearchCode(b.search_code)) errors.search_code = ['An appointment with this search code already exists.'];
+	if (b.appointment_key && s.store.has(b.appointment_key))
+		errors.appointment_key = ['An appointment with this key already exists.'];
+	if (b.search_code && s.store.hasSearchCode(b.search_code))
+		errors.search_code = ['An appointment with this search code already exists.'];
 	const status: Status = b.status ?? (b.is_cancelled ? 'CANCELED' : 'CONFIRMED');
 	if (b.is_cancelled !== undefined && b.is_cancelled !== CANCELLED_STATUSES.has(status)) {
-		errors.is_cancelled = [`is_cancelled must be ${CANCELLED_STATUSES.has(status)} for status ${status}.`];
+		errors.is_cancelled = [
+			`is_cancelled must be ${CANCELLED_STATUSES.has(status)} for status ${status}.`,
+		];
 	}
 	if (Object.keys(errors).length) return done(fieldErrors(errors));
 	const now = Date.now();
 	const defaultStart = now + (1 + Math.floor(s.rand() * 7 * 24 * 4)) * 15 * 60_000;
-	const g = generateAppointment(s.rand, s.seedWorld, start ?? defaultStart - (defaultStart % (15 * 60_000)), status, created ?? now);
+	const g = generateAppointment(
+		s.rand,
+		s.seedWorld,
+		start ?? defaultStart - (defaultStart % (15 * 60_000)),
+		status,
+		created ?? now,
+	);
 	while (s.store.has(g.appointment_key)) g.appointment_key = uuid(s.rand);
 	while (s.store.hasSearchCode(g.search_code)) g.search_code = searchCode(s.rand);
-	const known = b.calendar && s.seedWorld.calendars.find((c) => c.calendar_key === b.calendar!.calendar_key.toLowerCase());
+	const known =
+		b.calendar &&
+		s.seedWorld.calendars.find((c) => c.calendar_key === b.calendar!.calendar_key.toLowerCase());
 	const a: Appointment = {
 		...g,
 		appointment_key: b.appointment_key?.toLowerCase() ?? g.appointment_key,
 		search_code: b.search_code ?? g.search_code,
-		calendar: b.calendar ? { calendar_key: b.calendar.calendar_key.toLowerCase(), name: b.calendar.name ?? known?.name ?? 'Calendar' } : g.calendar,
-		person: { full_name: b.person?.full_name ?? g.person.full_name, email: b.person?.email ?? g.person.email },
+		calendar: b.calendar
+			? {
+					calendar_key: b.calendar.calendar_key.toLowerCase(),
+					name: b.calendar.name ?? known?.name ?? 'Calendar',
+				}
+			: g.calendar,
+		person: {
+			full_name: b.person?.full_name ?? g.person.full_name,
+			email: b.person?.email ?? g.person.email,
+		},
 		client_key: b.client_key?.toLowerCase() ?? g.client_key,
 		person_key: b.person_key?.toLowerCase() ?? g.person_key,
 		phone: b.phone ?? g.phone,

@@ -90,20 +90,22 @@ export interface RuntimeConfig {
 	ca: string[];
 }
 
-const zone = z.string().refine(isValidTimeZone, { message: 'Not a valid IANA time zone (e.g. "America/Santiago").' });
-const origin = z
+const zone = z
 	.string()
-	.refine(
-		(s) => {
-			try {
-				const u = new URL(s);
-				return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s.replace(/\/$/, '');
-			} catch {
-				return false;
-			}
-		},
-		{ message: 'Expected an origin such as "http://127.0.0.1:8787".' },
-	);
+	.refine(isValidTimeZone, { message: 'Not a valid IANA time zone (e.g. "America/Santiago").' });
+const origin = z.string().refine(
+	(s) => {
+		try {
+			const u = new URL(s);
+			return (
+				(u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s.replace(/\/$/, '')
+			);
+		} catch {
+			return false;
+		}
+	},
+	{ message: 'Expected an origin such as "http://127.0.0.1:8787".' },
+);
 const ms = z.number().int().min(0).max(3_600_000);
 
 export const runtimeConfigPatch = z
@@ -173,12 +175,15 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 }
 
 /** DRF-style field map from zod issues: `{"a.b": ["message"]}`. */
-export function zodFieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }>): Record<string, string[]> {
+export function zodFieldErrors(
+	issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }>,
+): Record<string, string[]> {
 	const out = fieldErrorMap();
 	for (const issue of issues) {
 		if (issue.code === 'unrecognized_keys' && issue.keys) {
 			const prefix = issue.path.map(String).join('.');
-			for (const k of issue.keys) (out[prefix ? `${prefix}.${k}` : k] ??= []).push('Unknown field.');
+			for (const k of issue.keys)
+				(out[prefix ? `${prefix}.${k}` : k] ??= []).push('Unknown field.');
 			continue;
 		}
 		const key = issue.path.length ? issue.path.map(String).join('.') : 'non_field_errors';
@@ -187,7 +192,9 @@ export function zodFieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; mess
 	return out;
 }
 
-export function formatZodIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+export function formatZodIssues(
+	issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+): string {
 	return Object.entries(zodFieldErrors(issues))
 		.map(([k, v]) => `${k}: ${v.join(' ')}`)
 		.join('; ');

@@ -17,8 +17,13 @@ export interface Result {
 	headers?: Record<string, string>;
 }
 
-export const json = (status: number, body: unknown, headers?: Record<string, string>): Result => ({ status, body, headers });
-export const detail = (status: number, message: string, headers?: Record<string, string>) => json(status, { detail: message }, headers);
+export const json = (status: number, body: unknown, headers?: Record<string, string>): Result => ({
+	status,
+	body,
+	headers,
+});
+export const detail = (status: number, message: string, headers?: Record<string, string>) =>
+	json(status, { detail: message }, headers);
 export const fieldErrors = (errors: FieldErrors) => json(400, errors);
 export const NOT_FOUND = () => detail(404, 'Not found.');
 
@@ -75,7 +80,8 @@ function jsonDepth(text: string, limit: number): number {
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);
 		if (inString) {
-			if (c === 92) i++; // backslash: skip the escaped character
+			if (c === 92)
+				i++; // backslash: skip the escaped character
 			else if (c === 34) inString = false;
 		} else if (c === 34) inString = true;
 		else if (c === 123 || c === 91) {
@@ -108,18 +114,28 @@ function protoKey(v: unknown, path: string[] = []): string | undefined {
  * Body of a JSON request: 415 for another content type, 400 for invalid JSON, a body nested deeper than
  * MAX_JSON_DEPTH, a `__proto__` key anywhere (refused like any unknown field) or a non-object.
  */
-export function readJsonObject(req: FastifyRequest): { value?: Record<string, unknown>; error?: Result } {
+export function readJsonObject(req: FastifyRequest): {
+	value?: Record<string, unknown>;
+	error?: Result;
+} {
 	const raw = req.body as Buffer | undefined;
 	const hasBody = raw !== undefined && raw !== null && raw.length > 0;
 	const ct = req.headers['content-type'];
 	if (!hasBody) return { value: {} };
 	const media = typeof ct === 'string' ? ct.split(';')[0].trim().toLowerCase() : '';
 	if (media !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(media)) {
-		return { error: detail(415, `Unsupported media type "${ct ?? ''}" in request: send JSON with Content-Type: application/json.`) };
+		return {
+			error: detail(
+				415,
+				`Unsupported media type "${ct ?? ''}" in request: send JSON with Content-Type: application/json.`,
+			),
+		};
 	}
 	const text = raw.toString('utf8');
 	if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-		return { error: detail(400, `JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels.`) };
+		return {
+			error: detail(400, `JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels.`),
+		};
 	}
 	let parsed: unknown;
 	try {
@@ -129,31 +145,46 @@ export function readJsonObject(req: FastifyRequest): { value?: Record<string, un
 	}
 	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
 		const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'list' : typeof parsed;
-		return { error: fieldErrors({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${got}.`] }) };
+		return {
+			error: fieldErrors({
+				non_field_errors: [`Invalid data. Expected a dictionary, but got ${got}.`],
+			}),
+		};
 	}
 	const proto = protoKey(parsed);
 	if (proto) return { error: fieldErrors({ [proto]: ['Unknown field.'] }) };
 	return { value: parsed as Record<string, unknown> };
 }
 
-export function unknownKeys(body: Record<string, unknown>, allowed: readonly string[]): FieldErrors {
+export function unknownKeys(
+	body: Record<string, unknown>,
+	allowed: readonly string[],
+): FieldErrors {
 	const errors = fieldErrorMap();
-	for (const k of Object.keys(body)) if (!allowed.includes(k)) errors[k] = [`Unknown field; expected only ${allowed.join(', ')}.`];
+	for (const k of Object.keys(body))
+		if (!allowed.includes(k)) errors[k] = [`Unknown field; expected only ${allowed.join(', ')}.`];
 	return errors;
 }
 
-export function pageParams(q: URLSearchParams, defaultSize: number): { page: number; size: number; errors?: FieldErrors } {
+export function pageParams(
+	q: URLSearchParams,
+	defaultSize: number,
+): { page: number; size: number; errors?: FieldErrors } {
 	const errors = fieldErrorMap();
 	let page = 1;
 	let size = defaultSize;
 	const p = q.get('page');
 	if (p !== null && p.trim() !== '') {
-		if (!/^\d+$/.test(p.trim()) || Number(p) < 1) errors.page = [`"${describe(p)}" is not a valid page number: expected a positive integer.`];
+		if (!/^\d+$/.test(p.trim()) || Number(p) < 1)
+			errors.page = [`"${describe(p)}" is not a valid page number: expected a positive integer.`];
 		else page = Number(p);
 	}
 	const s = q.get('page_size');
 	if (s !== null && s.trim() !== '') {
-		if (!/^\d+$/.test(s.trim()) || Number(s) < 1) errors.page_size = [`"${describe(s)}" is not a valid page size: expected an integer from 1 to ${MAX_PAGE_SIZE}.`];
+		if (!/^\d+$/.test(s.trim()) || Number(s) < 1)
+			errors.page_size = [
+				`"${describe(s)}" is not a valid page size: expected an integer from 1 to ${MAX_PAGE_SIZE}.`,
+			];
 		else size = Math.min(Number(s), MAX_PAGE_SIZE);
 	}
 	return Object.keys(errors).length ? { page, size, errors } : { page, size };
@@ -175,14 +206,22 @@ function quotePlus(text: string): string {
 /** DRF's `replace_query_param`: `urlencode(sorted(parse_qs(query).items()), doseq=True)`. */
 function sortedQuery(params: URLSearchParams): string {
 	const names = [...new Set(params.keys())].sort();
-	return names.flatMap((name) => params.getAll(name).map((v) => `${quotePlus(name)}=${quotePlus(v)}`)).join('&');
+	return names
+		.flatMap((name) => params.getAll(name).map((v) => `${quotePlus(name)}=${quotePlus(v)}`))
+		.join('&');
 }
 
 /**
  * `next`/`previous` link: the request's query with `set` applied (in the request's order, or sorted as
  * configured), relative or absolute as configured.
  */
-export function pageLink(s: SandboxState, req: FastifyRequest, path: string, q: URLSearchParams, set: Record<string, string | undefined>) {
+export function pageLink(
+	s: SandboxState,
+	req: FastifyRequest,
+	path: string,
+	q: URLSearchParams,
+	set: Record<string, string | undefined>,
+) {
 	const next = new URLSearchParams(q);
 	for (const [k, v] of Object.entries(set)) {
 		if (v === undefined) next.delete(k);
@@ -191,6 +230,8 @@ export function pageLink(s: SandboxState, req: FastifyRequest, path: string, q: 
 	const qs = s.cfg.linkQueryOrder === 'sorted' ? sortedQuery(next) : next.toString();
 	const rel = `${path}${qs ? `?${qs}` : ''}`;
 	if (s.cfg.nextLinks === 'relative') return rel;
-	const origin = s.cfg.nextOrigin ?? `${s.options.tls ? 'https' : 'http'}://${req.headers.host ?? s.options.host ?? '127.0.0.1'}`;
+	const origin =
+		s.cfg.nextOrigin ??
+		`${s.options.tls ? 'https' : 'http'}://${req.headers.host ?? s.options.host ?? '127.0.0.1'}`;
 	return `${origin}${rel}`;
 }

@@ -57,7 +57,10 @@ export class RequestLog {
 		let size = 160 + entry.path.length * 2;
 		for (const k in entry.query) {
 			const v = entry.query[k];
-			size += 48 + k.length * 2 + (Array.isArray(v) ? v.reduce((n, x) => n + 32 + x.length * 2, 0) : v.length * 2);
+			size +=
+				48 +
+				k.length * 2 +
+				(Array.isArray(v) ? v.reduce((n, x) => n + 32 + x.length * 2, 0) : v.length * 2);
 		}
 		this.entries.push(entry);
 		this.sizes.push(size);
@@ -65,7 +68,10 @@ export class RequestLog {
 		if (this.entries.length <= this.maxEntries && this.bytes <= this.maxBytes) return;
 		// Over a limit: drop the oldest tenth at once (one splice instead of one per request).
 		let drop = 0;
-		while (drop < this.entries.length - 1 && (this.entries.length - drop > this.maxEntries * 0.9 || this.bytes > this.maxBytes * 0.9)) {
+		while (
+			drop < this.entries.length - 1 &&
+			(this.entries.length - drop > this.maxEntries * 0.9 || this.bytes > this.maxBytes * 0.9)
+		) {
 			this.bytes -= this.sizes[drop];
 			drop++;
 		}
@@ -105,23 +111,35 @@ export class SandboxState {
 	constructor(readonly options: SandboxOptions) {
 		this.startCfg = initialConfig(options);
 		this.cfg = this.freshConfig();
-		this.startTokens = options.tokens?.length ? [...options.tokens] : [`sbx_${crypto.randomBytes(18).toString('base64url')}`];
+		this.startTokens = options.tokens?.length
+			? [...options.tokens]
+			: [`sbx_${crypto.randomBytes(18).toString('base64url')}`];
 		this.startRestricted = [...(options.restrictedTokens ?? [])];
 		this.tokens = new Set(this.startTokens);
 		this.restricted = new Set(this.startRestricted);
-		this.adminToken = options.adminToken ?? `sbx_admin_${crypto.randomBytes(18).toString('base64url')}`;
+		this.adminToken =
+			options.adminToken ?? `sbx_admin_${crypto.randomBytes(18).toString('base64url')}`;
 		const kept = options.maxMailboxMessages;
-		if (kept !== undefined && (!Number.isInteger(kept) || kept < 1)) throw new Error('Invalid sandbox option maxMailboxMessages: expected an integer >= 1');
+		if (kept !== undefined && (!Number.isInteger(kept) || kept < 1))
+			throw new Error('Invalid sandbox option maxMailboxMessages: expected an integer >= 1');
 		this.mailbox = new Mailbox(kept);
-		this.requests = new RequestLog(options.maxLoggedRequests ?? 100_000, options.maxLoggedBytes ?? DEFAULT_LOG_BYTES);
+		this.requests = new RequestLog(
+			options.maxLoggedRequests ?? 100_000,
+			options.maxLoggedBytes ?? DEFAULT_LOG_BYTES,
+		);
 		this.store = new AppointmentStore(this.cfg.timeZone);
 		this.deliveries = new DeliveryEngine(() => this.cfg);
-		if (options.seed !== undefined && (!Number.isInteger(options.seed) || options.seed < 0)) throw new Error('Invalid sandbox option seed: expected an integer >= 0');
+		if (options.seed !== undefined && (!Number.isInteger(options.seed) || options.seed < 0))
+			throw new Error('Invalid sandbox option seed: expected an integer >= 0');
 		this.seed(options.seed ?? 300, options.seedValue ?? 1, options.now);
 	}
 
 	private freshConfig(): RuntimeConfig {
-		return { ...this.startCfg, retrySchedule: [...this.startCfg.retrySchedule], ca: [...this.startCfg.ca] };
+		return {
+			...this.startCfg,
+			retrySchedule: [...this.startCfg.retrySchedule],
+			ca: [...this.startCfg.ca],
+		};
 	}
 
 	seed(count: number, seedValue: number, now?: string) {
@@ -149,7 +167,11 @@ export class SandboxState {
 		this.mailbox.clear();
 		this.requests.clear();
 		this.faults.clear();
-		this.seed(seed.seed ?? this.options.seed ?? 300, seed.seedValue ?? this.options.seedValue ?? 1, seed.now ?? this.options.now);
+		this.seed(
+			seed.seed ?? this.options.seed ?? 300,
+			seed.seedValue ?? this.options.seedValue ?? 1,
+			seed.now ?? this.options.now,
+		);
 	}
 
 	/** Queues the event for every webhook subscribed to it; returns the deliveries queued. */
@@ -161,7 +183,14 @@ export class SandboxState {
 	}
 
 	recordEmail(a: Appointment) {
-		this.emails.push({ appointment_key: a.appointment_key, to: a.person.email, type: 'cancellation', at: new Date().toISOString() });
-		this.mailbox.add(cancellationMessage(a, formatHuman(a.start, this.cfg.timeZone), this.cfg.timeZone));
+		this.emails.push({
+			appointment_key: a.appointment_key,
+			to: a.person.email,
+			type: 'cancellation',
+			at: new Date().toISOString(),
+		});
+		this.mailbox.add(
+			cancellationMessage(a, formatHuman(a.start, this.cfg.timeZone), this.cfg.timeZone),
+		);
 	}
 }

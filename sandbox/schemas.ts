@@ -11,8 +11,14 @@ export const adminCreateSchema = z
 		search_code: z.string().min(1).max(64).optional(),
 		status: z.enum(STATUSES).optional(),
 		start_date: z.string().optional(),
-		calendar: z.object({ calendar_key: uuidString(), name: z.string().min(1).optional() }).strict().optional(),
-		person: z.object({ full_name: z.string().min(1).optional(), email: z.string().min(3).optional() }).strict().optional(),
+		calendar: z
+			.object({ calendar_key: uuidString(), name: z.string().min(1).optional() })
+			.strict()
+			.optional(),
+		person: z
+			.object({ full_name: z.string().min(1).optional(), email: z.string().min(3).optional() })
+			.strict()
+			.optional(),
 		client_key: uuidString().optional(),
 		person_key: uuidString().optional(),
 		phone: z.string().optional(),
@@ -29,5 +35,9 @@ export const adminCreateSchema = z
 export type AdminCreate = z.infer<typeof adminCreateSchema>;
 
 export const resetSchema = z
-	.object({ seed: z.number().int().min(0).max(1_000_000).optional(), seedValue: z.number().int().optional(), now: z.string().optional() })
+	.object({
+		seed: z.number().int().min(0).max(1_000_000).optional(),
+		seedValue: z.number().int().optional(),
+		now: z.string().optional(),
+	})
 	.strict();

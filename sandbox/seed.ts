@@ -39,13 +39,74 @@ export function searchCode(r: Rand): string {
 	return s;
 }
 
-const FIRST = ['Ana', 'Benjamín', 'Camila', 'Diego', 'Elena', 'Felipe', 'Gabriela', 'Héctor', 'Isidora', 'Javier', 'Karla', 'Lucas', 'María', 'Nicolás', 'Olivia', 'Pablo', 'Renata', 'Sebastián', 'Tomás', 'Valentina', 'Ximena', 'Yolanda', 'Zoe', 'Agustín'];
-const LAST = ['González', 'Muñoz', 'Rojas', 'Díaz', 'Pérez', 'Soto', 'Contreras', 'Silva', 'Martínez', 'Sepúlveda', 'Morales', 'Rodríguez', 'López', 'Fuentes', 'Hernández', 'Torres', 'Araya', 'Flores', 'Espinoza', 'Valenzuela'];
-const CALENDARS = ['Dra. Ana Rojas - Odontología', 'Dr. Pablo Soto - Kinesiología', 'Sala de Procedimientos 1', 'Dra. Camila Fuentes - Nutrición', 'Dr. Diego Araya - Dermatología', 'Box Online'];
-const OWNERS = ['recepcion@clinica.example', 'admin@clinica.example', 'agenda@clinica.example', 'ana.rojas@clinica.example'];
+const FIRST = [
+	'Ana',
+	'Benjamín',
+	'Camila',
+	'Diego',
+	'Elena',
+	'Felipe',
+	'Gabriela',
+	'Héctor',
+	'Isidora',
+	'Javier',
+	'Karla',
+	'Lucas',
+	'María',
+	'Nicolás',
+	'Olivia',
+	'Pablo',
+	'Renata',
+	'Sebastián',
+	'Tomás',
+	'Valentina',
+	'Ximena',
+	'Yolanda',
+	'Zoe',
+	'Agustín',
+];
+const LAST = [
+	'González',
+	'Muñoz',
+	'Rojas',
+	'Díaz',
+	'Pérez',
+	'Soto',
+	'Contreras',
+	'Silva',
+	'Martínez',
+	'Sepúlveda',
+	'Morales',
+	'Rodríguez',
+	'López',
+	'Fuentes',
+	'Hernández',
+	'Torres',
+	'Araya',
+	'Flores',
+	'Espinoza',
+	'Valenzuela',
+];
+const CALENDARS = [
+	'Dra. Ana Rojas - Odontología',
+	'Dr. Pablo Soto - Kinesiología',
+	'Sala de Procedimientos 1',
+	'Dra. Camila Fuentes - Nutrición',
+	'Dr. Diego Araya - Dermatología',
+	'Box Online',
+];
+const OWNERS = [
+	'recepcion@clinica.example',
+	'admin@clinica.example',
+	'agenda@clinica.example',
+	'ana.rojas@clinica.example',
+];
 
 function ascii(s: string): string {
-	return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+	return s
+		.normalize('NFD')
+		.replace(/[\u0300-\u036f]/g, '')
+		.toLowerCase();
 }
 
 /** Chilean RUT with its check digit, formatted 12.345.678-K. */
@@ -108,7 +169,14 @@ function makeWorld(seedValue: number): SeedWorld {
 }
 
 /** Generates the attributes that a new appointment lacks (admin creation). */
-export function generateAppointment(r: Rand, w: SeedWorld, startMs: number, status: Status, createdMs: number, calendarIndex?: number): Appointment {
+export function generateAppointment(
+	r: Rand,
+	w: SeedWorld,
+	startMs: number,
+	status: Status,
+	createdMs: number,
+	calendarIndex?: number,
+): Appointment {
 	const p = pick(r, w.persons);
 	const services = w.services.filter(() => r() < 0.2);
 	if (!services.length) services.push(pick(r, w.services));
@@ -117,7 +185,11 @@ export function generateAppointment(r: Rand, w: SeedWorld, startMs: number, stat
 		search_code: searchCode(r),
 		status,
 		start: startMs,
-		calendar: { ...(calendarIndex === undefined ? pick(r, w.calendars) : w.calendars[calendarIndex % w.calendars.length]) },
+		calendar: {
+			...(calendarIndex === undefined
+				? pick(r, w.calendars)
+				: w.calendars[calendarIndex % w.calendars.length]),
+		},
 		person: { full_name: p.full_name, email: p.email },
 		client_key: p.client_key,
 		person_key: p.person_key,
@@ -133,12 +205,30 @@ export function generateAppointment(r: Rand, w: SeedWorld, startMs: number, stat
 }
 
 const PAST: Array<[Status, number]> = [
-	['ATTENDED', 34], ['NO_SHOW', 10], ['CONFIRMED', 12], ['CANCELED', 8], ['CANCELED_CLIENT', 8], ['CANCELED_GOOGLE', 3],
-	['PENDING', 5], ['IN_PROGRESS', 2], ['PENDING_PAYMENT', 6], ['PENDING_FORM', 6], ['PENDING_COMPANIONS', 6],
+	['ATTENDED', 34],
+	['NO_SHOW', 10],
+	['CONFIRMED', 12],
+	['CANCELED', 8],
+	['CANCELED_CLIENT', 8],
+	['CANCELED_GOOGLE', 3],
+	['PENDING', 5],
+	['IN_PROGRESS', 2],
+	['PENDING_PAYMENT', 6],
+	['PENDING_FORM', 6],
+	['PENDING_COMPANIONS', 6],
 ];
 const FUTURE: Array<[Status, number]> = [
-	['CONFIRMED', 36], ['PENDING', 18], ['PENDING_PAYMENT', 8], ['PENDING_FORM', 8], ['PENDING_COMPANIONS', 6],
-	['CANCELED', 6], ['CANCELED_CLIENT', 8], ['CANCELED_GOOGLE', 3], ['ATTENDED', 3], ['NO_SHOW', 2], ['IN_PROGRESS', 2],
+	['CONFIRMED', 36],
+	['PENDING', 18],
+	['PENDING_PAYMENT', 8],
+	['PENDING_FORM', 8],
+	['PENDING_COMPANIONS', 6],
+	['CANCELED', 6],
+	['CANCELED_CLIENT', 8],
+	['CANCELED_GOOGLE', 3],
+	['ATTENDED', 3],
+	['NO_SHOW', 2],
+	['IN_PROGRESS', 2],
 ];
 function weighted(r: Rand, table: Array<[Status, number]>): Status {
 	const total = table.reduce((s, [, w]) => s + w, 0);
@@ -150,7 +240,12 @@ function weighted(r: Rand, table: Array<[Status, number]>): Status {
 	return table[0][0];
 }
 
-export function seedAppointments(count: number, seedValue: number, nowMs: number, zone: string): Appointment[] {
+export function seedAppointments(
+	count: number,
+	seedValue: number,
+	nowMs: number,
+	zone: string,
+): Appointment[] {
 	const w = world(seedValue);
 	const r = rng(seedValue);
 	const now = DateTime.fromMillis(nowMs, { zone });
@@ -166,7 +261,11 @@ export function seedAppointments(count: number, seedValue: number, nowMs: number
 		keys.add(a.appointment_key);
 		out.push(a);
 	};
-	const slot = (day: DateTime, i: number) => day.startOf('day').set({ hour: 8 + (i % 12), minute: [0, 15, 30, 45][Math.floor(i / 12) % 4] }).toMillis();
+	const slot = (day: DateTime, i: number) =>
+		day
+			.startOf('day')
+			.set({ hour: 8 + (i % 12), minute: [0, 15, 30, 45][Math.floor(i / 12) % 4] })
+			.toMillis();
 
 	// Guaranteed coverage of today, yesterday and tomorrow (today first, for small seeds).
 	const guaranteed: Array<[DateTime, Status, number]> = [];

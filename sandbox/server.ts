@@ -27,7 +27,9 @@ declare module 'fastify' {
 	}
 }
 
-export async function buildServer(options: SandboxOptions): Promise<{ app: FastifyInstance; state: SandboxState }> {
+export async function buildServer(
+	options: SandboxOptions,
+): Promise<{ app: FastifyInstance; state: SandboxState }> {
 	const state = new SandboxState(options);
 	const app = Fastify({
 		logger: false,
@@ -46,15 +48,21 @@ export async function buildServer(options: SandboxOptions): Promise<{ app: Fasti
 		const methods = app.apiMethodsFor(path);
 		if (methods && !methods.includes(req.method)) {
 			if (app.accessOf(req) === undefined) return send(reply, app.unauthorized(req));
-			return send(reply, detail(405, `Method "${req.method}" not allowed.`, { allow: methods.join(', ') }));
+			return send(
+				reply,
+				detail(405, `Method "${req.method}" not allowed.`, { allow: methods.join(', ') }),
+			);
 		}
 		return send(reply, NOT_FOUND());
 	});
 	app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
-		const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+		const status =
+			err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
 		let message = status === 500 ? `Internal sandbox error: ${err.message}` : err.message;
-		if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') message = 'Unsupported media type in request: send JSON with Content-Type: application/json.';
-		if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = 'Request body too large (limit 1 MiB).';
+		if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+			message = 'Unsupported media type in request: send JSON with Content-Type: application/json.';
+		if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+			message = 'Request body too large (limit 1 MiB).';
 		return send(reply, detail(status, message));
 	});
 

@@ -7,7 +7,10 @@ import type { ListFilter } from './listFilter';
 import { normIdent, normPhone, type Appointment, type Entry } from './vocabulary';
 
 function cmp(a: Appointment, b: Appointment): number {
-	return a.start - b.start || (a.appointment_key < b.appointment_key ? -1 : a.appointment_key > b.appointment_key ? 1 : 0);
+	return (
+		a.start - b.start ||
+		(a.appointment_key < b.appointment_key ? -1 : a.appointment_key > b.appointment_key ? 1 : 0)
+	);
 }
 
 export function publicRecord(a: Appointment, zone: string) {
@@ -96,7 +99,11 @@ export class AppointmentStore {
 		if (!e) return undefined;
 		const idx = this.indexOf(e.a);
 		change(e.a);
-		if (idx >= 0 && (this.sorted[idx - 1] && cmp(this.sorted[idx - 1].a, e.a) > 0 || this.sorted[idx + 1] && cmp(e.a, this.sorted[idx + 1].a) > 0)) {
+		if (
+			idx >= 0 &&
+			((this.sorted[idx - 1] && cmp(this.sorted[idx - 1].a, e.a) > 0) ||
+				(this.sorted[idx + 1] && cmp(e.a, this.sorted[idx + 1].a) > 0))
+		) {
 			this.sorted.splice(idx, 1);
 			this.sorted.splice(this.lowerIndex(e.a), 0, e);
 		}
@@ -122,10 +129,19 @@ export class AppointmentStore {
 	}
 
 	/** JSON strings of a slice of the filtered list, and the total count. */
-	page(filter: ListFilter, offset: number, limit: number): { count: number; items: string[]; first?: Appointment; last?: Appointment } {
+	page(
+		filter: ListFilter,
+		offset: number,
+		limit: number,
+	): { count: number; items: string[]; first?: Appointment; last?: Appointment } {
 		const list = this.entries(filter);
 		const slice = list.slice(offset, offset + limit);
-		return { count: list.length, items: slice.map((e) => this.json(e.a)), first: slice[0]?.a, last: slice[slice.length - 1]?.a };
+		return {
+			count: list.length,
+			items: slice.map((e) => this.json(e.a)),
+			first: slice[0]?.a,
+			last: slice[slice.length - 1]?.a,
+		};
 	}
 
 	/** Position in the filtered list of the first record after (start, key), or at/after it when `strict` is false. */

@@ -17,8 +17,13 @@ export const STATUSES = [
 	'PENDING_COMPANIONS',
 ] as const;
 export type Status = (typeof STATUSES)[number];
-export const CANCELLED_STATUSES: ReadonlySet<string> = new Set(['CANCELED', 'CANCELED_CLIENT', 'CANCELED_GOOGLE']);
-export const isStatus = (s: unknown): s is Status => typeof s === 'string' && (STATUSES as readonly string[]).includes(s);
+export const CANCELLED_STATUSES: ReadonlySet<string> = new Set([
+	'CANCELED',
+	'CANCELED_CLIENT',
+	'CANCELED_GOOGLE',
+]);
+export const isStatus = (s: unknown): s is Status =>
+	typeof s === 'string' && (STATUSES as readonly string[]).includes(s);
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -60,7 +65,11 @@ export interface Entry {
 export const normPhone = (s: string) => s.replace(/[^\d+]/g, '');
 export const normIdent = (s: string) => s.replace(/[.\-\s]/g, '').toLowerCase();
 
-export const EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'] as const;
+export const EVENTS = [
+	'appointment.created',
+	'appointment.updated',
+	'appointment.canceled',
+] as const;
 export type EventName = (typeof EVENTS)[number];
 
 /** DRF-style field errors: `{"field": ["message"]}`. */

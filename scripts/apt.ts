@@ -18,8 +18,18 @@ function onPath(command: string): boolean {
  * `needs` maps a command to the Debian package that provides it, e.g. { 'g++': 'g++', make: 'make' }.
  * `why` completes "... needs Debian's X" in the message.
  */
-export function ensureAptPackages(needs: Record<string, string>, why: string, log: (m: string) => void = console.log): void {
-	const missing = [...new Set(Object.entries(needs).filter(([cmd]) => !onPath(cmd)).map(([, pkg]) => pkg))];
+export function ensureAptPackages(
+	needs: Record<string, string>,
+	why: string,
+	log: (m: string) => void = console.log,
+): void {
+	const missing = [
+		...new Set(
+			Object.entries(needs)
+				.filter(([cmd]) => !onPath(cmd))
+				.map(([, pkg]) => pkg),
+		),
+	];
 	if (missing.length === 0) return;
 	const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 	if (!isRoot) {
@@ -33,8 +43,14 @@ export function ensureAptPackages(needs: Record<string, string>, why: string, lo
 			stdio: ['ignore', 'ignore', 'inherit'],
 			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
 		});
-		if (r.status !== 0) throw new SetupError(`apt-get ${args.join(' ')} failed (exit ${r.status}); install ${missing.join(' ')} by hand`);
+		if (r.status !== 0)
+			throw new SetupError(
+				`apt-get ${args.join(' ')} failed (exit ${r.status}); install ${missing.join(' ')} by hand`,
+			);
 	}
 	const still = Object.keys(needs).filter((cmd) => !onPath(cmd));
-	if (still.length) throw new SetupError(`${still.join(', ')} still missing after apt-get install ${missing.join(' ')}`);
+	if (still.length)
+		throw new SetupError(
+			`${still.join(', ')} still missing after apt-get install ${missing.join(' ')}`,
+		);
 }

@@ -29,17 +29,25 @@ export function ensureChromium(log: (m: string) => void = console.log): string {
 				`"apt-get update && apt-get install -y chromium chromium-l10n" (or set CHROMIUM_PATH to a Chromium binary).`,
 		);
 	}
-	log('Installing Debian chromium for the browser tests (apt-get install -y chromium chromium-l10n)...');
-	for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium', 'chromium-l10n']]) {
+	log(
+		'Installing Debian chromium for the browser tests (apt-get install -y chromium chromium-l10n)...',
+	);
+	for (const args of [
+		['update'],
+		['install', '-y', '--no-install-recommends', 'chromium', 'chromium-l10n'],
+	]) {
 		const r = spawnSync('apt-get', args, {
 			stdio: ['ignore', 'ignore', 'inherit'],
 			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
 		});
 		if (r.status !== 0) {
-			throw new SetupError(`apt-get ${args.join(' ')} failed (exit ${r.status}); install chromium by hand`);
+			throw new SetupError(
+				`apt-get ${args.join(' ')} failed (exit ${r.status}); install chromium by hand`,
+			);
 		}
 	}
-	if (!fs.existsSync(CHROMIUM)) throw new SetupError(`apt-get installed chromium, but ${CHROMIUM} is missing`);
+	if (!fs.existsSync(CHROMIUM))
+		throw new SetupError(`apt-get installed chromium, but ${CHROMIUM} is missing`);
 	return CHROMIUM;
 }
 
@@ -53,14 +61,16 @@ const EN_GB_LOCALE = '/usr/lib/chromium/locales/en-GB.pak';
 function ensureLocale(isRoot: boolean, log: (m: string) => void): void {
 	if (process.env.CHROMIUM_PATH || fs.existsSync(EN_GB_LOCALE)) return;
 	if (isRoot) {
-		log('Installing chromium-l10n (the en-GB locale the dashboard\'s date inputs are drawn in)...');
+		log("Installing chromium-l10n (the en-GB locale the dashboard's date inputs are drawn in)...");
 		const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium-l10n'], {
 			stdio: ['ignore', 'ignore', 'inherit'],
 			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
 		});
 		if (r.status === 0) return;
 	}
-	log('chromium-l10n is not installed ("apt-get install -y chromium-l10n" as root): date inputs show mm/dd/yyyy.');
+	log(
+		'chromium-l10n is not installed ("apt-get install -y chromium-l10n" as root): date inputs show mm/dd/yyyy.',
+	);
 }
 
 /**

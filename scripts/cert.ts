@@ -30,7 +30,10 @@ function stillValid(certPem: string): boolean {
  * A new self-signed certificate, in memory (nothing written): its own CA, for server auth, SAN localhost and
  * 127.0.0.1. The one generator for the dev stack (ensureCert), the test receivers and the benchmark.
  */
-export function selfSignedCert({ commonName = 'localhost', days = 365 }: { commonName?: string; days?: number } = {}): {
+export function selfSignedCert({
+	commonName = 'localhost',
+	days = 365,
+}: { commonName?: string; days?: number } = {}): {
 	key: string;
 	cert: string;
 } {

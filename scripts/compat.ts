@@ -16,7 +16,9 @@ import { ensureN8nInstalled, node24Env } from './install';
 import { buildAndPack, PACKED_TARBALL_ENV } from './n8n';
 import { N8N_VERSIONS } from './paths';
 
-const versions = process.env.N8N_COMPAT_VERSIONS?.split(/[\s,]+/).filter(Boolean) ?? [...N8N_VERSIONS];
+const versions = process.env.N8N_COMPAT_VERSIONS?.split(/[\s,]+/).filter(Boolean) ?? [
+	...N8N_VERSIONS,
+];
 
 /** One version's jest run; resolves to whether it passed. */
 function runVersion(version: string, tarball: string): Promise<boolean> {
@@ -25,8 +27,13 @@ function runVersion(version: string, tarball: string): Promise<boolean> {
 		stdio: ['ignore', 'pipe', 'pipe'],
 		env: node24Env({ N8N_DEV_VERSION: version, [PACKED_TARBALL_ENV]: tarball }),
 	});
-	for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
-		readline.createInterface({ input: from }).on('line', (line) => to.write(`[n8n ${version}] ${line}\n`));
+	for (const [from, to] of [
+		[child.stdout, process.stdout],
+		[child.stderr, process.stderr],
+	] as const) {
+		readline
+			.createInterface({ input: from })
+			.on('line', (line) => to.write(`[n8n ${version}] ${line}\n`));
 	}
 	return new Promise((resolve) => child.on('close', (code) => resolve(code === 0)));
 }
@@ -46,7 +53,11 @@ async function main(): Promise<void> {
 	console.log(`\n=== n8n ${versions.join(' and ')}, at the same time`);
 	const passed = await Promise.all(versions.map((v) => runVersion(v, tarball)));
 	const failed = versions.filter((_, i) => !passed[i]);
-	console.log(failed.length ? `\nFailed on n8n ${failed.join(', ')}` : `\nPassed on n8n ${versions.join(', ')}`);
+	console.log(
+		failed.length
+			? `\nFailed on n8n ${failed.join(', ')}`
+			: `\nPassed on n8n ${versions.join(', ')}`,
+	);
 	process.exit(failed.length ? 1 : 0);
 }
 

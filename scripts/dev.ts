@@ -34,7 +34,8 @@ function readyText(stack: Stack, login: DevLogin, t0: number): string {
 		'',
 		'  Workflows (imported from examples/; open one and press "Execute workflow"):',
 		...stack.examples.map(
-			(e) => `    - ${e.name}${e.id === DEV_TRIGGER_WORKFLOW ? '   [published: its Appointments Trigger is subscribed]' : ''}`,
+			(e) =>
+				`    - ${e.name}${e.id === DEV_TRIGGER_WORKFLOW ? '   [published: its Appointments Trigger is subscribed]' : ''}`,
 		),
 		`  Credentials: "Appointments API" points at the sandbox, "Local mail sink" (SMTP) at its mail sink.`,
 		'',
@@ -58,7 +59,12 @@ async function main() {
 	const start = async () =>
 		startStack({
 			userFolder: USER_FOLDER,
-			owner: { email: login.email, password: login.password, firstName: login.firstName, lastName: login.lastName },
+			owner: {
+				email: login.email,
+				password: login.password,
+				firstName: login.firstName,
+				lastName: login.lastName,
+			},
 			apiToken: login.sandboxApiToken,
 			adminToken: login.sandboxAdminToken,
 			reimport: 'changed',
@@ -71,12 +77,18 @@ async function main() {
 	if (!stack) return;
 	console.log(readyText(stack, login, t0));
 	// Exit (with cleanup) if n8n dies on its own.
-	await session.stayUntil(stack.n8n.proc.exited.then((code) => `n8n exited unexpectedly (code ${code}); see ${stack.n8n.logFile}`));
+	await session.stayUntil(
+		stack.n8n.proc.exited.then(
+			(code) => `n8n exited unexpectedly (code ${code}); see ${stack.n8n.logFile}`,
+		),
+	);
 }
 
-const run = process.argv.includes('--queue') ? () => import('./queue/queueDev').then((m) => m.runQueueDev()) : main;
+const run = process.argv.includes('--queue')
+	? () => import('./queue/queueDev').then((m) => m.runQueueDev())
+	: main;
 run().catch(async (e) => {
-	console.error(`\nERROR: ${e instanceof SetupError ? e.message : (e as Error).stack ?? e}`);
+	console.error(`\nERROR: ${e instanceof SetupError ? e.message : ((e as Error).stack ?? e)}`);
 	await stopAll();
 	process.exit(1);
 });

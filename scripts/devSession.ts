@@ -34,7 +34,10 @@ export function loadOrCreateLogin(dir: string, sandboxTokens: boolean): DevLogin
 		firstName: 'Dev',
 		lastName: 'Owner',
 		...(sandboxTokens
-			? { sandboxApiToken: crypto.randomBytes(18).toString('base64url'), sandboxAdminToken: crypto.randomBytes(18).toString('base64url') }
+			? {
+					sandboxApiToken: crypto.randomBytes(18).toString('base64url'),
+					sandboxAdminToken: crypto.randomBytes(18).toString('base64url'),
+				}
 			: {}),
 	};
 	fs.writeFileSync(file, JSON.stringify(login, null, 2), { mode: 0o600 });
@@ -56,7 +59,8 @@ export class DevSession<S extends StackCore> {
 	private stopping?: Promise<void>;
 
 	constructor(private readonly stoppedMessage: string) {
-		for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void this.shutdown(sig).then(() => process.exit(0)));
+		for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+			process.on(sig, () => void this.shutdown(sig).then(() => process.exit(0)));
 	}
 
 	/** Starts the stack and publishes the trigger example; undefined when a signal came first. Exits on failure. */
@@ -110,7 +114,9 @@ export class DevSession<S extends StackCore> {
 				async () => ((await subscribed(stack, `${this.base}/`)) ? undefined : true),
 				{ timeoutMs: 10000 },
 			);
-			console.log('Trigger workflow unpublished; the sandbox holds no subscription of this n8n any more.');
+			console.log(
+				'Trigger workflow unpublished; the sandbox holds no subscription of this n8n any more.',
+			);
 		} catch (e) {
 			console.error(`Could not unpublish the trigger workflow: ${(e as Error).message}`);
 		}

@@ -23,7 +23,15 @@ export const SMTP_CREDENTIAL_TYPE = 'smtp';
 
 /** The SMTP credential's data (n8n's `smtp` type): the sink on loopback, no TLS, no user. */
 export function smtpCredentialData(smtpPort: number) {
-	return { user: '', password: '', host: '127.0.0.1', port: smtpPort, secure: false, disableStartTls: true, hostName: '' };
+	return {
+		user: '',
+		password: '',
+		host: '127.0.0.1',
+		port: smtpPort,
+		secure: false,
+		disableStartTls: true,
+		hostName: '',
+	};
 }
 
 export interface ExampleWorkflow {
@@ -46,7 +54,9 @@ export function readExamples(): ExampleWorkflow[] {
 				id: json.id,
 				name: json.name,
 				json,
-				isTrigger: json.nodes.some((n: any) => n.type === 'n8n-nodes-appointments.appointmentsTrigger'),
+				isTrigger: json.nodes.some(
+					(n: any) => n.type === 'n8n-nodes-appointments.appointmentsTrigger',
+				),
 			};
 		});
 }
@@ -54,8 +64,22 @@ export function readExamples(): ExampleWorkflow[] {
 /** The credentials the examples name (ids included): the Appointments API and, with `smtpPort`, the Local mail sink. */
 function exampleCredentials(sandboxUrl: string, apiToken: string, smtpPort?: number) {
 	return [
-		{ id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: CREDENTIAL_TYPE, data: { baseUrl: sandboxUrl, accessToken: apiToken } },
-		...(smtpPort === undefined ? [] : [{ id: SMTP_CREDENTIAL_ID, name: SMTP_CREDENTIAL_NAME, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(smtpPort) }]),
+		{
+			id: CREDENTIAL_ID,
+			name: CREDENTIAL_NAME,
+			type: CREDENTIAL_TYPE,
+			data: { baseUrl: sandboxUrl, accessToken: apiToken },
+		},
+		...(smtpPort === undefined
+			? []
+			: [
+					{
+						id: SMTP_CREDENTIAL_ID,
+						name: SMTP_CREDENTIAL_NAME,
+						type: SMTP_CREDENTIAL_TYPE,
+						data: smtpCredentialData(smtpPort),
+					},
+				]),
 	];
 }
 
@@ -77,9 +101,11 @@ export async function importOverApi(
 	calendarKey: string | undefined,
 	smtpPort?: number,
 ): Promise<ExampleWorkflow[]> {
-	for (const credential of exampleCredentials(sandboxUrl, apiToken, smtpPort)) await api.ok('POST', '/api/v1/credentials', { body: credential });
+	for (const credential of exampleCredentials(sandboxUrl, apiToken, smtpPort))
+		await api.ok('POST', '/api/v1/credentials', { body: credential });
 	const examples = readExamples();
-	for (const ex of examples) await rest.ok('POST', '/rest/workflows', { body: JSON.parse(filledIn(ex, calendarKey)) });
+	for (const ex of examples)
+		await rest.ok('POST', '/rest/workflows', { body: JSON.parse(filledIn(ex, calendarKey)) });
 	return examples;
 }
 
@@ -98,7 +124,9 @@ export async function importAll(
 	const work = path.join(target.userFolder, 'import');
 	fs.mkdirSync(work, { recursive: true });
 	const credFile = path.join(work, 'credential.json');
-	fs.writeFileSync(credFile, JSON.stringify(exampleCredentials(sandboxUrl, apiToken, smtpPort)), { mode: 0o600 });
+	fs.writeFileSync(credFile, JSON.stringify(exampleCredentials(sandboxUrl, apiToken, smtpPort)), {
+		mode: 0o600,
+	});
 	try {
 		await n8nCliOk(target, ['import:credentials', `--input=${credFile}`]);
 	} finally {
@@ -107,7 +135,9 @@ export async function importAll(
 	const examples = readExamples();
 	const stampFile = path.join(work, 'examples.sha256.json');
 	const stamps: Record<string, string> =
-		reimport === 'changed' && fs.existsSync(stampFile) ? JSON.parse(fs.readFileSync(stampFile, 'utf8')) : {};
+		reimport === 'changed' && fs.existsSync(stampFile)
+			? JSON.parse(fs.readFileSync(stampFile, 'utf8'))
+			: {};
 	const todo: any[] = [];
 	for (const ex of examples) {
 		const text = filledIn(ex, calendarKey);

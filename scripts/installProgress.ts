@@ -29,24 +29,39 @@ export function countPackages(installDir: string): number {
 
 export function progressLine(version: string, elapsedMs: number, packages: number): string {
 	const s = Math.round(elapsedMs / 1000);
-	const elapsed = s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+	const elapsed =
+		s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
 	return `  … installing n8n ${version}: ${elapsed}, ${packages} packages so far (about 5 minutes in all, first run only)`;
 }
 
 /** Installs n8n unless it is there, printing a progress line every `everyMs`. */
-export async function installN8nWithProgress(log: (m: string) => void, version = N8N_VERSION, everyMs = 15_000): Promise<void> {
+export async function installN8nWithProgress(
+	log: (m: string) => void,
+	version = N8N_VERSION,
+	everyMs = 15_000,
+): Promise<void> {
 	if (n8nInstalled(version)) return;
 	const t0 = Date.now();
 	// tsx passes its loader in execArgv, so the child runs the TypeScript file as this process does.
-	const child = spawn(process.execPath, [...process.execArgv, path.join(__dirname, 'install.ts'), version], { stdio: 'inherit' });
+	const child = spawn(
+		process.execPath,
+		[...process.execArgv, path.join(__dirname, 'install.ts'), version],
+		{ stdio: 'inherit' },
+	);
 	const building = partialInstallDir(n8nCacheDir(version), child.pid ?? 0);
-	const timer = setInterval(() => log(progressLine(version, Date.now() - t0, countPackages(building))), everyMs);
+	const timer = setInterval(
+		() => log(progressLine(version, Date.now() - t0, countPackages(building))),
+		everyMs,
+	);
 	try {
 		const code = await new Promise<number | null>((resolve, reject) => {
 			child.once('error', reject);
 			child.once('exit', resolve);
 		});
-		if (code !== 0) throw new SetupError(`installing n8n ${version} failed (exit code ${code}); see the messages above`);
+		if (code !== 0)
+			throw new SetupError(
+				`installing n8n ${version} failed (exit code ${code}); see the messages above`,
+			);
 	} finally {
 		clearInterval(timer);
 	}

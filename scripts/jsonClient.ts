@@ -17,7 +17,11 @@ export class JsonClient {
 	) {
 		// An idle connection is dropped after 1 s, well before n8n's server closes it (Node's 5 s): on a loaded machine
 		// a client that kept it for the server's hinted 4 s sent requests into a closing socket ("other side closed").
-		this.agent = new Agent({ connect: ca ? { ca } : {}, keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
+		this.agent = new Agent({
+			connect: ca ? { ca } : {},
+			keepAliveTimeout: 1000,
+			keepAliveMaxTimeout: 1000,
+		});
 	}
 
 	withHeaders(headers: Record<string, string>): JsonClient {
@@ -31,7 +35,11 @@ export class JsonClient {
 		path: string,
 		opts: { body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
 	): Promise<HttpResult<T>> {
-		const headers: Record<string, string> = { accept: 'application/json', ...this.defaultHeaders, ...opts.headers };
+		const headers: Record<string, string> = {
+			accept: 'application/json',
+			...this.defaultHeaders,
+			...opts.headers,
+		};
 		let body: string | undefined;
 		if (opts.body !== undefined) {
 			headers['content-type'] = 'application/json';
@@ -56,7 +64,11 @@ export class JsonClient {
 	}
 
 	/** Like call(), but throws unless the status is 2xx. The error carries method, path, status and body. */
-	async ok<T = any>(method: string, path: string, opts: Parameters<JsonClient['call']>[2] = {}): Promise<T> {
+	async ok<T = any>(
+		method: string,
+		path: string,
+		opts: Parameters<JsonClient['call']>[2] = {},
+	): Promise<T> {
 		const r = await this.call<T>(method, path, opts);
 		if (r.status < 200 || r.status >= 300) {
 			throw new Error(`${method} ${path} answered ${r.status}: ${r.text.slice(0, 500)}`);

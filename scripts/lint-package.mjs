@@ -13,7 +13,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stage = path.join(root, '.tmp', 'lint-package');
 fs.rmSync(stage, { recursive: true, force: true });
 fs.mkdirSync(stage, { recursive: true });
-for (const entry of ['package.json', 'eslint.config.mjs', 'tsconfig.json', 'credentials', 'nodes']) {
+for (const entry of [
+	'package.json',
+	'eslint.config.mjs',
+	'tsconfig.json',
+	'credentials',
+	'nodes',
+]) {
 	fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
 }
 fs.symlinkSync(path.join(root, 'node_modules'), path.join(stage, 'node_modules'), 'dir');

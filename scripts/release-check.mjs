@@ -17,7 +17,9 @@ const DUMMY_EMAIL = /@(example\.(com|org|net)|[^@]*\.(invalid|test|example|local
 const GITHUB_REPO = /github\.com[/:]([\w.-]+)\/([\w.-]+?)(?:\.git)?(?=[/#?"'\s)\]`]|$)/gi;
 const MIN_NPM = [11, 5, 1];
 
-const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+const root = path.resolve(
+	process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'),
+);
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 /** "owner/name" of the first GitHub repository a text names, or undefined. */
@@ -27,11 +29,19 @@ function githubRepo(text) {
 }
 
 function authorProblems() {
-	const a = typeof pkg.author === 'string' ? { name: pkg.author.replace(/\s*[<(].*$/, ''), email: /<([^>]*)>/.exec(pkg.author)?.[1] } : (pkg.author ?? {});
+	const a =
+		typeof pkg.author === 'string'
+			? { name: pkg.author.replace(/\s*[<(].*$/, ''), email: /<([^>]*)>/.exec(pkg.author)?.[1] }
+			: (pkg.author ?? {});
 	const problems = [];
-	if (!a.name || PLACEHOLDER.test(a.name)) problems.push(`package.json author.name is a placeholder (${JSON.stringify(a.name ?? '')}): put the publisher's name`);
+	if (!a.name || PLACEHOLDER.test(a.name))
+		problems.push(
+			`package.json author.name is a placeholder (${JSON.stringify(a.name ?? '')}): put the publisher's name`,
+		);
 	if (!a.email || PLACEHOLDER.test(a.email) || DUMMY_EMAIL.test(a.email)) {
-		problems.push(`package.json author.email is a placeholder (${JSON.stringify(a.email ?? '')}): put an address that reaches the maintainers`);
+		problems.push(
+			`package.json author.email is a placeholder (${JSON.stringify(a.email ?? '')}): put an address that reaches the maintainers`,
+		);
 	}
 	return problems;
 }
@@ -41,19 +51,28 @@ function repositoryProblems() {
 	const url = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
 	const repo = githubRepo(url);
 	const problems = [];
-	if (!repo || PLACEHOLDER.test(url)) problems.push(`package.json repository.url is a placeholder or not a GitHub repository (${JSON.stringify(url ?? '')})`);
+	if (!repo || PLACEHOLDER.test(url))
+		problems.push(
+			`package.json repository.url is a placeholder or not a GitHub repository (${JSON.stringify(url ?? '')})`,
+		);
 	const running = process.env.GITHUB_REPOSITORY;
 	if (repo && running && repo.toLowerCase() !== running.toLowerCase()) {
-		problems.push(`package.json repository.url names ${repo}, but this workflow runs in ${running}: npm refuses provenance from another repository`);
+		problems.push(
+			`package.json repository.url names ${repo}, but this workflow runs in ${running}: npm refuses provenance from another repository`,
+		);
 	}
 	const home = githubRepo(pkg.homepage);
-	if (!pkg.homepage || PLACEHOLDER.test(pkg.homepage)) problems.push(`package.json homepage is a placeholder (${JSON.stringify(pkg.homepage ?? '')})`);
-	else if (home && repo && home.toLowerCase() !== repo.toLowerCase()) problems.push(`package.json homepage names github.com/${home}, not the repository (${repo})`);
+	if (!pkg.homepage || PLACEHOLDER.test(pkg.homepage))
+		problems.push(`package.json homepage is a placeholder (${JSON.stringify(pkg.homepage ?? '')})`);
+	else if (home && repo && home.toLowerCase() !== repo.toLowerCase())
+		problems.push(`package.json homepage names github.com/${home}, not the repository (${repo})`);
 	return { repo, problems };
 }
 
 function filesToScan() {
-	const files = ['README.md', 'CHANGELOG.md'].map((f) => path.join(root, f)).filter((f) => fs.existsSync(f));
+	const files = ['README.md', 'CHANGELOG.md']
+		.map((f) => path.join(root, f))
+		.filter((f) => fs.existsSync(f));
 	const walk = (dir) => {
 		if (!fs.existsSync(dir)) return;
 		for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -68,7 +87,9 @@ function filesToScan() {
 
 /** Links to a copy of this repository other than `repo` (or any link, while `repo` is unknown), and placeholders. */
 function linkProblems(repo) {
-	const names = new Set([pkg.name, repo?.split('/')[1]].filter(Boolean).map((n) => n.toLowerCase()));
+	const names = new Set(
+		[pkg.name, repo?.split('/')[1]].filter(Boolean).map((n) => n.toLowerCase()),
+	);
 	const problems = [];
 	for (const file of filesToScan()) {
 		const text = fs.readFileSync(file, 'utf8');
@@ -76,9 +97,13 @@ function linkProblems(repo) {
 		const others = new Set();
 		for (const m of text.matchAll(GITHUB_REPO)) {
 			const found = `${m[1]}/${m[2]}`;
-			if (names.has(m[2].toLowerCase()) && found.toLowerCase() !== repo?.toLowerCase()) others.add(found);
+			if (names.has(m[2].toLowerCase()) && found.toLowerCase() !== repo?.toLowerCase())
+				others.add(found);
 		}
-		for (const o of others) problems.push(`${rel} links to github.com/${o}, not to the repository of package.json (${repo ?? 'unknown'})`);
+		for (const o of others)
+			problems.push(
+				`${rel} links to github.com/${o}, not to the repository of package.json (${repo ?? 'unknown'})`,
+			);
 		if (PLACEHOLDER.test(text)) problems.push(`${rel} still has a FILL-IN placeholder`);
 	}
 	return problems;
@@ -88,13 +113,21 @@ function npmProblems() {
 	const version = execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim();
 	const parts = version.split('.').map((n) => parseInt(n, 10) || 0);
 	const order = MIN_NPM.reduce((r, min, i) => r || Math.sign(parts[i] - min), 0);
-	return order < 0 ? [`npm ${version} cannot publish with trusted publishing (OIDC): it needs npm >= ${MIN_NPM.join('.')}`] : [];
+	return order < 0
+		? [
+				`npm ${version} cannot publish with trusted publishing (OIDC): it needs npm >= ${MIN_NPM.join('.')}`,
+			]
+		: [];
 }
 
 const { repo, problems: repoProblems } = repositoryProblems();
 const problems = [...authorProblems(), ...repoProblems, ...linkProblems(repo), ...npmProblems()];
 if (problems.length) {
-	console.error(`Not ready to publish ${pkg.name}@${pkg.version} (RELEASING.md, "Once per repository"):\n- ${problems.join('\n- ')}`);
+	console.error(
+		`Not ready to publish ${pkg.name}@${pkg.version} (RELEASING.md, "Once per repository"):\n- ${problems.join('\n- ')}`,
+	);
 	process.exit(1);
 }
-console.log(`Ready to publish ${pkg.name}@${pkg.version} from ${repo}: author, repository, homepage and links are real; npm is recent enough.`);
+console.log(
+	`Ready to publish ${pkg.name}@${pkg.version} from ${repo}: author, repository, homepage and links are real; npm is recent enough.`,
+);

@@ -33,12 +33,17 @@ function integrityOf(file) {
 function pack(dir, folder) {
 	fs.mkdirSync(dir, { recursive: true });
 	const what = folder ? [path.resolve(folder)] : [];
-	const out = execFileSync('npm', ['pack', ...what, '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
+	const out = execFileSync(
+		'npm',
+		['pack', ...what, '--json', '--ignore-scripts', '--pack-destination', dir],
+		{ cwd: ROOT, encoding: 'utf8' },
+	);
 	const [info] = JSON.parse(out.slice(out.indexOf('[')));
 	const tarball = path.resolve(dir, info.filename);
 	const integrity = integrityOf(tarball);
 	// npm computes it while packing; the file on disk must say the same, or what we publish is not what we pin.
-	if (integrity !== info.integrity) fail(`npm pack reported ${info.integrity}, but ${tarball} has ${integrity}`);
+	if (integrity !== info.integrity)
+		fail(`npm pack reported ${info.integrity}, but ${tarball} has ${integrity}`);
 	const lines = `tarball=${tarball}\nintegrity=${integrity}\n`;
 	process.stdout.write(lines);
 	if (process.env.GITHUB_OUTPUT) fs.appendFileSync(process.env.GITHUB_OUTPUT, lines);
@@ -46,8 +51,10 @@ function pack(dir, folder) {
 
 /** The pin block: the checksum, the N8N_COMMUNITY_PACKAGES value and the docker-compose lines. */
 function pinBlock(version, integrity) {
-	if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version ?? '')) fail(`not a version: ${JSON.stringify(version)}`);
-	if (!/^sha512-[A-Za-z0-9+/]{86}==$/.test(integrity ?? '')) fail(`not a sha512 integrity: ${JSON.stringify(integrity)}`);
+	if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version ?? ''))
+		fail(`not a version: ${JSON.stringify(version)}`);
+	if (!/^sha512-[A-Za-z0-9+/]{86}==$/.test(integrity ?? ''))
+		fail(`not a sha512 integrity: ${JSON.stringify(integrity)}`);
 	const value = JSON.stringify([{ name: NAME, version, checksum: integrity }]);
 	return [
 		PIN_HEADING,
@@ -68,7 +75,9 @@ function pinBlock(version, integrity) {
 function entryRange(lines, version) {
 	const start = lines.findIndex((l) => l.startsWith(`## [${version}]`));
 	if (start < 0) return undefined;
-	let end = lines.findIndex((l, i) => i > start && (l.startsWith('## ') || /^\[[^\]]+\]: /.test(l)));
+	let end = lines.findIndex(
+		(l, i) => i > start && (l.startsWith('## ') || /^\[[^\]]+\]: /.test(l)),
+	);
 	if (end < 0) end = lines.length;
 	return [start, end];
 }
@@ -100,11 +109,17 @@ function changelog(version, integrity, file = path.join(ROOT, 'CHANGELOG.md')) {
 	const { lines, range, body } = readEntry(file, version);
 	const trimmed = body.join('\n').trim();
 	const entry = [lines[range[0]], '', ...(trimmed ? [trimmed, ''] : []), block];
-	fs.writeFileSync(file, [...lines.slice(0, range[0]), ...entry, ...lines.slice(range[1])].join('\n'));
+	fs.writeFileSync(
+		file,
+		[...lines.slice(0, range[0]), ...entry, ...lines.slice(range[1])].join('\n'),
+	);
 	console.log(`${path.basename(file)}: the entry of ${version} has the checksum ${integrity}`);
 }
 
 const [command, ...args] = process.argv.slice(2);
 const commands = { pack, notes, changelog };
-if (!commands[command]) fail('usage: release-checksum.mjs pack <dir> [folder] | notes <version> <integrity> | changelog <version> <integrity> [file]');
+if (!commands[command])
+	fail(
+		'usage: release-checksum.mjs pack <dir> [folder] | notes <version> <integrity> | changelog <version> <integrity> [file]',
+	);
 commands[command](...args);

@@ -6,9 +6,24 @@
  */
 import { importAll, importOverApi, type ExampleWorkflow } from './examples';
 import type { JsonClient } from './jsonClient';
-import { createApiKey, deleteApiKey, loginRest, prepare, publicApi, startN8n, type N8n, type Owner } from './n8n';
+import {
+	createApiKey,
+	deleteApiKey,
+	loginRest,
+	prepare,
+	publicApi,
+	startN8n,
+	type N8n,
+	type Owner,
+} from './n8n';
 import { freePort } from './proc';
-import { Cleanups, secret, startStackSandbox, type SandboxOptions, type StackCore } from './stackCore';
+import {
+	Cleanups,
+	secret,
+	startStackSandbox,
+	type SandboxOptions,
+	type StackCore,
+} from './stackCore';
 
 export {
 	CALENDAR_PLACEHOLDER,
@@ -65,7 +80,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 		let examples: ExampleWorkflow[] = [];
 		if (!overApi) {
 			log(`${importing} (n8n's CLI)...`);
-			examples = await importAll(target, side.sandboxUrl, side.apiToken, side.calendarKey, opts.reimport ?? 'always', side.smtpPort);
+			examples = await importAll(
+				target,
+				side.sandboxUrl,
+				side.apiToken,
+				side.calendarKey,
+				opts.reimport ?? 'always',
+				side.smtpPort,
+			);
 		}
 		log('Starting n8n...');
 		const n8n = await startN8n({ ...target, env: opts.env });
@@ -76,7 +98,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 		const api = publicApi(n8n, key.key);
 		if (overApi) {
 			log(`${importing} (n8n's APIs)...`);
-			examples = await importOverApi(rest, api, side.sandboxUrl, side.apiToken, side.calendarKey, side.smtpPort);
+			examples = await importOverApi(
+				rest,
+				api,
+				side.sandboxUrl,
+				side.apiToken,
+				side.calendarKey,
+				side.smtpPort,
+			);
 		}
 		return { ...side, n8n, rest, api, owner: opts.owner, examples, stop: cleanups.stopAll };
 	} catch (e) {

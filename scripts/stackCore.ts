@@ -75,9 +75,23 @@ export async function startStackSandbox(
 	});
 	cleanups.push(() => sandbox.close());
 	const admin = new JsonClient(sandbox.url, undefined, { authorization: `Bearer ${adminToken}` });
-	const sandboxApi = new JsonClient(sandbox.url, undefined, { authorization: `Bearer ${apiToken}` });
-	cleanups.push(() => admin.close(), () => sandboxApi.close());
+	const sandboxApi = new JsonClient(sandbox.url, undefined, {
+		authorization: `Bearer ${apiToken}`,
+	});
+	cleanups.push(
+		() => admin.close(),
+		() => sandboxApi.close(),
+	);
 	const first = await sandboxApi.ok('GET', '/api/v3/appointments/?page_size=1');
 	const calendarKey: string | undefined = (first.results ?? first)[0]?.calendar?.calendar_key;
-	return { sandbox, sandboxUrl: sandbox.url, smtpPort: sandbox.smtpPort!, apiToken, adminToken, admin, sandboxApi, calendarKey };
+	return {
+		sandbox,
+		sandboxUrl: sandbox.url,
+		smtpPort: sandbox.smtpPort!,
+		apiToken,
+		adminToken,
+		admin,
+		sandboxApi,
+		calendarKey,
+	};
 }

@@ -8,12 +8,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, type PartContext } from './common';
 
-const NPM_CLI = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+const NPM_CLI = path.join(
+	path.dirname(process.execPath),
+	'..',
+	'lib',
+	'node_modules',
+	'npm',
+	'bin',
+	'npm-cli.js',
+);
 
 export function npm(args: string[]): string {
 	// The npm that belongs to the running Node 24 when there is one; else the npm on PATH.
-	const [cmd, argv] = fs.existsSync(NPM_CLI) ? [process.execPath, [NPM_CLI, ...args]] : ['npm', args];
-	return execFileSync(cmd, argv, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+	const [cmd, argv] = fs.existsSync(NPM_CLI)
+		? [process.execPath, [NPM_CLI, ...args]]
+		: ['npm', args];
+	return execFileSync(cmd, argv, {
+		cwd: ROOT,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+		maxBuffer: 64 << 20,
+	});
 }
 
 let built: string[] | undefined;
@@ -29,9 +44,14 @@ export function build(ctx: PartContext): string[] {
 		throw new Error(`npm run build failed: ${(e.stderr || e.stdout || e.message).slice(-3000)}`);
 	}
 	const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-	const files: string[] = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map((f: string) => path.join(ROOT, f));
+	const files: string[] = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map(
+		(f: string) => path.join(ROOT, f),
+	);
 	const missing = files.filter((f) => !fs.existsSync(f));
-	if (missing.length) throw new Error(`built files missing after npm run build: ${missing.map((f) => path.relative(ROOT, f)).join(', ')}`);
+	if (missing.length)
+		throw new Error(
+			`built files missing after npm run build: ${missing.map((f) => path.relative(ROOT, f)).join(', ')}`,
+		);
 	built = files;
 	return files;
 }

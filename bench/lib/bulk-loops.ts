@@ -27,7 +27,9 @@ export function helperPatchNode(): INodeType {
 		async execute(this: IExecuteFunctions) {
 			const items = this.getInputData();
 			const { baseUrl } = (await this.getCredentials('appointmentsApi')) as { baseUrl: string };
-			const concurrency = Number((this.getNodeParameter('options', 0, {}) as IDataObject).concurrency ?? 1);
+			const concurrency = Number(
+				(this.getNodeParameter('options', 0, {}) as IDataObject).concurrency ?? 1,
+			);
 			const jobs = items.map((_, i) => ({
 				key: String(this.getNodeParameter('appointmentKey', i)),
 				status: String(this.getNodeParameter('status', i)),
@@ -38,13 +40,17 @@ export function helperPatchNode(): INodeType {
 				Array.from({ length: Math.min(concurrency, items.length) }, async () => {
 					while (nextIndex < jobs.length) {
 						const i = nextIndex++;
-						const json = (await this.helpers.httpRequestWithAuthentication.call(this, 'appointmentsApi', {
-							method: 'PATCH',
-							url: `${baseUrl}/api/v3/appointments/${jobs[i].key}/`,
-							headers: { Accept: 'application/json' },
-							body: { status: jobs[i].status },
-							json: true,
-						})) as IDataObject;
+						const json = (await this.helpers.httpRequestWithAuthentication.call(
+							this,
+							'appointmentsApi',
+							{
+								method: 'PATCH',
+								url: `${baseUrl}/api/v3/appointments/${jobs[i].key}/`,
+								headers: { Accept: 'application/json' },
+								body: { status: jobs[i].status },
+								json: true,
+							},
+						)) as IDataObject;
 						out[i] = { json, pairedItem: { item: i } };
 					}
 				}),
@@ -63,7 +69,8 @@ function pairedIndex(item: INodeExecutionData): number | undefined {
 
 function pairedIndexOf(p: unknown): number | undefined {
 	if (typeof p === 'number') return p;
-	if (p && typeof p === 'object' && typeof (p as { item?: unknown }).item === 'number') return (p as { item: number }).item;
+	if (p && typeof p === 'object' && typeof (p as { item?: unknown }).item === 'number')
+		return (p as { item: number }).item;
 	return undefined;
 }
 
@@ -75,13 +82,18 @@ export interface OrderCheck {
 }
 
 /** How many output items hold input item i's appointment, are paired to item i and carry the new status. */
-export function orderAndPairing(items: INodeExecutionData[], keys: string[], status: string): OrderCheck {
+export function orderAndPairing(
+	items: INodeExecutionData[],
+	keys: string[],
+	status: string,
+): OrderCheck {
 	let good = 0;
 	let firstProblem: string | undefined;
 	items.forEach((item, i) => {
 		const json = item.json as { appointment_key?: string; status?: string };
 		const problems: string[] = [];
-		if (json.appointment_key !== keys[i]) problems.push(`appointment_key ${json.appointment_key} instead of ${keys[i]}`);
+		if (json.appointment_key !== keys[i])
+			problems.push(`appointment_key ${json.appointment_key} instead of ${keys[i]}`);
 		if (pairedIndex(item) !== i) problems.push(`pairedItem ${JSON.stringify(item.pairedItem)}`);
 		if (json.status !== status) problems.push(`status ${json.status} instead of ${status}`);
 		if (problems.length === 0) good++;

@@ -49,7 +49,8 @@ export async function cannon(options: CannonOptions): Promise<CannonResult> {
 		child.stderr.on('data', (d) => (err += d));
 		child.once('error', reject);
 		child.once('close', (code) => {
-			if (code !== 0) return reject(new Error(`autocannon failed (exit ${code}): ${err.slice(-2000)}`));
+			if (code !== 0)
+				return reject(new Error(`autocannon failed (exit ${code}): ${err.slice(-2000)}`));
 			try {
 				resolve(JSON.parse(out.trim().split('\n').pop()!));
 			} catch (e) {

@@ -74,7 +74,9 @@ export async function pollUntil<T>(
 			last = error;
 		}
 		if (Date.now() > deadline) {
-			throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+			throw new Error(
+				`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+			);
 		}
 		await new Promise((resolve) => setTimeout(resolve, intervalMs));
 	}
@@ -105,7 +107,10 @@ export interface Sandbox {
 export type SandboxOptions = Record<string, unknown>;
 
 export async function startBenchSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const mod = requireProjectFile<{ startSandbox: (o: SandboxOptions) => Promise<Sandbox> }>('sandbox', 'The sandbox');
+	const mod = requireProjectFile<{ startSandbox: (o: SandboxOptions) => Promise<Sandbox> }>(
+		'sandbox',
+		'The sandbox',
+	);
 	return await mod.startSandbox({
 		port: 0,
 		host: '127.0.0.1',
@@ -122,16 +127,30 @@ export async function startBenchSandbox(options: SandboxOptions = {}): Promise<S
  */
 export async function startSandboxProcess(options: SandboxOptions = {}): Promise<Sandbox> {
 	const { spawn } = await import('node:child_process');
-	const all = { port: 0, host: '127.0.0.1', tokens: [API_TOKEN], adminToken: ADMIN_TOKEN, seedValue: 1, ...options };
-	const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'lib', 'sandbox-process.ts'), JSON.stringify(all)], {
-		cwd: ROOT,
-		env: { ...process.env, NODE_OPTIONS: '' },
-		stdio: ['pipe', 'pipe', 'inherit'],
-	});
+	const all = {
+		port: 0,
+		host: '127.0.0.1',
+		tokens: [API_TOKEN],
+		adminToken: ADMIN_TOKEN,
+		seedValue: 1,
+		...options,
+	};
+	const child = spawn(
+		process.execPath,
+		['--import', 'tsx', path.join(ROOT, 'bench', 'lib', 'sandbox-process.ts'), JSON.stringify(all)],
+		{
+			cwd: ROOT,
+			env: { ...process.env, NODE_OPTIONS: '' },
+			stdio: ['pipe', 'pipe', 'inherit'],
+		},
+	);
 	const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
 	const url = await new Promise<string>((resolve, reject) => {
 		let out = '';
-		const timer = setTimeout(() => reject(new Error('the sandbox process printed no SANDBOX_URL within 60 s')), 60000);
+		const timer = setTimeout(
+			() => reject(new Error('the sandbox process printed no SANDBOX_URL within 60 s')),
+			60000,
+		);
 		child.stdout!.on('data', (d) => {
 			out += d;
 			const m = /SANDBOX_URL=(\S+)/.exec(out);
@@ -167,7 +186,11 @@ export class Client {
 		this.dispatcher = new Agent({ connect, keepAliveTimeout: 30000 });
 	}
 
-	async call(method: Dispatcher.HttpMethod, pathOrUrl: string, body?: unknown): Promise<{ status: number; body: any }> {
+	async call(
+		method: Dispatcher.HttpMethod,
+		pathOrUrl: string,
+		body?: unknown,
+	): Promise<{ status: number; body: any }> {
 		const url = /^https?:/.test(pathOrUrl) ? pathOrUrl : this.baseUrl + pathOrUrl;
 		const res = await request(url, {
 			method,
@@ -194,7 +217,9 @@ export class Client {
 	async ok(method: Dispatcher.HttpMethod, pathOrUrl: string, body?: unknown): Promise<any> {
 		const r = await this.call(method, pathOrUrl, body);
 		if (r.status < 200 || r.status >= 300) {
-			throw new Error(`${method} ${pathOrUrl} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+			throw new Error(
+				`${method} ${pathOrUrl} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`,
+			);
 		}
 		return r.body;
 	}
@@ -244,6 +269,12 @@ export function fmt(value: number | string | undefined, unit = ''): string {
 	const abs = Math.abs(value);
 	const text = Number.isInteger(value)
 		? value.toLocaleString('en-US')
-		: abs >= 1000 ? Math.round(value).toLocaleString('en-US') : abs >= 100 ? value.toFixed(0) : abs >= 10 ? value.toFixed(1) : value.toFixed(2);
+		: abs >= 1000
+			? Math.round(value).toLocaleString('en-US')
+			: abs >= 100
+				? value.toFixed(0)
+				: abs >= 10
+					? value.toFixed(1)
+					: value.toFixed(2);
 	return unit ? `${text} ${unit}` : text;
 }

@@ -28,7 +28,9 @@ export function samePages(a: string[], b: string[]): boolean {
 }
 
 /** The list requests in the sandbox's log, as path?query strings. */
-export function listRequests(requests: Array<{ method: string; path: string; query?: unknown }>): string[] {
+export function listRequests(
+	requests: Array<{ method: string; path: string; query?: unknown }>,
+): string[] {
 	return requests
 		.filter((r) => r.method === 'GET' && r.path.replace(/\?.*$/, '') === LIST_PATH)
 		.map((r) => {
@@ -77,13 +79,17 @@ export function helperLoopNode(firstUrl: string, stream = false): INodeType {
 			while (next) {
 				let body: { results: IDataObject[]; next?: string | null };
 				if (stream) {
-					const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'appointmentsApi', {
-						method: 'GET',
-						url: next,
-						headers: { Accept: 'application/json' },
-						encoding: 'stream',
-						returnFullResponse: true,
-					})) as { body: NodeJS.ReadableStream };
+					const response = (await this.helpers.httpRequestWithAuthentication.call(
+						this,
+						'appointmentsApi',
+						{
+							method: 'GET',
+							url: next,
+							headers: { Accept: 'application/json' },
+							encoding: 'stream',
+							returnFullResponse: true,
+						},
+					)) as { body: NodeJS.ReadableStream };
 					body = JSON.parse(await readCapped(response.body)) as typeof body;
 				} else {
 					body = (await this.helpers.httpRequestWithAuthentication.call(this, 'appointmentsApi', {
@@ -96,12 +102,19 @@ export function helperLoopNode(firstUrl: string, stream = false): INodeType {
 				for (const record of body.results) records.push(record);
 				next = body.next ? new URL(body.next, next).href : undefined;
 			}
-			return [this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(records), { itemData: { item: 0 } })];
+			return [
+				this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(records), {
+					itemData: { item: 0 },
+				}),
+			];
 		},
 	} as unknown as INodeType;
 }
 
-export async function readCapped(body: NodeJS.ReadableStream, limit = 64 * 1024 * 1024): Promise<string> {
+export async function readCapped(
+	body: NodeJS.ReadableStream,
+	limit = 64 * 1024 * 1024,
+): Promise<string> {
 	return await new Promise<string>((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let size = 0;

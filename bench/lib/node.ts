@@ -11,10 +11,17 @@ type RunNode = typeof import('../../test/helpers/n8n').runNode;
 
 /** runNode from the harness, bound to the built action node (what n8n runs; build.ts says why not the sources). */
 export function loadRunNode(ctx: PartContext): { runNode: RunNode } {
-	const mod = requireBuilt<{ Appointments?: new () => INodeType }>(ctx, 'nodes/Appointments/Appointments.node.js');
-	if (typeof mod.Appointments !== 'function') throw new Error('the build has no Appointments node class');
+	const mod = requireBuilt<{ Appointments?: new () => INodeType }>(
+		ctx,
+		'nodes/Appointments/Appointments.node.js',
+	);
+	if (typeof mod.Appointments !== 'function')
+		throw new Error('the build has no Appointments node class');
 	const nodeType = new mod.Appointments();
-	const harness = requireProjectFile<{ runNode: RunNode }>('test/helpers/n8n', 'The n8n-core harness');
+	const harness = requireProjectFile<{ runNode: RunNode }>(
+		'test/helpers/n8n',
+		'The n8n-core harness',
+	);
 	return { runNode: (options) => harness.runNode({ nodeType, ...options }) };
 }
 
@@ -37,7 +44,11 @@ export function gc(): void {
  * Sets the sandbox's default page size (the node never sends page_size) through POST /__sandbox/config/, and
  * checks that an unparameterised list request now answers pages of that size.
  */
-export async function configurePageSize(admin: Client, baseUrl: string, pageSize: number): Promise<void> {
+export async function configurePageSize(
+	admin: Client,
+	baseUrl: string,
+	pageSize: number,
+): Promise<void> {
 	const current = await pageLength(baseUrl);
 	if (current === pageSize) return;
 	const config = (await admin.ok('GET', '/__sandbox/config/')) as Record<string, unknown>;

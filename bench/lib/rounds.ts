@@ -46,8 +46,11 @@ export function orderOf<C>(contestants: readonly C[], order: RoundOrder, round: 
 	return contestants.map((_, k) => contestants[(round + k) % contestants.length]);
 }
 
-export async function runRounds<C extends string, R>(loop: RoundLoop<C, R>): Promise<RoundSamples<C, R>> {
-	const each = <T>() => Object.fromEntries(loop.contestants.map((c) => [c, [] as T[]])) as Record<C, T[]>;
+export async function runRounds<C extends string, R>(
+	loop: RoundLoop<C, R>,
+): Promise<RoundSamples<C, R>> {
+	const each = <T>() =>
+		Object.fromEntries(loop.contestants.map((c) => [c, [] as T[]])) as Record<C, T[]>;
 	const samples: RoundSamples<C, R> = { wallMs: each(), cpuMs: each(), results: each() };
 	const warmups = loop.warmups ?? 0;
 	for (let i = 0; i < warmups + loop.rounds; i++) {
@@ -71,7 +74,9 @@ export async function runRounds<C extends string, R>(loop: RoundLoop<C, R>): Pro
 
 /** The median of each contestant's samples. */
 export function medians<C extends string>(samples: Record<C, number[]>): Record<C, number> {
-	return Object.fromEntries(Object.entries<number[]>(samples).map(([k, v]) => [k, median(v)])) as Record<C, number>;
+	return Object.fromEntries(
+		Object.entries<number[]>(samples).map(([k, v]) => [k, median(v)]),
+	) as Record<C, number>;
 }
 
 /**

@@ -7,10 +7,9 @@ import { requireProjectFile } from './common';
 
 async function main(): Promise<void> {
 	const options = JSON.parse(process.argv[2] ?? '{}') as Record<string, unknown>;
-	const mod = requireProjectFile<{ startSandbox: (o: Record<string, unknown>) => Promise<{ url: string; close(): Promise<void> }> }>(
-		'sandbox',
-		'The sandbox',
-	);
+	const mod = requireProjectFile<{
+		startSandbox: (o: Record<string, unknown>) => Promise<{ url: string; close(): Promise<void> }>;
+	}>('sandbox', 'The sandbox');
 	const sb = await mod.startSandbox(options);
 	process.stdout.write(`SANDBOX_URL=${sb.url}\n`);
 	const stop = async () => {

@@ -23,8 +23,11 @@ export function quietN8n(workflowLib: WorkflowLib): void {
 	const logger: Record<string, unknown> = { error: noop, warn: noop, info: noop, debug: noop };
 	logger.scoped = () => logger;
 	workflowLib.LoggerProxy.init(logger as never);
-	const fromCore = (id: string) => require(require.resolve(id, { paths: [require.resolve('n8n-core')] }));
-	const { Container } = fromCore('@n8n/di') as { Container: { set: (token: unknown, value: unknown) => void } };
+	const fromCore = (id: string) =>
+		require(require.resolve(id, { paths: [require.resolve('n8n-core')] }));
+	const { Container } = fromCore('@n8n/di') as {
+		Container: { set: (token: unknown, value: unknown) => void };
+	};
 	const { Logger } = fromCore('@n8n/backend-common') as { Logger: unknown };
 	Container.set(Logger, logger);
 }
@@ -32,7 +35,9 @@ export function quietN8n(workflowLib: WorkflowLib): void {
 /** A distinct, realistic envelope for sequence number `i` (keys and timestamps differ for every i). */
 export function envelope(i: number, salt: string): Record<string, unknown> {
 	const hex = (i + 0x10000000).toString(16);
-	const start = new Date(Date.UTC(2026, 10, 24, 8 + (i % 10), (i * 7) % 60)).toISOString().replace('.000Z', '-03:00');
+	const start = new Date(Date.UTC(2026, 10, 24, 8 + (i % 10), (i * 7) % 60))
+		.toISOString()
+		.replace('.000Z', '-03:00');
 	return {
 		event: EVENTS[i % 3],
 		timestamp: new Date(1_790_000_000_000 + i * 1000).toISOString().replace('Z', '+00:00'),
@@ -41,7 +46,10 @@ export function envelope(i: number, salt: string): Record<string, unknown> {
 			search_code: `APT-${hex.toUpperCase()}`,
 			status: STATUSES[i % STATUSES.length],
 			start_date: start,
-			calendar: { calendar_key: '3f0c9a52-6a7e-4d1b-8c33-5b2e9f1d7a40', name: 'Dr. Ana Rojas - Cardiología' },
+			calendar: {
+				calendar_key: '3f0c9a52-6a7e-4d1b-8c33-5b2e9f1d7a40',
+				name: 'Dr. Ana Rojas - Cardiología',
+			},
 			person: { full_name: `Paciente Número ${i}`, email: `paciente.${i}@example.com` },
 		},
 	};
@@ -57,7 +65,13 @@ interface Harness {
 }
 
 /** `reuse`: one Workflow and context for every call (the memory run, where n8n's construction only costs time). */
-export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType, workflowId: string, reuse = false): Harness {
+export function harness(
+	core: Core,
+	workflowLib: WorkflowLib,
+	trigger: INodeType,
+	workflowId: string,
+	reuse = false,
+): Harness {
 	const nodeId = `trigger-${workflowId}`;
 	const { request, response, additionalData } = fakeHttp();
 	const context = contextFactory(core, workflowLib, trigger, workflowId, additionalData);
@@ -78,7 +92,12 @@ export function harness(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 
 /** The request and response n8n hands a webhook, in the additional data of an execution. */
 function fakeHttp() {
-	const request = { body: undefined as unknown, headers: { 'content-type': 'application/json' }, params: {}, query: {} };
+	const request = {
+		body: undefined as unknown,
+		headers: { 'content-type': 'application/json' },
+		params: {},
+		query: {},
+	};
 	// n8n answers every request after webhook() returned; the trigger reads the answer at its 'close' (Node's
 	// ServerResponse emits it last): sent, with its status.
 	const response = Object.assign(new EventEmitter(), {
@@ -103,7 +122,13 @@ function fakeHttp() {
 }
 
 /** A new Workflow (the saved trigger, as n8n loads it from the database) and WebhookContext per call. */
-function contextFactory(core: Core, workflowLib: WorkflowLib, trigger: INodeType, workflowId: string, additionalData: never): () => unknown {
+function contextFactory(
+	core: Core,
+	workflowLib: WorkflowLib,
+	trigger: INodeType,
+	workflowId: string,
+	additionalData: never,
+): () => unknown {
 	// What n8n loads from the database for every request: new objects each time.
 	const savedNode = (): INode => ({
 		id: `trigger-${workflowId}`,
@@ -117,7 +142,8 @@ function contextFactory(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 	});
 	const nodeTypes = {
 		getByName: () => trigger,
-		getByNameAndVersion: (_n: string, v?: number) => workflowLib.NodeHelpers.getVersionedNodeType(trigger, v),
+		getByNameAndVersion: (_n: string, v?: number) =>
+			workflowLib.NodeHelpers.getVersionedNodeType(trigger, v),
 		getKnownTypes: () => ({}),
 	};
 	const description = trigger.description.webhooks?.[0];
@@ -141,7 +167,15 @@ function contextFactory(core: Core, workflowLib: WorkflowLib, trigger: INodeType
 			workflowId,
 			workflowExecuteAdditionalData: additionalData,
 		} as never;
-		return new core.WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], null);
+		return new core.WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			'webhook',
+			webhookData,
+			[],
+			null,
+		);
 	};
 }
 

@@ -11,7 +11,18 @@
  */
 import { Agent, request } from 'undici';
 import type { INodeType } from 'n8n-workflow';
-import { ADMIN_TOKEN, API_TOKEN, Client, clearSandboxRequests, median, round, sandboxRequests, startSandboxProcess, type PartContext, type Row } from '../lib/common';
+import {
+	ADMIN_TOKEN,
+	API_TOKEN,
+	Client,
+	clearSandboxRequests,
+	median,
+	round,
+	sandboxRequests,
+	startSandboxProcess,
+	type PartContext,
+	type Row,
+} from '../lib/common';
 import { helperPatchNode, orderAndPairing, type OrderCheck } from '../lib/bulk-loops';
 import { loadRunNode } from '../lib/node';
 import { runRounds } from '../lib/rounds';
@@ -91,14 +102,23 @@ export async function runBulkPart(ctx: PartContext): Promise<Row[]> {
 async function warmUp(b: BulkBench): Promise<void> {
 	for (const concurrency of [1, 10]) {
 		for (const nodeType of [undefined, b.floorType]) {
-			const r = await b.runNode({ parameters: params(STATUSES[1], concurrency), credentials: b.credentials, input: b.input.slice(0, 50), ...(nodeType ? { nodeType } : {}) });
+			const r = await b.runNode({
+				parameters: params(STATUSES[1], concurrency),
+				credentials: b.credentials,
+				input: b.input.slice(0, 50),
+				...(nodeType ? { nodeType } : {}),
+			});
 			if (r.error) throw new Error(`Update Status failed in the warm-up: ${r.error.message}`);
 		}
 	}
 }
 
 /** One run each of the node and the helper loop at one concurrency, with 20 ms per request. */
-async function concurrencyRows(b: BulkBench, concurrency: number, formerTarget: number): Promise<Row[]> {
+async function concurrencyRows(
+	b: BulkBench,
+	concurrency: number,
+	formerTarget: number,
+): Promise<Row[]> {
 	const n = b.keys.length;
 	const ideal = (n * LATENCY_MS) / concurrency;
 	let status = '';
@@ -108,16 +128,35 @@ async function concurrencyRows(b: BulkBench, concurrency: number, formerTarget: 
 		rounds: 1,
 		order: 'fixed',
 		before: () => (status = b.nextStatus()),
-		run: (which) => b.runNode({ parameters: params(status, concurrency), credentials: b.credentials, input: b.input, ...(which === 'floor' ? { nodeType: b.floorType } : {}) }),
+		run: (which) =>
+			b.runNode({
+				parameters: params(status, concurrency),
+				credentials: b.credentials,
+				input: b.input,
+				...(which === 'floor' ? { nodeType: b.floorType } : {}),
+			}),
 		after: (which, r, { wallMs }) => {
-			if (r.error) throw new Error(`Update Status (${which}, concurrency ${concurrency}) failed: ${r.error.message}`);
+			if (r.error)
+				throw new Error(
+					`Update Status (${which}, concurrency ${concurrency}) failed: ${r.error.message}`,
+				);
 			const check = orderAndPairing(r.items[0] ?? [], b.keys, status);
-			b.ctx.log(`part 2: ${which} concurrency ${concurrency}: ${wallMs.toFixed(0)} ms, ideal ${ideal} ms, ratio ${(wallMs / ideal).toFixed(3)}; ${check.summary}`);
+			b.ctx.log(
+				`part 2: ${which} concurrency ${concurrency}: ${wallMs.toFixed(0)} ms, ideal ${ideal} ms, ratio ${(wallMs / ideal).toFixed(3)}; ${check.summary}`,
+			);
 			if (which === 'node') nodeCheck = check;
 			else if (check.good !== n) throw new Error(`the n8n helper loop is wrong: ${check.summary}`);
 		},
 	});
-	return rowsOf({ n, concurrency, formerTarget, ideal, node: s.wallMs.node[0], floor: s.wallMs.floor[0], check: nodeCheck! });
+	return rowsOf({
+		n,
+		concurrency,
+		formerTarget,
+		ideal,
+		node: s.wallMs.node[0],
+		floor: s.wallMs.floor[0],
+		check: nodeCheck!,
+	});
 }
 
 interface ConcurrencyRun {
@@ -130,7 +169,15 @@ interface ConcurrencyRun {
 	check: OrderCheck;
 }
 
-function rowsOf({ n, concurrency, formerTarget, ideal, node, floor, check }: ConcurrencyRun): Row[] {
+function rowsOf({
+	n,
+	concurrency,
+	formerTarget,
+	ideal,
+	node,
+	floor,
+	check,
+}: ConcurrencyRun): Row[] {
 	return [
 		{
 			part: 2,
@@ -141,7 +188,10 @@ function rowsOf({ n, concurrency, formerTarget, ideal, node, floor, check }: Con
 			baseline: ideal,
 			unit: 'ms',
 			ratio: round(node / ideal, 3),
-			details: { msPerItemAboveLatency: round((node * concurrency) / n - LATENCY_MS, 3), formerTarget: `<= ${formerTarget}` },
+			details: {
+				msPerItemAboveLatency: round((node * concurrency) / n - LATENCY_MS, 3),
+				formerTarget: `<= ${formerTarget}`,
+			},
 		},
 		{
 			part: 2,
@@ -175,18 +225,34 @@ function rowsOf({ n, concurrency, formerTarget, ideal, node, floor, check }: Con
 }
 
 /** The requests of n updates at concurrency 10 against a service answering `mutationResponse`, from its log. */
-async function requestsRow(b: BulkBench, mutationResponse: 'body' | 'empty', perItem: number, what: string): Promise<Row> {
+async function requestsRow(
+	b: BulkBench,
+	mutationResponse: 'body' | 'empty',
+	perItem: number,
+	what: string,
+): Promise<Row> {
 	const n = b.keys.length;
 	await b.admin.ok('POST', '/__sandbox/config/', { mutationResponse });
 	await clearSandboxRequests(b.admin);
 	const status = b.nextStatus();
-	const r = await b.runNode({ parameters: params(status, 10), credentials: b.credentials, input: b.input });
-	if (r.error) throw new Error(`Update Status against a service answering ${mutationResponse} failed: ${r.error.message}`);
+	const r = await b.runNode({
+		parameters: params(status, 10),
+		credentials: b.credentials,
+		input: b.input,
+	});
+	if (r.error)
+		throw new Error(
+			`Update Status against a service answering ${mutationResponse} failed: ${r.error.message}`,
+		);
 	const check = orderAndPairing(r.items[0] ?? [], b.keys, status);
-	const log = (await sandboxRequests(b.admin)).filter((q) => q.path.startsWith('/api/v3/appointments/'));
+	const log = (await sandboxRequests(b.admin)).filter((q) =>
+		q.path.startsWith('/api/v3/appointments/'),
+	);
 	const patches = log.filter((q) => q.method === 'PATCH').length;
 	const gets = log.filter((q) => q.method === 'GET').length;
-	b.ctx.log(`part 2: ${n} updates, service answers ${mutationResponse}: ${patches} PATCH + ${gets} GET; ${check.summary}`);
+	b.ctx.log(
+		`part 2: ${n} updates, service answers ${mutationResponse}: ${patches} PATCH + ${gets} GET; ${check.summary}`,
+	);
 	return {
 		part: 2,
 		name: `Update Status, ${n} items, service answering ${mutationResponse === 'body' ? 'with the record' : '204 without a body'}: requests / items`,
@@ -201,7 +267,12 @@ async function requestsRow(b: BulkBench, mutationResponse: 'body' | 'empty', per
 }
 
 /** Context: a bare undici loop of the same PATCH requests, one at a time. */
-async function barePatchRow(baseUrl: string, agent: Agent, keys: string[], bareN: number): Promise<Row> {
+async function barePatchRow(
+	baseUrl: string,
+	agent: Agent,
+	keys: string[],
+	bareN: number,
+): Promise<Row> {
 	const samples: number[] = [];
 	const t0 = performance.now();
 	for (let i = 0; i < bareN; i++) {
@@ -209,7 +280,11 @@ async function barePatchRow(baseUrl: string, agent: Agent, keys: string[], bareN
 		const res = await request(`${baseUrl}/api/v3/appointments/${encodeURIComponent(keys[i])}/`, {
 			method: 'PATCH',
 			dispatcher: agent,
-			headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json', accept: 'application/json' },
+			headers: {
+				authorization: `Bearer ${API_TOKEN}`,
+				'content-type': 'application/json',
+				accept: 'application/json',
+			},
 			body: JSON.stringify({ status: STATUSES[0] }),
 		});
 		await res.body.text();
@@ -239,10 +314,16 @@ async function updatableKeys(api: Client, n: number): Promise<string[]> {
 	let next: string | undefined = '/api/v3/appointments/?page_size=500';
 	while (next && keys.length < n) {
 		const page = await api.ok('GET', next);
-		const results = (Array.isArray(page) ? page : page.results) as Array<{ appointment_key: string; status: string }>;
+		const results = (Array.isArray(page) ? page : page.results) as Array<{
+			appointment_key: string;
+			status: string;
+		}>;
 		for (const r of results) if (!r.status.startsWith('CANCELED')) keys.push(r.appointment_key);
 		next = !Array.isArray(page) && page.next ? page.next : undefined;
 	}
-	if (keys.length < n) throw new Error(`the sandbox has only ${keys.length} appointments that are not cancelled, need ${n}`);
+	if (keys.length < n)
+		throw new Error(
+			`the sandbox has only ${keys.length} appointments that are not cancelled, need ${n}`,
+		);
 	return keys.slice(0, n);
 }

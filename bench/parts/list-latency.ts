@@ -22,7 +22,10 @@ interface LatencyInput {
 const LATENCY_MS = 20;
 const PAGE_CONCURRENCY = 4;
 
-export async function latencyRows(ctx: PartContext, { runNode, parameters, total, pageSize, bareAgent }: LatencyInput): Promise<Row[]> {
+export async function latencyRows(
+	ctx: PartContext,
+	{ runNode, parameters, total, pageSize, bareAgent }: LatencyInput,
+): Promise<Row[]> {
 	const remote = await startSandboxProcess({ seed: total, latencyMs: LATENCY_MS, pageSize });
 	try {
 		const credentials = { baseUrl: remote.url, accessToken: API_TOKEN };
@@ -37,13 +40,16 @@ export async function latencyRows(ctx: PartContext, { runNode, parameters, total
 			run: async (which) => {
 				if (which === 'bare') return await bareLoop(firstUrl, bareAgent);
 				const r = await runNode(
-					which === 'floor' ? { parameters: {}, credentials, nodeType: floorType } : { parameters: which === 'node' ? parameters : sequential, credentials },
+					which === 'floor'
+						? { parameters: {}, credentials, nodeType: floorType }
+						: { parameters: which === 'node' ? parameters : sequential, credentials },
 				);
 				if (r.error) throw new Error(`${which} with latency failed: ${r.error.message}`);
 				return r.items[0]?.length ?? 0;
 			},
 			after: (which, got) => {
-				if (got !== total) throw new Error(`${which} with latency got ${got} records, expected ${total}`);
+				if (got !== total)
+					throw new Error(`${which} with latency got ${got} records, expected ${total}`);
 			},
 		});
 		return rowsOf(ctx, s.wallMs, { total, pageSize, latencyRuns });
@@ -52,11 +58,17 @@ export async function latencyRows(ctx: PartContext, { runNode, parameters, total
 	}
 }
 
-function rowsOf(ctx: PartContext, times: Record<'node' | 'sequential' | 'floor' | 'bare', number[]>, m: { total: number; pageSize: number; latencyRuns: number }): Row[] {
+function rowsOf(
+	ctx: PartContext,
+	times: Record<'node' | 'sequential' | 'floor' | 'bare', number[]>,
+	m: { total: number; pageSize: number; latencyRuns: number },
+): Row[] {
 	const pages = Math.ceil(m.total / m.pageSize);
 	const ideal = Math.ceil(pages / PAGE_CONCURRENCY) * LATENCY_MS;
 	const { node: n, floor: f, bare: b, sequential: q } = medians(times);
-	const all = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.map((x) => round(x, 0))]));
+	const all = Object.fromEntries(
+		Object.entries(times).map(([k, v]) => [k, v.map((x) => round(x, 0))]),
+	);
 	ctx.log(
 		`part 1: with ${LATENCY_MS} ms latency: node ${n.toFixed(0)} ms (ideal ${ideal} ms), one page at a time ${q.toFixed(0)} ms, helper loop ${f.toFixed(0)} ms, bare ${b.toFixed(0)} ms`,
 	);

@@ -13,7 +13,10 @@ export async function limitRow(b: ListBench, pageSize: number): Promise<Row> {
 	const limit = 100;
 	const needed = Math.ceil(Math.min(limit, b.total) / pageSize);
 	await clearSandboxRequests(b.admin);
-	const r = await b.runNode({ parameters: { ...b.parameters, returnAll: false, limit }, credentials: b.credentials });
+	const r = await b.runNode({
+		parameters: { ...b.parameters, returnAll: false, limit },
+		credentials: b.credentials,
+	});
 	if (r.error) throw new Error(`Get Many with Limit ${limit} failed: ${r.error.message}`);
 	const got = r.items[0]?.length ?? 0;
 	const fetched = listRequests(await sandboxRequests(b.admin));
@@ -43,15 +46,24 @@ export async function cursorRow(b: ListBench, pageSize: number): Promise<Row> {
 			warmups: b.warmups,
 			order: 'alternate',
 			run: (which) =>
-				b.runNode(which === 'node' ? { parameters: b.parameters, credentials: b.credentials } : { parameters: {}, credentials: b.credentials, nodeType: floorType }),
+				b.runNode(
+					which === 'node'
+						? { parameters: b.parameters, credentials: b.credentials }
+						: { parameters: {}, credentials: b.credentials, nodeType: floorType },
+				),
 			after: (which, r) => {
-				if (r.error || r.items[0]?.length !== b.total) throw new Error(`${which} with cursor paging failed: ${r.error?.message ?? r.items[0]?.length}`);
+				if (r.error || r.items[0]?.length !== b.total)
+					throw new Error(
+						`${which} with cursor paging failed: ${r.error?.message ?? r.items[0]?.length}`,
+					);
 			},
 		});
 		const n = median(s.cpuMs.node);
 		const f = median(s.cpuMs.floor);
 		const ratio = pairedRatio(s.cpuMs.node, s.cpuMs.floor);
-		b.ctx.log(`part 1: cursor paging, CPU: node ${n.toFixed(0)} ms, helper loop ${f.toFixed(0)} ms, ratio ${ratio.toFixed(3)}`);
+		b.ctx.log(
+			`part 1: cursor paging, CPU: node ${n.toFixed(0)} ms, helper loop ${f.toFixed(0)} ms, ratio ${ratio.toFixed(3)}`,
+		);
 		return {
 			part: 1,
 			name: `Get Many, Return All, cursor paging, page ${pageSize}: node / n8n's HTTP helper in a plain loop reading answers as streams, CPU time (what our code adds)`,
@@ -61,7 +73,12 @@ export async function cursorRow(b: ListBench, pageSize: number): Promise<Row> {
 			ratio: round(ratio, 3),
 			target: '<= 1.1',
 			met: ratio <= 1.1,
-			details: { runs: cursorRuns, ratioOfMedians: round(n / f, 3), nodeCpuMs: s.cpuMs.node.map((v) => round(v, 1)), helperLoopCpuMs: s.cpuMs.floor.map((v) => round(v, 1)) },
+			details: {
+				runs: cursorRuns,
+				ratioOfMedians: round(n / f, 3),
+				nodeCpuMs: s.cpuMs.node.map((v) => round(v, 1)),
+				helperLoopCpuMs: s.cpuMs.floor.map((v) => round(v, 1)),
+			},
 		};
 	} finally {
 		await b.admin.ok('POST', '/__sandbox/config/', { pagination: 'page' });

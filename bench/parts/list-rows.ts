@@ -46,7 +46,11 @@ export function roundRows(ctx: PartContext, m: PageSizeRounds): Row[] {
 }
 
 /** Against the bare undici loop: no n8n node can reach a bare keep-alive loop, every request must pass n8n's HTTP helper. */
-function contextRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: Record<Contestant, number>): Row[] {
+function contextRows(
+	m: PageSizeRounds,
+	wall: Record<Contestant, number>,
+	cpu: Record<Contestant, number>,
+): Row[] {
 	return [
 		{
 			part: 1,
@@ -60,7 +64,11 @@ function contextRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: R
 				pageSize: m.pageSize,
 				runs: m.runs,
 				warmups: m.warmups,
-				cpuMsMedian: { node: round(cpu.node, 1), bare: round(cpu.bare, 1), n8nHelperLoop: round(cpu.floor, 1) },
+				cpuMsMedian: {
+					node: round(cpu.node, 1),
+					bare: round(cpu.bare, 1),
+					n8nHelperLoop: round(cpu.floor, 1),
+				},
 				nodeMs: m.times.node.map((v) => round(v, 1)),
 				bareMs: m.times.bare.map((v) => round(v, 1)),
 				n8nHelperLoopMs: m.times.floor.map((v) => round(v, 1)),
@@ -78,7 +86,10 @@ function contextRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: R
 			baseline: round(cpu.bare, 1),
 			unit: 'ms',
 			ratio: round(cpu.node / cpu.bare, 3),
-			details: { n8nHelperLoopCpuMs: round(cpu.floor, 1), nodeOverHelperCpu: round(cpu.node / cpu.floor, 3) },
+			details: {
+				n8nHelperLoopCpuMs: round(cpu.floor, 1),
+				nodeOverHelperCpu: round(cpu.node / cpu.floor, 3),
+			},
 		},
 		{
 			part: 1,
@@ -87,7 +98,9 @@ function contextRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: R
 			baseline: round(wall.bare, 1),
 			unit: 'ms',
 			ratio: round(wall.floor / wall.bare, 3),
-			details: { note: 'httpRequestWithAuthentication builds new agents per request (a new TCP connection per page) and goes through axios' },
+			details: {
+				note: 'httpRequestWithAuthentication builds new agents per request (a new TCP connection per page) and goes through axios',
+			},
 		},
 	];
 }
@@ -100,7 +113,11 @@ function contextRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: R
  * answers as streams, as the node must to bound an answer's size and time (issue 10); what that costs inside n8n's
  * helper is the row after it.
  */
-function ourCodeRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: Record<Contestant, number>): Row[] {
+function ourCodeRows(
+	m: PageSizeRounds,
+	wall: Record<Contestant, number>,
+	cpu: Record<Contestant, number>,
+): Row[] {
 	const ours = pairedRatio(m.cpu.node1, m.cpu.floorStream);
 	return [
 		{
@@ -138,7 +155,9 @@ function ourCodeRows(m: PageSizeRounds, wall: Record<Contestant, number>, cpu: R
 			baseline: round(cpu.node1, 1),
 			unit: 'ms',
 			ratio: round(cpu.node / cpu.node1, 3),
-			details: { wallMs: { pageConcurrency4: round(wall.node, 1), pageConcurrency1: round(wall.node1, 1) } },
+			details: {
+				wallMs: { pageConcurrency4: round(wall.node, 1), pageConcurrency1: round(wall.node1, 1) },
+			},
 		},
 	];
 }

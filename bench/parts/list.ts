@@ -10,8 +10,27 @@
  */
 import { Agent } from 'undici';
 import type { IDataObject, INodeType } from 'n8n-workflow';
-import { ADMIN_TOKEN, API_TOKEN, Client, clearSandboxRequests, median, round, sandboxRequests, startBenchSandbox, type PartContext, type Row, type Sandbox } from '../lib/common';
-import { bareLoop, helperLoopNode, listRequests, pageSizes, passThroughNode, samePages } from '../lib/list-loops';
+import {
+	ADMIN_TOKEN,
+	API_TOKEN,
+	Client,
+	clearSandboxRequests,
+	median,
+	round,
+	sandboxRequests,
+	startBenchSandbox,
+	type PartContext,
+	type Row,
+	type Sandbox,
+} from '../lib/common';
+import {
+	bareLoop,
+	helperLoopNode,
+	listRequests,
+	pageSizes,
+	passThroughNode,
+	samePages,
+} from '../lib/list-loops';
 import { configurePageSize, loadRunNode } from '../lib/node';
 import { runRounds } from '../lib/rounds';
 import { latencyRows } from './list-latency';
@@ -39,7 +58,18 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 			options: {},
 		};
 		const credentials = { baseUrl: sb.url, accessToken: API_TOKEN };
-		const b: ListBench = { ctx, runNode, sb, admin, bareAgent, credentials, parameters, total, runs: ctx.smoke ? 1 : 11, warmups: ctx.smoke ? 1 : 2 };
+		const b: ListBench = {
+			ctx,
+			runNode,
+			sb,
+			admin,
+			bareAgent,
+			credentials,
+			parameters,
+			total,
+			runs: ctx.smoke ? 1 : 11,
+			warmups: ctx.smoke ? 1 : 2,
+		};
 		const fixed = await fixedCost(b);
 		const fixedMs = median(fixed);
 		const rows: Row[] = [];
@@ -47,7 +77,15 @@ export async function runListPart(ctx: PartContext): Promise<Row[]> {
 		rows.push(...(await pageSizeRows(b, 'default', sizes.defaultSize, fixedMs)));
 		rows.push(...(await pageSizeRows(b, 'max', sizes.maxSize, fixedMs)));
 		rows.push(await cursorRow(b, sizes.defaultSize));
-		rows.push(...(await latencyRows(ctx, { runNode, parameters, total, pageSize: sizes.defaultSize, bareAgent })));
+		rows.push(
+			...(await latencyRows(ctx, {
+				runNode,
+				parameters,
+				total,
+				pageSize: sizes.defaultSize,
+				bareAgent,
+			})),
+		);
 		rows.push({
 			part: 1,
 			name: 'n8n fixed cost of one execution in the harness (pass-through node; included in the node times above)',
@@ -69,7 +107,8 @@ async function fixedCost(b: ListBench): Promise<number[]> {
 		contestants: ['passThrough'],
 		rounds: b.runs,
 		warmups: b.warmups,
-		run: () => b.runNode({ parameters: {}, credentials: b.credentials, nodeType: passThroughNode() }),
+		run: () =>
+			b.runNode({ parameters: {}, credentials: b.credentials, nodeType: passThroughNode() }),
 		after: (_, r) => {
 			if (r.error) throw r.error;
 		},
@@ -77,7 +116,12 @@ async function fixedCost(b: ListBench): Promise<number[]> {
 	return s.wallMs.passThrough;
 }
 
-async function pageSizeRows(b: ListBench, label: 'default' | 'max', pageSize: number, fixedMs: number): Promise<Row[]> {
+async function pageSizeRows(
+	b: ListBench,
+	label: 'default' | 'max',
+	pageSize: number,
+	fixedMs: number,
+): Promise<Row[]> {
 	try {
 		await configurePageSize(b.admin, b.sb.url, pageSize);
 	} catch (error) {
@@ -113,17 +157,36 @@ async function pageSizeRows(b: ListBench, label: 'default' | 'max', pageSize: nu
 				which === 'node'
 					? { parameters: b.parameters, credentials: b.credentials }
 					: which === 'node1'
-						? { parameters: { ...b.parameters, advanced: { pageConcurrency: 1 } }, credentials: b.credentials }
-						: { parameters: {}, credentials: b.credentials, nodeType: which === 'floor' ? floorType : streamType },
+						? {
+								parameters: { ...b.parameters, advanced: { pageConcurrency: 1 } },
+								credentials: b.credentials,
+							}
+						: {
+								parameters: {},
+								credentials: b.credentials,
+								nodeType: which === 'floor' ? floorType : streamType,
+							},
 			);
 			if (r.error) throw new Error(`${which} failed in run ${i}: ${r.error.message}`);
 			return r.items[0]?.length ?? 0;
 		},
 		after: (which, got, _, i) => {
-			if (got !== b.total) throw new Error(`${which} got ${got} records in run ${i}, expected ${b.total}`);
+			if (got !== b.total)
+				throw new Error(`${which} got ${got} records in run ${i}, expected ${b.total}`);
 		},
 	});
-	const rows = roundRows(b.ctx, { total: b.total, label, pageSize, pages, runs: runsHere, warmups: b.warmups, fixedMs, firstPage: nodePages[0], times: s.wallMs, cpu: s.cpuMs });
+	const rows = roundRows(b.ctx, {
+		total: b.total,
+		label,
+		pageSize,
+		pages,
+		runs: runsHere,
+		warmups: b.warmups,
+		fixedMs,
+		firstPage: nodePages[0],
+		times: s.wallMs,
+		cpu: s.cpuMs,
+	});
 	rows.push(await limitRow(b, pageSize));
 	return rows;
 }
@@ -140,13 +203,21 @@ async function warmUpNode(b: ListBench, pageSize: number, pages: number): Promis
 		nodePages = listRequests(await sandboxRequests(b.admin));
 	}
 	if (nodePages.length !== pages) {
-		throw new Error(`the node fetched ${nodePages.length} pages at page size ${pageSize}, expected ${pages}`);
+		throw new Error(
+			`the node fetched ${nodePages.length} pages at page size ${pageSize}, expected ${pages}`,
+		);
 	}
 	return nodePages;
 }
 
 /** Warm-up runs of the bare loop and the helper loops, each checked to fetch the node's pages. */
-async function warmUpOthers(b: ListBench, firstUrl: string, nodePages: string[], floorType: INodeType, streamType: INodeType): Promise<void> {
+async function warmUpOthers(
+	b: ListBench,
+	firstUrl: string,
+	nodePages: string[],
+	floorType: INodeType,
+	streamType: INodeType,
+): Promise<void> {
 	for (let i = 0; i < b.warmups; i++) {
 		await clearSandboxRequests(b.admin);
 		const got = await bareLoop(firstUrl, b.bareAgent);
@@ -161,10 +232,15 @@ async function warmUpOthers(b: ListBench, firstUrl: string, nodePages: string[],
 	for (let i = 0; i < b.warmups; i++) {
 		await clearSandboxRequests(b.admin);
 		const r = await b.runNode({ parameters: {}, credentials: b.credentials, nodeType: floorType });
-		if (r.error || r.items[0]?.length !== b.total) throw new Error(`n8n helper loop failed: ${r.error?.message ?? r.items[0]?.length}`);
+		if (r.error || r.items[0]?.length !== b.total)
+			throw new Error(`n8n helper loop failed: ${r.error?.message ?? r.items[0]?.length}`);
 		const floorPages = listRequests(await sandboxRequests(b.admin));
-		if (!samePages(floorPages, nodePages)) throw new Error('the n8n helper loop fetched other pages than the node');
+		if (!samePages(floorPages, nodePages))
+			throw new Error('the n8n helper loop fetched other pages than the node');
 		const s = await b.runNode({ parameters: {}, credentials: b.credentials, nodeType: streamType });
-		if (s.error || s.items[0]?.length !== b.total) throw new Error(`n8n helper loop (streams) failed: ${s.error?.message ?? s.items[0]?.length}`);
+		if (s.error || s.items[0]?.length !== b.total)
+			throw new Error(
+				`n8n helper loop (streams) failed: ${s.error?.message ?? s.items[0]?.length}`,
+			);
 	}
 }

@@ -26,7 +26,8 @@ function probe(preload: string[], files: string[]): { ms: number; classes: numbe
 		encoding: 'utf8',
 		env: { ...process.env, NODE_OPTIONS: '' },
 	});
-	if (r.status !== 0) throw new Error(`load probe failed (exit ${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
+	if (r.status !== 0)
+		throw new Error(`load probe failed (exit ${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
 	return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
@@ -50,20 +51,29 @@ export async function runLoadPart(ctx: PartContext): Promise<Row[]> {
 		probe(preload, files); // warm the OS file cache
 		// Each probe is a process of its own that times itself: nothing to collect here.
 		const probes = (rounds: number, loaded: string[]) =>
-			runRounds({ contestants: ['ours', 'empty'], rounds, order: 'fixed', gc: false, run: async (which) => probe(loaded, which === 'ours' ? files : [empty]) });
+			runRounds({
+				contestants: ['ours', 'empty'],
+				rounds,
+				order: 'fixed',
+				gc: false,
+				run: async (which) => probe(loaded, which === 'ours' ? files : [empty]),
+			});
 		warm = (await probes(samples, preload)).results;
 		cold = (await probes(Math.min(samples, 5), [])).results;
 	} finally {
 		fs.rmSync(emptyDir, { recursive: true, force: true });
 	}
 	const classes = warm.ours[warm.ours.length - 1].classes;
-	if (classes !== files.length) throw new Error(`expected ${files.length} classes in the built files, found ${classes}`);
+	if (classes !== files.length)
+		throw new Error(`expected ${files.length} classes in the built files, found ${classes}`);
 	const ours = warm.ours.map((p) => p.ms);
 	const base = warm.empty.map((p) => p.ms);
 	const oursMs = median(ours);
 	const baseMs = median(base);
 	const extra = oursMs - baseMs;
-	ctx.log(`part 4: require ${oursMs.toFixed(1)} ms vs empty ${baseMs.toFixed(2)} ms (+${extra.toFixed(1)} ms)`);
+	ctx.log(
+		`part 4: require ${oursMs.toFixed(1)} ms vs empty ${baseMs.toFixed(2)} ms (+${extra.toFixed(1)} ms)`,
+	);
 	return [
 		{
 			part: 4,
@@ -91,8 +101,16 @@ export async function runLoadPart(ctx: PartContext): Promise<Row[]> {
 
 function packedSizeRow(ctx: PartContext): Row {
 	const out = npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
-	const info = JSON.parse(out.slice(out.indexOf('[')))[0] as { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
-	const biggest = [...info.files].sort((a, b) => b.size - a.size).slice(0, 5).map((f) => `${f.path} ${f.size}`);
+	const info = JSON.parse(out.slice(out.indexOf('[')))[0] as {
+		size: number;
+		unpackedSize: number;
+		entryCount: number;
+		files: Array<{ path: string; size: number }>;
+	};
+	const biggest = [...info.files]
+		.sort((a, b) => b.size - a.size)
+		.slice(0, 5)
+		.map((f) => `${f.path} ${f.size}`);
 	ctx.log(`part 4: packed ${info.size} bytes, ${info.entryCount} files`);
 	return {
 		part: 4,
@@ -101,6 +119,11 @@ function packedSizeRow(ctx: PartContext): Row {
 		unit: 'kB',
 		target: '< 150 kB',
 		met: info.size < 150_000,
-		details: { bytes: info.size, unpackedBytes: info.unpackedSize, files: info.entryCount, biggest },
+		details: {
+			bytes: info.size,
+			unpackedBytes: info.unpackedSize,
+			files: info.entryCount,
+			biggest,
+		},
 	};
 }

@@ -22,7 +22,9 @@ interface Timed {
 
 /** The most list requests that reached the sandbox within 10 ms of each other: 1 when pages go one at a time. */
 async function mostTogether(stack: Stack): Promise<number> {
-	const log = (await stack.admin.ok('GET', '/__sandbox/requests/')) as { requests: Array<{ method: string; path: string; at: string }> };
+	const log = (await stack.admin.ok('GET', '/__sandbox/requests/')) as {
+		requests: Array<{ method: string; path: string; at: string }>;
+	};
 	const times = log.requests
 		.filter((r) => r.method === 'GET' && r.path === '/api/v3/appointments/')
 		.map((r) => Date.parse(r.at))
@@ -35,10 +37,16 @@ async function mostTogether(stack: Stack): Promise<number> {
 	return most;
 }
 
-export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: StackModule): Promise<Row[]> {
+export async function runN8nListPart(
+	ctx: PartContext,
+	stack: Stack,
+	stackMod: StackModule,
+): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : TOTAL;
 	await stack.admin.ok('POST', '/__sandbox/reset/', { body: { seed: total } });
-	await stack.admin.ok('POST', '/__sandbox/config/', { body: { pagination: 'page', nextLinks: 'absolute' } });
+	await stack.admin.ok('POST', '/__sandbox/config/', {
+		body: { pagination: 'page', nextLinks: 'absolute' },
+	});
 	const config = (await stack.admin.ok('GET', '/__sandbox/config/')) as { pageSize: number };
 	const { ours, oursPath, peer, peerPath } = await publishWorkflows(stack, stackMod);
 	const runOnce = executionTimer(stack, total);
@@ -50,7 +58,9 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 	try {
 		for (const latencyMs of [0, 20]) {
 			await stack.admin.ok('POST', '/__sandbox/faults/', { body: { latencyMs } });
-			rows.push(...(await latencyRows(ctx, stack, runs, { latencyMs, total, pageSize: config.pageSize })));
+			rows.push(
+				...(await latencyRows(ctx, stack, runs, { latencyMs, total, pageSize: config.pageSize })),
+			);
 		}
 	} finally {
 		await stack.admin.ok('POST', '/__sandbox/faults/', { body: { latencyMs: 0 } });
@@ -62,14 +72,29 @@ export async function runN8nListPart(ctx: PartContext, stack: Stack, stackMod: S
 
 /** G: Webhook -> Appointments Get Many; P: Webhook -> HTTP Request following next -> Split Out; both active. */
 async function publishWorkflows(stack: Stack, stackMod: StackModule) {
-	const webhook = (path: string) => webhookNode({ path, responseMode: 'lastNode', responseData: 'noData' });
+	const webhook = (path: string) =>
+		webhookNode({ path, responseMode: 'lastNode', responseData: 'noData' });
 	const oursPath = random('bench-getmany');
-	const getMany = node('Get Many', 'n8n-nodes-appointments.appointments', 220, { resource: 'appointment', operation: 'getAll', returnAll: true, simplify: false, options: {} }, {
-		credentials: { appointmentsApi: { id: stackMod.CREDENTIAL_ID, name: stackMod.CREDENTIAL_NAME } },
+	const getMany = node(
+		'Get Many',
+		'n8n-nodes-appointments.appointments',
+		220,
+		{ resource: 'appointment', operation: 'getAll', returnAll: true, simplify: false, options: {} },
+		{
+			credentials: {
+				appointmentsApi: { id: stackMod.CREDENTIAL_ID, name: stackMod.CREDENTIAL_NAME },
+			},
+		},
+	);
+	const ours = await stack.api.ok('POST', '/api/v1/workflows', {
+		body: chain('Bench: Get Many', [webhook(oursPath), getMany]),
 	});
-	const ours = await stack.api.ok('POST', '/api/v1/workflows', { body: chain('Bench: Get Many', [webhook(oursPath), getMany]) });
 	const cred = await stack.api.ok('POST', '/api/v1/credentials', {
-		body: { name: 'Bench bearer header', type: 'httpHeaderAuth', data: { name: 'Authorization', value: `Bearer ${stack.apiToken}` } },
+		body: {
+			name: 'Bench bearer header',
+			type: 'httpHeaderAuth',
+			data: { name: 'Authorization', value: `Bearer ${stack.apiToken}` },
+		},
 	});
 	const peerPath = random('bench-peer');
 	const httpRequest = node(
@@ -91,10 +116,22 @@ async function publishWorkflows(stack: Stack, stackMod: StackModule) {
 				},
 			},
 		},
-		{ typeVersion: 4.2, credentials: { httpHeaderAuth: { id: cred.id, name: 'Bench bearer header' } } },
+		{
+			typeVersion: 4.2,
+			credentials: { httpHeaderAuth: { id: cred.id, name: 'Bench bearer header' } },
+		},
 	);
-	const splitOut = node('Split Out', 'n8n-nodes-base.splitOut', 440, { fieldToSplitOut: 'results', options: {} });
-	const peer = await stack.api.ok('POST', '/api/v1/workflows', { body: chain('Bench: HTTP Request pagination + Split Out', [webhook(peerPath), httpRequest, splitOut]) });
+	const splitOut = node('Split Out', 'n8n-nodes-base.splitOut', 440, {
+		fieldToSplitOut: 'results',
+		options: {},
+	});
+	const peer = await stack.api.ok('POST', '/api/v1/workflows', {
+		body: chain('Bench: HTTP Request pagination + Split Out', [
+			webhook(peerPath),
+			httpRequest,
+			splitOut,
+		]),
+	});
 	await stackMod.activate(stack.api, ours.id);
 	await stackMod.activate(stack.api, peer.id);
 	return { ours, oursPath, peer, peerPath };
@@ -103,37 +140,66 @@ async function publishWorkflows(stack: Stack, stackMod: StackModule) {
 /** Calls a workflow's webhook and reads the node time n8n saved in the execution it started. */
 function executionTimer(stack: Stack, total: number) {
 	const seen = new Set<string>();
-	return async (workflowId: string, path: string, nodes: string[], lastNode: string): Promise<Timed> => {
+	return async (
+		workflowId: string,
+		path: string,
+		nodes: string[],
+		lastNode: string,
+	): Promise<Timed> => {
 		// n8n registers a production webhook shortly after activation: until then it answers 404.
 		const res = await pollUntil(
 			`the webhook ${path}`,
 			async () => {
-				const r = await stack.n8n.http.call('POST', `/webhook/${path}`, { body: {}, timeoutMs: 600000 });
+				const r = await stack.n8n.http.call('POST', `/webhook/${path}`, {
+					body: {},
+					timeoutMs: 600000,
+				});
 				return r.status === 404 ? undefined : r;
 			},
 			30000,
 			250,
 		);
-		if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+		if (res.status !== 200)
+			throw new Error(`${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
 		const execution = await pollUntil(
 			`the saved execution of ${path}`,
 			async () => {
-				const list = (await stack.api.ok('GET', `/api/v1/executions?workflowId=${workflowId}&limit=5`)) as { data: Array<{ id: string; finished: boolean; status: string }> };
-				return list.data.find((e) => !seen.has(String(e.id)) && e.status !== 'running' && e.status !== 'new');
+				const list = (await stack.api.ok(
+					'GET',
+					`/api/v1/executions?workflowId=${workflowId}&limit=5`,
+				)) as { data: Array<{ id: string; finished: boolean; status: string }> };
+				return list.data.find(
+					(e) => !seen.has(String(e.id)) && e.status !== 'running' && e.status !== 'new',
+				);
 			},
 			60000,
 			100,
 		);
 		seen.add(String(execution.id));
-		const full = (await stack.api.ok('GET', `/api/v1/executions/${execution.id}?includeData=true`)) as {
+		const full = (await stack.api.ok(
+			'GET',
+			`/api/v1/executions/${execution.id}?includeData=true`,
+		)) as {
 			status: string;
-			data: { resultData: { runData: Record<string, Array<{ executionTime: number; data?: { main: Array<unknown[] | null> } }>>; error?: { message: string } } };
+			data: {
+				resultData: {
+					runData: Record<
+						string,
+						Array<{ executionTime: number; data?: { main: Array<unknown[] | null> } }>
+					>;
+					error?: { message: string };
+				};
+			};
 		};
 		const runData = full.data.resultData.runData;
-		if (full.status !== 'success') throw new Error(`${path}: execution ${execution.id} ${full.status}: ${full.data.resultData.error?.message}`);
+		if (full.status !== 'success')
+			throw new Error(
+				`${path}: execution ${execution.id} ${full.status}: ${full.data.resultData.error?.message}`,
+			);
 		const nodeMs = nodes.reduce((sum, n) => sum + (runData[n]?.[0]?.executionTime ?? NaN), 0);
 		const items = runData[lastNode]?.[0]?.data?.main?.[0]?.length ?? 0;
-		if (items !== total) throw new Error(`${path}: ${items} items out of ${lastNode}, expected ${total}`);
+		if (items !== total)
+			throw new Error(`${path}: ${items} items out of ${lastNode}, expected ${total}`);
 		return { nodeMs, items };
 	};
 }
@@ -159,7 +225,9 @@ async function latencyRows(
 		after: async (which, t) => {
 			const together = await mostTogether(stack);
 			inFlight[which].push(together);
-			ctx.log(`part 8: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time, up to ${together} list requests arrived within 10 ms`);
+			ctx.log(
+				`part 8: Get Many ${latencyMs ? `${latencyMs} ms latency` : 'loopback'}: ${which} ${t.nodeMs} ms node time, up to ${together} list requests arrived within 10 ms`,
+			);
 		},
 	});
 	const [a, b] = [s.results.ours.map((t) => t.nodeMs), s.results.peer.map((t) => t.nodeMs)];

@@ -33,7 +33,12 @@ async function startBenchStack(ctx: PartContext, part: number) {
 	ctx.log(`part ${part}: starting the stack (build, pack, install into n8n, sandbox, n8n)...`);
 	const stack = await stackMod.startStack({
 		userFolder,
-		owner: { email: 'bench@example.com', password: 'Bench-Passw0rd', firstName: 'Bench', lastName: 'Owner' },
+		owner: {
+			email: 'bench@example.com',
+			password: 'Bench-Passw0rd',
+			firstName: 'Bench',
+			lastName: 'Owner',
+		},
 		reimport: 'always',
 		log: (m) => ctx.log(`part ${part}: ${m}`),
 	});
@@ -56,7 +61,15 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 	try {
 		const { urls, headers } = await publishWorkflows(stack, stackMod);
 		ctx.log(`part 6: ours ${urls.ours}, theirs ${urls.theirs}`);
-		return await measureRates(ctx, (which, seconds) => cannon({ url: urls[which], connections: 10, durationSec: seconds, envelopes: true, headers: headers[which] }));
+		return await measureRates(ctx, (which, seconds) =>
+			cannon({
+				url: urls[which],
+				connections: 10,
+				durationSec: seconds,
+				envelopes: true,
+				headers: headers[which],
+			}),
+		);
 	} finally {
 		await stack.stop();
 		await proc.stopAll();
@@ -67,28 +80,47 @@ export async function runN8nPart(ctx: PartContext): Promise<Row[]> {
 async function publishWorkflows(stack: Stack, stackMod: StackModule) {
 	const noop = () => node('Handle Event', 'n8n-nodes-base.noOp', 220);
 	const triggerHookId = crypto.randomUUID();
-	const trigger = node('On Appointment Event', TRIGGER_TYPE, 0, { events: ['appointment.created', 'appointment.updated', 'appointment.canceled'], options: {} }, {
-		webhookId: triggerHookId,
-		credentials: { appointmentsApi: { id: stackMod.CREDENTIAL_ID, name: stackMod.CREDENTIAL_NAME } },
+	const trigger = node(
+		'On Appointment Event',
+		TRIGGER_TYPE,
+		0,
+		{ events: ['appointment.created', 'appointment.updated', 'appointment.canceled'], options: {} },
+		{
+			webhookId: triggerHookId,
+			credentials: {
+				appointmentsApi: { id: stackMod.CREDENTIAL_ID, name: stackMod.CREDENTIAL_NAME },
+			},
+		},
+	);
+	const ours = await stack.api.ok('POST', '/api/v1/workflows', {
+		body: chain('Bench: Appointments Trigger', [trigger, noop()]),
 	});
-	const ours = await stack.api.ok('POST', '/api/v1/workflows', { body: chain('Bench: Appointments Trigger', [trigger, noop()]) });
 	const webhookPath = random('bench');
 	const theirs = await stack.api.ok('POST', '/api/v1/workflows', {
-		body: chain('Bench: n8n Webhook node', [webhookNode({ path: webhookPath, responseMode: 'onReceived' }), noop()]),
+		body: chain('Bench: n8n Webhook node', [
+			webhookNode({ path: webhookPath, responseMode: 'onReceived' }),
+			noop(),
+		]),
 	});
 	// C: the Webhook node guarded by Header Auth - a webhook workflow that, like ours, carries a credential
 	// (n8n checks a workflow's credentials before every execution: one more database query per request).
 	const headerName = 'x-bench-auth';
 	const headerValue = crypto.randomBytes(12).toString('hex');
 	const cred = await stack.api.ok('POST', '/api/v1/credentials', {
-		body: { name: 'Bench header auth', type: 'httpHeaderAuth', data: { name: headerName, value: headerValue } },
+		body: {
+			name: 'Bench header auth',
+			type: 'httpHeaderAuth',
+			data: { name: headerName, value: headerValue },
+		},
 	});
 	const guardedPath = random('bench-auth');
 	const guardedHook = webhookNode(
 		{ path: guardedPath, authentication: 'headerAuth', responseMode: 'onReceived' },
 		{ credentials: { httpHeaderAuth: { id: cred.id, name: 'Bench header auth' } } },
 	);
-	const guarded = await stack.api.ok('POST', '/api/v1/workflows', { body: chain('Bench: n8n Webhook node with Header Auth', [guardedHook, noop()]) });
+	const guarded = await stack.api.ok('POST', '/api/v1/workflows', {
+		body: chain('Bench: n8n Webhook node with Header Auth', [guardedHook, noop()]),
+	});
 	for (const wf of [ours, theirs, guarded]) await stackMod.activate(stack.api, wf.id);
 
 	// The trigger's callback URL is the one it registered at the sandbox on activation.
@@ -96,18 +128,31 @@ async function publishWorkflows(stack: Stack, stackMod: StackModule) {
 		'the trigger subscription at the sandbox',
 		async () => {
 			const b = await stack.admin.ok('GET', '/__sandbox/webhooks/');
-			const subs = (Array.isArray(b) ? b : (b.webhooks ?? b.results ?? [])) as Array<{ url: string }>;
+			const subs = (Array.isArray(b) ? b : (b.webhooks ?? b.results ?? [])) as Array<{
+				url: string;
+			}>;
 			return subs.find((s) => s.url.includes(triggerHookId))?.url;
 		},
 		30000,
 		200,
 	);
-	const urls: Record<Contestant, string> = { ours: ourUrl, theirs: `${stack.n8n.url}/webhook/${webhookPath}`, guarded: `${stack.n8n.url}/webhook/${guardedPath}` };
-	const headers: Record<Contestant, Record<string, string>> = { ours: {}, theirs: {}, guarded: { [headerName]: headerValue } };
+	const urls: Record<Contestant, string> = {
+		ours: ourUrl,
+		theirs: `${stack.n8n.url}/webhook/${webhookPath}`,
+		guarded: `${stack.n8n.url}/webhook/${guardedPath}`,
+	};
+	const headers: Record<Contestant, Record<string, string>> = {
+		ours: {},
+		theirs: {},
+		guarded: { [headerName]: headerValue },
+	};
 	return { urls, headers };
 }
 
-async function measureRates(ctx: PartContext, shoot: (which: Contestant, seconds: number) => Promise<CannonResult>): Promise<Row[]> {
+async function measureRates(
+	ctx: PartContext,
+	shoot: (which: Contestant, seconds: number) => Promise<CannonResult>,
+): Promise<Row[]> {
 	const duration = ctx.smoke ? 2 : 10;
 	const rounds = ctx.smoke ? 1 : 3;
 	const contestants: Contestant[] = ['ours', 'theirs', 'guarded'];
@@ -116,7 +161,9 @@ async function measureRates(ctx: PartContext, shoot: (which: Contestant, seconds
 	for (const which of contestants) {
 		const w = await shoot(which, 3);
 		if (w.requestsTotal === 0 || w.non2xx > w.requestsTotal / 2) {
-			throw new Error(`warm-up of ${which}: ${w.non2xx} non-2xx, ${w.errors} errors, ${w.timeouts} time-outs of ${w.requestsTotal} (${JSON.stringify(w.statusCodes)})`);
+			throw new Error(
+				`warm-up of ${which}: ${w.non2xx} non-2xx, ${w.errors} errors, ${w.timeouts} time-outs of ${w.requestsTotal} (${JSON.stringify(w.statusCodes)})`,
+			);
 		}
 	}
 	const raw: unknown[] = [];
@@ -127,10 +174,14 @@ async function measureRates(ctx: PartContext, shoot: (which: Contestant, seconds
 		run: (which) => shoot(which, duration),
 		after: (which, res) => {
 			if (res.non2xx || res.errors) {
-				throw new Error(`${which}: ${res.non2xx} non-2xx, ${res.errors} errors of ${res.requestsTotal} (${JSON.stringify(res.statusCodes)})`);
+				throw new Error(
+					`${which}: ${res.non2xx} non-2xx, ${res.errors} errors of ${res.requestsTotal} (${JSON.stringify(res.statusCodes)})`,
+				);
 			}
 			raw.push({ which, ...res });
-			ctx.log(`part 6: ${which} ${res.requestsPerSec.toFixed(0)} req/s (p50 ${res.latencyMedianMs} ms)`);
+			ctx.log(
+				`part 6: ${which} ${res.requestsPerSec.toFixed(0)} req/s (p50 ${res.latencyMedianMs} ms)`,
+			);
 		},
 	});
 	const [a, b, c] = contestants.map((which) => s.results[which].map((r) => r.requestsPerSec));
@@ -148,7 +199,13 @@ async function measureRates(ctx: PartContext, shoot: (which: Contestant, seconds
 			ratio: round(ourRate / guardedRate, 3),
 			target: '>= 0.9',
 			met: ourRate / guardedRate >= 0.9,
-			details: { durationSec: duration, rounds, ours: a.map((v) => round(v, 0)), guarded: c.map((v) => round(v, 0)), raw },
+			details: {
+				durationSec: duration,
+				rounds,
+				ours: a.map((v) => round(v, 0)),
+				guarded: c.map((v) => round(v, 0)),
+				raw,
+			},
 		},
 		{
 			part: 6,

@@ -55,12 +55,35 @@ function readOnlyNode(transport: Transport, trigger: INodeType): INodeType {
 }
 
 type PollingHarness = ReturnType<Harness['startPollingHarness']>;
-type PollCounted = (h: PollingHarness) => Promise<{ result: Awaited<ReturnType<PollingHarness['poll']>>; requests: number; needed: { pages: number; records: number } }>;
-const TIME_PARAMETERS = { events: ['appointment.starting_soon', 'appointment.started'], leadTime: 1440, options: {} };
+type PollCounted = (h: PollingHarness) => Promise<{
+	result: Awaited<ReturnType<PollingHarness['poll']>>;
+	requests: number;
+	needed: { pages: number; records: number };
+}>;
+const TIME_PARAMETERS = {
+	events: ['appointment.starting_soon', 'appointment.started'],
+	leadTime: 1440,
+	options: {},
+};
 
 /** A row comparing the requests of one poll with the list pages it needed (plus read-backs by key). */
-function requestsRow(name: string, requests: number, needed: number, target: string, met = requests === needed): Row {
-	return { part: 7, name, value: requests, baseline: needed, unit: 'req.', ratio: round(requests / needed, 3), target, met };
+function requestsRow(
+	name: string,
+	requests: number,
+	needed: number,
+	target: string,
+	met = requests === needed,
+): Row {
+	return {
+		part: 7,
+		name,
+		value: requests,
+		baseline: needed,
+		unit: 'req.',
+		ratio: round(requests / needed, 3),
+		target,
+		met,
+	};
 }
 
 /** Polls once and counts its requests in the sandbox's log, and the list pages its window needs. */
@@ -68,7 +91,10 @@ function pollCounter(admin: Client, api: Client): PollCounted {
 	const pagesNeeded = async () => {
 		const logged = (await sandboxRequests(admin)).filter((r) => r.path === LIST_PATH);
 		const query = new URLSearchParams(logged[0].query as Record<string, string>);
-		const first = (await api.ok('GET', `${LIST_PATH}?${query}`)) as { count: number; results: unknown[] };
+		const first = (await api.ok('GET', `${LIST_PATH}?${query}`)) as {
+			count: number;
+			results: unknown[];
+		};
 		return { pages: Math.ceil(first.count / first.results.length), records: first.count };
 	};
 	return async (h) => {
@@ -81,15 +107,28 @@ function pollCounter(admin: Client, api: Client): PollCounted {
 }
 
 /** The change events: a quiet poll, a poll after changes (exactly their events), and the state's bytes. */
-async function changeEventRows(harness: PollingHarness, pollCounted: PollCounted, clients: { admin: Client; api: Client }, smoke: boolean) {
+async function changeEventRows(
+	harness: PollingHarness,
+	pollCounted: PollCounted,
+	clients: { admin: Client; api: Client },
+	smoke: boolean,
+) {
 	const quiet = await pollCounted(harness);
-	if (quiet.result.items) throw new Error(`a poll without changes emitted ${quiet.result.items.length} items`);
+	if (quiet.result.items)
+		throw new Error(`a poll without changes emitted ${quiet.result.items.length} items`);
 	const rows: Row[] = [
-		requestsRow(`Polling trigger, ${quiet.needed.records} watched, page 50, nothing changed: requests of one poll / list pages needed`, quiet.requests, quiet.needed.pages, '= 1'),
+		requestsRow(
+			`Polling trigger, ${quiet.needed.records} watched, page 50, nothing changed: requests of one poll / list pages needed`,
+			quiet.requests,
+			quiet.needed.pages,
+			'= 1',
+		),
 	];
 	const expected = await makeChanges(clients.admin, clients.api, smoke ? 2 : 10);
 	const busy = await pollCounted(harness);
-	const emitted = (busy.result.items ?? []).map((i) => `${i.json.event} ${(i.json.data as { appointment_key: string }).appointment_key}`).sort();
+	const emitted = (busy.result.items ?? [])
+		.map((i) => `${i.json.event} ${(i.json.data as { appointment_key: string }).appointment_key}`)
+		.sort();
 	const right = JSON.stringify(emitted) === JSON.stringify([...expected.events].sort());
 	const needed = busy.needed.pages + expected.outside;
 	rows.push({
@@ -102,7 +141,9 @@ async function changeEventRows(harness: PollingHarness, pollCounted: PollCounted
 		),
 		details: right ? undefined : { emitted, expected: expected.events },
 	});
-	const state = (harness.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } }).state;
+	const state = (
+		harness.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } }
+	).state;
 	const watched = state.entries.split(';').length;
 	const bytes = harness.savedBytes();
 	rows.push({
@@ -119,12 +160,17 @@ async function changeEventRows(harness: PollingHarness, pollCounted: PollCounted
 export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;
 	const runs = ctx.smoke ? 1 : 7;
-	const { startPollingHarness } = requireProjectFile<Harness>('test/helpers/polling', 'The poll harness');
-	const transport = requireProjectFile<Transport>('nodes/Appointments/transport/list/paginate', 'The transport');
-	const { AppointmentsPollingTrigger } = requireProjectFile<{ AppointmentsPollingTrigger: new () => INodeType }>(
-		'nodes/Appointments/AppointmentsPollingTrigger.node',
-		'The polling trigger',
+	const { startPollingHarness } = requireProjectFile<Harness>(
+		'test/helpers/polling',
+		'The poll harness',
 	);
+	const transport = requireProjectFile<Transport>(
+		'nodes/Appointments/transport/list/paginate',
+		'The transport',
+	);
+	const { AppointmentsPollingTrigger } = requireProjectFile<{
+		AppointmentsPollingTrigger: new () => INodeType;
+	}>('nodes/Appointments/AppointmentsPollingTrigger.node', 'The polling trigger');
 	const trigger = new AppointmentsPollingTrigger();
 
 	ctx.log(`part 7: sandbox with ${total} appointments`);
@@ -134,14 +180,23 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	try {
 		await configurePageSize(admin, sb.url, 50);
 		const credentials = { baseUrl: sb.url, accessToken: API_TOKEN };
-		const start = (parameters: IDataObject, nodeType = trigger) => startPollingHarness({ credentials, parameters, timezone: ZONE, nodeType });
+		const start = (parameters: IDataObject, nodeType = trigger) =>
+			startPollingHarness({ credentials, parameters, timezone: ZONE, nodeType });
 		const harness = start({ events: ALL_EVENTS, options: OPTIONS });
 		await harness.activate();
 		const pollCounted = pollCounter(admin, api);
-		const { rows, accountPages } = await changeEventRows(harness, pollCounted, { admin, api }, ctx.smoke);
+		const { rows, accountPages } = await changeEventRows(
+			harness,
+			pollCounted,
+			{ admin, api },
+			ctx.smoke,
+		);
 		rows.push(...(await timeEventRows(pollCounted, () => start(TIME_PARAMETERS), accountPages)));
 		// Time: the trigger's poll against a poll that only reads the same pages.
-		const reader = start({ events: ALL_EVENTS, options: OPTIONS }, readOnlyNode(transport, trigger));
+		const reader = start(
+			{ events: ALL_EVENTS, options: OPTIONS },
+			readOnlyNode(transport, trigger),
+		);
 		await reader.activate();
 		rows.push(await pollTimeRow({ poll: harness, read: reader }, runs, accountPages));
 		return rows;
@@ -179,7 +234,7 @@ async function timeEventRows(
 		),
 		{
 			part: 7,
-			name: 'Context: time events poll / the change events\' poll of the whole account (Days Back 14, Days Ahead 14), requests',
+			name: "Context: time events poll / the change events' poll of the whole account (Days Back 14, Days Ahead 14), requests",
 			value: quiet.requests,
 			baseline: accountPages,
 			unit: 'req.',
@@ -198,30 +253,52 @@ async function timeEventRows(
 }
 
 /** n of each change between two polls; returns the events the trigger must emit. */
-async function makeChanges(admin: Client, api: Client, n: number): Promise<{ events: string[]; outside: number }> {
+async function makeChanges(
+	admin: Client,
+	api: Client,
+	n: number,
+): Promise<{ events: string[]; outside: number }> {
 	const now = DateTime.now().setZone(ZONE);
-	const all = ((await admin.ok('GET', '/__sandbox/appointments/')) as { appointments: Array<{ appointment_key: string; start_date: string; status: string }> }).appointments;
+	const all = (
+		(await admin.ok('GET', '/__sandbox/appointments/')) as {
+			appointments: Array<{ appointment_key: string; start_date: string; status: string }>;
+		}
+	).appointments;
 	// CONFIRMED ones: each change below is then a real change (a PATCH to the current status changes nothing).
-	const open = all.filter((a) => a.status === 'CONFIRMED' && Math.abs(Date.parse(a.start_date) - Date.now()) < 10 * 86_400_000);
+	const open = all.filter(
+		(a) =>
+			a.status === 'CONFIRMED' && Math.abs(Date.parse(a.start_date) - Date.now()) < 10 * 86_400_000,
+	);
 	const pick = (i: number) => open[i].appointment_key;
 	const events: string[] = [];
 	for (let i = 0; i < n; i++) {
-		const created = (await admin.ok('POST', '/__sandbox/appointments/', { start_date: now.plus({ days: 1 + (i % 5), hours: i }).toISO(), status: 'CONFIRMED' })) as { appointment_key: string };
+		const created = (await admin.ok('POST', '/__sandbox/appointments/', {
+			start_date: now.plus({ days: 1 + (i % 5), hours: i }).toISO(),
+			status: 'CONFIRMED',
+		})) as { appointment_key: string };
 		events.push(`appointment.created ${created.appointment_key}`);
 		await api.ok('DELETE', `${LIST_PATH}${pick(i)}/?send_email=false`);
 		events.push(`appointment.canceled ${pick(i)}`);
-		await api.ok('PATCH', `${LIST_PATH}${pick(n + i)}/reschedule/`, { start_date: now.plus({ days: 2, minutes: 15 * i }).toISO() });
+		await api.ok('PATCH', `${LIST_PATH}${pick(n + i)}/reschedule/`, {
+			start_date: now.plus({ days: 2, minutes: 15 * i }).toISO(),
+		});
 		events.push(`appointment.updated ${pick(n + i)}`);
 		await api.ok('PATCH', `${LIST_PATH}${pick(2 * n + i)}/`, { status: 'NO_SHOW' });
 		events.push(`appointment.updated ${pick(2 * n + i)}`);
-		await api.ok('PATCH', `${LIST_PATH}${pick(3 * n + i)}/reschedule/`, { start_date: now.plus({ days: 60 }).toISO() });
+		await api.ok('PATCH', `${LIST_PATH}${pick(3 * n + i)}/reschedule/`, {
+			start_date: now.plus({ days: 60 }).toISO(),
+		});
 		events.push(`appointment.updated ${pick(3 * n + i)}`);
 	}
 	return { events, outside: n };
 }
 
 /** One poll of the trigger against a poll that only reads the same pages: alternating pairs, the first dropped. */
-async function pollTimeRow(harnesses: Record<'read' | 'poll', { poll(): Promise<{ error?: Error }> }>, runs: number, pages: number): Promise<Row> {
+async function pollTimeRow(
+	harnesses: Record<'read' | 'poll', { poll(): Promise<{ error?: Error }> }>,
+	runs: number,
+	pages: number,
+): Promise<Row> {
 	const samples = await runRounds({
 		contestants: ['read', 'poll'] as const,
 		rounds: runs,

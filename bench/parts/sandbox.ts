@@ -42,8 +42,11 @@ async function listRows(ctx: PartContext, nodeMsPerPage: number | undefined): Pr
 				durationSec: duration,
 				headers: { authorization: `Bearer ${API_TOKEN}`, accept: 'application/json' },
 			});
-			if (r.non2xx || r.errors) throw new Error(`list under load: ${r.non2xx} non-2xx, ${r.errors} errors`);
-			ctx.log(`part 5: list ${connections} connection(s): ${r.requestsPerSec.toFixed(0)} req/s, median ${r.latencyMedianMs} ms`);
+			if (r.non2xx || r.errors)
+				throw new Error(`list under load: ${r.non2xx} non-2xx, ${r.errors} errors`);
+			ctx.log(
+				`part 5: list ${connections} connection(s): ${r.requestsPerSec.toFixed(0)} req/s, median ${r.latencyMedianMs} ms`,
+			);
 			const perRequestMs = 1000 / r.requestsPerSec;
 			const row: Row = {
 				part: 5,
@@ -56,7 +59,8 @@ async function listRows(ctx: PartContext, nodeMsPerPage: number | undefined): Pr
 				// How much of the node's time per page of part 1 is the sandbox answering.
 				row.baseline = round(1000 / nodeMsPerPage, 0);
 				row.ratio = round(r.requestsPerSec / (1000 / nodeMsPerPage), 2);
-				row.details!.note = 'baseline = pages per second the node fetched in part 1 (default page size); ratio = sandbox capacity / node page rate';
+				row.details!.note =
+					'baseline = pages per second the node fetched in part 1 (default page size); ratio = sandbox capacity / node page rate';
 			}
 			rows.push(row);
 		}
@@ -101,26 +105,46 @@ async function deliveriesRow(ctx: PartContext): Promise<Row> {
 	const pems = selfSignedCert({ days: 2 });
 	const receiver = await startReceiver(pems);
 	const { got } = receiver;
-	const sb = await startBenchSandbox({ seed: n * 2, ca: pems.cert, retrySchedule: [100, 200], deliveryTimeoutMs: 5000 });
+	const sb = await startBenchSandbox({
+		seed: n * 2,
+		ca: pems.cert,
+		retrySchedule: [100, 200],
+		deliveryTimeoutMs: 5000,
+	});
 	const api = new Client(sb.url, API_TOKEN);
 	const admin = new Client(sb.url, ADMIN_TOKEN);
 	const agent = new Agent({ keepAliveTimeout: 30000, connections: 10 });
 	try {
-		await api.ok('POST', '/api/v3/webhooks/', { url: `https://localhost:${receiver.port}/hook`, events: ['appointment.updated'] });
+		await api.ok('POST', '/api/v3/webhooks/', {
+			url: `https://localhost:${receiver.port}/hook`,
+			events: ['appointment.updated'],
+		});
 		const keys = await changeableKeys(api, n);
 		const t0 = performance.now();
 		const patchedAt = await sendUpdates(sb.url, agent, keys);
 		try {
-			await pollUntil(`${n} deliveries at the receiver`, () => (got.count >= n ? true : undefined), ctx.smoke ? 20000 : 60000, 5);
+			await pollUntil(
+				`${n} deliveries at the receiver`,
+				() => (got.count >= n ? true : undefined),
+				ctx.smoke ? 20000 : 60000,
+				5,
+			);
 		} catch (error) {
 			const d = await admin.ok('GET', '/__sandbox/deliveries/');
-			const errors = (d.deliveries as Array<{ ok: boolean; error: string | null }>).filter((x) => !x.ok).slice(0, 3).map((x) => x.error);
-			throw new Error(`${(error as Error).message}: ${got.count} received, sandbox pending ${d.pending}, first errors ${JSON.stringify(errors)}`);
+			const errors = (d.deliveries as Array<{ ok: boolean; error: string | null }>)
+				.filter((x) => !x.ok)
+				.slice(0, 3)
+				.map((x) => x.error);
+			throw new Error(
+				`${(error as Error).message}: ${got.count} received, sandbox pending ${d.pending}, first errors ${JSON.stringify(errors)}`,
+			);
 		}
 		const ms = got.lastAt - t0;
 		const deliveries = await admin.ok('GET', '/__sandbox/deliveries/');
 		const failed = (deliveries.deliveries as Array<{ ok: boolean }>).filter((d) => !d.ok).length;
-		ctx.log(`part 5: ${n} deliveries in ${ms.toFixed(0)} ms (${((n / ms) * 1000).toFixed(0)}/s), ${failed} failed attempts`);
+		ctx.log(
+			`part 5: ${n} deliveries in ${ms.toFixed(0)} ms (${((n / ms) * 1000).toFixed(0)}/s), ${failed} failed attempts`,
+		);
 		return {
 			part: 5,
 			name: `Sandbox webhook deliveries to a local https receiver (${n} status updates, 10 at a time)`,

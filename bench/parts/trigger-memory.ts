@@ -16,7 +16,10 @@ interface Dedupe {
 	scopeCount: () => number;
 }
 
-export async function memoryRow(ctx: PartContext, { trigger, core, workflowLib }: TriggerBench): Promise<Row> {
+export async function memoryRow(
+	ctx: PartContext,
+	{ trigger, core, workflowLib }: TriggerBench,
+): Promise<Row> {
 	// The built module: the one the built trigger of part 3 remembers its keys in.
 	const dedupe = requireBuilt<Dedupe>(ctx, 'nodes/Appointments/trigger/dedupe.js');
 	const total = ctx.smoke ? 100_000 : 1_000_000;
@@ -33,7 +36,8 @@ export async function memoryRow(ctx: PartContext, { trigger, core, workflowLib }
 	const feed = async (upTo: number) => {
 		for (; i < upTo; i++) {
 			const r = await m.call(envelope(i, 'b'));
-			if (!started(r)) throw new Error(`distinct event ${i} was not started (dedupe memory dropped a new event?)`);
+			if (!started(r))
+				throw new Error(`distinct event ${i} was not started (dedupe memory dropped a new event?)`);
 		}
 	};
 	const t0 = performance.now();
@@ -48,7 +52,9 @@ export async function memoryRow(ctx: PartContext, { trigger, core, workflowLib }
 	const newest = await m.call(envelope(total - 1, 'b'));
 	const mb = (b: number) => round(b / 2 ** 20, 2);
 	const growth = heapAfter - heapFull;
-	ctx.log(`part 3: ${total} events in ${seconds.toFixed(1)} s; store ${store.size}/${window}; heap ${mb(heapBefore)} -> ${mb(heapFull)} -> ${mb(heapAfter)} MB`);
+	ctx.log(
+		`part 3: ${total} events in ${seconds.toFixed(1)} s; store ${store.size}/${window}; heap ${mb(heapBefore)} -> ${mb(heapFull)} -> ${mb(heapAfter)} MB`,
+	);
 	return {
 		part: 3,
 		name: `Trigger dedupe memory after ${total.toLocaleString('en-US')} distinct events: heap after / heap with the window full`,

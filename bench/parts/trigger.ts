@@ -24,7 +24,16 @@ import type { INodeType, IWebhookFunctions } from 'n8n-workflow';
 import { median, round, type PartContext, type Row } from '../lib/common';
 import { requireBuilt } from '../lib/build';
 import { medians, runRounds } from '../lib/rounds';
-import { envelope, harness, plainTrigger, quietN8n, started, type Core, type TriggerBench, type WorkflowLib } from '../lib/trigger-harness';
+import {
+	envelope,
+	harness,
+	plainTrigger,
+	quietN8n,
+	started,
+	type Core,
+	type TriggerBench,
+	type WorkflowLib,
+} from '../lib/trigger-harness';
 import { memoryRow } from './trigger-memory';
 
 type Loop = 'bare' | 'n8n' | 'reads' | 'plain' | 'node';
@@ -41,11 +50,18 @@ export async function runTriggerPart(ctx: PartContext): Promise<Row[]> {
  * function made per request in a naming call the published code does not have.
  */
 function loadTrigger(ctx: PartContext): TriggerBench {
-	const triggerMod = requireBuilt<Record<string, new () => INodeType>>(ctx, 'nodes/Appointments/AppointmentsTrigger.node.js');
-	const TriggerClass = triggerMod.AppointmentsTrigger ?? Object.values(triggerMod).find((v) => typeof v === 'function');
-	if (!TriggerClass) throw new Error('nodes/Appointments/AppointmentsTrigger.node exports no node class');
+	const triggerMod = requireBuilt<Record<string, new () => INodeType>>(
+		ctx,
+		'nodes/Appointments/AppointmentsTrigger.node.js',
+	);
+	const TriggerClass =
+		triggerMod.AppointmentsTrigger ??
+		Object.values(triggerMod).find((v) => typeof v === 'function');
+	if (!TriggerClass)
+		throw new Error('nodes/Appointments/AppointmentsTrigger.node exports no node class');
 	const trigger = new TriggerClass();
-	if (typeof trigger.webhook !== 'function') throw new Error('the trigger node has no webhook() method');
+	if (typeof trigger.webhook !== 'function')
+		throw new Error('the trigger node has no webhook() method');
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const workflowLib = require('n8n-workflow') as WorkflowLib;
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -55,19 +71,27 @@ function loadTrigger(ctx: PartContext): TriggerBench {
 }
 
 /** The five loops over one round's bodies; `sink` keeps the baselines' work from being optimised away. */
-function envelopeLoops({ trigger, core, workflowLib }: TriggerBench, sink: { value: number }): Record<Loop, (bodies: string[]) => Promise<void>> {
+function envelopeLoops(
+	{ trigger, core, workflowLib }: TriggerBench,
+	sink: { value: number },
+): Record<Loop, (bodies: string[]) => Promise<void>> {
 	const h = harness(core, workflowLib, trigger, 'wf-throughput');
 	const p = harness(core, workflowLib, plainTrigger(trigger), 'wf-plain');
 	// Synchronous on purpose: the baselines pay no promise/microtask per envelope (the node's await is its cost).
 	return {
 		bare: async (bodies) => {
 			for (let i = 0; i < bodies.length; i++) {
-				sink.value += (JSON.parse(bodies[i]) as { data: { appointment_key: string } }).data.appointment_key.length;
+				sink.value += (
+					JSON.parse(bodies[i]) as { data: { appointment_key: string } }
+				).data.appointment_key.length;
 			}
 		},
 		n8n: async (bodies) => {
 			for (let i = 0; i < bodies.length; i++) {
-				if (h.contextOnly() !== undefined) sink.value += (JSON.parse(bodies[i]) as { data: { appointment_key: string } }).data.appointment_key.length;
+				if (h.contextOnly() !== undefined)
+					sink.value += (
+						JSON.parse(bodies[i]) as { data: { appointment_key: string } }
+					).data.appointment_key.length;
 			}
 		},
 		// The n8n calls webhook() makes for every notification (node, workflow id, mode, body, response; the
@@ -75,8 +99,11 @@ function envelopeLoops({ trigger, core, workflowLib }: TriggerBench, sink: { val
 		reads: async (bodies) => {
 			for (let i = 0; i < bodies.length; i++) {
 				const c = h.contextOnly() as IWebhookFunctions;
-				sink.value += (JSON.parse(bodies[i]) as { data: { appointment_key: string } }).data.appointment_key.length;
-				sink.value += c.getNode().name.length + String(c.getWorkflow().id).length + c.getMode().length;
+				sink.value += (
+					JSON.parse(bodies[i]) as { data: { appointment_key: string } }
+				).data.appointment_key.length;
+				sink.value +=
+					c.getNode().name.length + String(c.getWorkflow().id).length + c.getMode().length;
 				if (c.getBodyData() !== undefined) sink.value++;
 				if (c.getResponseObject() !== undefined) sink.value++;
 			}
@@ -86,14 +113,16 @@ function envelopeLoops({ trigger, core, workflowLib }: TriggerBench, sink: { val
 			for (let i = 0; i < bodies.length; i++) {
 				if (started(await p.call(JSON.parse(bodies[i])))) ok++;
 			}
-			if (ok !== bodies.length) throw new Error(`the plain trigger started ${ok} of ${bodies.length} envelopes`);
+			if (ok !== bodies.length)
+				throw new Error(`the plain trigger started ${ok} of ${bodies.length} envelopes`);
 		},
 		node: async (bodies) => {
 			let ok = 0;
 			for (let i = 0; i < bodies.length; i++) {
 				if (started(await h.call(JSON.parse(bodies[i])))) ok++;
 			}
-			if (ok !== bodies.length) throw new Error(`webhook() started ${ok} of ${bodies.length} distinct valid envelopes`);
+			if (ok !== bodies.length)
+				throw new Error(`webhook() started ${ok} of ${bodies.length} distinct valid envelopes`);
 		},
 	};
 }
@@ -108,14 +137,17 @@ async function throughputRows(ctx: PartContext, t: TriggerBench): Promise<Row[]>
 	let bodies: string[] = [];
 	const loop = {
 		contestants: ['bare', 'n8n', 'reads', 'plain', 'node'] as Loop[],
-		before: () => (bodies = Array.from({ length: perRound }, () => JSON.stringify(envelope(seq++, 'a')))),
+		before: () =>
+			(bodies = Array.from({ length: perRound }, () => JSON.stringify(envelope(seq++, 'a')))),
 		run: (loop: Loop) => loops[loop](bodies),
 	};
 	// Warm-up (JIT) of every loop, in the listed order, without a GC.
 	await runRounds({ ...loop, rounds: 1, order: 'fixed', gc: false });
 	const s = await runRounds({ ...loop, rounds });
 	const perEnvelope = (ms: Record<Loop, number[]>) =>
-		Object.fromEntries(Object.entries<number[]>(ms).map(([k, v]) => [k, v.map((x) => (x * 1000) / perRound)])) as Record<Loop, number[]>;
+		Object.fromEntries(
+			Object.entries<number[]>(ms).map(([k, v]) => [k, v.map((x) => (x * 1000) / perRound)]),
+		) as Record<Loop, number[]>;
 	const cpuUs = perEnvelope(s.cpuMs);
 	const wallUs = perEnvelope(s.wallMs);
 	const us = medians(cpuUs);
@@ -127,13 +159,21 @@ async function throughputRows(ctx: PartContext, t: TriggerBench): Promise<Row[]>
 	const details = {
 		rounds,
 		envelopesPerRound: perRound,
-		cpuMicros: Object.fromEntries(Object.entries(cpuUs).map(([k, v]) => [k, v.map((x) => round(x, 2))])),
-		wallMicrosMedian: Object.fromEntries(Object.entries(wallUs).map(([k, v]) => [k, round(median(v), 3)])),
+		cpuMicros: Object.fromEntries(
+			Object.entries(cpuUs).map(([k, v]) => [k, v.map((x) => round(x, 2))]),
+		),
+		wallMicrosMedian: Object.fromEntries(
+			Object.entries(wallUs).map(([k, v]) => [k, round(median(v), 3)]),
+		),
 	};
 	return rowsOf(us, Buffer.byteLength(JSON.stringify(envelope(1, 'a'))), details);
 }
 
-function rowsOf(us: Record<Loop, number>, bodySize: number, samples: Record<string, unknown>): Row[] {
+function rowsOf(
+	us: Record<Loop, number>,
+	bodySize: number,
+	samples: Record<string, unknown>,
+): Row[] {
 	const { bare: parseUs, n8n: n8nUs, reads: readsUs, node: nodeUs, plain: plainUs } = us;
 	const oursUs = nodeUs - n8nUs;
 	const ownUs = nodeUs - readsUs;
@@ -151,7 +191,8 @@ function rowsOf(us: Record<Loop, number>, bodySize: number, samples: Record<stri
 			met: ratio >= 0.5,
 			details: {
 				plainLoopMicros: round(plainUs, 3),
-				measuredBy: 'CPU time of the process per round (user + system); ours = (node loop - n8n loop)',
+				measuredBy:
+					'CPU time of the process per round (user + system); ours = (node loop - n8n loop)',
 				bareParseMicros: round(parseUs, 3),
 				n8nLoopMicros: round(n8nUs, 3),
 				readsLoopMicros: round(readsUs, 3),

@@ -1,18 +1,31 @@
 import {
-	NodeConnectionTypes, type INodeExecutionData, type INodeProperties, type INodeType, type INodeTypeDescription, type IPollFunctions,
+	NodeConnectionTypes,
+	type INodeExecutionData,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypeDescription,
+	type IPollFunctions,
 } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch/calendarList.js';
 import { CHANGE_EVENTS, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/constants.js';
 import { eventFilterProperty } from './shared/eventFilter.js';
 import { optionsProperty } from './shared/nodeFields.js';
-import { LEAD_MAX, LEAD_MIN, listOnce, readPollingOptions, WHOLE_OPTIONS } from './polling/listing.js';
+import {
+	LEAD_MAX,
+	LEAD_MIN,
+	listOnce,
+	readPollingOptions,
+	WHOLE_OPTIONS,
+} from './polling/listing.js';
 import { startChanges } from './polling/poll.js';
 import { sampleItems } from './polling/sample.js';
 import { startTimeEvents } from './polling/timeEvents.js';
 
 // plain comparison, as optionsCollection's: localeCompare's first call sets up ICU, which would slow n8n's start-up
-const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) =>
+	a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+);
 
 const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
 
@@ -30,7 +43,8 @@ export class AppointmentsPollingTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when an appointment is created, updated, canceled, starting soon or started, by asking the service at each poll time (no public https needed)',
+		description:
+			'Starts the workflow when an appointment is created, updated, canceled, starting soon or started, by asking the service at each poll time (no public https needed)',
 		defaults: { name: 'Appointments Polling Trigger' },
 		polling: true,
 		inputs: [],
@@ -57,7 +71,8 @@ export class AppointmentsPollingTrigger implements INodeType {
 				required: true,
 				options: POLLING_EVENTS,
 				default: [],
-				description: 'The events that start the workflow: created (new appointment), rescheduled (start changed), status changed, updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
+				description:
+					'The events that start the workflow: created (new appointment), rescheduled (start changed), status changed, updated (status or start changed), canceled, starting soon (Lead Time before the start), started (its start time reached)',
 			},
 			{
 				displayName: 'Lead Time (Minutes)',
@@ -67,19 +82,30 @@ export class AppointmentsPollingTrigger implements INodeType {
 				default: 1440,
 				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (${LEAD_MAX / 1440} days)`,
 				displayOptions: { show: { events: [STARTING_SOON] } },
-				description: 'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
+				description:
+					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
 			},
 			eventFilterProperty,
 			optionsProperty([
-				wholeOption('daysAhead', 'How many days ahead appointments are watched; more days cost more requests per poll'),
-				wholeOption('daysBack', 'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show'),
-				wholeOption('maxWatched', 'The most appointments the trigger remembers between polls; a poll that needs more fails and says so'),
+				wholeOption(
+					'daysAhead',
+					'How many days ahead appointments are watched; more days cost more requests per poll',
+				),
+				wholeOption(
+					'daysBack',
+					'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
+				),
+				wholeOption(
+					'maxWatched',
+					'The most appointments the trigger remembers between polls; a poll that needs more fails and says so',
+				),
 				{
 					displayName: 'Simplify',
 					name: 'simplify',
 					type: 'boolean',
 					default: false,
-					description: 'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
+					description:
+						'Whether to return the key fields of the appointment with the event and timestamp instead of the whole event',
 				},
 			]),
 		],

@@ -1,4 +1,11 @@
-import { NodeConnectionTypes, type IHookFunctions, type INodeType, type INodeTypeDescription, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IHookFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch/calendarList.js';
 import { eventFields, optionsProperty } from './shared/nodeFields.js';
@@ -19,7 +26,8 @@ export class AppointmentsTrigger implements INodeType {
 		subtitle: '={{$parameter["events"].concat($parameter["otherEvents"] || []).join(", ")}}',
 		// n8n's node creator merges this trigger with the Appointments node (same name but "Trigger") and shows this
 		// text for both, under "What happens next?" too: it says what each of them does.
-		description: 'Find, change and cancel appointments, or start a workflow when one is created, updated or canceled',
+		description:
+			'Find, change and cancel appointments, or start a workflow when one is created, updated or canceled',
 		defaults: { name: 'Appointments Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -38,7 +46,8 @@ export class AppointmentsTrigger implements INodeType {
 			{
 				// Kept visible (a notice): without https the trigger cannot work at all. The test/production URL
 				// details and the proxy/tunnel set-up are in the README's Trigger section (the node's docs link).
-				displayName: 'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel. Events that do not match the Filters start no execution.',
+				displayName:
+					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel. Events that do not match the Filters start no execution.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -51,7 +60,8 @@ export class AppointmentsTrigger implements INodeType {
 			{
 				// The service's envelope holds the appointment as it is now, and n8n keeps no state for a webhook
 				// handler: there is nothing to compare with, so the polling trigger is where before/after lives.
-				displayName: "Each event holds the appointment as it is now, not what it was before: for the previous start or status (Appointment Rescheduled, Appointment Status Changed), use the Appointments Polling Trigger.",
+				displayName:
+					'Each event holds the appointment as it is now, not what it was before: for the previous start or status (Appointment Rescheduled, Appointment Status Changed), use the Appointments Polling Trigger.',
 				name: 'previousNotice',
 				type: 'notice',
 				default: '',
@@ -64,7 +74,8 @@ export class AppointmentsTrigger implements INodeType {
 					type: 'options',
 					options: [...DEDUPE_CHOICES],
 					default: 'eventKeyTimestamp',
-					description: 'How a notification that arrives twice is recognised, so that it starts the workflow once',
+					description:
+						'How a notification that arrives twice is recognised, so that it starts the workflow once',
 				},
 				{
 					displayName: 'Dedupe Window',
@@ -72,21 +83,24 @@ export class AppointmentsTrigger implements INodeType {
 					type: 'number',
 					typeOptions: { minValue: 1, maxValue: MAX_WINDOW },
 					default: DEFAULT_WINDOW,
-					description: 'How many recent notifications this n8n remembers to spot repeats; a restart forgets them',
+					description:
+						'How many recent notifications this n8n remembers to spot repeats; a restart forgets them',
 				},
 				{
 					displayName: 'Simplify',
 					name: 'simplify',
 					type: 'boolean',
 					default: false,
-					description: 'Whether to return only the main fields of the appointment with the event and its time',
+					description:
+						'Whether to return only the main fields of the appointment with the event and its time',
 				},
 				{
 					displayName: 'Verify With API',
 					name: 'verifyWithApi',
 					type: 'boolean',
 					default: false,
-					description: "Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing",
+					description:
+						'Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing',
 				},
 			]),
 		],
@@ -96,9 +110,15 @@ export class AppointmentsTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
-			checkExists(this: IHookFunctions) { return checkExists.call(this); },
-			create(this: IHookFunctions) { return create.call(this); },
-			delete(this: IHookFunctions) { return remove.call(this); },
+			checkExists(this: IHookFunctions) {
+				return checkExists.call(this);
+			},
+			create(this: IHookFunctions) {
+				return create.call(this);
+			},
+			delete(this: IHookFunctions) {
+				return remove.call(this);
+			},
 		},
 	};
 

@@ -6,7 +6,14 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
-import { decodeURIComponentSafe, detail, queryObject, send, splitUrl, type Result } from '../routeHelpers';
+import {
+	decodeURIComponentSafe,
+	detail,
+	queryObject,
+	send,
+	splitUrl,
+	type Result,
+} from '../routeHelpers';
 import type { RequestLogEntry } from '../sandboxState';
 
 export type Access = 'full' | 'restricted';
@@ -42,7 +49,9 @@ export function bearer(req: FastifyRequest): string | undefined {
 
 /** `/api/v3/webhooks/:key/` -> a RegExp matching `/api/v3/webhooks/<anything but a slash>/`. */
 function routePattern(url: string): RegExp {
-	const parts = url.split(/:[A-Za-z_]\w*/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+	const parts = url
+		.split(/:[A-Za-z_]\w*/)
+		.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 	return new RegExp(`^${parts.join('[^/]+')}$`);
 }
 
@@ -56,18 +65,28 @@ function authentication(app: FastifyInstance): void {
 		if (s.restricted.has(t)) return 'restricted';
 		return undefined;
 	});
-	app.decorate('unauthorized', (req: FastifyRequest): Result =>
-		req.headers.authorization === undefined
-			? detail(401, 'Authentication credentials were not provided.', { 'www-authenticate': 'Bearer realm="api"' })
-			: detail(401, 'Invalid token.', { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' }),
+	app.decorate(
+		'unauthorized',
+		(req: FastifyRequest): Result =>
+			req.headers.authorization === undefined
+				? detail(401, 'Authentication credentials were not provided.', {
+						'www-authenticate': 'Bearer realm="api"',
+					})
+				: detail(401, 'Invalid token.', {
+						'www-authenticate': 'Bearer realm="api", error="invalid_token"',
+					}),
 	);
 	app.decorate('requireAdmin', async (req: FastifyRequest, reply: FastifyReply) => {
 		if (bearer(req) === s.adminToken) return;
 		return send(
 			reply,
 			req.headers.authorization === undefined
-				? detail(401, 'Admin token required (Authorization: Bearer <admin token>).', { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
-				: detail(401, 'Invalid admin token.', { 'www-authenticate': 'Bearer realm="sandbox-admin", error="invalid_token"' }),
+				? detail(401, 'Admin token required (Authorization: Bearer <admin token>).', {
+						'www-authenticate': 'Bearer realm="sandbox-admin"',
+					})
+				: detail(401, 'Invalid admin token.', {
+						'www-authenticate': 'Bearer realm="sandbox-admin", error="invalid_token"',
+					}),
 		);
 	});
 }
@@ -114,28 +133,41 @@ function apiRoutes(app: FastifyInstance): void {
 	// The API's route table, filled by api() as the plugins register: the 405 answers read it, so they cannot
 	// disagree with the routes.
 	const table = new Map<string, { pattern: RegExp; methods: string[] }>();
-	app.decorate('apiMethodsFor', (path: string) => [...table.values()].find((r) => r.pattern.test(path))?.methods);
+	app.decorate(
+		'apiMethodsFor',
+		(path: string) => [...table.values()].find((r) => r.pattern.test(path))?.methods,
+	);
 
-	app.decorate('api', function (this: FastifyInstance, method: string, url: string, handler: ApiHandler, opts: { webhooks?: boolean } = {}) {
-		const known = table.get(url) ?? { pattern: routePattern(url), methods: [] };
-		known.methods.push(method);
-		table.set(url, known);
-		this.route({
-			method: method as 'GET',
-			url,
-			config: { webhooks: opts.webhooks ?? false },
-			handler: async (req, reply) => {
-				if (await app.applyFault('before', req, reply)) return reply;
-				const a = app.accessOf(req);
-				let result: Result;
-				if (a === undefined) result = app.unauthorized(req);
-				else if (opts.webhooks && a !== 'full') result = detail(403, 'You do not have permission to perform this action.');
-				else result = handler(req, a);
-				if (await app.applyFault('after', req, reply)) return reply;
-				return send(reply, result);
-			},
-		});
-	});
+	app.decorate(
+		'api',
+		function (
+			this: FastifyInstance,
+			method: string,
+			url: string,
+			handler: ApiHandler,
+			opts: { webhooks?: boolean } = {},
+		) {
+			const known = table.get(url) ?? { pattern: routePattern(url), methods: [] };
+			known.methods.push(method);
+			table.set(url, known);
+			this.route({
+				method: method as 'GET',
+				url,
+				config: { webhooks: opts.webhooks ?? false },
+				handler: async (req, reply) => {
+					if (await app.applyFault('before', req, reply)) return reply;
+					const a = app.accessOf(req);
+					let result: Result;
+					if (a === undefined) result = app.unauthorized(req);
+					else if (opts.webhooks && a !== 'full')
+						result = detail(403, 'You do not have permission to perform this action.');
+					else result = handler(req, a);
+					if (await app.applyFault('after', req, reply)) return reply;
+					return send(reply, result);
+				},
+			});
+		},
+	);
 }
 
 export default fp(async (app: FastifyInstance) => {

@@ -2,7 +2,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { parseDateTime } from '../dateTimes';
-import { NOT_FOUND, appointmentParam, fieldErrors, json, readJsonObject, send, splitUrl, type Result } from '../routeHelpers';
+import {
+	NOT_FOUND,
+	appointmentParam,
+	fieldErrors,
+	json,
+	readJsonObject,
+	send,
+	splitUrl,
+	type Result,
+} from '../routeHelpers';
 import { createAppointment } from '../operations';
 import { caList, runtimeConfigPatch, zodFieldErrors } from '../options';
 import { adminCreateSchema, resetSchema } from '../schemas';
@@ -36,7 +45,8 @@ function appointmentAdmin(app: FastifyInstance, route: Route): void {
 		const parsed = resetSchema.safeParse(body.value);
 		if (!parsed.success) return fieldErrors(zodFieldErrors(parsed.error.issues));
 		const now = parsed.data.now ?? s.options.now;
-		if (now !== undefined && !parseDateTime(now, s.startCfg.timeZone)) return fieldErrors({ now: [`"${now.slice(0, 200)}" is not a valid datetime.`] });
+		if (now !== undefined && !parseDateTime(now, s.startCfg.timeZone))
+			return fieldErrors({ now: [`"${now.slice(0, 200)}" is not a valid datetime.`] });
 		s.reset({ ...parsed.data, now });
 		return json(200, { appointments: s.store.size });
 	});
@@ -85,7 +95,12 @@ function logAdmin(app: FastifyInstance, route: Route): void {
 /** The runtime configuration (tokens shown as counts), changeable without a restart. */
 function configAdmin(app: FastifyInstance, route: Route): void {
 	const s = app.sandbox;
-	const publicConfig = () => ({ ...s.cfg, ca: s.cfg.ca.length, tokens: s.tokens.size, restrictedTokens: s.restricted.size });
+	const publicConfig = () => ({
+		...s.cfg,
+		ca: s.cfg.ca.length,
+		tokens: s.tokens.size,
+		restrictedTokens: s.restricted.size,
+	});
 	route('GET', '/__sandbox/config/', () => json(200, publicConfig()));
 	route('POST', '/__sandbox/config/', (req) => {
 		const body = readJsonObject(req);
@@ -105,7 +120,11 @@ function configAdmin(app: FastifyInstance, route: Route): void {
 export default async function adminRoutes(app: FastifyInstance) {
 	app.addHook('onRequest', app.requireAdmin);
 	const route: Route = (method, url, handler) =>
-		app.route({ method: method as 'GET', url, handler: async (req, reply) => send(reply, handler(req)) });
+		app.route({
+			method: method as 'GET',
+			url,
+			handler: async (req, reply) => send(reply, handler(req)),
+		});
 	appointmentAdmin(app, route);
 	logAdmin(app, route);
 	configAdmin(app, route);

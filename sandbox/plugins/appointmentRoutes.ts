@@ -1,7 +1,17 @@
 /** API: /api/v3/appointments/ (list with the 17 filters and three pagination styles, retrieve, status, reschedule, cancel). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import { NOT_FOUND, appointmentParam, detail, fieldErrors, pageLink, pageParams, readJsonObject, splitUrl, type Result } from '../routeHelpers';
+import {
+	NOT_FOUND,
+	appointmentParam,
+	detail,
+	fieldErrors,
+	pageLink,
+	pageParams,
+	readJsonObject,
+	splitUrl,
+	type Result,
+} from '../routeHelpers';
 import { cancel, changeStatus, reschedule } from '../operations';
 import type { SandboxState } from '../sandboxState';
 import { parseBoolean, parseListFilter, type ListFilter } from '../listFilter';
@@ -15,14 +25,21 @@ const encodeCursor = (c: CursorPos) => Buffer.from(JSON.stringify(c)).toString('
 function decodeCursor(text: string): CursorPos | undefined {
 	try {
 		const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-		if ((c?.d === 'n' || c?.d === 'p') && Number.isFinite(c.s) && typeof c.k === 'string') return c as CursorPos;
+		if ((c?.d === 'n' || c?.d === 'p') && Number.isFinite(c.s) && typeof c.k === 'string')
+			return c as CursorPos;
 	} catch {
 		/* invalid */
 	}
 	return undefined;
 }
 
-function listResponse(s: SandboxState, req: FastifyRequest, path: string, q: URLSearchParams, filter: ListFilter): Result {
+function listResponse(
+	s: SandboxState,
+	req: FastifyRequest,
+	path: string,
+	q: URLSearchParams,
+	filter: ListFilter,
+): Result {
 	const { cfg, store } = s;
 	if (cfg.pagination === 'none') {
 		const { items } = store.page(filter, 0, Infinity);
@@ -37,9 +54,18 @@ function listResponse(s: SandboxState, req: FastifyRequest, path: string, q: URL
 		const { count, items } = store.page(filter, (page - 1) * size, size);
 		const pages = Math.max(1, Math.ceil(count / size));
 		if (page > pages) return detail(404, 'Invalid page.');
-		const next = page < pages ? JSON.stringify(pageLink(s, req, path, q, { page: String(page + 1) })) : 'null';
-		const previous = page > 1 ? JSON.stringify(pageLink(s, req, path, q, { page: page === 2 ? undefined : String(page - 1) })) : 'null';
-		return { status: 200, raw: `{"count":${count},"next":${next},"previous":${previous},"results":[${items.join(',')}]}` };
+		const next =
+			page < pages ? JSON.stringify(pageLink(s, req, path, q, { page: String(page + 1) })) : 'null';
+		const previous =
+			page > 1
+				? JSON.stringify(
+						pageLink(s, req, path, q, { page: page === 2 ? undefined : String(page - 1) }),
+					)
+				: 'null';
+		return {
+			status: 200,
+			raw: `{"count":${count},"next":${next},"previous":${previous},"results":[${items.join(',')}]}`,
+		};
 	}
 	// cursor: keyset on (start, appointment_key); the cursor is opaque base64url JSON.
 	const c = q.get('cursor');
@@ -47,18 +73,44 @@ function listResponse(s: SandboxState, req: FastifyRequest, path: string, q: URL
 	let to: number | undefined;
 	if (c !== null && c !== '') {
 		const pos = decodeCursor(c);
-		if (!pos) return fieldErrors({ cursor: [`"${c.slice(0, 200)}" is not a valid cursor: use the "next" or "previous" link as given.`] });
+		if (!pos)
+			return fieldErrors({
+				cursor: [
+					`"${c.slice(0, 200)}" is not a valid cursor: use the "next" or "previous" link as given.`,
+				],
+			});
 		if (pos.d === 'n') from = store.positionAfter(filter, pos.s, pos.k, true);
 		else {
 			to = store.positionAfter(filter, pos.s, pos.k, false);
 			from = Math.max(0, to - size);
 		}
 	}
-	const { count, items, first, last } = store.page(filter, from, to === undefined ? size : to - from);
+	const { count, items, first, last } = store.page(
+		filter,
+		from,
+		to === undefined ? size : to - from,
+	);
 	const end = from + items.length;
-	const next = end < count && last ? JSON.stringify(pageLink(s, req, path, q, { cursor: encodeCursor({ d: 'n', s: last.start, k: last.appointment_key }) })) : 'null';
-	const previous = from > 0 && first ? JSON.stringify(pageLink(s, req, path, q, { cursor: encodeCursor({ d: 'p', s: first.start, k: first.appointment_key }) })) : 'null';
-	return { status: 200, raw: `{"next":${next},"previous":${previous},"results":[${items.join(',')}]}` };
+	const next =
+		end < count && last
+			? JSON.stringify(
+					pageLink(s, req, path, q, {
+						cursor: encodeCursor({ d: 'n', s: last.start, k: last.appointment_key }),
+					}),
+				)
+			: 'null';
+	const previous =
+		from > 0 && first
+			? JSON.stringify(
+					pageLink(s, req, path, q, {
+						cursor: encodeCursor({ d: 'p', s: first.start, k: first.appointment_key }),
+					}),
+				)
+			: 'null';
+	return {
+		status: 200,
+		raw: `{"next":${next},"previous":${previous},"results":[${items.join(',')}]}`,
+	};
 }
 
 export default async function appointmentRoutes(app: FastifyInstance) {
@@ -97,7 +149,10 @@ export default async function appointmentRoutes(app: FastifyInstance) {
 		let sendEmail = false;
 		if (raw !== undefined && raw.trim() !== '') {
 			const b = parseBoolean(raw);
-			if (b === undefined) return fieldErrors({ send_email: [`"${raw.slice(0, 200)}" is not a valid boolean: expected true or false.`] });
+			if (b === undefined)
+				return fieldErrors({
+					send_email: [`"${raw.slice(0, 200)}" is not a valid boolean: expected true or false.`],
+				});
 			sendEmail = b;
 		}
 		return cancel(s, a, sendEmail);

@@ -1,7 +1,16 @@
 /** API: /api/v3/webhooks/ (list, create, replace, delete); full-access tokens only. */
 import type { FastifyInstance } from 'fastify';
 
-import { NOT_FOUND, detail, fieldErrors, json, pageLink, pageParams, readJsonObject, splitUrl } from '../routeHelpers';
+import {
+	NOT_FOUND,
+	detail,
+	fieldErrors,
+	json,
+	pageLink,
+	pageParams,
+	readJsonObject,
+	splitUrl,
+} from '../routeHelpers';
 import { createWebhook, deleteWebhook, updateWebhook } from '../operations';
 
 export default async function webhookRoutes(app: FastifyInstance) {
@@ -22,8 +31,16 @@ export default async function webhookRoutes(app: FastifyInstance) {
 			if (page > pages) return detail(404, 'Invalid page.');
 			return json(200, {
 				count: all.length,
-				next: page < pages ? pageLink(s, req, '/api/v3/webhooks/', q, { page: String(page + 1) }) : null,
-				previous: page > 1 ? pageLink(s, req, '/api/v3/webhooks/', q, { page: page === 2 ? undefined : String(page - 1) }) : null,
+				next:
+					page < pages
+						? pageLink(s, req, '/api/v3/webhooks/', q, { page: String(page + 1) })
+						: null,
+				previous:
+					page > 1
+						? pageLink(s, req, '/api/v3/webhooks/', q, {
+								page: page === 2 ? undefined : String(page - 1),
+							})
+						: null,
 				results: all.slice((page - 1) * size, page * size),
 			});
 		},
@@ -52,5 +69,10 @@ export default async function webhookRoutes(app: FastifyInstance) {
 		webhooksOnly,
 	);
 
-	app.api('DELETE', '/api/v3/webhooks/:key/', (req) => deleteWebhook(s, (req.params as { key: string }).key), webhooksOnly);
+	app.api(
+		'DELETE',
+		'/api/v3/webhooks/:key/',
+		(req) => deleteWebhook(s, (req.params as { key: string }).key),
+		webhooksOnly,
+	);
 }

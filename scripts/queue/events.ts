@@ -8,14 +8,20 @@ import { nodeOutput } from '../n8nCli';
 import { pollUntil } from '../proc';
 
 /** Creates `n` appointments through the sandbox's admin API, `concurrency` at a time; returns their keys in order. */
-export async function createAppointments(admin: JsonClient, n: number, concurrency = 8): Promise<string[]> {
+export async function createAppointments(
+	admin: JsonClient,
+	n: number,
+	concurrency = 8,
+): Promise<string[]> {
 	const keys: string[] = new Array(n);
 	let next = 0;
 	await Promise.all(
 		Array.from({ length: Math.min(concurrency, n) }, async () => {
 			while (next < n) {
 				const i = next++;
-				keys[i] = (await admin.ok('POST', '/__sandbox/appointments/', { body: { status: 'CONFIRMED' } })).appointment_key;
+				keys[i] = (
+					await admin.ok('POST', '/__sandbox/appointments/', { body: { status: 'CONFIRMED' } })
+				).appointment_key;
 			}
 		}),
 	);
@@ -23,7 +29,11 @@ export async function createAppointments(admin: JsonClient, n: number, concurren
 }
 
 /** Every execution of a workflow (public API, all pages), oldest first. */
-export async function listExecutions(api: JsonClient, workflowId: string, includeData = false): Promise<any[]> {
+export async function listExecutions(
+	api: JsonClient,
+	workflowId: string,
+	includeData = false,
+): Promise<any[]> {
 	const out: any[] = [];
 	let cursor: string | undefined;
 	do {
@@ -36,13 +46,19 @@ export async function listExecutions(api: JsonClient, workflowId: string, includ
 	return out.sort((a, b) => Number(a.id) - Number(b.id));
 }
 
-const done = (e: any) => e.finished === true || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
+const done = (e: any) =>
+	e.finished === true || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
 
 /**
  * Waits until the sandbox has nothing left to deliver and every execution of the workflow has ended. n8n stores
  * an execution before it answers the delivery, so once nothing is pending the list is complete.
  */
-export async function settle(admin: JsonClient, api: JsonClient, workflowId: string, timeoutMs = 15 * 60_000): Promise<any[]> {
+export async function settle(
+	admin: JsonClient,
+	api: JsonClient,
+	workflowId: string,
+	timeoutMs = 15 * 60_000,
+): Promise<any[]> {
 	await pollUntil(
 		'the sandbox to deliver everything',
 		async () => {
@@ -77,7 +93,12 @@ export interface HandledEvent {
 }
 
 /** What each execution of the workflow received from `triggerNode` and passed on to `handlerNode`. */
-export async function handledEvents(api: JsonClient, workflowId: string, triggerNode: string, handlerNode: string): Promise<HandledEvent[]> {
+export async function handledEvents(
+	api: JsonClient,
+	workflowId: string,
+	triggerNode: string,
+	handlerNode: string,
+): Promise<HandledEvent[]> {
 	return (await listExecutions(api, workflowId, true)).map((e) => {
 		const [item] = nodeOutput(e, triggerNode);
 		return {

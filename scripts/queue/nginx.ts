@@ -123,7 +123,12 @@ http {
 /** Starts nginx on `opts.port` or a free one. The access log names the upstream that answered each request. */
 export async function startNginx(opts: NginxOptions): Promise<Nginx> {
 	const dir = opts.dir;
-	const files: Files = { dir, tmp: path.join(dir, 'tmp'), accessLog: path.join(dir, 'access.log'), errorLog: path.join(dir, 'error.log') };
+	const files: Files = {
+		dir,
+		tmp: path.join(dir, 'tmp'),
+		accessLog: path.join(dir, 'access.log'),
+		errorLog: path.join(dir, 'error.log'),
+	};
 	fs.mkdirSync(files.tmp, { recursive: true });
 	// nginx's worker processes run as `nobody` when started as root: they write request bodies here.
 	fs.chmodSync(files.tmp, 0o777);
@@ -132,18 +137,28 @@ export async function startNginx(opts: NginxOptions): Promise<Nginx> {
 	fs.writeFileSync(confFile, nginxConf(opts, port, files));
 	const logFile = path.join(dir, 'nginx.out');
 	const out = fs.openSync(logFile, 'a');
-	const proc = spawnGroup('nginx', NGINX, ['-e', files.errorLog, '-p', dir, '-c', confFile], { stdio: ['ignore', out, out] });
+	const proc = spawnGroup('nginx', NGINX, ['-e', files.errorLog, '-p', dir, '-c', confFile], {
+		stdio: ['ignore', out, out],
+	});
 	fs.closeSync(out);
 	await waitForPort('nginx', port, proc, files.errorLog);
 	// SIGTERM is nginx's fast shutdown.
-	return { url: `https://localhost:${port}`, port, accessLog: files.accessLog, proc, stop: () => proc.stop() };
+	return {
+		url: `https://localhost:${port}`,
+		port,
+		accessLog: files.accessLog,
+		proc,
+		stop: () => proc.stop(),
+	};
 }
 
 /**
  * The access log's /webhook/ lines. `upstreams`: every process nginx tried, in order (more than one when it
  * failed over); the last one answered `status`.
  */
-export function readAccessLog(file: string): Array<{ at: number; method: string; path: string; status: number; upstreams: string[] }> {
+export function readAccessLog(
+	file: string,
+): Array<{ at: number; method: string; path: string; status: number; upstreams: string[] }> {
 	if (!fs.existsSync(file)) return [];
 	return fs
 		.readFileSync(file, 'utf8')
@@ -151,6 +166,12 @@ export function readAccessLog(file: string): Array<{ at: number; method: string;
 		.filter(Boolean)
 		.map((l) => {
 			const [at, method, p, status, upstreams] = l.split('\t');
-			return { at: Number(at), method, path: p, status: Number(status), upstreams: upstreams.split(/, | : /) };
+			return {
+				at: Number(at),
+				method,
+				path: p,
+				status: Number(status),
+				upstreams: upstreams.split(/, | : /),
+			};
 		});
 }

@@ -55,44 +55,77 @@ function roleSetup(spec: ProcessSpec) {
 	const own: Record<string, string> =
 		role === 'main'
 			? // Production webhooks go to the webhook processes only; manual runs are executed by workers too.
-				{ N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true', OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true' }
+				{
+					N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
+					OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+				}
 			: role === 'webhook'
 				? { N8N_PROTOCOL: 'http' } // nginx terminates https
-				: { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' };
+				: {
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					};
 	const env = n8nEnv(spec.userFolder, port, spec.cert, spec.brokerPort, { ...spec.shared, ...own });
 	const args =
-		role === 'main' ? ['start'] : role === 'webhook' ? ['webhook'] : ['worker', `--concurrency=${spec.workerConcurrency ?? 10}`];
+		role === 'main'
+			? ['start']
+			: role === 'webhook'
+				? ['webhook']
+				: ['worker', `--concurrency=${spec.workerConcurrency ?? 10}`];
 	const url = role === 'main' ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
 	return { env, args, url };
 }
 
-function spawnN8n(spec: ProcessSpec, setup: ReturnType<typeof roleSetup>, logFile: string): Managed {
+function spawnN8n(
+	spec: ProcessSpec,
+	setup: ReturnType<typeof roleSetup>,
+	logFile: string,
+): Managed {
 	fs.mkdirSync(spec.userFolder, { recursive: true });
 	const out = fs.openSync(logFile, 'a');
-	const proc = spawnGroup(spec.name, NODE24, [N8N_BIN, ...setup.args], { cwd: spec.userFolder, env: setup.env, stdio: ['ignore', out, out] });
+	const proc = spawnGroup(spec.name, NODE24, [N8N_BIN, ...setup.args], {
+		cwd: spec.userFolder,
+		env: setup.env,
+		stdio: ['ignore', out, out],
+	});
 	fs.closeSync(out);
 	return proc;
 }
 
 /** Waits until the process answers /healthz/readiness; stops it and says why when it does not. */
-async function waitReady(spec: ProcessSpec, url: string, proc: Managed, logFile: string): Promise<void> {
+async function waitReady(
+	spec: ProcessSpec,
+	url: string,
+	proc: Managed,
+	logFile: string,
+): Promise<void> {
 	let exitCode: number | null | undefined;
 	void proc.exited.then((c) => (exitCode = c));
 	const http = new JsonClient(url, spec.cert.cert);
 	try {
 		await pollUntil(
 			`${spec.name} readiness on ${url}/healthz/readiness`,
-			async () => ((await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 })).status === 200 ? true : undefined),
+			async () =>
+				(await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 })).status === 200
+					? true
+					: undefined,
 			{
 				timeoutMs: 180000,
 				intervalMs: 300,
 				abort: () =>
-					exitCode === undefined ? undefined : new SetupError(`${spec.name} exited with code ${exitCode} while starting; ${logFile}:\n${tail(logFile)}`),
+					exitCode === undefined
+						? undefined
+						: new SetupError(
+								`${spec.name} exited with code ${exitCode} while starting; ${logFile}:\n${tail(logFile)}`,
+							),
 			},
 		);
 	} catch (e) {
 		await proc.stop();
-		throw e instanceof SetupError ? e : new SetupError(`${(e as Error).message}\n${logFile}:\n${tail(logFile)}`);
+		throw e instanceof SetupError
+			? e
+			: new SetupError(`${(e as Error).message}\n${logFile}:\n${tail(logFile)}`);
 	} finally {
 		await http.close();
 	}

@@ -32,11 +32,24 @@ function readyText(stack: QueueStack, login: DevLogin, t0: number): string {
 export async function runQueueDev(): Promise<void> {
 	const t0 = Date.now();
 	const login = loadOrCreateLogin(DIR, false);
-	const session = new DevSession<QueueStack>('Stopped n8n (main, webhook processes, workers), nginx, Redis, Postgres and the sandbox.');
-	const stack = await session.start(() => startQueueStack({ dir: DIR, owner: login, reimport: 'changed', log: (m) => console.log(m) }), (s) => s.url);
+	const session = new DevSession<QueueStack>(
+		'Stopped n8n (main, webhook processes, workers), nginx, Redis, Postgres and the sandbox.',
+	);
+	const stack = await session.start(
+		() =>
+			startQueueStack({ dir: DIR, owner: login, reimport: 'changed', log: (m) => console.log(m) }),
+		(s) => s.url,
+	);
 	if (!stack) return;
 	console.log(readyText(stack, login, t0));
 	const processes = [stack.main, ...stack.webhooks, ...stack.workers];
-	const exited = Promise.race(processes.map((p) => p.running()!.exited.then((c) => `${p.name} (code ${c})`)));
-	await session.stayUntil(exited.then((which) => `${which} exited unexpectedly; see its log under ${path.relative(process.cwd(), DIR)}`));
+	const exited = Promise.race(
+		processes.map((p) => p.running()!.exited.then((c) => `${p.name} (code ${c})`)),
+	);
+	await session.stayUntil(
+		exited.then(
+			(which) =>
+				`${which} exited unexpectedly; see its log under ${path.relative(process.cwd(), DIR)}`,
+		),
+	);
 }

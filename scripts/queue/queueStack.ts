@@ -11,10 +11,22 @@ import { importAll } from '../examples';
 import { JsonClient } from '../jsonClient';
 import { createApiKey, loginRest, prepare, type Owner } from '../n8n';
 import { freePort } from '../proc';
-import { Cleanups, secret, startStackSandbox, type SandboxOptions, type StackCore } from '../stackCore';
+import {
+	Cleanups,
+	secret,
+	startStackSandbox,
+	type SandboxOptions,
+	type StackCore,
+} from '../stackCore';
 import { startNginx, readAccessLog, type Nginx, type NginxOptions } from './nginx';
 import { executionsByWorker, n8nProcess, type N8nProcess } from './processes';
-import { ensureQueuePackages, startPostgres, startRedis, type Postgres, type Redis } from './services';
+import {
+	ensureQueuePackages,
+	startPostgres,
+	startRedis,
+	type Postgres,
+	type Redis,
+} from './services';
 
 export interface QueueStackOptions {
 	/** Everything of this stack lives here (database cluster, user folders, logs). */
@@ -45,7 +57,13 @@ export interface QueueStack extends StackCore {
 	/** Restarts nginx (same port, same URL) with another balancing of /webhook/. */
 	setBalance(balance: NginxOptions['balance']): Promise<void>;
 	/** Which webhook process answered each /webhook/ request nginx proxied (by process name), and whether nginx tried another first. */
-	webhookRequests(): Array<{ at: number; path: string; status: number; process: string; failedOver: boolean }>;
+	webhookRequests(): Array<{
+		at: number;
+		path: string;
+		status: number;
+		process: string;
+		failedOver: boolean;
+	}>;
 	executionsByWorker(): Map<string, Set<string>>;
 }
 
@@ -57,13 +75,22 @@ interface Secrets {
 
 function loadSecrets(file: string, opts: QueueStackOptions): Secrets {
 	if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8'));
-	const s = { encryptionKey: secret(24), apiToken: opts.apiToken ?? secret(), adminToken: opts.adminToken ?? secret() };
+	const s = {
+		encryptionKey: secret(24),
+		apiToken: opts.apiToken ?? secret(),
+		adminToken: opts.adminToken ?? secret(),
+	};
 	fs.writeFileSync(file, JSON.stringify(s, null, 2), { mode: 0o600 });
 	return s;
 }
 
 /** The queue-mode environment every n8n process shares (database, Redis, encryption key, webhook URL). */
-function sharedEnv(pg: Postgres, redis: Redis, encryptionKey: string, webhookUrl: string): Record<string, string> {
+function sharedEnv(
+	pg: Postgres,
+	redis: Redis,
+	encryptionKey: string,
+	webhookUrl: string,
+): Record<string, string> {
 	return {
 		EXECUTIONS_MODE: 'queue',
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
@@ -94,11 +121,21 @@ interface Ports {
 /** Ports first: nginx must know its upstreams, and every process the balancer's URL. */
 async function pickPorts(opts: QueueStackOptions): Promise<Ports> {
 	const free = (n: number) => Promise.all(Array.from({ length: n }, () => freePort()));
-	return { main: await freePort(), webhooks: await free(opts.webhookProcesses ?? 2), workers: await free(opts.workers ?? 2) };
+	return {
+		main: await freePort(),
+		webhooks: await free(opts.webhookProcesses ?? 2),
+		workers: await free(opts.workers ?? 2),
+	};
 }
 
 /** The n8n processes (not started yet), each webhook process and worker in a user folder of its own. */
-async function defineProcesses(opts: QueueStackOptions, mainFolder: string, ports: Ports, cert: DevCert, shared: Record<string, string>) {
+async function defineProcesses(
+	opts: QueueStackOptions,
+	mainFolder: string,
+	ports: Ports,
+	cert: DevCert,
+	shared: Record<string, string>,
+) {
 	// One installed copy of our package, seen by every process through its user folder.
 	const nodesDir = path.join(mainFolder, '.n8n', 'nodes');
 	const folderFor = (name: string) => {
@@ -108,11 +145,31 @@ async function defineProcesses(opts: QueueStackOptions, mainFolder: string, port
 		if (!fs.existsSync(link)) fs.symlinkSync(nodesDir, link, 'dir');
 		return folder;
 	};
-	const spec = async (name: string, role: 'main' | 'webhook' | 'worker', port: number, userFolder: string) =>
-		n8nProcess({ name, role, port, userFolder, cert, shared, brokerPort: await freePort(), workerConcurrency: opts.workerConcurrency });
+	const spec = async (
+		name: string,
+		role: 'main' | 'webhook' | 'worker',
+		port: number,
+		userFolder: string,
+	) =>
+		n8nProcess({
+			name,
+			role,
+			port,
+			userFolder,
+			cert,
+			shared,
+			brokerPort: await freePort(),
+			workerConcurrency: opts.workerConcurrency,
+		});
 	const main = await spec('main', 'main', ports.main, mainFolder);
-	const webhooks = await Promise.all(ports.webhooks.map((p, i) => spec(`webhook-${i + 1}`, 'webhook', p, folderFor(`webhook-${i + 1}`))));
-	const workers = await Promise.all(ports.workers.map((p, i) => spec(`worker-${i + 1}`, 'worker', p, folderFor(`worker-${i + 1}`))));
+	const webhooks = await Promise.all(
+		ports.webhooks.map((p, i) =>
+			spec(`webhook-${i + 1}`, 'webhook', p, folderFor(`webhook-${i + 1}`)),
+		),
+	);
+	const workers = await Promise.all(
+		ports.workers.map((p, i) => spec(`worker-${i + 1}`, 'worker', p, folderFor(`worker-${i + 1}`))),
+	);
 	return { main, webhooks, workers };
 }
 
@@ -122,9 +179,15 @@ type Processes = Awaited<ReturnType<typeof defineProcesses>>;
  * All at once: the import through n8n's CLI has run the database migrations already (and each process takes n8n's
  * migration lock before it checks them), so no process waits for another; each waits for its own readiness.
  */
-async function startProcesses({ main, webhooks, workers }: Processes, cleanups: Cleanups, log: (m: string) => void): Promise<void> {
+async function startProcesses(
+	{ main, webhooks, workers }: Processes,
+	cleanups: Cleanups,
+	log: (m: string) => void,
+): Promise<void> {
 	cleanups.push(() => Promise.all([main, ...webhooks, ...workers].map((p) => p.stop())));
-	log(`Starting n8n in queue mode: main, ${webhooks.length} webhook process(es), ${workers.length} worker(s)...`);
+	log(
+		`Starting n8n in queue mode: main, ${webhooks.length} webhook process(es), ${workers.length} worker(s)...`,
+	);
 	await Promise.all([main, ...webhooks, ...workers].map((p) => p.start()));
 }
 
@@ -140,7 +203,10 @@ function nginxOptionsFor(opts: QueueStackOptions, ports: Ports, cert: DevCert): 
 }
 
 /** The /webhook/ requests of nginx's access log, each with the name of the webhook process that answered. */
-function webhookRequests(nginx: Nginx, webhooks: N8nProcess[]): ReturnType<QueueStack['webhookRequests']> {
+function webhookRequests(
+	nginx: Nginx,
+	webhooks: N8nProcess[],
+): ReturnType<QueueStack['webhookRequests']> {
 	const byUpstream = new Map(webhooks.map((w) => [`127.0.0.1:${w.port}`, w.name]));
 	return readAccessLog(nginx.accessLog)
 		.filter((l) => l.path.startsWith('/webhook/'))
@@ -181,12 +247,21 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 	const mainFolder = path.join(opts.dir, 'main');
 	const { cert } = prepare(mainFolder, log);
 	const secrets = loadSecrets(path.join(opts.dir, 'secrets.json'), opts);
-	const tokens = { apiToken: opts.apiToken ?? secrets.apiToken, adminToken: opts.adminToken ?? secrets.adminToken };
+	const tokens = {
+		apiToken: opts.apiToken ?? secrets.apiToken,
+		adminToken: opts.adminToken ?? secrets.adminToken,
+	};
 	const cleanups = new Cleanups();
 	try {
 		log('Starting Postgres and Redis...');
-		const [pg, redis] = await Promise.all([startPostgres(path.join(opts.dir, 'postgres'), pgBin), startRedis(path.join(opts.dir, 'redis'))]);
-		cleanups.push(() => pg.stop(), () => redis.stop());
+		const [pg, redis] = await Promise.all([
+			startPostgres(path.join(opts.dir, 'postgres'), pgBin),
+			startRedis(path.join(opts.dir, 'redis')),
+		]);
+		cleanups.push(
+			() => pg.stop(),
+			() => redis.stop(),
+		);
 		const side = await startStackSandbox(tokens, cert.cert, opts.sandbox, cleanups);
 		const ports = await pickPorts(opts);
 		const nginxOptions = nginxOptionsFor(opts, ports, cert);
@@ -195,8 +270,21 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 		const shared = sharedEnv(pg, redis, secrets.encryptionKey, nginx.url);
 		log('Importing the credential and the example workflows...');
 		const target = { userFolder: mainFolder, port: ports.main, cert, extraEnv: shared };
-		const examples = await importAll(target, side.sandboxUrl, side.apiToken, side.calendarKey, opts.reimport ?? 'always', side.smtpPort);
-		const { main, webhooks, workers } = await defineProcesses(opts, mainFolder, ports, cert, shared);
+		const examples = await importAll(
+			target,
+			side.sandboxUrl,
+			side.apiToken,
+			side.calendarKey,
+			opts.reimport ?? 'always',
+			side.smtpPort,
+		);
+		const { main, webhooks, workers } = await defineProcesses(
+			opts,
+			mainFolder,
+			ports,
+			cert,
+			shared,
+		);
 		await startProcesses({ main, webhooks, workers }, cleanups, log);
 		const clients = await ownerClients(main, cert, opts.owner, cleanups);
 		const stack: QueueStack = {

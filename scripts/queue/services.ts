@@ -47,24 +47,34 @@ export function ensureQueuePackages(log: (m: string) => void = console.log): { p
 				stdio: ['ignore', 'ignore', 'inherit'],
 				env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
 			});
-			if (r.status !== 0) throw new SetupError(`apt-get ${args.join(' ')} failed (exit ${r.status}); install ${missing.join(' ')} by hand`);
+			if (r.status !== 0)
+				throw new SetupError(
+					`apt-get ${args.join(' ')} failed (exit ${r.status}); install ${missing.join(' ')} by hand`,
+				);
 		}
 	}
 	const pgBin = pgBinDir();
 	if (!pgBin || !fs.existsSync(REDIS) || !fs.existsSync(NGINX)) {
-		throw new SetupError('postgresql, redis-server or nginx is still missing after apt-get install');
+		throw new SetupError(
+			'postgresql, redis-server or nginx is still missing after apt-get install',
+		);
 	}
 	return { pgBin };
 }
 
 /** As root, Postgres runs as Debian's `postgres` user (the package creates it); otherwise as ourselves. */
 function asPostgres(cmd: string, args: string[]): [string, string[]] {
-	return isRoot() ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]] : [cmd, args];
+	return isRoot()
+		? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]]
+		: [cmd, args];
 }
 
 function runOk(cmd: string, args: string[], what: string, env: NodeJS.ProcessEnv = process.env) {
 	const r = spawnSync(cmd, args, { encoding: 'utf8', env });
-	if (r.status !== 0) throw new SetupError(`${what} failed (exit ${r.status}): ${(r.stderr || r.stdout || r.error?.message || '').slice(-2000)}`);
+	if (r.status !== 0)
+		throw new SetupError(
+			`${what} failed (exit ${r.status}): ${(r.stderr || r.stdout || r.error?.message || '').slice(-2000)}`,
+		);
 }
 
 export async function waitForPort(what: string, port: number, proc: Managed, logFile: string) {
@@ -81,7 +91,10 @@ export async function waitForPort(what: string, port: number, proc: Managed, log
 		{
 			timeoutMs: 60000,
 			intervalMs: 100,
-			abort: () => (code === undefined ? undefined : new SetupError(`${what} exited with code ${code}; see ${logFile}:\n${tail(logFile)}`)),
+			abort: () =>
+				code === undefined
+					? undefined
+					: new SetupError(`${what} exited with code ${code}; see ${logFile}:\n${tail(logFile)}`),
 		},
 	);
 }
@@ -124,7 +137,15 @@ export async function startPostgres(dir: string, pgBin: string): Promise<Postgre
 			runOk('chown', ['-R', 'postgres:postgres', dir], `chown ${dir} to postgres`);
 		}
 		const [cmd, args] = asPostgres(path.join(pgBin, 'initdb'), [
-			'-D', data, '-U', user, `--pwfile=${pwFile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--no-sync',
+			'-D',
+			data,
+			'-U',
+			user,
+			`--pwfile=${pwFile}`,
+			'--auth=scram-sha-256',
+			'--encoding=UTF8',
+			'--locale=C',
+			'--no-sync',
 		]);
 		runOk(cmd, args, 'initdb');
 		fs.rmSync(pwFile, { force: true });
@@ -133,10 +154,29 @@ export async function startPostgres(dir: string, pgBin: string): Promise<Postgre
 	const port = await freePort();
 	const logFile = path.join(dir, 'postgres.log');
 	const out = fs.openSync(logFile, 'a');
-	if (isRoot()) fs.chownSync(logFile, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()), 0);
+	if (isRoot())
+		fs.chownSync(
+			logFile,
+			Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()),
+			0,
+		);
 	const [cmd, args] = asPostgres(path.join(pgBin, 'postgres'), [
-		'-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-		'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+		'-D',
+		data,
+		'-p',
+		String(port),
+		'-k',
+		dir,
+		'-c',
+		'listen_addresses=127.0.0.1',
+		'-c',
+		'fsync=off',
+		'-c',
+		'synchronous_commit=off',
+		'-c',
+		'full_page_writes=off',
+		'-c',
+		'max_connections=200',
 	]);
 	const proc = spawnGroup('postgres', cmd, args, { stdio: ['ignore', out, out] });
 	fs.closeSync(out);
@@ -144,9 +184,30 @@ export async function startPostgres(dir: string, pgBin: string): Promise<Postgre
 	const env = { ...process.env, PGPASSWORD: password };
 	// The database n8n uses (the first start only); readiness of the port may precede accepting logins by a moment.
 	await pollUntil('postgres to accept logins', async () => {
-		const r = spawnSync(path.join(pgBin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', 'postgres', '-tAc', `SELECT 1 FROM pg_database WHERE datname='${database}'`], { encoding: 'utf8', env });
+		const r = spawnSync(
+			path.join(pgBin, 'psql'),
+			[
+				'-h',
+				'127.0.0.1',
+				'-p',
+				String(port),
+				'-U',
+				user,
+				'-d',
+				'postgres',
+				'-tAc',
+				`SELECT 1 FROM pg_database WHERE datname='${database}'`,
+			],
+			{ encoding: 'utf8', env },
+		);
 		if (r.status !== 0) throw new Error(r.stderr);
-		if (r.stdout.trim() !== '1') runOk(path.join(pgBin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, database], 'createdb', env);
+		if (r.stdout.trim() !== '1')
+			runOk(
+				path.join(pgBin, 'createdb'),
+				['-h', '127.0.0.1', '-p', String(port), '-U', user, database],
+				'createdb',
+				env,
+			);
 		return true;
 	});
 	return {
@@ -182,7 +243,20 @@ export async function startRedis(dir: string): Promise<Redis> {
 	const proc = spawnGroup(
 		'redis',
 		REDIS,
-		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--daemonize',
+			'no',
+			'--dir',
+			dir,
+		],
 		{ stdio: ['ignore', out, out] },
 	);
 	fs.closeSync(out);

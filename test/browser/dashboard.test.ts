@@ -10,7 +10,17 @@ import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import { launchBrowser } from '../../scripts/browser';
-import { ADMIN, LIMITED, TOKEN, client, pollUntil, receiver, selfSigned, start, type Sandbox } from '../sandbox/helpers';
+import {
+	ADMIN,
+	LIMITED,
+	TOKEN,
+	client,
+	pollUntil,
+	receiver,
+	selfSigned,
+	start,
+	type Sandbox,
+} from '../sandbox/helpers';
 
 jest.setTimeout(120_000);
 
@@ -47,13 +57,24 @@ async function signIn() {
 }
 
 it('signs in with the admin token only, keyboard alone; nothing is reachable before', async () => {
-	for (const path of ['/dashboard/', '/dashboard/appointments/', WEBHOOKS, '/dashboard/deliveries/', '/dashboard/mailbox/', '/dashboard/settings/', '/dashboard/settings/api/', '/dashboard/anything']) {
+	for (const path of [
+		'/dashboard/',
+		'/dashboard/appointments/',
+		WEBHOOKS,
+		'/dashboard/deliveries/',
+		'/dashboard/mailbox/',
+		'/dashboard/settings/',
+		'/dashboard/settings/api/',
+		'/dashboard/anything',
+	]) {
 		await page.goto(`${sb.url}${path}`);
 		expect(new URL(page.url()).pathname).toBe('/dashboard/login');
 	}
 	await page.goto(`${sb.url}/dashboard/login`);
 	// the token is named as `npm run dev` prints it (scripts/dev.ts)
-	expect(await page.locator('.login').textContent()).toContain('“Admin token for /__sandbox/ and the dashboard”');
+	expect(await page.locator('.login').textContent()).toContain(
+		'“Admin token for /__sandbox/ and the dashboard”',
+	);
 	// the token field has the focus; type a wrong token and press Enter
 	await page.keyboard.type('not-the-token');
 	await page.keyboard.press('Enter');
@@ -71,7 +92,12 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 
 it('the chrome names the product; the navigation is Appointments · Deliveries · Mailbox · Settings and marks the page shown', async () => {
 	const nav = page.getByRole('navigation', { name: 'Main' });
-	expect(await nav.getByRole('link').allTextContents()).toEqual(['Appointments', 'Deliveries', 'Mailbox', 'Settings']);
+	expect(await nav.getByRole('link').allTextContents()).toEqual([
+		'Appointments',
+		'Deliveries',
+		'Mailbox',
+		'Settings',
+	]);
 	expect(await page.locator('header .brand').textContent()).toBe('Citaflow local sandbox');
 	for (const [label, path, h1] of [
 		['Deliveries', '/dashboard/deliveries/', 'Deliveries'],
@@ -89,17 +115,21 @@ it('the chrome names the product; the navigation is Appointments · Deliveries �
 
 it('times are shown in the account time zone in a human format, the zone named on the page', async () => {
 	const first = (await api.ok('GET', '/api/v3/appointments/?page_size=1')).results[0];
-	const human = DateTime.fromISO(first.start_date, { zone: 'America/Santiago' }).setLocale('en-GB').toFormat('ccc d LLL yyyy, HH:mm');
+	const human = DateTime.fromISO(first.start_date, { zone: 'America/Santiago' })
+		.setLocale('en-GB')
+		.toFormat('ccc d LLL yyyy, HH:mm');
 	await page.goto(`${sb.url}/dashboard/appointments/`);
 	expect(await page.getByRole('row').nth(1).getByRole('link').textContent()).toBe(human);
 	const text = (await page.locator('main').textContent())!;
 	expect(text).toContain('times in America/Santiago');
 	expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
 	await page.getByRole('link', { name: human }).click();
-	expect(await page.getByRole('row', { name: /^Start/ }).textContent()).toBe(`Start${human} (America/Santiago)`);
+	expect(await page.getByRole('row', { name: /^Start/ }).textContent()).toBe(
+		`Start${human} (America/Santiago)`,
+	);
 });
 
-it('Settings › API access shows the base URL, the access token (the credential\'s words) that authenticates against the API and the account time zone; Reveal and Copy work', async () => {
+it("Settings › API access shows the base URL, the access token (the credential's words) that authenticates against the API and the account time zone; Reveal and Copy work", async () => {
 	await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sb.url });
 	await page.goto(`${sb.url}/dashboard/settings/`);
 	await page.getByRole('link', { name: /^API access/ }).click();
@@ -112,20 +142,29 @@ it('Settings › API access shows the base URL, the access token (the credential
 	expect(await tokenInput.getAttribute('type')).toBe('text');
 	const token = await tokenInput.inputValue();
 	// what a builder pastes into n8n's credential works against the API; the admin token is not shown here
-	const res = await fetch(`${baseUrl}/api/v3/appointments/?page_size=1`, { headers: { authorization: `Bearer ${token}` } });
+	const res = await fetch(`${baseUrl}/api/v3/appointments/?page_size=1`, {
+		headers: { authorization: `Bearer ${token}` },
+	});
 	expect(res.status).toBe(200);
 	expect(token).not.toBe(ADMIN);
 	await page.getByRole('button', { name: 'Copy Access token' }).click();
-	await page.getByRole('button', { name: 'Copy Access token' }).filter({ hasText: 'Copied' }).waitFor();
+	await page
+		.getByRole('button', { name: 'Copy Access token' })
+		.filter({ hasText: 'Copied' })
+		.waitFor();
 	expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
 	await page.getByRole('button', { name: 'Copy Base URL' }).click();
 	await page.getByRole('button', { name: 'Copy Base URL' }).filter({ hasText: 'Copied' }).waitFor();
 	expect(await page.evaluate('navigator.clipboard.readText()')).toBe(sb.url);
 	await page.getByRole('button', { name: 'Hide Access token' }).click();
 	expect(await tokenInput.getAttribute('type')).toBe('password');
-	expect(await page.getByLabel('Account time zone', { exact: true }).inputValue()).toBe('America/Santiago');
+	expect(await page.getByLabel('Account time zone', { exact: true }).inputValue()).toBe(
+		'America/Santiago',
+	);
 	// the restricted token is offered for what it is
-	expect(await page.getByLabel('Appointments-only token 1', { exact: true }).inputValue()).toBe(LIMITED);
+	expect(await page.getByLabel('Appointments-only token 1', { exact: true }).inputValue()).toBe(
+		LIMITED,
+	);
 });
 
 it('breadcrumbs are links to the pages above', async () => {
@@ -149,13 +188,17 @@ it('breadcrumbs are links to the pages above', async () => {
 });
 
 it('Settings › Integrations › Webhooks: add (with field errors first), edit, test event, delete; the API sees each step', async () => {
-	await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+	await page
+		.getByRole('navigation', { name: 'Main' })
+		.getByRole('link', { name: 'Settings' })
+		.click();
 	await page.getByRole('link', { name: /^Integrations › Webhooks/ }).click();
 	await page.waitForURL(`${sb.url}${WEBHOOKS}`);
 	await page.getByRole('link', { name: 'Add webhook' }).click();
 	// http and no event: refused like the API does, errors next to the fields, input kept
 	await page.getByLabel('Callback URL').fill('http://hooks.example/n8n');
-	for (const e of ['appointment.created', 'appointment.updated', 'appointment.canceled']) await page.getByLabel(e, { exact: true }).uncheck();
+	for (const e of ['appointment.created', 'appointment.updated', 'appointment.canceled'])
+		await page.getByLabel(e, { exact: true }).uncheck();
 	await page.getByRole('button', { name: 'Save' }).click();
 	expect(await page.locator('#f-url-error').textContent()).toMatch(/must use HTTPS/);
 	expect(await page.locator('#events-error').textContent()).toMatch(/at least one event/);
@@ -169,7 +212,10 @@ it('Settings › Integrations › Webhooks: add (with field errors first), edit,
 	await page.getByRole('button', { name: 'Save' }).click();
 	await page.waitForURL(/notice=saved/);
 	const [w] = (await api.ok('GET', '/api/v3/webhooks/')).results;
-	expect(w).toMatchObject({ url: hook.url('/n8n'), events: ['appointment.created', 'appointment.canceled', 'appointment.updated'] });
+	expect(w).toMatchObject({
+		url: hook.url('/n8n'),
+		events: ['appointment.created', 'appointment.canceled', 'appointment.updated'],
+	});
 	const row = page.getByRole('row', { name: new RegExp(w.webhook_key) });
 	expect(await row.textContent()).toContain(hook.url('/n8n'));
 
@@ -178,11 +224,18 @@ it('Settings › Integrations › Webhooks: add (with field errors first), edit,
 	await page.getByLabel('appointment.updated', { exact: true }).uncheck();
 	await page.getByRole('button', { name: 'Save' }).click();
 	await page.waitForURL(/notice=saved/);
-	expect((await api.ok('GET', '/api/v3/webhooks/')).results[0].events).toEqual(['appointment.created', 'appointment.canceled']);
+	expect((await api.ok('GET', '/api/v3/webhooks/')).results[0].events).toEqual([
+		'appointment.created',
+		'appointment.canceled',
+	]);
 
 	await page.getByRole('button', { name: `Send test event to ${w.url}` }).click();
 	await page.waitForURL(/\/dashboard\/deliveries\/\?event_id=/);
-	await pollUntil('the test event', async () => (hook.got.some((g) => g.path === '/n8n' && g.body.event === 'appointment.created') ? true : undefined));
+	await pollUntil('the test event', async () =>
+		hook.got.some((g) => g.path === '/n8n' && g.body.event === 'appointment.created')
+			? true
+			: undefined,
+	);
 
 	await page.goto(`${sb.url}${WEBHOOKS}`);
 	await page.getByRole('link', { name: `Delete ${w.url}` }).click();
@@ -194,7 +247,10 @@ it('Settings › Integrations › Webhooks: add (with field errors first), edit,
 });
 
 it('a new appointment named <script> shows as text; canceling it with email shows the API answer, the email and the delivery with its attempt', async () => {
-	await api.ok('POST', '/api/v3/webhooks/', { url: hook.url('/all'), events: ['appointment.created', 'appointment.canceled'] });
+	await api.ok('POST', '/api/v3/webhooks/', {
+		url: hook.url('/all'),
+		events: ['appointment.created', 'appointment.canceled'],
+	});
 	const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 	await page.goto(`${sb.url}/dashboard/appointments/`);
 	await page.getByRole('link', { name: 'New appointment' }).click();
@@ -206,12 +262,20 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	// redirected to the new appointment's page (post, redirect, get): a reload shows it again and creates nothing
 	await page.waitForURL(/\/dashboard\/appointments\/[0-9a-f-]{36}\/\?done=/);
 	await page.reload();
-	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`${evil} · Wed 25 Nov 2026, 10:30`);
+	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+		`${evil} · Wed 25 Nov 2026, 10:30`,
+	);
 	expect(await page.locator('main script, main img').count()).toBe(0);
-	expect(await page.getByRole('status').textContent()).toMatch(/POST \/__sandbox\/appointments\/ answered 201[\s\S]*Notifications queued: 1/);
+	expect(await page.getByRole('status').textContent()).toMatch(
+		/POST \/__sandbox\/appointments\/ answered 201[\s\S]*Notifications queued: 1/,
+	);
 	expect((await api.ok('GET', '/api/v3/appointments/?email=xss@example.com')).count).toBe(1);
 	const created = (await api.ok('GET', '/api/v3/appointments/?email=xss@example.com')).results[0];
-	expect(created).toMatchObject({ status: 'PENDING', person: { full_name: evil }, start_date: '2026-11-25T10:30:00-03:00' });
+	expect(created).toMatchObject({
+		status: 'PENDING',
+		person: { full_name: evil },
+		start_date: '2026-11-25T10:30:00-03:00',
+	});
 
 	// the list escapes it too, and finds it by name
 	await page.goto(`${sb.url}/dashboard/appointments/?q=${encodeURIComponent('<script>')}`);
@@ -221,8 +285,12 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	// Cancel asks first, naming the appointment; nothing is canceled before the confirmation
 	await page.getByRole('link', { name: 'Cancel appointment…' }).click();
 	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cancel appointment?');
-	expect(await page.locator('form.card p').first().textContent()).toContain(`The appointment of ${evil} on Wed 25 Nov 2026, 10:30`);
-	expect((await adm.ok('GET', `/__sandbox/appointments/${created.appointment_key}/`)).is_cancelled).toBe(false);
+	expect(await page.locator('form.card p').first().textContent()).toContain(
+		`The appointment of ${evil} on Wed 25 Nov 2026, 10:30`,
+	);
+	expect(
+		(await adm.ok('GET', `/__sandbox/appointments/${created.appointment_key}/`)).is_cancelled,
+	).toBe(false);
 	expect(await page.getByLabel('Send email to client').isChecked()).toBe(true);
 	await page.getByRole('button', { name: 'Cancel appointment' }).click();
 	await page.waitForURL(/\?done=/);
@@ -230,32 +298,62 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	expect(await page.getByRole('link', { name: 'Cancel appointment…' }).count()).toBe(0);
 	expect(await page.getByText('Already canceled: there is nothing to cancel.').count()).toBe(1);
 	const result = await page.getByRole('status').textContent();
-	expect(result).toContain(`DELETE /api/v3/appointments/${created.appointment_key}/?send_email=true answered 200`);
+	expect(result).toContain(
+		`DELETE /api/v3/appointments/${created.appointment_key}/?send_email=true answered 200`,
+	);
 	expect(result).toMatch(/Notifications queued: 1[\s\S]*appointment\.canceled/);
-	expect(await page.locator('table').first().textContent()).toMatch(/CANCELED[\s\S]*Cancellation email to xss@example.com/);
-	expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toEqual([expect.objectContaining({ appointment_key: created.appointment_key, to: 'xss@example.com' })]);
+	expect(await page.locator('table').first().textContent()).toMatch(
+		/CANCELED[\s\S]*Cancellation email to xss@example.com/,
+	);
+	expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toEqual([
+		expect.objectContaining({ appointment_key: created.appointment_key, to: 'xss@example.com' }),
+	]);
 
-	await pollUntil('both deliveries', async () => ((await adm.ok('GET', `/__sandbox/deliveries/?appointment_key=${created.appointment_key}`)).succeeded >= 2 ? true : undefined));
+	await pollUntil('both deliveries', async () =>
+		(await adm.ok('GET', `/__sandbox/deliveries/?appointment_key=${created.appointment_key}`))
+			.succeeded >= 2
+			? true
+			: undefined,
+	);
 	await page.getByRole('link', { name: 'Notifications about this appointment' }).click();
 	const cards = page.getByRole('article');
 	expect(await cards.count()).toBe(2);
-	const cancelCard = page.getByRole('article', { name: `appointment.canceled to ${hook.url('/all')}` });
+	const cancelCard = page.getByRole('article', {
+		name: `appointment.canceled to ${hook.url('/all')}`,
+	});
 	expect(await cancelCard.textContent()).toMatch(/delivered[\s\S]*Attempt[\s\S]*200[\s\S]*ms/);
 	await cancelCard.getByText('JSON payload').click();
 	const payload = JSON.parse((await cancelCard.locator('pre').textContent())!);
-	expect(payload).toMatchObject({ event: 'appointment.canceled', data: { appointment_key: created.appointment_key, status: 'CANCELED', person: { full_name: evil } } });
+	expect(payload).toMatchObject({
+		event: 'appointment.canceled',
+		data: {
+			appointment_key: created.appointment_key,
+			status: 'CANCELED',
+			person: { full_name: evil },
+		},
+	});
 });
 
 it('Deliveries counts in words that agree with the number: 1 attempt, 2 attempts', async () => {
 	await adm.ok('POST', '/__sandbox/reset/', { seed: 60 });
-	await api.ok('POST', '/api/v3/webhooks/', { url: hook.url('/count'), events: ['appointment.created'] });
+	await api.ok('POST', '/api/v3/webhooks/', {
+		url: hook.url('/count'),
+		events: ['appointment.created'],
+	});
 	const counts = async () => {
 		await page.goto(`${sb.url}/dashboard/deliveries/`);
 		return (await page.locator('main > p.muted').first().textContent())!;
 	};
-	for (const [n, words] of [[1, '1 delivered · 0 given up · 1 attempt in all.'], [2, '2 delivered · 0 given up · 2 attempts in all.']] as const) {
+	for (const [n, words] of [
+		[1, '1 delivered · 0 given up · 1 attempt in all.'],
+		[2, '2 delivered · 0 given up · 2 attempts in all.'],
+	] as const) {
 		await adm.ok('POST', '/__sandbox/appointments/', {});
-		await pollUntil(`${n} deliveries`, async () => ((await adm.ok('GET', '/__sandbox/deliveries/?summary=true')).succeeded === n ? true : undefined));
+		await pollUntil(`${n} deliveries`, async () =>
+			(await adm.ok('GET', '/__sandbox/deliveries/?summary=true')).succeeded === n
+				? true
+				: undefined,
+		);
 		expect(await counts()).toContain(`0 pending · ${words}`);
 	}
 });
@@ -264,20 +362,42 @@ it('a failing callback shows each attempt, the next retry, then the final state'
 	await adm.ok('POST', '/__sandbox/config/', { retrySchedule: [60_000] });
 	const failing = await receiver(() => 503);
 	try {
-		const down = await api.ok('POST', '/api/v3/webhooks/', { url: failing.url('/down'), events: ['appointment.created'] });
+		const down = await api.ok('POST', '/api/v3/webhooks/', {
+			url: failing.url('/down'),
+			events: ['appointment.created'],
+		});
 		const attempted = (key: string) =>
-			pollUntil('an attempt to the failing callback', async () => ((await adm.ok('GET', `/__sandbox/deliveries/?appointment_key=${key}&webhook_key=${down.webhook_key}`)).deliveries.length ? true : undefined));
-		const a = await adm.ok('POST', '/__sandbox/appointments/', { person: { full_name: 'Retry Case', email: 'retry@example.com' } });
+			pollUntil('an attempt to the failing callback', async () =>
+				(
+					await adm.ok(
+						'GET',
+						`/__sandbox/deliveries/?appointment_key=${key}&webhook_key=${down.webhook_key}`,
+					)
+				).deliveries.length
+					? true
+					: undefined,
+			);
+		const a = await adm.ok('POST', '/__sandbox/appointments/', {
+			person: { full_name: 'Retry Case', email: 'retry@example.com' },
+		});
 		await attempted(a.appointment_key);
 		await page.goto(`${sb.url}/dashboard/deliveries/?appointment_key=${a.appointment_key}`);
-		const card = page.getByRole('article', { name: `appointment.created to ${failing.url('/down')}` });
-		expect(await card.textContent()).toMatch(/retry scheduled[\s\S]*next retry \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2}[\s\S]*503 HTTP 503/);
+		const card = page.getByRole('article', {
+			name: `appointment.created to ${failing.url('/down')}`,
+		});
+		expect(await card.textContent()).toMatch(
+			/retry scheduled[\s\S]*next retry \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2}[\s\S]*503 HTTP 503/,
+		);
 		// with no retry left, the first failure is final
 		await adm.ok('POST', '/__sandbox/config/', { retrySchedule: [] });
-		const b = await adm.ok('POST', '/__sandbox/appointments/', { person: { full_name: 'Given Up', email: 'gaveup@example.com' } });
+		const b = await adm.ok('POST', '/__sandbox/appointments/', {
+			person: { full_name: 'Given Up', email: 'gaveup@example.com' },
+		});
 		await attempted(b.appointment_key);
 		await page.goto(`${sb.url}/dashboard/deliveries/?appointment_key=${b.appointment_key}`);
-		const final = await page.getByRole('article', { name: `appointment.created to ${failing.url('/down')}` }).textContent();
+		const final = await page
+			.getByRole('article', { name: `appointment.created to ${failing.url('/down')}` })
+			.textContent();
 		expect(final).toMatch(/given up[\s\S]*503 HTTP 503/);
 		expect(final).not.toMatch(/next retry/);
 	} finally {
@@ -288,7 +408,9 @@ it('a failing callback shows each attempt, the next retry, then the final state'
 it('a cross-site form post without the CSRF token is refused and changes nothing', async () => {
 	const evil = http.createServer((_req, res) => {
 		res.setHeader('content-type', 'text/html');
-		res.end(`<form method="post" action="${sb.url}${WEBHOOKS}new"><input name="url" value="https://evil.example/steal"><input name="events" value="appointment.created"></form><script>document.forms[0].submit()</script>`);
+		res.end(
+			`<form method="post" action="${sb.url}${WEBHOOKS}new"><input name="url" value="https://evil.example/steal"><input name="events" value="appointment.created"></form><script>document.forms[0].submit()</script>`,
+		);
 	});
 	await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
 	try {
@@ -298,7 +420,9 @@ it('a cross-site form post without the CSRF token is refused and changes nothing
 		expect(await page.getByRole('alert').textContent()).toMatch(/missing or invalid CSRF token/);
 		expect((await api.ok('GET', '/api/v3/webhooks/')).count).toBe(before);
 		// and the same post from a signed-in page with a forged token
-		const r = await page.request.post(`${sb.url}${WEBHOOKS}new`, { form: { _csrf: 'forged', url: 'https://evil.example/x', events: 'appointment.created' } });
+		const r = await page.request.post(`${sb.url}${WEBHOOKS}new`, {
+			form: { _csrf: 'forged', url: 'https://evil.example/x', events: 'appointment.created' },
+		});
 		expect(r.status()).toBe(403);
 		expect((await api.ok('GET', '/api/v3/webhooks/')).count).toBe(before);
 	} finally {
@@ -308,14 +432,26 @@ it('a cross-site form post without the CSRF token is refused and changes nothing
 
 it('signing out locks every page and every action', async () => {
 	await page.goto(`${sb.url}/dashboard/appointments/`);
-	const key = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=1')).results[0].appointment_key;
+	const key = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=1'))
+		.results[0].appointment_key;
 	await page.getByRole('button', { name: 'Sign out' }).click();
 	await page.waitForURL(/\/dashboard\/login$/);
-	for (const path of ['/dashboard/appointments/', `/dashboard/appointments/${key}/`, '/dashboard/appointments/new', WEBHOOKS, `${WEBHOOKS}new`, '/dashboard/deliveries/', '/dashboard/mailbox/', '/dashboard/settings/api/']) {
+	for (const path of [
+		'/dashboard/appointments/',
+		`/dashboard/appointments/${key}/`,
+		'/dashboard/appointments/new',
+		WEBHOOKS,
+		`${WEBHOOKS}new`,
+		'/dashboard/deliveries/',
+		'/dashboard/mailbox/',
+		'/dashboard/settings/api/',
+	]) {
 		await page.goto(`${sb.url}${path}`);
 		expect([path, new URL(page.url()).pathname]).toEqual([path, '/dashboard/login']);
 	}
-	const r = await page.request.post(`${sb.url}/dashboard/appointments/${key}/cancel`, { form: { send_email: 'true' } });
+	const r = await page.request.post(`${sb.url}/dashboard/appointments/${key}/cancel`, {
+		form: { send_email: 'true' },
+	});
 	expect(r.status()).toBe(401);
 	expect((await adm.ok('GET', `/__sandbox/appointments/${key}/`)).is_cancelled).toBe(false);
 	await signIn();

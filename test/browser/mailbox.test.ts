@@ -37,7 +37,12 @@ afterAll(async () => {
 
 function send(mail: nodemailer.SendMailOptions) {
 	const c = smtpCredential(sb);
-	const t = nodemailer.createTransport({ host: c.host, port: c.port, secure: c.secure, ignoreTLS: c.disableStartTls });
+	const t = nodemailer.createTransport({
+		host: c.host,
+		port: c.port,
+		secure: c.secure,
+		ignoreTLS: c.disableStartTls,
+	});
 	return t.sendMail(mail).finally(() => t.close());
 }
 
@@ -53,22 +58,46 @@ it('a delivered message shows in the list (received, from, to, subject) and on i
 	const [m] = await readMailbox(sb.url, ADMIN);
 	await page.reload();
 	const row = page.getByRole('row', { name: /Agenda for Tue 24 Nov 2026/ });
-	const received = DateTime.fromISO(m.received_at).setZone('America/Santiago').setLocale('en-GB').toFormat('ccc d LLL yyyy, HH:mm:ss');
-	expect(await row.getByRole('cell').allTextContents()).toEqual([received, 'Clínica Norte <bookings@example.com>', 'recepcion@example.com', 'Agenda for Tue 24 Nov 2026']);
+	const received = DateTime.fromISO(m.received_at)
+		.setZone('America/Santiago')
+		.setLocale('en-GB')
+		.toFormat('ccc d LLL yyyy, HH:mm:ss');
+	expect(await row.getByRole('cell').allTextContents()).toEqual([
+		received,
+		'Clínica Norte <bookings@example.com>',
+		'recepcion@example.com',
+		'Agenda for Tue 24 Nov 2026',
+	]);
 	expect(await page.locator('main').textContent()).toContain('Times in America/Santiago.');
 	expect(await page.locator('main').textContent()).toContain(`SMTP at 127.0.0.1:${sb.smtpPort}`);
 
 	await row.getByRole('link', { name: 'Agenda for Tue 24 Nov 2026' }).click();
 	await page.waitForURL(`${sb.url}/dashboard/mailbox/${m.id}/`);
-	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agenda for Tue 24 Nov 2026');
-	expect(await page.getByRole('row', { name: /^From/ }).textContent()).toBe('FromClínica Norte <bookings@example.com>');
-	expect(await page.getByLabel('Text of the email').textContent()).toBe('10:00 Ana Rojas (Box 1)\n10:30 Diego Soto (Box 2)');
+	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+		'Agenda for Tue 24 Nov 2026',
+	);
+	expect(await page.getByRole('row', { name: /^From/ }).textContent()).toBe(
+		'FromClínica Norte <bookings@example.com>',
+	);
+	expect(await page.getByLabel('Text of the email').textContent()).toBe(
+		'10:00 Ana Rojas (Box 1)\n10:30 Diego Soto (Box 2)',
+	);
 	const frame = page.frameLocator('iframe[title="HTML of the email"]');
-	expect(await frame.getByRole('listitem').allTextContents()).toEqual(['10:00 Ana Rojas (Box 1)', '10:30 Diego Soto (Box 2)']);
+	expect(await frame.getByRole('listitem').allTextContents()).toEqual([
+		'10:00 Ana Rojas (Box 1)',
+		'10:30 Diego Soto (Box 2)',
+	]);
 	// the email's own inline style applies inside its frame
-	expect(await frame.getByRole('heading', { name: 'Agenda' }).evaluate((h) => (globalThis as any).getComputedStyle(h).color)).toBe('rgb(11, 87, 208)');
+	expect(
+		await frame
+			.getByRole('heading', { name: 'Agenda' })
+			.evaluate((h) => (globalThis as any).getComputedStyle(h).color),
+	).toBe('rgb(11, 87, 208)');
 	// breadcrumbs lead back
-	await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Mailbox' }).click();
+	await page
+		.getByRole('navigation', { name: 'Breadcrumb' })
+		.getByRole('link', { name: 'Mailbox' })
+		.click();
 	await page.waitForURL(`${sb.url}/dashboard/mailbox/`);
 });
 
@@ -103,15 +132,20 @@ it('hostile HTML stays inert: no script runs, nothing remote loads, the subject 
 });
 
 it("an appointment canceled with email shows the service's email in the Mailbox; Empty mailbox empties it", async () => {
-	const a = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=1')).results[0];
+	const a = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=1'))
+		.results[0];
 	await page.goto(`${sb.url}/dashboard/appointments/${a.appointment_key}/`);
 	await page.getByRole('link', { name: 'Cancel appointment…' }).click();
 	await page.getByRole('button', { name: 'Cancel appointment' }).click();
 	await page.getByRole('link', { name: 'See it in the mailbox' }).click();
 	const row = page.getByRole('row', { name: new RegExp(a.person.email) });
-	expect(await row.textContent()).toMatch(/Citaflow <no-reply@citaflow\.example>[\s\S]*Your appointment on \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} was canceled/);
+	expect(await row.textContent()).toMatch(
+		/Citaflow <no-reply@citaflow\.example>[\s\S]*Your appointment on \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} was canceled/,
+	);
 	await row.getByRole('link').click();
-	expect(await page.getByLabel('Text of the email').textContent()).toContain(`Booking code: ${a.search_code}`);
+	expect(await page.getByLabel('Text of the email').textContent()).toContain(
+		`Booking code: ${a.search_code}`,
+	);
 	expect(await page.locator('iframe').count()).toBe(0); // a text-only email has no HTML frame
 
 	await page.goto(`${sb.url}/dashboard/mailbox/`);

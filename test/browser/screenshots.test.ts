@@ -10,7 +10,16 @@ import type { Browser, Page } from 'playwright-core';
 
 import { launchBrowser, screenshot } from '../../scripts/browser';
 import { readMailbox, smtpCredential } from '../helpers/sandbox';
-import { ADMIN, TOKEN, client, pollUntil, receiver, selfSigned, start, type Sandbox } from '../sandbox/helpers';
+import {
+	ADMIN,
+	TOKEN,
+	client,
+	pollUntil,
+	receiver,
+	selfSigned,
+	start,
+	type Sandbox,
+} from '../sandbox/helpers';
 
 jest.setTimeout(180_000);
 
@@ -28,7 +37,9 @@ const adm = client(() => sb.url, ADMIN);
 async function looksReal(p: Page) {
 	const text = (await p.locator('main').textContent())!;
 	expect(text).not.toMatch(/<script|alert\(|Editor Test|Retry Case|xss|sbx-test/i);
-	const prose = (await p.evaluate("(() => { const m = document.querySelector('main').cloneNode(true); m.querySelectorAll('pre').forEach((e) => e.remove()); return m.textContent; })()")) as string;
+	const prose = (await p.evaluate(
+		"(() => { const m = document.querySelector('main').cloneNode(true); m.querySelectorAll('pre').forEach((e) => e.remove()); return m.textContent; })()",
+	)) as string;
 	expect(prose).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
 }
 
@@ -42,18 +53,41 @@ async function settle(p: Page, name: string) {
 /** The morning agenda email the example workflow sends: today's appointments from the API. */
 async function sendAgenda() {
 	const day = DateTime.now().setZone(ZONE);
-	const list = (await api.ok('GET', `/api/v3/appointments/?start_date=${day.toISODate()}&end_date=${day.toISODate()}&status=CONFIRMED&page_size=8`)).results as any[];
-	const rows = list.map((a) => [DateTime.fromISO(a.start_date).setZone(ZONE).toFormat('HH:mm'), a.person.full_name, a.calendar.name]);
+	const list = (
+		await api.ok(
+			'GET',
+			`/api/v3/appointments/?start_date=${day.toISODate()}&end_date=${day.toISODate()}&status=CONFIRMED&page_size=8`,
+		)
+	).results as any[];
+	const rows = list.map((a) => [
+		DateTime.fromISO(a.start_date).setZone(ZONE).toFormat('HH:mm'),
+		a.person.full_name,
+		a.calendar.name,
+	]);
 	const c = smtpCredential(sb);
-	const t = nodemailer.createTransport({ host: c.host, port: c.port, secure: c.secure, ignoreTLS: c.disableStartTls });
+	const t = nodemailer.createTransport({
+		host: c.host,
+		port: c.port,
+		secure: c.secure,
+		ignoreTLS: c.disableStartTls,
+	});
 	await t.sendMail({
 		from: 'bookings@example.com',
 		to: 'recepcion@clinica.example',
 		subject: `Agenda for ${day.setLocale('en-GB').toFormat('ccc d LLL yyyy')}: ${rows.length} confirmed appointments`,
-		text: ['Good morning! Today’s confirmed appointments:', '', ...rows.map((r) => `${r[0]}  ${r[1]} (${r[2]})`)].join('\n'),
+		text: [
+			'Good morning! Today’s confirmed appointments:',
+			'',
+			...rows.map((r) => `${r[0]}  ${r[1]} (${r[2]})`),
+		].join('\n'),
 		html: `<div style="font-family:Arial,sans-serif;color:#1f2328"><h2 style="margin:0 0 8px">Good morning!</h2><p>Today’s confirmed appointments:</p><table style="border-collapse:collapse">${rows
-			.map((r) => `<tr><td style="padding:4px 12px 4px 0;font-weight:bold">${r[0]}</td><td style="padding:4px 12px 4px 0">${r[1]}</td><td style="padding:4px 0;color:#57606a">${r[2]}</td></tr>`)
-			.join('')}</table><p style="color:#57606a;font-size:12px">Sent by your n8n workflow “Morning agenda”.</p></div>`,
+			.map(
+				(r) =>
+					`<tr><td style="padding:4px 12px 4px 0;font-weight:bold">${r[0]}</td><td style="padding:4px 12px 4px 0">${r[1]}</td><td style="padding:4px 0;color:#57606a">${r[2]}</td></tr>`,
+			)
+			.join(
+				'',
+			)}</table><p style="color:#57606a;font-size:12px">Sent by your n8n workflow “Morning agenda”.</p></div>`,
 	});
 	t.close();
 	return rows.length;
@@ -63,7 +97,13 @@ beforeAll(async () => {
 	hook = await receiver();
 	sb = await start({ seed: 300, seedValue: 1, smtpPort: 0, ca: selfSigned().cert });
 	browser = await launchBrowser();
-	page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce', locale: 'en-GB' })).newPage();
+	page = await (
+		await browser.newContext({
+			viewport: { width: 1280, height: 800 },
+			reducedMotion: 'reduce',
+			locale: 'en-GB',
+		})
+	).newPage();
 });
 afterAll(async () => {
 	await browser?.close();
@@ -82,8 +122,14 @@ it('sign-in, Appointments, Settings › Integrations › Webhooks and API access
 	await settle(page, 'dashboard-appointments');
 
 	// the subscription n8n's Appointments Trigger makes when its workflow is published
-	await api.ok('POST', '/api/v3/webhooks/', { url: hook.url('/webhook/8c2f4e1a-6b7d-4c3e-9f10-2a5b7c9d1e3f/webhook'), events: ['appointment.created', 'appointment.updated', 'appointment.canceled'] });
-	await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+	await api.ok('POST', '/api/v3/webhooks/', {
+		url: hook.url('/webhook/8c2f4e1a-6b7d-4c3e-9f10-2a5b7c9d1e3f/webhook'),
+		events: ['appointment.created', 'appointment.updated', 'appointment.canceled'],
+	});
+	await page
+		.getByRole('navigation', { name: 'Main' })
+		.getByRole('link', { name: 'Settings' })
+		.click();
 	await page.getByRole('link', { name: /^Integrations › Webhooks/ }).click();
 	expect(await page.getByRole('row').count()).toBe(2);
 	await settle(page, 'dashboard-webhooks');
@@ -93,27 +139,42 @@ it('sign-in, Appointments, Settings › Integrations › Webhooks and API access
 	expect(await page.locator('#f-url-error').textContent()).toMatch(/must use HTTPS/);
 	await settle(page, 'dashboard-webhook-errors');
 
-	await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Settings' }).click();
+	await page
+		.getByRole('navigation', { name: 'Breadcrumb' })
+		.getByRole('link', { name: 'Settings' })
+		.click();
 	await page.getByRole('link', { name: /^API access/ }).click();
-	expect(await page.getByLabel('Access token', { exact: true }).getAttribute('type')).toBe('password');
+	expect(await page.getByLabel('Access token', { exact: true }).getAttribute('type')).toBe(
+		'password',
+	);
 	await settle(page, 'dashboard-api-access');
 });
 
 it('an appointment canceled with email, the Deliveries, the Mailbox with the morning agenda', async () => {
-	const [updated, canceled] = (await api.ok('GET', `/api/v3/appointments/?start_date=${today()}&status=CONFIRMED&page_size=2`)).results;
+	const [updated, canceled] = (
+		await api.ok('GET', `/api/v3/appointments/?start_date=${today()}&status=CONFIRMED&page_size=2`)
+	).results;
 	await api.ok('PATCH', `/api/v3/appointments/${updated.appointment_key}/`, { status: 'ATTENDED' });
-	await adm.ok('POST', '/__sandbox/appointments/', { person: { full_name: 'Valentina Fuentes Araya', email: 'valentina.fuentes@example.com' }, start_date: `${DateTime.now().setZone(ZONE).plus({ days: 2 }).toISODate()}T11:30:00` });
+	await adm.ok('POST', '/__sandbox/appointments/', {
+		person: { full_name: 'Valentina Fuentes Araya', email: 'valentina.fuentes@example.com' },
+		start_date: `${DateTime.now().setZone(ZONE).plus({ days: 2 }).toISODate()}T11:30:00`,
+	});
 	await page.goto(`${sb.url}/dashboard/appointments/${canceled.appointment_key}/`);
 	await page.getByRole('link', { name: 'Cancel appointment…' }).click();
 	await page.getByRole('button', { name: 'Cancel appointment' }).click();
-	expect(await page.getByRole('status').textContent()).toMatch(/answered 200[\s\S]*Notifications queued: 1/);
+	expect(await page.getByRole('status').textContent()).toMatch(
+		/answered 200[\s\S]*Notifications queued: 1/,
+	);
 	await settle(page, 'dashboard-appointment');
 
 	await pollUntil('the deliveries to settle', async () => {
 		const d = await adm.ok('GET', '/__sandbox/deliveries/?summary=true');
 		return d.pending === 0 && d.succeeded === 3 ? true : undefined;
 	});
-	await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deliveries' }).click();
+	await page
+		.getByRole('navigation', { name: 'Main' })
+		.getByRole('link', { name: 'Deliveries' })
+		.click();
 	expect(await page.getByRole('article').count()).toBe(3);
 	await page.getByRole('article').first().getByText('JSON payload').click();
 	await settle(page, 'dashboard-deliveries');
@@ -122,7 +183,10 @@ it('an appointment canceled with email, the Deliveries, the Mailbox with the mor
 	expect(n).toBeGreaterThan(3);
 	const box = await readMailbox(sb.url, ADMIN);
 	expect(box.map((m) => m.to[0])).toEqual(['recepcion@clinica.example', canceled.person.email]);
-	await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox' }).click();
+	await page
+		.getByRole('navigation', { name: 'Main' })
+		.getByRole('link', { name: 'Mailbox' })
+		.click();
 	expect(await page.getByRole('row').count()).toBe(3);
 	await settle(page, 'dashboard-mailbox');
 	await page.getByRole('link', { name: /^Agenda for / }).click();

@@ -10,7 +10,13 @@
  * sandbox's seed, "Today" and created_at are the same in both runs; webhook keys (random UUIDs) are masked.
  */
 import { writeFileSync } from 'node:fs';
-import type { IDataObject, INodeProperties, INodeType, INodeTypeDescription, IVersionedNodeType } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+	IVersionedNodeType,
+} from 'n8n-workflow';
 
 import { adminClient, run, start, type Admin, type Sandbox } from '../node/helpers';
 
@@ -26,7 +32,15 @@ function shown(p: INodeProperties, params: IDataObject, version: number): boolea
 				if (a && typeof a === 'object' && '_cnd' in (a as object)) {
 					const [[op, v]] = Object.entries((a as { _cnd: Record<string, number> })._cnd);
 					const n = value as number;
-					return op === 'gte' ? n >= v : op === 'lte' ? n <= v : op === 'gt' ? n > v : op === 'lt' ? n < v : n === v;
+					return op === 'gte'
+						? n >= v
+						: op === 'lte'
+							? n <= v
+							: op === 'gt'
+								? n > v
+								: op === 'lt'
+									? n < v
+									: n === v;
 				}
 				return a === value;
 			});
@@ -48,7 +62,11 @@ function valuesFor(p: INodeProperties): unknown[] {
 		case 'options':
 			return [...(p.options ?? []).map((o) => (o as { value: unknown }).value), 'bogus'];
 		case 'multiOptions':
-			return [[], (p.options ?? []).slice(0, 1).map((o) => (o as { value: unknown }).value), ['bogus']];
+			return [
+				[],
+				(p.options ?? []).slice(0, 1).map((o) => (o as { value: unknown }).value),
+				['bogus'],
+			];
 		case 'dateTime':
 			return ['', '2026-11-30T10:00:00', '2026-09-06T00:30:00', 'garbage', '2026-04-04T23:30:00'];
 		case 'resourceLocator':
@@ -62,7 +80,9 @@ function valuesFor(p: INodeProperties): unknown[] {
 		case 'json':
 			return ['{}', '{bad', '{"status":"CONFIRMED"}'];
 		case 'collection':
-			return (p.options as INodeProperties[]).flatMap((o) => valuesFor(o).map((v) => ({ [o.name]: v })));
+			return (p.options as INodeProperties[]).flatMap((o) =>
+				valuesFor(o).map((v) => ({ [o.name]: v })),
+			);
 		case 'fixedCollection':
 			return [{}];
 		case 'notice':
@@ -84,7 +104,9 @@ function mask(value: unknown, key: string): unknown {
 
 function describe_(type: INodeType | IVersionedNodeType): Record<string, INodeTypeDescription> {
 	if ('nodeVersions' in type)
-		return Object.fromEntries(Object.entries(type.nodeVersions).map(([v, t]) => [v, t.description]));
+		return Object.fromEntries(
+			Object.entries(type.nodeVersions).map(([v, t]) => [v, t.description]),
+		);
 	return { only: type.description };
 }
 
@@ -94,7 +116,9 @@ async function record(sb: Sandbox, admin: Admin, params: IDataObject, version: n
 	const [first] = await admin.appointments();
 	const key = String(first.appointment_key);
 	const withKey = JSON.parse(JSON.stringify(params).replaceAll(KEY, key)) as IDataObject;
-	const result = await run(sb, withKey, { version, input: [{}, { n: 1 }] }).catch((thrown: Error) => ({ items: [], error: thrown }));
+	const result = await run(sb, withKey, { version, input: [{}, { n: 1 }] }).catch(
+		(thrown: Error) => ({ items: [], error: thrown }),
+	);
 	const requests = (await admin.requests()).map((r) => {
 		const e = r as unknown as IDataObject;
 		return { method: e.method, url: e.url ?? e.path, query: e.query, body: e.body };
@@ -105,7 +129,11 @@ async function record(sb: Sandbox, admin: Admin, params: IDataObject, version: n
 			params,
 			requests,
 			items: result.items.map((out) => out.map((i) => i.json)),
-			error: error && { message: error.message, description: error.description, itemIndex: error.itemIndex ?? (error.context as IDataObject)?.itemIndex },
+			error: error && {
+				message: error.message,
+				description: error.description,
+				itemIndex: error.itemIndex ?? (error.context as IDataObject)?.itemIndex,
+			},
 			emails: (await admin.emails()).map((e) => e.type),
 		},
 		key,
@@ -113,11 +141,27 @@ async function record(sb: Sandbox, admin: Admin, params: IDataObject, version: n
 }
 
 test('record', async () => {
-	jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+	jest.useFakeTimers({
+		now: NOW,
+		doNotFake: [
+			'nextTick',
+			'setImmediate',
+			'clearImmediate',
+			'setTimeout',
+			'clearTimeout',
+			'setInterval',
+			'clearInterval',
+			'queueMicrotask',
+			'hrtime',
+			'performance',
+		],
+	});
 	/* eslint-disable @typescript-eslint/no-require-imports */
 	const { Appointments } = require('../../nodes/Appointments/Appointments.node');
 	const { AppointmentsTrigger } = require('../../nodes/Appointments/AppointmentsTrigger.node');
-	const { AppointmentsPollingTrigger } = require('../../nodes/Appointments/AppointmentsPollingTrigger.node');
+	const {
+		AppointmentsPollingTrigger,
+	} = require('../../nodes/Appointments/AppointmentsPollingTrigger.node');
 	const { AppointmentsApi } = require('../../credentials/AppointmentsApi.credentials');
 	/* eslint-enable @typescript-eslint/no-require-imports */
 	const action = new Appointments() as IVersionedNodeType;
@@ -136,18 +180,32 @@ test('record', async () => {
 		for (const [v, type] of Object.entries(action.nodeVersions)) {
 			const version = Number(v);
 			const props = type.description.properties;
-			const resources = (props.find((p) => p.name === 'resource')?.options ?? []).map((o) => (o as { value: string }).value);
+			const resources = (props.find((p) => p.name === 'resource')?.options ?? []).map(
+				(o) => (o as { value: string }).value,
+			);
 			for (const resource of resources) {
-				const opProp = props.find((p) => p.name === 'operation' && shown(p, { resource }, version))!;
+				const opProp = props.find(
+					(p) => p.name === 'operation' && shown(p, { resource }, version),
+				)!;
 				for (const o of opProp.options ?? []) {
 					const base: IDataObject = { resource, operation: (o as { value: string }).value };
-					const visible = props.filter((p) => !['resource', 'operation'].includes(p.name) && shown(p, base, version));
+					const visible = props.filter(
+						(p) => !['resource', 'operation'].includes(p.name) && shown(p, base, version),
+					);
 					const locator = visible.find((p) => p.type === 'resourceLocator');
 					if (locator) base[locator.name] = { __rl: true, mode: 'id', value: KEY };
-					runs.push({ version, ...(await record(sb, admin, base, version)) as object });
+					runs.push({ version, ...((await record(sb, admin, base, version)) as object) });
 					for (const p of visible)
 						for (const value of valuesFor(p))
-							runs.push({ version, ...(await record(sb, admin, { ...base, [p.name]: value as never }, version)) as object });
+							runs.push({
+								version,
+								...((await record(
+									sb,
+									admin,
+									{ ...base, [p.name]: value as never },
+									version,
+								)) as object),
+							});
 				}
 			}
 		}

@@ -9,7 +9,12 @@ import { closeEditor, openEditor } from '../helpers/e2e';
 import { pollUntil } from '../../scripts/proc';
 import type { Stack } from '../../scripts/stack';
 
-const owner = { email: 'builder@example.com', password: 'Builder-Passw0rd', firstName: 'Bui', lastName: 'Lder' };
+const owner = {
+	email: 'builder@example.com',
+	password: 'Builder-Passw0rd',
+	firstName: 'Bui',
+	lastName: 'Lder',
+};
 
 let stack: Stack;
 let page: Page;
@@ -29,16 +34,27 @@ async function search(text: string): Promise<void> {
 	await creator().getByTestId('node-creator-search-bar').fill(text);
 }
 
-test.each(['booking', 'calendar', 'schedule', 'reservation', 'reminder', 'meeting'])('searching "%s" finds the Appointments nodes', async (word) => {
-	await search(word);
-	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments' }).first().waitFor();
-});
+test.each(['booking', 'calendar', 'schedule', 'reservation', 'reminder', 'meeting'])(
+	'searching "%s" finds the Appointments nodes',
+	async (word) => {
+		await search(word);
+		await creator()
+			.getByTestId('item-iterator-item')
+			.filter({ hasText: 'Appointments' })
+			.first()
+			.waitFor();
+	},
+);
 
 test("the trigger's Calendar filter lists the account's calendars by name", async () => {
 	const all: any[] = (await stack.admin.ok('GET', '/__sandbox/appointments/')).appointments;
 	const names = [...new Set(all.map((a) => String(a.calendar.name)))];
 	await search('Appointments');
-	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments' }).first().click();
+	await creator()
+		.getByTestId('item-iterator-item')
+		.filter({ hasText: 'Appointments' })
+		.first()
+		.click();
 	await creator().getByText('On appointment created').click();
 	await ndv().waitFor();
 	await ndv().getByPlaceholder('Add Filter').click();
@@ -56,7 +72,10 @@ test("the trigger's Calendar filter lists the account's calendars by name", asyn
 	await page.getByTestId('rlc-search').fill(names[0].slice(0, 4));
 	await pollUntil('the list to narrow', async () => {
 		const texts = await items.allInnerTexts();
-		return texts.length > 0 && texts.every((t) => t.toLowerCase().includes(names[0].slice(0, 4).toLowerCase())) ? true : undefined;
+		return texts.length > 0 &&
+			texts.every((t) => t.toLowerCase().includes(names[0].slice(0, 4).toLowerCase()))
+			? true
+			: undefined;
 	});
 	const picked = (await items.first().innerText()).trim();
 	await items.first().click();
@@ -69,8 +88,14 @@ test("Get Many (a new node: version 4): Options holds Time Zone, Advanced the re
 	const all: any[] = (await stack.admin.ok('GET', '/__sandbox/appointments/')).appointments;
 	const names = new Set(all.map((a) => String(a.calendar.name)));
 	await search('Appointments');
-	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments' }).first().click();
-	await creator().getByText(/^Actions \(9\)/).click();
+	await creator()
+		.getByTestId('item-iterator-item')
+		.filter({ hasText: 'Appointments' })
+		.first()
+		.click();
+	await creator()
+		.getByText(/^Actions \(9\)/)
+		.click();
 	await creator().getByText('Get many appointments', { exact: true }).click();
 	await ndv().waitFor();
 	// Options has one choice left, so n8n shows a button that adds it.

@@ -14,7 +14,12 @@ import { closeEditor, openEditor, settled, TZ } from '../helpers/e2e';
 import { pollUntil } from '../../scripts/proc';
 import type { Stack } from '../../scripts/stack';
 
-const owner = { email: 'editor@example.com', password: 'Editor-Passw0rd', firstName: 'Ed', lastName: 'Itor' };
+const owner = {
+	email: 'editor@example.com',
+	password: 'Editor-Passw0rd',
+	firstName: 'Ed',
+	lastName: 'Itor',
+};
 
 let stack: Stack;
 let page: Page;
@@ -36,7 +41,9 @@ async function sandboxAppointments(): Promise<any[]> {
 async function selectedCredential(): Promise<string> {
 	const select = ndv().getByTestId('node-credentials-select');
 	await select.waitFor();
-	const values = await select.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
+	const values = await select
+		.locator('input')
+		.evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
 	return [await select.innerText(), ...values].join(' ');
 }
 
@@ -45,7 +52,11 @@ async function searchAppointments(): Promise<void> {
 	await page.goto('/workflow/new');
 	await page.getByTestId('canvas-add-button').click();
 	await creator().getByTestId('node-creator-search-bar').fill('Appointments');
-	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments' }).first().click();
+	await creator()
+		.getByTestId('item-iterator-item')
+		.filter({ hasText: 'Appointments' })
+		.first()
+		.click();
 }
 
 /** Adds the polling trigger from the node creator by its "starting soon" event (that opens its panel). */
@@ -53,16 +64,26 @@ async function addPollingTrigger(): Promise<void> {
 	await page.goto('/workflow/new');
 	await page.getByTestId('canvas-add-button').click();
 	await creator().getByTestId('node-creator-search-bar').fill('Appointments');
-	await creator().getByTestId('item-iterator-item').filter({ hasText: 'Appointments Polling' }).first().click();
+	await creator()
+		.getByTestId('item-iterator-item')
+		.filter({ hasText: 'Appointments Polling' })
+		.first()
+		.click();
 	await creator().getByText('On appointment starting soon').click();
 }
 
 test('the node creator lists the trigger events and all nine actions', async () => {
 	await searchAppointments();
-	for (const event of ['On appointment created', 'On appointment updated', 'On appointment canceled']) {
+	for (const event of [
+		'On appointment created',
+		'On appointment updated',
+		'On appointment canceled',
+	]) {
 		await creator().getByText(event).waitFor();
 	}
-	await creator().getByText(/^Actions \(9\)/).click();
+	await creator()
+		.getByText(/^Actions \(9\)/)
+		.click();
 	const actions = [
 		'Get many appointments',
 		'Get an appointment',
@@ -83,7 +104,9 @@ test('Update Status: credential, an appointment from the list narrowed by a name
 	// An upcoming CONFIRMED appointment of a person whose name narrows the list to a few entries.
 	const today = DateTime.now().setZone(TZ).startOf('day');
 	const all = await sandboxAppointments();
-	const target = all.find((a) => a.status === 'CONFIRMED' && DateTime.fromISO(a.start_date) >= today.plus({ days: 1 }))!;
+	const target = all.find(
+		(a) => a.status === 'CONFIRMED' && DateTime.fromISO(a.start_date) >= today.plus({ days: 1 }),
+	)!;
 	const typed = target.person.full_name.split(' ').slice(0, 2).join(' ');
 
 	await creator().getByText('Update the status of an appointment').click();
@@ -100,12 +123,18 @@ test('Update Status: credential, an appointment from the list narrowed by a name
 	const items = page.getByTestId('rlc-item');
 	await items.first().waitFor();
 	const unfiltered = await items.count();
-	expect(await items.first().innerText()).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{2}:\d{2} · /);
+	expect(await items.first().innerText()).toMatch(
+		/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{2}:\d{2} · /,
+	);
 	// Typing narrows the list to that person's appointments.
 	await page.getByTestId('rlc-search').fill(typed);
 	await pollUntil('the list to narrow to the typed name', async () => {
 		const texts = await items.allInnerTexts();
-		return texts.length > 0 && texts.length < unfiltered && texts.every((t) => t.toLowerCase().includes(typed.toLowerCase())) ? true : undefined;
+		return texts.length > 0 &&
+			texts.length < unfiltered &&
+			texts.every((t) => t.toLowerCase().includes(typed.toLowerCase()))
+			? true
+			: undefined;
 	});
 	await settled(page);
 	await screenshot(page, 'editor-3-appointment-list-search');
@@ -120,17 +149,25 @@ test('Update Status: credential, an appointment from the list narrowed by a name
 	await output.getByText('ATTENDED').first().waitFor();
 	await settled(page);
 	await screenshot(page, 'editor-5-update-status-output');
-	expect((await stack.admin.ok('GET', `/__sandbox/appointments/${target.appointment_key}/`)).status).toBe('ATTENDED');
+	expect(
+		(await stack.admin.ok('GET', `/__sandbox/appointments/${target.appointment_key}/`)).status,
+	).toBe('ATTENDED');
 });
 
 test('a saved version-1 workflow (example 2 as released) opens and runs unchanged', async () => {
 	// Yesterday's CONFIRMED appointments are what the workflow marks as NO_SHOW.
-	const yesterday = DateTime.now().setZone(TZ).minus({ days: 1 }).set({ hour: 11, minute: 0, second: 0, millisecond: 0 });
+	const yesterday = DateTime.now()
+		.setZone(TZ)
+		.minus({ days: 1 })
+		.set({ hour: 11, minute: 0, second: 0, millisecond: 0 });
 	await stack.admin.ok('POST', '/__sandbox/appointments/', {
 		body: { status: 'CONFIRMED', start_date: yesterday.toISO() },
 	});
-	const isYesterday = (a: any) => DateTime.fromISO(a.start_date).setZone(TZ).hasSame(yesterday, 'day');
-	const due = (await sandboxAppointments()).filter((a) => a.status === 'CONFIRMED' && isYesterday(a));
+	const isYesterday = (a: any) =>
+		DateTime.fromISO(a.start_date).setZone(TZ).hasSame(yesterday, 'day');
+	const due = (await sandboxAppointments()).filter(
+		(a) => a.status === 'CONFIRMED' && isYesterday(a),
+	);
 	expect(due.length).toBeGreaterThan(0);
 
 	const created = await stack.api.ok('POST', '/api/v1/workflows', {
@@ -148,7 +185,9 @@ test('a saved version-1 workflow (example 2 as released) opens and runs unchange
 	await page.getByText(`${due.length} items`).first().waitFor();
 
 	for (const a of due) {
-		expect((await stack.admin.ok('GET', `/__sandbox/appointments/${a.appointment_key}/`)).status).toBe('NO_SHOW');
+		expect(
+			(await stack.admin.ok('GET', `/__sandbox/appointments/${a.appointment_key}/`)).status,
+		).toBe('NO_SHOW');
 	}
 	// Opening and running it in the editor left its nodes at version 1 with their plain key fields.
 	const saved = await stack.api.ok('GET', `/api/v1/workflows/${created.id}`);
@@ -166,7 +205,9 @@ async function pickFilterCalendar(): Promise<string> {
 	await first.waitFor();
 	const name = (await first.innerText()).trim();
 	await first.click();
-	await pollUntil('the picked calendar in the field', async () => ((await ndv().getByTestId('rlc-input').inputValue()) === name ? true : undefined));
+	await pollUntil('the picked calendar in the field', async () =>
+		(await ndv().getByTestId('rlc-input').inputValue()) === name ? true : undefined,
+	);
 	return name;
 }
 
@@ -177,7 +218,11 @@ async function pickOptions(parameter: string, names: string[]): Promise<void> {
 	// Opened at its arrow: the middle may be a chosen option's remove button.
 	await field.click({ position: { x: box.width - 16, y: box.height / 2 } });
 	// An option shows its name over its description: pick the one whose name is exactly this.
-	for (const name of names) await page.getByRole('option').filter({ has: page.getByText(name, { exact: true }) }).click();
+	for (const name of names)
+		await page
+			.getByRole('option')
+			.filter({ has: page.getByText(name, { exact: true }) })
+			.click();
 	await page.keyboard.press('Escape');
 	for (const name of names) await field.getByText(name, { exact: true }).waitFor();
 }
@@ -208,15 +253,28 @@ test('the trigger with Filters: Listen for test event, only an appointment of th
 		const hooks: any[] = (await stack.admin.ok('GET', '/__sandbox/webhooks/')).webhooks;
 		return hooks.find((h) => String(h.url).startsWith(`${stack.n8n.url}/webhook-test/`));
 	});
-	const start = DateTime.now().setZone(TZ).plus({ days: 2 }).set({ hour: 10, minute: 30, second: 0, millisecond: 0 }).toISO();
+	const start = DateTime.now()
+		.setZone(TZ)
+		.plus({ days: 2 })
+		.set({ hour: 10, minute: 30, second: 0, millisecond: 0 })
+		.toISO();
 	// Another calendar's appointment: n8n answers the service, and the test run keeps listening.
-	const elsewhere = await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { status: 'PENDING', start_date: start, calendar: { calendar_key: other.calendar_key } } });
-	await pollUntil('the delivery of the other calendar\'s appointment', async () => {
-		const d: any = await stack.admin.ok('GET', `/__sandbox/deliveries/?appointment_key=${elsewhere.appointment_key}`);
+	const elsewhere = await stack.admin.ok('POST', '/__sandbox/appointments/', {
+		body: { status: 'PENDING', start_date: start, calendar: { calendar_key: other.calendar_key } },
+	});
+	await pollUntil("the delivery of the other calendar's appointment", async () => {
+		const d: any = await stack.admin.ok(
+			'GET',
+			`/__sandbox/deliveries/?appointment_key=${elsewhere.appointment_key}`,
+		);
 		return d.deliveries.some((x: any) => x.ok && x.url === hook.url) ? true : undefined;
 	});
 	const appointment = await stack.admin.ok('POST', '/__sandbox/appointments/', {
-		body: { status: 'PENDING', start_date: start, calendar: { calendar_key: calendarKey(all, calendar) } },
+		body: {
+			status: 'PENDING',
+			start_date: start,
+			calendar: { calendar_key: calendarKey(all, calendar) },
+		},
 	});
 	const output = page.getByTestId('output-panel');
 	await output.getByText('appointment.created').first().waitFor({ timeout: 60_000 });
@@ -231,16 +289,25 @@ test('the polling trigger: created and starting soon with Lead Time, Filters, Fe
 	await addPollingTrigger();
 	await ndv().waitFor();
 	expect(await selectedCredential()).toContain('Appointments API');
-	await ndv().getByTestId('parameter-input-events').getByText('Appointment Starting Soon', { exact: true }).waitFor();
+	await ndv()
+		.getByTestId('parameter-input-events')
+		.getByText('Appointment Starting Soon', { exact: true })
+		.waitFor();
 	await pickOptions('events', ['Appointment Created']);
-	await ndv().getByTestId('parameter-input-events').getByText('Appointment Starting Soon', { exact: true }).waitFor();
+	await ndv()
+		.getByTestId('parameter-input-events')
+		.getByText('Appointment Starting Soon', { exact: true })
+		.waitFor();
 	await ndv().getByText('Lead Time (Minutes)').waitFor(); // shown for starting soon: 1440, a day before
 	const calendar = await pickFilterCalendar();
 	await addStatusFilter(['Confirmed']);
 
 	await ndv().getByTestId('node-execute-button').first().click();
 	const output = page.getByTestId('output-panel');
-	await output.getByText(/appointment\.(created|starting_soon)/).first().waitFor({ timeout: 60_000 });
+	await output
+		.getByText(/appointment\.(created|starting_soon)/)
+		.first()
+		.waitFor({ timeout: 60_000 });
 	// The test event is one of the picked calendar's confirmed appointments.
 	const shown = await output.innerText();
 	const mine = all.filter((a) => a.calendar.name === calendar && a.status === 'CONFIRMED');

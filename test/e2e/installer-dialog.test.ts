@@ -13,12 +13,31 @@ import { selectors, type Browser, type Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../../scripts/browser';
 import { ensureCert } from '../../scripts/cert';
 import type { JsonClient } from '../../scripts/jsonClient';
-import { buildAndPack, ensureN8nInstalled, loginRest, PACKAGE_NAME, startN8n, type N8n } from '../../scripts/n8n';
+import {
+	buildAndPack,
+	ensureN8nInstalled,
+	loginRest,
+	PACKAGE_NAME,
+	startN8n,
+	type N8n,
+} from '../../scripts/n8n';
 import { killAllOnSignals, pollUntil, stopAll } from '../../scripts/proc';
 import { e2eUserFolder } from '../helpers/e2e';
-import { n8nRegistryEnv, startRegistry, startRegistryProxy, writeNodesNpmrc, type Registry, type RegistryProxy } from '../helpers/registry';
+import {
+	n8nRegistryEnv,
+	startRegistry,
+	startRegistryProxy,
+	writeNodesNpmrc,
+	type Registry,
+	type RegistryProxy,
+} from '../helpers/registry';
 
-const owner = { email: 'dialog@example.com', password: 'Dialog-Passw0rd', firstName: 'Dia', lastName: 'Log' };
+const owner = {
+	email: 'dialog@example.com',
+	password: 'Dialog-Passw0rd',
+	firstName: 'Dia',
+	lastName: 'Log',
+};
 const log = (m: string) => process.stderr.write(`[e2e installer dialog] ${m}\n`);
 
 let tmp: string;
@@ -36,7 +55,9 @@ beforeAll(async () => {
 	ensureN8nInstalled(log);
 	const cert = ensureCert();
 	const tarball = buildAndPack(log);
-	version = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')).version;
+	version = JSON.parse(
+		fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'),
+	).version;
 	registry = await startRegistry(path.join(tmp, 'registry'));
 	registry.publish(tarball);
 	proxy = await startRegistryProxy(registry.port, tmp);
@@ -46,7 +67,12 @@ beforeAll(async () => {
 	rest = await loginRest(n8n, owner); // sets the owner up
 	selectors.setTestIdAttribute('data-test-id'); // n8n's test ids
 	browser = await launchBrowser();
-	const context = await browser.newContext({ baseURL: n8n.url, ignoreHTTPSErrors: true, viewport: { width: 1440, height: 900 }, locale: 'en-US' });
+	const context = await browser.newContext({
+		baseURL: n8n.url,
+		ignoreHTTPSErrors: true,
+		viewport: { width: 1440, height: 900 },
+		locale: 'en-US',
+	});
 	page = await context.newPage();
 }, 20 * 60_000);
 
@@ -61,7 +87,9 @@ afterAll(async () => {
 
 afterEach(async () => {
 	// What the page showed last (where a failing step stopped), next to n8n's log.
-	await page?.screenshot({ path: path.join(n8n.userFolder, 'last-page.png') }).catch(() => undefined);
+	await page
+		?.screenshot({ path: path.join(n8n.userFolder, 'last-page.png') })
+		.catch(() => undefined);
 });
 
 test('Settings > Community nodes > Install: the dialog installs the package from the registry and n8n loads its nodes', async () => {
@@ -72,7 +100,10 @@ test('Settings > Community nodes > Install: the dialog installs the package from
 	await page.waitForURL(/\/(home|workflows)/);
 
 	await page.goto('/settings/community-nodes');
-	await page.getByTestId('empty-state').getByRole('button', { name: 'Install a community node' }).click();
+	await page
+		.getByTestId('empty-state')
+		.getByRole('button', { name: 'Install a community node' })
+		.click();
 	const dialog = page.getByRole('dialog');
 	await dialog.getByText('Install community nodes').waitFor();
 	await dialog.getByRole('textbox').first().fill(PACKAGE_NAME);
@@ -91,10 +122,15 @@ test('Settings > Community nodes > Install: the dialog installs the package from
 	await screenshot(page, 'installer-2-installed');
 
 	const installed = (await rest.ok('GET', '/rest/community-packages', { timeoutMs: 180_000 })).data;
-	expect(installed.map((p: { packageName: string; installedVersion: string }) => `${p.packageName}@${p.installedVersion}`)).toEqual([
-		`${PACKAGE_NAME}@${version}`,
-	]);
-	expect(proxy.requests).toEqual(expect.arrayContaining([`GET /${PACKAGE_NAME}/-/${PACKAGE_NAME}-${version}.tgz 200`]));
+	expect(
+		installed.map(
+			(p: { packageName: string; installedVersion: string }) =>
+				`${p.packageName}@${p.installedVersion}`,
+		),
+	).toEqual([`${PACKAGE_NAME}@${version}`]);
+	expect(proxy.requests).toEqual(
+		expect.arrayContaining([`GET /${PACKAGE_NAME}/-/${PACKAGE_NAME}-${version}.tgz 200`]),
+	);
 	// The editor's node list now has our nodes.
 	const types = await pollUntil('our node types', async () => {
 		const all: Array<{ name: string }> = await rest.ok('GET', '/types/nodes.json');
@@ -102,6 +138,10 @@ test('Settings > Community nodes > Install: the dialog installs the package from
 		return ours.length ? ours : undefined;
 	});
 	expect(types.map((t) => t.name)).toEqual(
-		expect.arrayContaining([`${PACKAGE_NAME}.appointments`, `${PACKAGE_NAME}.appointmentsTrigger`, `${PACKAGE_NAME}.appointmentsPollingTrigger`]),
+		expect.arrayContaining([
+			`${PACKAGE_NAME}.appointments`,
+			`${PACKAGE_NAME}.appointmentsTrigger`,
+			`${PACKAGE_NAME}.appointmentsPollingTrigger`,
+		]),
 	);
 });

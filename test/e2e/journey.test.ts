@@ -13,7 +13,12 @@ import { screenshot } from '../../scripts/browser';
 import { closeEditor, openEditor, settled, TZ } from '../helpers/e2e';
 import type { Stack } from '../../scripts/stack';
 
-const owner = { email: 'builder@example.com', password: 'Builder-Passw0rd', firstName: 'Bea', lastName: 'Builder' };
+const owner = {
+	email: 'builder@example.com',
+	password: 'Builder-Passw0rd',
+	firstName: 'Bea',
+	lastName: 'Builder',
+};
 
 let stack: Stack;
 let context: BrowserContext;
@@ -28,7 +33,11 @@ afterAll(closeEditor);
 test('the imported "Appointments API" credential: its test passes', async () => {
 	await stack.admin.ok('DELETE', '/__sandbox/requests/');
 	await page.goto('/home/credentials');
-	await page.getByTestId('resources-list-item').filter({ hasText: 'Appointments API' }).first().click();
+	await page
+		.getByTestId('resources-list-item')
+		.filter({ hasText: 'Appointments API' })
+		.first()
+		.click();
 	const modal = page.getByTestId('editCredential-modal');
 	await modal.waitFor();
 	// n8n tests a saved credential when it is opened; "Retry" runs the test again.
@@ -42,12 +51,14 @@ test('the imported "Appointments API" credential: its test passes', async () => 
 	await screenshot(page, 'journey-1-credential-tested');
 	// Really answered by the service with the token: the credential test's request.
 	const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
-	expect(requests.map((r: any) => `${r.method} ${r.path} ${r.status} ${r.authorized}`)).toContain('GET /api/v3/webhooks/ 200 true');
+	expect(requests.map((r: any) => `${r.method} ${r.path} ${r.status} ${r.authorized}`)).toContain(
+		'GET /api/v3/webhooks/ 200 true',
+	);
 	await page.keyboard.press('Escape');
 	await modal.waitFor({ state: 'hidden' });
 });
 
-test('the morning agenda example: Execute workflow, and the email is in the dashboard\'s Mailbox', async () => {
+test("the morning agenda example: Execute workflow, and the email is in the dashboard's Mailbox", async () => {
 	await stack.admin.ok('DELETE', '/__sandbox/mailbox/');
 	await page.goto('/workflow/apptDailyReport');
 	await page.getByText('Every Day at 07:00').first().waitFor();
@@ -60,33 +71,49 @@ test('the morning agenda example: Execute workflow, and the email is in the dash
 	await dashboard.goto(`${stack.sandboxUrl}/dashboard/`);
 	await dashboard.getByLabel('Admin token').fill(stack.adminToken);
 	await dashboard.getByRole('button', { name: 'Sign in' }).click();
-	await dashboard.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox' }).click();
+	await dashboard
+		.getByRole('navigation', { name: 'Main' })
+		.getByRole('link', { name: 'Mailbox' })
+		.click();
 	const today = DateTime.now().setZone(TZ).toFormat('cccc d LLLL');
-	const row = dashboard.getByRole('row', { name: new RegExp(`Today's appointments: \\d+ \\(${today}\\)`) });
+	const row = dashboard.getByRole('row', {
+		name: new RegExp(`Today's appointments: \\d+ \\(${today}\\)`),
+	});
 	await row.waitFor();
 	expect(await row.count()).toBe(1);
 	expect(await row.textContent()).toMatch(/bookings@example\.com[\s\S]*front-desk@example\.com/);
 	await row.getByRole('link').first().click();
-	expect(await dashboard.getByLabel('Text of the email').textContent()).toContain(`Good morning! Here is the agenda for ${today}.`);
+	expect(await dashboard.getByLabel('Text of the email').textContent()).toContain(
+		`Good morning! Here is the agenda for ${today}.`,
+	);
 	await screenshot(dashboard, 'journey-3-agenda-email');
 	await dashboard.close();
 });
 
 test('every example opens in the editor with its sticky notes and every node known to n8n', async () => {
 	const known: any[] = await stack.rest.ok('GET', '/types/nodes.json');
-	const isKnown = (n: any) => known.some((t) => t.name === n.type && [t.version].flat().includes(n.typeVersion));
+	const isKnown = (n: any) =>
+		known.some((t) => t.name === n.type && [t.version].flat().includes(n.typeVersion));
 	for (const ex of stack.examples) {
-		expect(ex.json.nodes.filter((n: any) => !isKnown(n)).map((n: any) => `${n.name} (${n.type} ${n.typeVersion})`)).toEqual([]);
+		expect(
+			ex.json.nodes
+				.filter((n: any) => !isKnown(n))
+				.map((n: any) => `${n.name} (${n.type} ${n.typeVersion})`),
+		).toEqual([]);
 		await page.goto(`/workflow/${ex.id}`);
 		const notes = ex.json.nodes.filter((n: any) => n.type === 'n8n-nodes-base.stickyNote');
-		const title = String(notes[0].parameters.content).split('\n')[0].replace(/^#+\s*/, '');
+		const title = String(notes[0].parameters.content)
+			.split('\n')[0]
+			.replace(/^#+\s*/, '');
 		await page.getByRole('heading', { name: title }).waitFor();
 		for (const n of ex.json.nodes.filter((x: any) => x.type !== 'n8n-nodes-base.stickyNote')) {
 			const node = page.getByTestId('canvas-node').filter({ hasText: n.name });
 			await node.first().waitFor();
 		}
 		// Node icons are images: on a busy machine the canvas can be drawn before they have loaded.
-		await page.waitForFunction(`[...document.querySelectorAll('[data-test-id="canvas-node"] img')].every((i) => i.complete && i.naturalWidth > 0)`);
+		await page.waitForFunction(
+			`[...document.querySelectorAll('[data-test-id="canvas-node"] img')].every((i) => i.complete && i.naturalWidth > 0)`,
+		);
 		await settled(page);
 		await screenshot(page, `example-${ex.file.replace(/\.json$/, '')}`);
 	}

@@ -59,28 +59,39 @@ function toolWorkflow() {
 				appointmentKey: {
 					__rl: true,
 					mode: 'id',
-					value: "={{ $fromAI('appointment_key', 'The appointment_key of the appointment, from find_appointments', 'string') }}",
+					value:
+						"={{ $fromAI('appointment_key', 'The appointment_key of the appointment, from find_appointments', 'string') }}",
 				},
 				status: "={{ $fromAI('status', 'The new status, e.g. ATTENDED or NO_SHOW', 'string') }}",
 			}),
 		],
 		connections: {
 			find_appointments: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] },
-			update_appointment_status: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] },
+			update_appointment_status: {
+				ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]],
+			},
 		},
 		settings: { executionOrder: 'v1' },
 	};
 }
 
 beforeAll(async () => {
-	stack = await startE2EStack('e2e-mcp', { email: 'mcp@example.com', password: 'Mcp-Passw0rd', firstName: 'MCP', lastName: 'Owner' });
+	stack = await startE2EStack('e2e-mcp', {
+		email: 'mcp@example.com',
+		password: 'Mcp-Passw0rd',
+		firstName: 'MCP',
+		lastName: 'Owner',
+	});
 	const created = await stack.api.ok('POST', '/api/v1/workflows', { body: toolWorkflow() });
 	await activate(stack.api, created.id);
 	agent = new Agent({ connect: { ca: stack.n8n.cert.cert } });
 	const transport = () =>
 		new StreamableHTTPClientTransport(new URL(`${stack.n8n.url}/mcp/${mcpPath}`), {
 			fetch: async (url, init) =>
-				(await undiciFetch(url as string, { ...(init as object), dispatcher: agent })) as unknown as Response,
+				(await undiciFetch(url as string, {
+					...(init as object),
+					dispatcher: agent,
+				})) as unknown as Response,
 		});
 	// n8n registers the production URL as part of activation, but the first request can still find it missing
 	// for a moment: connect (the MCP initialize request) until it is served.
@@ -112,13 +123,19 @@ test('the client lists both tools with their operation descriptions and $fromAI 
 	const { tools } = await client.listTools();
 	const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
 	expect(Object.keys(byName).sort()).toEqual(['find_appointments', 'update_appointment_status']);
-	expect(byName.find_appointments.description).toMatch(/^Finds appointments .* look up the appointment_key/);
-	expect(Object.keys(byName.find_appointments.inputSchema.properties ?? {}).sort()).toEqual(['limit', 'person_name']);
-	expect(byName.update_appointment_status.description).toMatch(/^Sets the status of one appointment/);
-	expect(Object.keys(byName.update_appointment_status.inputSchema.properties ?? {}).sort()).toEqual([
-		'appointment_key',
-		'status',
+	expect(byName.find_appointments.description).toMatch(
+		/^Finds appointments .* look up the appointment_key/,
+	);
+	expect(Object.keys(byName.find_appointments.inputSchema.properties ?? {}).sort()).toEqual([
+		'limit',
+		'person_name',
 	]);
+	expect(byName.update_appointment_status.description).toMatch(
+		/^Sets the status of one appointment/,
+	);
+	expect(Object.keys(byName.update_appointment_status.inputSchema.properties ?? {}).sort()).toEqual(
+		['appointment_key', 'status'],
+	);
 });
 
 test('Get Many with a name filter, then Update Status: the sandbox holds the new status', async () => {
@@ -130,13 +147,25 @@ test('Get Many with a name filter, then Update Status: the sandbox holds the new
 	const part = person.split(' ')[0].toLowerCase();
 	const matching = appointments.filter((a: any) => a.person.full_name.toLowerCase().includes(part));
 
-	const found = parsed(await client.callTool({ name: 'find_appointments', arguments: { person_name: part, limit: 50 } }));
+	const found = parsed(
+		await client.callTool({
+			name: 'find_appointments',
+			arguments: { person_name: part, limit: 50 },
+		}),
+	);
 	const list: any[] = Array.isArray(found) ? found : [found];
 	expect(list.length).toBe(Math.min(50, matching.length));
 	for (const a of list) {
 		expect(a.person.full_name.toLowerCase()).toContain(part);
 		// Simplified: what an agent needs, calendar key included, nothing else.
-		expect(Object.keys(a).sort()).toEqual(['appointment_key', 'calendar', 'person', 'search_code', 'start_date', 'status']);
+		expect(Object.keys(a).sort()).toEqual([
+			'appointment_key',
+			'calendar',
+			'person',
+			'search_code',
+			'start_date',
+			'status',
+		]);
 	}
 
 	const target = list.find((a) => a.status === 'CONFIRMED');
@@ -163,5 +192,7 @@ test('a bad input from the agent comes back as a readable tool error and changes
 	// Version 2 names the field as it labels it: "Appointment".
 	expect(text).toMatch(/Appointment\W+\(item \d+\) must be a UUID/);
 	const { requests: after } = await stack.admin.ok('GET', '/__sandbox/requests/');
-	expect(after.filter((r: any) => r.method === 'PATCH').length).toBe(before.filter((r: any) => r.method === 'PATCH').length);
+	expect(after.filter((r: any) => r.method === 'PATCH').length).toBe(
+		before.filter((r: any) => r.method === 'PATCH').length,
+	);
 });

@@ -25,7 +25,12 @@ import { activate, deactivate, type Stack } from '../../scripts/stack';
 let stack: Stack;
 
 beforeAll(async () => {
-	stack = await startE2EStack('e2e-trigger', { email: 'e2e@example.com', password: 'E2e-Passw0rd', firstName: 'E2E', lastName: 'Owner' });
+	stack = await startE2EStack('e2e-trigger', {
+		email: 'e2e@example.com',
+		password: 'E2e-Passw0rd',
+		firstName: 'E2E',
+		lastName: 'Owner',
+	});
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -51,7 +56,9 @@ describe('trigger in a real n8n', () => {
 			`${copies} delivered cop${copies === 1 ? 'y' : 'ies'} of ${event} for ${key}`,
 			async () => {
 				const d: any = await stack.admin.ok('GET', '/__sandbox/deliveries/');
-				const mine = d.deliveries.filter((x: any) => x.event === event && x.appointment_key === key);
+				const mine = d.deliveries.filter(
+					(x: any) => x.event === event && x.appointment_key === key,
+				);
 				if (d.pending === 0 && mine.filter((x: any) => x.ok).length >= copies) return mine;
 				throw new Error(`pending ${d.pending}, deliveries so far: ${JSON.stringify(mine)}`); // shown on time-out
 			},
@@ -61,7 +68,10 @@ describe('trigger in a real n8n', () => {
 			`the execution for ${event}`,
 			async () => {
 				const l = (await executions(stack, workflowId)).filter((e) => !seen.has(e.id));
-				return l.length > 0 && l.every((e) => e.finished || e.status === 'success' || e.status === 'error') ? l : undefined;
+				return l.length > 0 &&
+					l.every((e) => e.finished || e.status === 'success' || e.status === 'error')
+					? l
+					: undefined;
 			},
 			{ timeoutMs: 60000 },
 		);
@@ -110,25 +120,48 @@ describe('trigger in a real n8n', () => {
 			expect(nodeOutput(c.execution, 'Which Event?', 0)).toHaveLength(1);
 			expect(nodeOutput(c.execution, 'Which Event?', 1)).toHaveLength(0);
 			const when = fmt(c.item.data.start_date, 'ccc d LLL, HH:mm');
-			const [hello] = await mailsMatching(stack, 1, (m) => m.text.includes(created.search_code), 'the new-appointment email');
-			expect(hello).toMatchObject({ to: [FRONT_DESK], subject: `New appointment: ${created.person.full_name}, ${when}` });
+			const [hello] = await mailsMatching(
+				stack,
+				1,
+				(m) => m.text.includes(created.search_code),
+				'the new-appointment email',
+			);
+			expect(hello).toMatchObject({
+				to: [FRONT_DESK],
+				subject: `New appointment: ${created.person.full_name}, ${when}`,
+			});
 			expect(hello.from).toContain(SENDER);
 
 			const x = await expectOneExecution(wf, node, 'appointment.canceled', async () => {
-				await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${created.appointment_key}/?send_email=false`);
+				await stack.sandboxApi.ok(
+					'DELETE',
+					`/api/v3/appointments/${created.appointment_key}/?send_email=false`,
+				);
 				return created.appointment_key;
 			});
 			expect(nodeOutput(x.execution, 'Which Event?', 0)).toHaveLength(0);
-			const mails = await mailsMatching(stack, 2, (m) => m.text.includes(created.search_code), 'the canceled-appointment email');
+			const mails = await mailsMatching(
+				stack,
+				2,
+				(m) => m.text.includes(created.search_code),
+				'the canceled-appointment email',
+			);
 			expect(mails).toHaveLength(2);
-			expect(mails[1]).toMatchObject({ to: [FRONT_DESK], subject: `Canceled: ${created.person.full_name}, ${when}` });
+			expect(mails[1]).toMatchObject({
+				to: [FRONT_DESK],
+				subject: `Canceled: ${created.person.full_name}, ${when}`,
+			});
 			// send_email=false: the service sent no cancellation email to the client.
 			const { emails } = await stack.admin.ok('GET', '/__sandbox/emails/');
-			expect(emails.filter((e: any) => e.appointment_key === created.appointment_key)).toHaveLength(0);
+			expect(emails.filter((e: any) => e.appointment_key === created.appointment_key)).toHaveLength(
+				0,
+			);
 		} finally {
 			await deactivate(stack.api, wf);
 		}
-		await pollUntil('its subscription removed', async () => (ours(stack, await subscriptions(stack), wf).length === 0 ? true : undefined));
+		await pollUntil('its subscription removed', async () =>
+			ours(stack, await subscriptions(stack), wf).length === 0 ? true : undefined,
+		);
 		expect(await subscriptions(stack)).toHaveLength(before);
 	});
 
@@ -145,41 +178,82 @@ describe('trigger in a real n8n', () => {
 			});
 			expect(subs).toHaveLength(1);
 			expect(subs[0].url).toMatch(new RegExp(`^https://localhost:${stack.n8n.port}/webhook/`));
-			expect([...subs[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created', 'appointment.updated']);
+			expect([...subs[0].events].sort()).toEqual([
+				'appointment.canceled',
+				'appointment.created',
+				'appointment.updated',
+			]);
 
 			let created: any;
-			const c = await expectOneExecution(wf, node, 'appointment.created', async () => {
-				created = await createAppointment(stack, { status: 'CONFIRMED' });
-				return created.appointment_key;
-			}, 2);
+			const c = await expectOneExecution(
+				wf,
+				node,
+				'appointment.created',
+				async () => {
+					created = await createAppointment(stack, { status: 'CONFIRMED' });
+					return created.appointment_key;
+				},
+				2,
+			);
 			expect(c.item.data.status).toBe('CONFIRMED');
 			// Remove Duplicates lets a first delivery through.
 			expect(nodeOutput(c.execution, 'Email the Event')).toHaveLength(1);
 
-			await expectOneExecution(wf, node, 'appointment.canceled', async () => {
-				await stack.sandboxApi.ok('DELETE', `/api/v3/appointments/${created.appointment_key}/?send_email=false`);
-				return created.appointment_key;
-			}, 2);
+			await expectOneExecution(
+				wf,
+				node,
+				'appointment.canceled',
+				async () => {
+					await stack.sandboxApi.ok(
+						'DELETE',
+						`/api/v3/appointments/${created.appointment_key}/?send_email=false`,
+					);
+					return created.appointment_key;
+				},
+				2,
+			);
 
 			const [victim] = await listAppointments(stack, { status: 'CONFIRMED' });
-			const u = await expectOneExecution(wf, node, 'appointment.updated', async () => {
-				await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${victim.appointment_key}/`, { body: { status: 'ATTENDED' } });
-				return victim.appointment_key;
-			}, 2);
+			const u = await expectOneExecution(
+				wf,
+				node,
+				'appointment.updated',
+				async () => {
+					await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${victim.appointment_key}/`, {
+						body: { status: 'ATTENDED' },
+					});
+					return victim.appointment_key;
+				},
+				2,
+			);
 			expect(u.item.data.status).toBe('ATTENDED');
 
 			// Six deliveries (every event twice), three executions in all: no late duplicate ran afterwards.
 			const d: any = await stack.admin.ok('GET', '/__sandbox/deliveries/');
 			const keysOf = [created.appointment_key, victim.appointment_key];
-			expect(d.deliveries.filter((x: any) => x.ok && keysOf.includes(x.appointment_key) && x.url === subs[0].url)).toHaveLength(6);
+			expect(
+				d.deliveries.filter(
+					(x: any) => x.ok && keysOf.includes(x.appointment_key) && x.url === subs[0].url,
+				),
+			).toHaveLength(6);
 			expect(await triggeredEvents(wf, node)).toEqual([
 				['appointment.created', created.appointment_key],
 				['appointment.canceled', created.appointment_key],
 				['appointment.updated', victim.appointment_key],
 			]);
 			// One email per event, not per delivery.
-			const emailed = await mailsMatching(stack, 3, (m) => m.subject.startsWith('Appointment '), 'one email per event');
-			expect(emailed.map((m) => [m.subject.split(':')[0], m.text.includes(created.search_code) ? 'created' : 'victim'])).toEqual([
+			const emailed = await mailsMatching(
+				stack,
+				3,
+				(m) => m.subject.startsWith('Appointment '),
+				'one email per event',
+			);
+			expect(
+				emailed.map((m) => [
+					m.subject.split(':')[0],
+					m.text.includes(created.search_code) ? 'created' : 'victim',
+				]),
+			).toEqual([
 				['Appointment created', 'created'],
 				['Appointment canceled', 'created'],
 				['Appointment updated', 'victim'],
@@ -188,7 +262,9 @@ describe('trigger in a real n8n', () => {
 			await deactivate(stack.api, wf).catch(() => undefined);
 			await stack.admin.ok('POST', '/__sandbox/config/', { body: { duplicateDelivery: false } });
 		}
-		await pollUntil('its subscription removed', async () => (ours(stack, await subscriptions(stack), wf).length === 0 ? true : undefined));
+		await pollUntil('its subscription removed', async () =>
+			ours(stack, await subscriptions(stack), wf).length === 0 ? true : undefined,
+		);
 	});
 });
 
@@ -260,14 +336,22 @@ describe('trigger test mode in a real n8n', () => {
 				async () => {
 					const l = (await executions(stack, wf)).filter((e) => !seen.has(e.id));
 					const done = l.every((e) => e.finished || e.status === 'success' || e.status === 'error');
-					if (done && l.some((e) => e.mode === 'manual') && l.some((e) => e.mode === 'webhook')) return l;
+					if (done && l.some((e) => e.mode === 'manual') && l.some((e) => e.mode === 'webhook'))
+						return l;
 					throw new Error(`new executions so far: ${JSON.stringify(l)}`);
 				},
 				{ timeoutMs: 60000 },
 			);
 			expect(fresh.map((e) => e.mode).sort()).toEqual(['manual', 'webhook']);
 			// One email from each run.
-			expect(await mailsMatching(stack, 2, (m) => m.text.includes(created.search_code), 'an email from each run')).toHaveLength(2);
+			expect(
+				await mailsMatching(
+					stack,
+					2,
+					(m) => m.text.includes(created.search_code),
+					'an email from each run',
+				),
+			).toHaveLength(2);
 			for (const e of fresh) {
 				expect(e.status).toBe('success');
 				const ex: any = await stack.api.ok('GET', `/api/v1/executions/${e.id}?includeData=true`);
@@ -278,12 +362,17 @@ describe('trigger test mode in a real n8n', () => {
 				expect(nodeOutput(ex, 'Email New Appointment')).toHaveLength(1);
 			}
 			const d: any = await stack.admin.ok('GET', `/__sandbox/deliveries/?appointment_key=${key}`);
-			const okTo = (url: string) => d.deliveries.filter((x: any) => x.ok && x.url === url && x.event === 'appointment.created');
+			const okTo = (url: string) =>
+				d.deliveries.filter((x: any) => x.ok && x.url === url && x.event === 'appointment.created');
 			expect(okTo(sub.url)).toHaveLength(1);
 			expect(okTo(prod.url)).toHaveLength(1);
 			await testSubscriptionRemoved(wf, 'the test subscription removed after the first event');
 			const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
-			expect(requests.filter((q: any) => q.method === 'DELETE' && String(q.path).includes(sub.webhook_key))).toHaveLength(1);
+			expect(
+				requests.filter(
+					(q: any) => q.method === 'DELETE' && String(q.path).includes(sub.webhook_key),
+				),
+			).toHaveLength(1);
 			await prodUntouched();
 
 			// (b) Listening stopped without an event (the editor's stop button: DELETE /rest/test-webhook/:workflowId).
@@ -300,7 +389,9 @@ describe('trigger test mode in a real n8n', () => {
 		} finally {
 			await deactivate(stack.api, wf);
 		}
-		await pollUntil('the production subscription removed', async () => (ours(stack, await subscriptions(stack), wf).length === 0 ? true : undefined));
+		await pollUntil('the production subscription removed', async () =>
+			ours(stack, await subscriptions(stack), wf).length === 0 ? true : undefined,
+		);
 		expect(await testSubscriptions(wf)).toEqual([]);
 	});
 });

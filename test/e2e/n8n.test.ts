@@ -32,7 +32,12 @@ const wall = (d: DateTime) => d.toFormat("yyyy-MM-dd'T'HH:mm:ss");
 let stack: Stack;
 
 beforeAll(async () => {
-	stack = await startE2EStack('e2e', { email: 'e2e@example.com', password: 'E2e-Passw0rd', firstName: 'E2E', lastName: 'Owner' });
+	stack = await startE2EStack('e2e', {
+		email: 'e2e@example.com',
+		password: 'E2e-Passw0rd',
+		firstName: 'E2E',
+		lastName: 'Owner',
+	});
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -42,7 +47,10 @@ afterAll(async () => {
 
 // ---------- helpers ----------
 
-const dayRange = (d: DateTime) => ({ start_date: wall(d.startOf('day')), end_date: wall(d.endOf('day').set({ millisecond: 0 })) });
+const dayRange = (d: DateTime) => ({
+	start_date: wall(d.startOf('day')),
+	end_date: wall(d.endOf('day').set({ millisecond: 0 })),
+});
 
 async function record(key: string): Promise<any> {
 	return stack.admin.ok('GET', `/__sandbox/appointments/${key}/`);
@@ -50,7 +58,8 @@ async function record(key: string): Promise<any> {
 
 async function runOk(workflowId: string): Promise<CliRun> {
 	const r = await executeWorkflow(stack.n8n, workflowId);
-	if (r.code !== 0 || !r.run) throw new Error(`workflow ${workflowId} failed (exit ${r.code}):\n${r.log.slice(-4000)}`);
+	if (r.code !== 0 || !r.run)
+		throw new Error(`workflow ${workflowId} failed (exit ${r.code}):\n${r.log.slice(-4000)}`);
 	expect(r.run.status).toBe('success');
 	return r;
 }
@@ -60,12 +69,16 @@ const keys = (items: any[]) => items.map((i) => i.appointment_key).sort();
 /** What the editor's "Execute workflow" does: a manual run from the given trigger (a Schedule Trigger works too). */
 async function runFromEditor(workflowId: string, triggerName: string): Promise<any> {
 	const ex = await runManually(stack, workflowId, triggerName);
-	if (ex.status !== 'success') throw new Error(`workflow ${workflowId} did not succeed: ${JSON.stringify(ex.data?.resultData?.error ?? ex.status)}`);
+	if (ex.status !== 'success')
+		throw new Error(
+			`workflow ${workflowId} did not succeed: ${JSON.stringify(ex.data?.resultData?.error ?? ex.status)}`,
+		);
 	return ex;
 }
 
 /** A status as the agenda email writes it: PENDING_PAYMENT → Pending payment. */
-const readable = (status: unknown) => String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
+const readable = (status: unknown) =>
+	String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
 
 describe('package in a real n8n', () => {
 	test('n8n lists our node types and the credential type', async () => {
@@ -118,28 +131,42 @@ describe('example workflows run on demand', () => {
 		// Make sure there is at least one to report (later today).
 		const made = await createAppointment(stack, {
 			status: 'CONFIRMED',
-			start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 })).set({ second: 0, millisecond: 0 }).toISO(),
+			start_date: DateTime.min(now.plus({ minutes: 30 }), now.endOf('day').minus({ minutes: 1 }))
+				.set({ second: 0, millisecond: 0 })
+				.toISO(),
 		});
 		const expected = await listAppointments(stack, { is_cancelled: 'false', ...dayRange(now) });
 		expect(keys(expected)).toContain(made.appointment_key);
 		await emptyMailbox(stack);
 		const ex = await runFromEditor('apptDailyReport', 'Every Day at 07:00');
 		expect(keys(nodeOutput(ex, "Today's Appointments"))).toEqual(keys(expected));
-		const [mail] = await mailsMatching(stack, 1, (m) => m.subject.startsWith("Today's appointments"), 'the agenda email');
+		const [mail] = await mailsMatching(
+			stack,
+			1,
+			(m) => m.subject.startsWith("Today's appointments"),
+			'the agenda email',
+		);
 		expect(await mailbox(stack)).toHaveLength(1);
 		expect(mail.from).toContain(SENDER);
 		expect(mail.to).toEqual([FRONT_DESK]);
-		expect(mail.subject).toBe(`Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`);
+		expect(mail.subject).toBe(
+			`Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`,
+		);
 		const lines = mail.text.split('\n').filter((l) => /^\d\d:\d\d /.test(l));
 		expect(lines).toHaveLength(expected.length);
 		for (const a of expected) {
-			expect(lines).toContain(`${fmt(a.start_date, 'HH:mm')}  ${a.person.full_name} · ${a.calendar.name} · ${readable(a.status)} · ${a.search_code}`);
+			expect(lines).toContain(
+				`${fmt(a.start_date, 'HH:mm')}  ${a.person.full_name} · ${a.calendar.name} · ${readable(a.status)} · ${a.search_code}`,
+			);
 		}
 	});
 
 	test('2 mark no-shows: every CONFIRMED appointment of yesterday becomes NO_SHOW, the front desk gets the list', async () => {
 		const yesterday = DateTime.now().setZone(TZ).minus({ days: 1 });
-		await createAppointment(stack, { status: 'CONFIRMED', start_date: yesterday.set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toISO() });
+		await createAppointment(stack, {
+			status: 'CONFIRMED',
+			start_date: yesterday.set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toISO(),
+		});
 		const query = { status: 'CONFIRMED', ...dayRange(yesterday) };
 		const before = await listAppointments(stack, query);
 		expect(before.length).toBeGreaterThan(0);
@@ -150,15 +177,36 @@ describe('example workflows run on demand', () => {
 		for (const item of out) expect(item.status).toBe('NO_SHOW');
 		for (const a of before) expect((await record(a.appointment_key)).status).toBe('NO_SHOW');
 		expect(await listAppointments(stack, query)).toHaveLength(0);
-		const [mail] = await mailsMatching(stack, 1, (m) => m.subject.startsWith('No-shows yesterday'), 'the no-show email');
-		expect(mail).toMatchObject({ to: [FRONT_DESK], subject: `No-shows yesterday: ${before.length}` });
-		for (const a of before) expect(mail.text).toContain(`${a.person.full_name} <${a.person.email}>`);
+		const [mail] = await mailsMatching(
+			stack,
+			1,
+			(m) => m.subject.startsWith('No-shows yesterday'),
+			'the no-show email',
+		);
+		expect(mail).toMatchObject({
+			to: [FRONT_DESK],
+			subject: `No-shows yesterday: ${before.length}`,
+		});
+		for (const a of before)
+			expect(mail.text).toContain(`${a.person.full_name} <${a.person.email}>`);
 	});
 
-	test('3 reschedule and cancel: start moved one day and the client emailed, the other canceled with the service\'s email, the front desk emailed', async () => {
+	test("3 reschedule and cancel: start moved one day and the client emailed, the other canceled with the service's email, the front desk emailed", async () => {
 		const now = DateTime.now().setZone(TZ);
-		await createAppointment(stack, { status: 'CONFIRMED', start_date: now.plus({ days: 1 }).set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).toISO() });
-		await createAppointment(stack, { status: 'PENDING', start_date: now.plus({ days: 2 }).set({ hour: 15, minute: 0, second: 0, millisecond: 0 }).toISO() });
+		await createAppointment(stack, {
+			status: 'CONFIRMED',
+			start_date: now
+				.plus({ days: 1 })
+				.set({ hour: 9, minute: 0, second: 0, millisecond: 0 })
+				.toISO(),
+		});
+		await createAppointment(stack, {
+			status: 'PENDING',
+			start_date: now
+				.plus({ days: 2 })
+				.set({ hour: 15, minute: 0, second: 0, millisecond: 0 })
+				.toISO(),
+		});
 		await stack.admin.ok('DELETE', '/__sandbox/requests/');
 		await emptyMailbox(stack);
 		const r = await runOk('apptReschedCancel');
@@ -166,9 +214,13 @@ describe('example workflows run on demand', () => {
 		const [picked] = nodeOutput(r.run, 'Next Confirmed Tomorrow');
 		const [moved] = nodeOutput(r.run, 'Move One Day Later');
 		expect(moved.appointment_key).toBe(picked.appointment_key);
-		const want = DateTime.fromISO(picked.start_date, { setZone: true }).plus({ days: 1 }).toMillis();
+		const want = DateTime.fromISO(picked.start_date, { setZone: true })
+			.plus({ days: 1 })
+			.toMillis();
 		expect(DateTime.fromISO(moved.start_date).toMillis()).toBe(want);
-		expect(DateTime.fromISO((await record(picked.appointment_key)).start_date).toMillis()).toBe(want);
+		expect(DateTime.fromISO((await record(picked.appointment_key)).start_date).toMillis()).toBe(
+			want,
+		);
 
 		const [pending] = nodeOutput(r.run, 'Next Pending This Week');
 		expect(pending.status).toBe('PENDING');
@@ -177,18 +229,37 @@ describe('example workflows run on demand', () => {
 		const rec = await record(pending.appointment_key);
 		expect(rec.is_cancelled === true || String(rec.status).startsWith('CANCELED')).toBe(true);
 		const { emails } = await stack.admin.ok('GET', '/__sandbox/emails/');
-		expect(emails.filter((e: any) => e.appointment_key === pending.appointment_key)).toHaveLength(1);
+		expect(emails.filter((e: any) => e.appointment_key === pending.appointment_key)).toHaveLength(
+			1,
+		);
 		const { requests } = await stack.admin.ok('GET', '/__sandbox/requests/');
 		const del = requests.filter((q: any) => q.method === 'DELETE');
 		expect(del).toHaveLength(1);
 		expect(del[0].path).toContain(pending.appointment_key);
-		expect(String(del[0].query?.send_email ?? new URLSearchParams(del[0].query).get('send_email'))).toBe('true');
+		expect(
+			String(del[0].query?.send_email ?? new URLSearchParams(del[0].query).get('send_email')),
+		).toBe('true');
 
-		const [toClient] = await mailsMatching(stack, 1, (m) => m.subject.startsWith('Your appointment has moved'), "the client's email");
-		expect(toClient).toMatchObject({ to: [picked.person.email], subject: `Your appointment has moved to ${fmt(moved.start_date, 'ccc d LLL, HH:mm')}` });
+		const [toClient] = await mailsMatching(
+			stack,
+			1,
+			(m) => m.subject.startsWith('Your appointment has moved'),
+			"the client's email",
+		);
+		expect(toClient).toMatchObject({
+			to: [picked.person.email],
+			subject: `Your appointment has moved to ${fmt(moved.start_date, 'ccc d LLL, HH:mm')}`,
+		});
 		expect(toClient.text).toContain(picked.search_code);
-		const [toDesk] = await mailsMatching(stack, 1, (m) => m.to.includes(FRONT_DESK), "the front desk's email");
-		expect(toDesk.subject).toBe(`Canceled: ${pending.person.full_name}, ${fmt(pending.start_date, 'ccc d LLL, HH:mm')}`);
+		const [toDesk] = await mailsMatching(
+			stack,
+			1,
+			(m) => m.to.includes(FRONT_DESK),
+			"the front desk's email",
+		);
+		expect(toDesk.subject).toBe(
+			`Canceled: ${pending.person.full_name}, ${fmt(pending.start_date, 'ccc d LLL, HH:mm')}`,
+		);
 	});
 
 	test('5 webhook housekeeping: create, list, update, delete are all reflected in the sandbox, the list is emailed', async () => {
@@ -196,16 +267,25 @@ describe('example workflows run on demand', () => {
 		const r = await runOk('apptWebhookHousekeep');
 		const [created] = nodeOutput(r.run, 'Create Demo Subscription');
 		expect(created.webhook_key).toBeTruthy();
-		expect(nodeOutput(r.run, 'List Subscriptions').map((w) => w.webhook_key)).toContain(created.webhook_key);
+		expect(nodeOutput(r.run, 'List Subscriptions').map((w) => w.webhook_key)).toContain(
+			created.webhook_key,
+		);
 		const updated = nodeOutput(r.run, 'Also Listen to Cancellations');
 		expect(updated).toHaveLength(1);
 		expect([...updated[0].events].sort()).toEqual(['appointment.canceled', 'appointment.created']);
 		const deleted = nodeOutput(r.run, 'Delete Demo Subscription');
 		expect(deleted).toHaveLength(1);
 		expect(deleted[0].deleted).toBe(true);
-		expect((await subscriptions(stack)).map((s) => s.webhook_key)).not.toContain(created.webhook_key);
+		expect((await subscriptions(stack)).map((s) => s.webhook_key)).not.toContain(
+			created.webhook_key,
+		);
 		const listed = nodeOutput(r.run, 'List Subscriptions');
-		const [mail] = await mailsMatching(stack, 1, (m) => m.subject.startsWith('Webhook subscriptions'), 'the subscription list email');
+		const [mail] = await mailsMatching(
+			stack,
+			1,
+			(m) => m.subject.startsWith('Webhook subscriptions'),
+			'the subscription list email',
+		);
 		expect(mail.subject).toBe(`Webhook subscriptions: ${listed.length}`);
 		expect(mail.text).toContain(`${created.url}  appointment.created  (${created.webhook_key})`);
 	});
@@ -217,14 +297,26 @@ describe('example workflows run on demand', () => {
 			id,
 			name: 'E2E: malformed key',
 			nodes: [
-				{ id: 'b1e6c1d0-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'b1e6c1d0-0000-4000-8000-000000000001',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					id: 'b1e6c1d0-0000-4000-8000-000000000002',
 					name: 'Get Appointment',
 					type: NODE_TYPE,
 					typeVersion: 1,
 					position: [220, 0],
-					parameters: { resource: 'appointment', operation: 'get', appointmentKey: badKey, options: {} },
+					parameters: {
+						resource: 'appointment',
+						operation: 'get',
+						appointmentKey: badKey,
+						options: {},
+					},
 					credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
 				},
 			],
@@ -238,7 +330,10 @@ describe('example workflows run on demand', () => {
 
 		const r = await executeWorkflow(stack.n8n, id);
 		expect(r.code).not.toBe(0);
-		const list: any = await stack.api.ok('GET', `/api/v1/executions?workflowId=${id}&status=error&includeData=true`);
+		const list: any = await stack.api.ok(
+			'GET',
+			`/api/v1/executions?workflowId=${id}&status=error&includeData=true`,
+		);
 		expect(list.data).toHaveLength(1);
 		const error = list.data[0].data.resultData.error;
 		const message = `${error.message} ${error.description ?? ''}`;

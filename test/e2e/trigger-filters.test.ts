@@ -8,12 +8,23 @@ import crypto from 'node:crypto';
 import { startE2EStack } from '../helpers/e2e';
 import { executions, TRIGGER_TYPE } from '../helpers/e2eRuns';
 import { pollUntil, stopAll } from '../../scripts/proc';
-import { activate, CREDENTIAL_ID, CREDENTIAL_NAME, deactivate, type Stack } from '../../scripts/stack';
+import {
+	activate,
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
+	deactivate,
+	type Stack,
+} from '../../scripts/stack';
 
 let stack: Stack;
 
 beforeAll(async () => {
-	stack = await startE2EStack('e2e-trigger-filters', { email: 'filters@example.com', password: 'Filters-Passw0rd', firstName: 'Fil', lastName: 'Ters' });
+	stack = await startE2EStack('e2e-trigger-filters', {
+		email: 'filters@example.com',
+		password: 'Filters-Passw0rd',
+		firstName: 'Fil',
+		lastName: 'Ters',
+	});
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -51,7 +62,9 @@ test('an event of another calendar: 200 to the service and no execution; the pic
 					webhookId: crypto.randomUUID(),
 					parameters: {
 						events: ['appointment.created'],
-						filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'list', value: wanted } }] } },
+						filters: {
+							calendars: { calendar: [{ calendar: { __rl: true, mode: 'list', value: wanted } }] },
+						},
 						options: {},
 					},
 					credentials: { appointmentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
@@ -68,15 +81,26 @@ test('an event of another calendar: 200 to the service and no execution; the pic
 			const hooks: any[] = (await stack.admin.ok('GET', '/__sandbox/webhooks/')).webhooks;
 			return hooks.some((h) => String(h.url).includes(`/webhook/${webhookId}/`)) ? true : undefined;
 		});
-		const theirs = await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { calendar: { calendar_key: other } } });
+		const theirs = await stack.admin.ok('POST', '/__sandbox/appointments/', {
+			body: { calendar: { calendar_key: other } },
+		});
 		const outDeliveries = await delivered(theirs.appointment_key);
 		expect(outDeliveries.map((d) => d.status)).toEqual([200]);
-		const mine = await stack.admin.ok('POST', '/__sandbox/appointments/', { body: { calendar: { calendar_key: wanted } } });
+		const mine = await stack.admin.ok('POST', '/__sandbox/appointments/', {
+			body: { calendar: { calendar_key: wanted } },
+		});
 		expect((await delivered(mine.appointment_key)).map((d) => d.status)).toEqual([200]);
-		const runs = await pollUntil('the execution of the matching event', async () => {
-			const list = await executions(stack, created.id);
-			return list.length > 0 && list.every((e) => e.finished || e.status === 'success' || e.status === 'error') ? list : undefined;
-		}, { timeoutMs: 60000 });
+		const runs = await pollUntil(
+			'the execution of the matching event',
+			async () => {
+				const list = await executions(stack, created.id);
+				return list.length > 0 &&
+					list.every((e) => e.finished || e.status === 'success' || e.status === 'error')
+					? list
+					: undefined;
+			},
+			{ timeoutMs: 60000 },
+		);
 		// The filtered-out delivery came first and was answered before the matching one: had it started an
 		// execution, it would be listed by now.
 		expect(runs).toHaveLength(1);

@@ -6,5 +6,7 @@
 import { buildAndPack, PACKED_TARBALL_ENV } from '../../scripts/n8n';
 
 export default function buildOnce(): void {
-	process.env[PACKED_TARBALL_ENV] = buildAndPack((m) => process.stderr.write(`[jest globalSetup] ${m}\n`));
+	process.env[PACKED_TARBALL_ENV] = buildAndPack((m) =>
+		process.stderr.write(`[jest globalSetup] ${m}\n`),
+	);
 }

@@ -37,7 +37,8 @@ export interface Owner {
 export function e2eUserFolder(suite: string): string {
 	const root = path.join(DEV_DIR, suite);
 	if (fs.existsSync(root)) {
-		const recent = (d: string) => Date.now() - fs.statSync(path.join(root, d)).mtimeMs < 30 * 60_000;
+		const recent = (d: string) =>
+			Date.now() - fs.statSync(path.join(root, d)).mtimeMs < 30 * 60_000;
 		for (const d of fs.readdirSync(root).sort().slice(0, -1)) {
 			if (!recent(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
 		}
@@ -64,7 +65,9 @@ export async function startE2EStack(suite: string, owner: Owner): Promise<Stack>
 		});
 	} catch (e) {
 		// Every test then fails with this error (jest's rule for a failing beforeAll): never a silent skip.
-		process.stderr.write(`\n[${suite}] ERROR: could not set up the stack (build and pack, n8n install, sandbox, n8n start, owner and API key):\n${(e as Error).message}\n\n`);
+		process.stderr.write(
+			`\n[${suite}] ERROR: could not set up the stack (build and pack, n8n install, sandbox, n8n start, owner and API key):\n${(e as Error).message}\n\n`,
+		);
 		throw e;
 	}
 }
@@ -79,7 +82,11 @@ export interface Editor {
 let started: Partial<Editor> = {};
 
 /** The stack and a 1440×900 chromium page on its n8n, in the account's zone, signed in unless `signIn: false`. */
-export async function openEditor(suite: string, owner: Owner, opts: { signIn?: boolean } = {}): Promise<Editor> {
+export async function openEditor(
+	suite: string,
+	owner: Owner,
+	opts: { signIn?: boolean } = {},
+): Promise<Editor> {
 	const stack = (started.stack = await startE2EStack(suite, owner));
 	selectors.setTestIdAttribute('data-test-id'); // n8n's test ids
 	const browser = (started.browser = await launchBrowser());
@@ -114,5 +121,7 @@ export async function signIn(page: Page, owner: Owner): Promise<void> {
 /** Waits for the page's running animations (a banner fading in, a panel sliding) to finish: the end state. */
 export async function settled(page: Page): Promise<void> {
 	await page.evaluate('document.fonts.ready');
-	await page.evaluate('Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)))');
+	await page.evaluate(
+		'Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)))',
+	);
 }

@@ -14,10 +14,14 @@ export const FRONT_DESK = 'front-desk@example.com';
 export const SENDER = 'bookings@example.com';
 
 /** A time of the service as the examples' emails write it: in the account's zone, in a Luxon format. */
-export const fmt = (iso: string, f: string) => DateTime.fromISO(iso, { setZone: true }).setZone(TZ).toFormat(f);
+export const fmt = (iso: string, f: string) =>
+	DateTime.fromISO(iso, { setZone: true }).setZone(TZ).toFormat(f);
 
 /** Every appointment the service's API lists for the query, through all its pages. */
-export async function listAppointments(stack: Stack, query: Record<string, string>): Promise<any[]> {
+export async function listAppointments(
+	stack: Stack,
+	query: Record<string, string>,
+): Promise<any[]> {
 	const qs = new URLSearchParams({ ...query, page_size: '500' }).toString();
 	const out: any[] = [];
 	let next: string | null = `/api/v3/appointments/?${qs}`;
@@ -25,7 +29,11 @@ export async function listAppointments(stack: Stack, query: Record<string, strin
 		const page: any = await stack.sandboxApi.ok('GET', next);
 		const results = Array.isArray(page) ? page : page.results;
 		out.push(...results);
-		next = !Array.isArray(page) && page.next ? new URL(page.next, stack.sandboxUrl).pathname + new URL(page.next, stack.sandboxUrl).search : null;
+		next =
+			!Array.isArray(page) && page.next
+				? new URL(page.next, stack.sandboxUrl).pathname +
+					new URL(page.next, stack.sandboxUrl).search
+				: null;
 	}
 	return out;
 }
@@ -34,8 +42,14 @@ export async function listAppointments(stack: Stack, query: Record<string, strin
  * What the editor's "Execute workflow" does: a manual run from the given trigger (a Schedule Trigger works too),
  * read back once it finished, whatever its status. In queue mode a worker runs it.
  */
-export async function runManually(stack: StackCore, workflowId: string, triggerName: string): Promise<any> {
-	const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, { body: { triggerToStartFrom: { name: triggerName } } });
+export async function runManually(
+	stack: StackCore,
+	workflowId: string,
+	triggerName: string,
+): Promise<any> {
+	const r: any = await stack.rest.ok('POST', `/rest/workflows/${workflowId}/run`, {
+		body: { triggerToStartFrom: { name: triggerName } },
+	});
 	const id = String(r.data.executionId);
 	return await pollUntil(
 		`execution ${id} of ${workflowId}`,
@@ -60,13 +74,16 @@ export async function subscriptions(stack: Stack): Promise<any[]> {
 export function webhookIdOf(stack: Stack, workflowId: string): string {
 	const ex = stack.examples.find((e) => e.id === workflowId);
 	const trigger = ex?.json.nodes.find((n: any) => n.type === TRIGGER_TYPE);
-	if (!trigger?.webhookId) throw new Error(`example ${workflowId} has no trigger node with a webhookId`);
+	if (!trigger?.webhookId)
+		throw new Error(`example ${workflowId} has no trigger node with a webhookId`);
 	return trigger.webhookId;
 }
 
 /** The production subscriptions of one of our example workflows. */
 export function ours(stack: Stack, subs: any[], workflowId: string): any[] {
-	return subs.filter((s) => String(s.url).startsWith(`${stack.n8n.url}/webhook/${webhookIdOf(stack, workflowId)}/`));
+	return subs.filter((s) =>
+		String(s.url).startsWith(`${stack.n8n.url}/webhook/${webhookIdOf(stack, workflowId)}/`),
+	);
 }
 
 export async function executions(stack: Stack, workflowId: string): Promise<any[]> {
@@ -90,13 +107,20 @@ export async function mailbox(stack: Stack): Promise<Mail[]> {
 export const emptyMailbox = (stack: Stack) => stack.admin.ok('DELETE', '/__sandbox/mailbox/');
 
 /** Waits until the mailbox holds `count` emails that `match`, and returns them. */
-export async function mailsMatching(stack: Stack, count: number, match: (m: Mail) => boolean, what: string): Promise<Mail[]> {
+export async function mailsMatching(
+	stack: Stack,
+	count: number,
+	match: (m: Mail) => boolean,
+	what: string,
+): Promise<Mail[]> {
 	return await pollUntil(
 		what,
 		async () => {
 			const got = (await mailbox(stack)).filter(match);
 			if (got.length >= count) return got;
-			throw new Error(`${got.length} so far; mailbox: ${JSON.stringify((await mailbox(stack)).map((m) => m.subject))}`);
+			throw new Error(
+				`${got.length} so far; mailbox: ${JSON.stringify((await mailbox(stack)).map((m) => m.subject))}`,
+			);
 		},
 		{ timeoutMs: 30000 },
 	);
@@ -108,18 +132,32 @@ export async function mailsMatching(stack: Stack, count: number, match: (m: Mail
  * expression alone). A test then waits seconds, not up to a minute, for n8n's next poll. Our node never reads
  * Poll Times (n8n-core schedules the polls), so what the poll does is the same as on Every Minute.
  */
-export function pollTimesEvery(seconds: number): { item: Array<{ mode: 'custom'; cronExpression: string }> } {
+export function pollTimesEvery(seconds: number): {
+	item: Array<{ mode: 'custom'; cronExpression: string }>;
+} {
 	const item = [];
-	for (let s = 0; s < 60; s += seconds) item.push({ mode: 'custom' as const, cronExpression: `${s} * * * * *` });
+	for (let s = 0; s < 60; s += seconds)
+		item.push({ mode: 'custom' as const, cronExpression: `${s} * * * * *` });
 	return { item };
 }
 
 /** Saves a workflow with its polling trigger `node` set to poll every `seconds` seconds (before publishing it). */
-export async function setPollEvery(api: StackCore['api'], workflowId: string, node: string, seconds: number): Promise<void> {
+export async function setPollEvery(
+	api: StackCore['api'],
+	workflowId: string,
+	node: string,
+	seconds: number,
+): Promise<void> {
 	const wf: any = await api.ok('GET', `/api/v1/workflows/${workflowId}`);
 	const trigger = wf.nodes.find((n: any) => n.name === node);
-	if (!trigger?.parameters?.pollTimes) throw new Error(`workflow ${workflowId} has no polling trigger named ${node}`);
+	if (!trigger?.parameters?.pollTimes)
+		throw new Error(`workflow ${workflowId} has no polling trigger named ${node}`);
 	trigger.parameters.pollTimes = pollTimesEvery(seconds);
-	const body = { name: wf.name, nodes: wf.nodes, connections: wf.connections, settings: { executionOrder: 'v1' } };
+	const body = {
+		name: wf.name,
+		nodes: wf.nodes,
+		connections: wf.connections,
+		settings: { executionOrder: 'v1' },
+	};
 	await api.ok('PUT', `/api/v1/workflows/${workflowId}`, { body });
 }

@@ -8,7 +8,13 @@
  *     resolved per item) and outputs it, so a test reads the emails the workflow would send.
  * Sticky notes are left out; any other node type fails the run, so a test names what it covers.
  */
-import type { IDataObject, INode, INodeExecutionData, INodeType, IExecuteFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IExecuteFunctions,
+} from 'n8n-workflow';
 
 import { TestNodeTypes, testAdditionalData } from './n8n';
 import { core, workflowLib } from './n8nCore';
@@ -81,7 +87,8 @@ class EmailStandIn implements INodeType {
 		return [
 			this.getInputData().map((_, i) => {
 				const json: IDataObject = {};
-				for (const f of ['fromEmail', 'toEmail', 'subject', 'text']) json[f] = String(this.getNodeParameter(f, i));
+				for (const f of ['fromEmail', 'toEmail', 'subject', 'text'])
+					json[f] = String(this.getNodeParameter(f, i));
 				return { json, pairedItem: { item: i } };
 			}),
 		];
@@ -104,14 +111,17 @@ export async function runExample(
 	const { Appointments } = require('../../nodes/Appointments/Appointments.node') as {
 		Appointments: new () => INodeType;
 	};
-	const nodes = structuredClone(example.nodes).filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+	const nodes = structuredClone(example.nodes).filter(
+		(n) => n.type !== 'n8n-nodes-base.stickyNote',
+	);
 	const types: Record<string, INodeType> = {
 		'n8n-nodes-appointments.appointments': new Appointments(),
 		'n8n-nodes-base.emailSend': new EmailStandIn(),
 	};
 	for (const t of TRIGGERS) types[t] = new StartStandIn();
 	for (const n of nodes) {
-		if (!types[n.type]) throw new Error(`${example.name}: node "${n.name}" (${n.type}) cannot run in-process`);
+		if (!types[n.type])
+			throw new Error(`${example.name}: node "${n.name}" (${n.type}) cannot run in-process`);
 	}
 	const start = nodes.find((n) => TRIGGERS.includes(n.type));
 	if (!start) throw new Error(`${example.name} has no Manual or Schedule Trigger`);
@@ -132,7 +142,10 @@ export async function runExample(
 		where: 'in the examples test',
 		extra: manualRun(`example-${example.id}`, { id: example.id, name: example.name, nodes }),
 	});
-	const run = await new core.WorkflowExecute(additionalData, 'manual').run({ workflow, startNode: start });
+	const run = await new core.WorkflowExecute(additionalData, 'manual').run({
+		workflow,
+		startNode: start,
+	});
 	const runData = run.data.resultData.runData;
 	const output = (name: string): IDataObject[] =>
 		(runData[name] ?? []).flatMap((task) =>
@@ -144,6 +157,8 @@ export async function runExample(
 		.sort((a, b) => (runData[a][0].startTime ?? 0) - (runData[b][0].startTime ?? 0))
 		.flatMap((name) => output(name) as unknown as SentEmail[]);
 	const error = (run.data.resultData.error ??
-		Object.values(runData).flatMap((tasks) => tasks.map((t) => t.error)).find(Boolean)) as Error | undefined;
+		Object.values(runData)
+			.flatMap((tasks) => tasks.map((t) => t.error))
+			.find(Boolean)) as Error | undefined;
 	return { output, emails, error };
 }

@@ -5,7 +5,12 @@
  * query, body, headers) before the handler runs. The one fake service of the tests: extend it rather than start
  * another server (pollingService.ts builds a stateful appointment service on it).
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+	createServer,
+	type IncomingHttpHeaders,
+	type IncomingMessage,
+	type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeRequest {
@@ -17,7 +22,11 @@ export interface FakeRequest {
 	headers: IncomingHttpHeaders;
 }
 
-export type FakeHandler = (req: FakeRequest, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
+export type FakeHandler = (
+	req: FakeRequest,
+	res: ServerResponse,
+	raw: IncomingMessage,
+) => void | Promise<void>;
 
 export interface FakeService {
 	url: string;

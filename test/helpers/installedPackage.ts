@@ -37,13 +37,16 @@ export interface Running {
 
 export async function installedList(rest: JsonClient): Promise<string[]> {
 	// It runs `npm outdated` against the registry first (the update check), which takes a while.
-	const list: Json[] = (await rest.ok('GET', '/rest/community-packages', { timeoutMs: 180_000 })).data;
+	const list: Json[] = (await rest.ok('GET', '/rest/community-packages', { timeoutMs: 180_000 }))
+		.data;
 	return list.map((p) => `${p.packageName}@${p.installedVersion}`);
 }
 
 export async function ourNodeTypes(rest: JsonClient): Promise<string[]> {
 	const types: Json[] = await rest.ok('GET', '/types/nodes.json');
-	return [...new Set(types.map((t) => String(t.name)).filter((n) => n.startsWith(`${PACKAGE_NAME}.`)))].sort();
+	return [
+		...new Set(types.map((t) => String(t.name)).filter((n) => n.startsWith(`${PACKAGE_NAME}.`))),
+	].sort();
 }
 
 export function versionOnDisk(userFolder: string): string | undefined {
@@ -81,12 +84,20 @@ export class PackageWorkflows {
 	/** The credential (through the editor's REST call: n8n 1.x's public API asks for allowedDomains) and both workflows, published. */
 	async setUp({ rest, api }: Running): Promise<void> {
 		const data = { baseUrl: this.sandbox.url, accessToken: this.apiToken };
-		const cred = (await rest.ok('POST', '/rest/credentials', { body: { name: 'Appointments API', type: 'appointmentsApi', data } })).data;
+		const cred = (
+			await rest.ok('POST', '/rest/credentials', {
+				body: { name: 'Appointments API', type: 'appointmentsApi', data },
+			})
+		).data;
 		this.credentialId = cred.id;
 		this.credential = await this.credentialNow(rest);
 		const credentials = { appointmentsApi: { id: cred.id, name: 'Appointments API' } };
-		const getUpdate = await api.ok('POST', '/api/v1/workflows', { body: getUpdateWorkflow(credentials) });
-		const trigger = await api.ok('POST', '/api/v1/workflows', { body: triggerWorkflow(credentials) });
+		const getUpdate = await api.ok('POST', '/api/v1/workflows', {
+			body: getUpdateWorkflow(credentials),
+		});
+		const trigger = await api.ok('POST', '/api/v1/workflows', {
+			body: triggerWorkflow(credentials),
+		});
 		this.getUpdate = getUpdate.id;
 		this.trigger = trigger.id;
 		await api.ok('POST', `/api/v1/workflows/${getUpdate.id}/activate`);
@@ -95,7 +106,8 @@ export class PackageWorkflows {
 
 	/** Calls the webhook workflow with two CONFIRMED appointments: both come back ATTENDED, and are so in the service. */
 	async runGetUpdate({ n8n }: Running): Promise<void> {
-		for (let i = 0; i < 2; i++) await this.admin('POST', '/__sandbox/appointments/', { status: 'CONFIRMED' });
+		for (let i = 0; i < 2; i++)
+			await this.admin('POST', '/__sandbox/appointments/', { status: 'CONFIRMED' });
 		// Right after publishing (or a start), n8n 2.x may not have registered the production webhook yet: 404 until it has.
 		const r = await pollUntil('the webhook to answer', async () => {
 			const res = await n8n.http.call('GET', `/webhook/${HOOK_PATH}`, { timeoutMs: 60_000 });
@@ -106,7 +118,9 @@ export class PackageWorkflows {
 		expect(items).toHaveLength(2);
 		for (const a of items) {
 			expect(a.status).toBe('ATTENDED');
-			expect((await this.admin('GET', `/__sandbox/appointments/${a.appointment_key}/`)).status).toBe('ATTENDED');
+			expect(
+				(await this.admin('GET', `/__sandbox/appointments/${a.appointment_key}/`)).status,
+			).toBe('ATTENDED');
 		}
 	}
 
@@ -115,20 +129,43 @@ export class PackageWorkflows {
 	 * service has delivered it and has nothing pending). Other executions are runGetUpdate()'s appointments.
 	 */
 	async triggerRunsOnce({ n8n, api }: Running): Promise<void> {
-		const ours = async () => (await this.subscriptions()).filter((s) => String(s.url).includes(`/webhook/${WEBHOOK_ID}/`));
-		const subs = await pollUntil('the subscription', async () => ((await ours()).length ? await ours() : undefined));
+		const ours = async () =>
+			(await this.subscriptions()).filter((s) => String(s.url).includes(`/webhook/${WEBHOOK_ID}/`));
+		const subs = await pollUntil('the subscription', async () =>
+			(await ours()).length ? await ours() : undefined,
+		);
 		expect(subs.map((s: Json) => s.url)).toEqual([`${n8n.url}/webhook/${WEBHOOK_ID}/webhook`]);
-		const { appointment_key: key } = await this.admin('POST', '/__sandbox/appointments/', { status: 'CONFIRMED' });
+		const { appointment_key: key } = await this.admin('POST', '/__sandbox/appointments/', {
+			status: 'CONFIRMED',
+		});
 		await pollUntil('the delivery', async () => {
 			const d = await this.admin('GET', `/__sandbox/deliveries/?appointment_key=${key}`);
-			if (d.pending === 0 && d.deliveries.some((x: Json) => x.ok && x.event === 'appointment.created')) return true;
+			if (
+				d.pending === 0 &&
+				d.deliveries.some((x: Json) => x.ok && x.event === 'appointment.created')
+			)
+				return true;
 			throw new Error(`deliveries so far: ${JSON.stringify(d)}`);
 		});
 		const forKey = async () =>
-			((await api.ok('GET', `/api/v1/executions?workflowId=${this.trigger}&includeData=true&limit=250`)).data as Json[]).filter(
-				(e) => e.status !== 'running' && e.finished !== undefined && JSON.stringify(e.data?.resultData?.runData ?? {}).includes(key),
+			(
+				(
+					await api.ok(
+						'GET',
+						`/api/v1/executions?workflowId=${this.trigger}&includeData=true&limit=250`,
+					)
+				).data as Json[]
+			).filter(
+				(e) =>
+					e.status !== 'running' &&
+					e.finished !== undefined &&
+					JSON.stringify(e.data?.resultData?.runData ?? {}).includes(key),
 			);
-		const runs = await pollUntil('the trigger execution', async () => ((await forKey()).length ? await forKey() : undefined), { timeoutMs: 60_000 });
+		const runs = await pollUntil(
+			'the trigger execution',
+			async () => ((await forKey()).length ? await forKey() : undefined),
+			{ timeoutMs: 60_000 },
+		);
 		expect(runs).toHaveLength(1);
 		expect(runs[0].status).toBe('success');
 	}
@@ -139,11 +176,14 @@ export class PackageWorkflows {
 
 	/** Both workflows still exist and are published. */
 	async workflowsInPlace({ api }: Running): Promise<void> {
-		for (const id of [this.getUpdate, this.trigger]) expect((await api.ok('GET', `/api/v1/workflows/${id}`)).active).toBe(true);
+		for (const id of [this.getUpdate, this.trigger])
+			expect((await api.ok('GET', `/api/v1/workflows/${id}`)).active).toBe(true);
 	}
 
 	private async credentialNow(rest: JsonClient): Promise<Json> {
-		const c = ((await rest.ok('GET', '/rest/credentials')).data as Json[]).find((x) => x.id === this.credentialId);
+		const c = ((await rest.ok('GET', '/rest/credentials')).data as Json[]).find(
+			(x) => x.id === this.credentialId,
+		);
 		return { name: c.name, type: c.type, updatedAt: c.updatedAt };
 	}
 }
@@ -154,9 +194,52 @@ function getUpdateWorkflow(credentials: Json): Json {
 		name: 'Installer: Get Many v1 then Update Status v2',
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			{ id: 'a0000000-0000-4000-8000-000000000001', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'a0000000-0000-4000-8000-0000000000ff', parameters: { path: HOOK_PATH, responseMode: 'lastNode', responseData: 'allEntries', options: {} } },
-			{ id: 'a0000000-0000-4000-8000-000000000002', name: 'Get Many v1', type: NODE_TYPE, typeVersion: 1, position: [200, 0], parameters: { resource: 'appointment', operation: 'getAll', returnAll: false, limit: 2, dateRange: 'all', filters: { status: 'CONFIRMED' }, options: {} }, credentials },
-			{ id: 'a0000000-0000-4000-8000-000000000003', name: 'Update Status v2', type: NODE_TYPE, typeVersion: 2, position: [400, 0], parameters: { resource: 'appointment', operation: 'updateStatus', appointmentKey: { __rl: true, mode: 'id', value: key }, status: 'ATTENDED', options: {} }, credentials },
+			{
+				id: 'a0000000-0000-4000-8000-000000000001',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: 'a0000000-0000-4000-8000-0000000000ff',
+				parameters: {
+					path: HOOK_PATH,
+					responseMode: 'lastNode',
+					responseData: 'allEntries',
+					options: {},
+				},
+			},
+			{
+				id: 'a0000000-0000-4000-8000-000000000002',
+				name: 'Get Many v1',
+				type: NODE_TYPE,
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: {
+					resource: 'appointment',
+					operation: 'getAll',
+					returnAll: false,
+					limit: 2,
+					dateRange: 'all',
+					filters: { status: 'CONFIRMED' },
+					options: {},
+				},
+				credentials,
+			},
+			{
+				id: 'a0000000-0000-4000-8000-000000000003',
+				name: 'Update Status v2',
+				type: NODE_TYPE,
+				typeVersion: 2,
+				position: [400, 0],
+				parameters: {
+					resource: 'appointment',
+					operation: 'updateStatus',
+					appointmentKey: { __rl: true, mode: 'id', value: key },
+					status: 'ATTENDED',
+					options: {},
+				},
+				credentials,
+			},
 		],
 		connections: {
 			Webhook: { main: [[{ node: 'Get Many v1', type: 'main', index: 0 }]] },
@@ -169,7 +252,18 @@ function triggerWorkflow(credentials: Json): Json {
 	return {
 		name: 'Installer: trigger',
 		settings: { executionOrder: 'v1' },
-		nodes: [{ id: 'a0000000-0000-4000-8000-000000000004', name: 'On Created', type: TRIGGER_TYPE, typeVersion: 1, position: [0, 0], webhookId: WEBHOOK_ID, parameters: { events: ['appointment.created'], options: {} }, credentials }],
+		nodes: [
+			{
+				id: 'a0000000-0000-4000-8000-000000000004',
+				name: 'On Created',
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: WEBHOOK_ID,
+				parameters: { events: ['appointment.created'], options: {} },
+				credentials,
+			},
+		],
 		connections: {},
 	};
 }

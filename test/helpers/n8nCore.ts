@@ -23,7 +23,11 @@ function captureLine(level: string, message: string, metadata?: unknown): void {
 	let meta = '';
 	if (metadata !== undefined) {
 		try {
-			meta = ' ' + JSON.stringify(metadata, (_k, v) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v));
+			meta =
+				' ' +
+				JSON.stringify(metadata, (_k, v) =>
+					v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v,
+				);
 		} catch {
 			meta = ' ' + String(metadata);
 		}
@@ -40,8 +44,11 @@ workflowLib.LoggerProxy.init({
 
 // n8n-core's execution contexts log through the DI container's Logger (ctx.logger), not LoggerProxy: capture it too.
 {
-	const fromCore = (id: string) => require(require.resolve(id, { paths: [require.resolve('n8n-core')] }));
-	const { Container } = fromCore('@n8n/di') as { Container: { set: (token: unknown, value: unknown) => void } };
+	const fromCore = (id: string) =>
+		require(require.resolve(id, { paths: [require.resolve('n8n-core')] }));
+	const { Container } = fromCore('@n8n/di') as {
+		Container: { set: (token: unknown, value: unknown) => void };
+	};
 	const { Logger } = fromCore('@n8n/backend-common') as { Logger: unknown };
 	const capturing: Record<string, unknown> = {
 		error: (m: string, meta?: unknown) => captureLine('error', m, meta),

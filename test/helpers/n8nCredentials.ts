@@ -15,7 +15,9 @@ import type {
 import { AppointmentsApi } from '../../credentials/AppointmentsApi.credentials';
 import { workflowLib } from './n8nCore';
 
-export const credentialTypes: Record<string, ICredentialType> = { appointmentsApi: new AppointmentsApi() };
+export const credentialTypes: Record<string, ICredentialType> = {
+	appointmentsApi: new AppointmentsApi(),
+};
 
 /** Applies a credential type's `authenticate` as n8n's CredentialsHelper does. */
 export async function applyAuthentication(
@@ -30,22 +32,36 @@ export async function applyAuthentication(
 	const authenticate = type.authenticate;
 	if (!authenticate) return requestOptions;
 	if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
-	if (authenticate.type !== 'generic') throw new Error(`Unsupported authenticate type ${String(authenticate.type)}`);
+	if (authenticate.type !== 'generic')
+		throw new Error(`Unsupported authenticate type ${String(authenticate.type)}`);
 	const resolve = (value: unknown): unknown => {
 		if (typeof value !== 'string' || !value.startsWith('=')) return value;
-		if (!workflow || !node) throw new Error('Cannot resolve credential expression without workflow and node');
-		return workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials } as never, undefined, '');
+		if (!workflow || !node)
+			throw new Error('Cannot resolve credential expression without workflow and node');
+		return workflow.expression.getSimpleParameterValue(
+			node,
+			value,
+			'internal',
+			{ $credentials: credentials } as never,
+			undefined,
+			'',
+		);
 	};
 	const props = authenticate.properties as Record<string, IDataObject | undefined>;
 	for (const target of ['headers', 'qs', 'body'] as const) {
 		const values = props[target];
 		if (!values) continue;
-		const existing = ((requestOptions as unknown as Record<string, IDataObject | undefined>)[target] ??= {}) as IDataObject;
+		const existing = ((requestOptions as unknown as Record<string, IDataObject | undefined>)[
+			target
+		] ??= {}) as IDataObject;
 		for (const [key, value] of Object.entries(values)) existing[key] = resolve(value) as never;
 	}
 	if (props.auth) {
 		const auth = props.auth as IDataObject;
-		requestOptions.auth = { username: String(resolve(auth.username)), password: String(resolve(auth.password)) };
+		requestOptions.auth = {
+			username: String(resolve(auth.username)),
+			password: String(resolve(auth.password)),
+		};
 	}
 	return requestOptions;
 }

@@ -19,7 +19,14 @@ export async function testCredential(
 ): Promise<{ status: 'OK' | 'Error'; message: string; url?: string }> {
 	const type = credentialTypes[typeName];
 	if (!type?.test) throw new Error(`credential ${typeName} has no test`);
-	const node: INode = { id: 'c', name: 'Credential test', type: 'test.testInput', typeVersion: 1, position: [0, 0], parameters: {} };
+	const node: INode = {
+		id: 'c',
+		name: 'Credential test',
+		type: 'test.testInput',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 	const workflow = new workflowLib.Workflow({
 		nodes: [node],
 		connections: {},
@@ -28,29 +35,53 @@ export async function testCredential(
 	});
 	const resolve = (value: unknown) =>
 		typeof value === 'string' && value.startsWith('=')
-			? workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials } as never, undefined, '')
+			? workflow.expression.getSimpleParameterValue(
+					node,
+					value,
+					'internal',
+					{ $credentials: credentials } as never,
+					undefined,
+					'',
+				)
 			: value;
 	const request = type.test.request;
 	const baseURL = String(resolve(request.baseURL) ?? '');
-	const url = new URL(String(resolve(request.url)), baseURL.endsWith('/') ? baseURL : baseURL + '/').href;
+	const url = new URL(String(resolve(request.url)), baseURL.endsWith('/') ? baseURL : baseURL + '/')
+		.href;
 	// n8n joins baseURL and url as axios does: base without trailing slash + url with leading slash.
-	const joined = String(resolve(request.url)).startsWith('/') ? baseURL.replace(/\/+$/, '') + String(resolve(request.url)) : url;
-	const options = await applyAuthentication({ ...credentials }, typeName, { url: joined, method: request.method ?? 'GET', headers: {} }, workflow, node);
+	const joined = String(resolve(request.url)).startsWith('/')
+		? baseURL.replace(/\/+$/, '') + String(resolve(request.url))
+		: url;
+	const options = await applyAuthentication(
+		{ ...credentials },
+		typeName,
+		{ url: joined, method: request.method ?? 'GET', headers: {} },
+		workflow,
+		node,
+	);
 	let status: number;
 	try {
-		const response = await fetch(joined, { method: options.method, headers: options.headers as Record<string, string> });
+		const response = await fetch(joined, {
+			method: options.method,
+			headers: options.headers as Record<string, string>,
+		});
 		status = response.status;
 		await response.arrayBuffer();
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-		return { status: 'Error', message: `Couldn't connect with these settings: ${cause?.code ?? (error as Error).message}`, url: joined };
+		return {
+			status: 'Error',
+			message: `Couldn't connect with these settings: ${cause?.code ?? (error as Error).message}`,
+			url: joined,
+		};
 	}
 	for (const rule of type.test.rules ?? []) {
 		if (rule.type === 'responseCode' && rule.properties.value === status) {
 			return { status: 'Error', message: rule.properties.message, url: joined };
 		}
 	}
-	if (status >= 400) return { status: 'Error', message: `Request failed with status code ${status}`, url: joined };
+	if (status >= 400)
+		return { status: 'Error', message: `Request failed with status code ${status}`, url: joined };
 	return { status: 'OK', message: 'Connection tested successfully', url: joined };
 }
 
@@ -92,6 +123,11 @@ export async function listSearch(options: {
 		publicBase: 'http://127.0.0.1:5678',
 		where: 'in list searches',
 	});
-	const context = new core.LoadOptionsContext(workflow, node, additionalData, 'parameters.appointmentKey');
+	const context = new core.LoadOptionsContext(
+		workflow,
+		node,
+		additionalData,
+		'parameters.appointmentKey',
+	);
 	return await search.call(context, options.filter, options.paginationToken);
 }

@@ -5,7 +5,13 @@
 import type { IDataObject, INode, INodeExecutionData, INodeType, IRun } from 'n8n-workflow';
 
 import { core, logCount, logsSince, workflowLib } from './n8nCore';
-import { defaultNodeType, InputNode, manualRun, testAdditionalData, TestNodeTypes } from './n8nWorkflow';
+import {
+	defaultNodeType,
+	InputNode,
+	manualRun,
+	testAdditionalData,
+	TestNodeTypes,
+} from './n8nWorkflow';
 
 export interface RunNodeOptions {
 	parameters: IDataObject;
@@ -35,7 +41,11 @@ let executionCounter = 0;
 function setsRetryKnobs(parameters: IDataObject): boolean {
 	return ['advanced', 'options'].some((group) => {
 		const settings = parameters[group];
-		return typeof settings === 'object' && settings !== null && ('maxAttempts' in settings || 'maxRetryWaitSeconds' in settings);
+		return (
+			typeof settings === 'object' &&
+			settings !== null &&
+			('maxAttempts' in settings || 'maxRetryWaitSeconds' in settings)
+		);
 	});
 }
 
@@ -52,7 +62,14 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	InputNode.items = options.input ?? [{}];
 
 	const nodes: INode[] = [
-		{ id: 'input', name: 'Input', type: 'test.testInput', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'input',
+			name: 'Input',
+			type: 'test.testInput',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			id: 'under-test',
 			name: 'Node',

@@ -3,7 +3,14 @@
  * hand-written INodeTypes, the Appointments node's default type, and the IWorkflowExecuteAdditionalData n8n gives
  * a node's contexts.
  */
-import type { IDataObject, INode, INodeExecutionData, INodeType, INodeTypes, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 import { core, workflowLib } from './n8nCore';
 import { TestCredentialsHelper } from './n8nCredentials';
@@ -106,6 +113,8 @@ export function manualRun(
 export function defaultNodeType(): INodeType {
 	// Loaded lazily so the harness works before the action node exists.
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const mod = require('../../nodes/Appointments/Appointments.node') as { Appointments: new () => INodeType };
+	const mod = require('../../nodes/Appointments/Appointments.node') as {
+		Appointments: new () => INodeType;
+	};
 	return new mod.Appointments();
 }

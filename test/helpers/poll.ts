@@ -12,7 +12,11 @@ export interface PollOptions {
 	timeoutMs: number;
 	intervalMs: number;
 	/** The message of the time-out error. */
-	describe: (what: string, timeoutMs: number, seen: { last: unknown; lastError: unknown }) => string;
+	describe: (
+		what: string,
+		timeoutMs: number,
+		seen: { last: unknown; lastError: unknown },
+	) => string;
 }
 
 export async function poll<T>(

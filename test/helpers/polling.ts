@@ -34,8 +34,11 @@ import { testAdditionalData, TestNodeTypes } from './n8n';
 const workflowLib = require('n8n-workflow') as typeof import('n8n-workflow');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const core = require('n8n-core') as typeof import('n8n-core');
-const fromCore = (id: string) => require(require.resolve(id, { paths: [require.resolve('n8n-core')] }));
-const { Container } = fromCore('@n8n/di') as { Container: { get<T>(token: new (...args: never[]) => T): T } };
+const fromCore = (id: string) =>
+	require(require.resolve(id, { paths: [require.resolve('n8n-core')] }));
+const { Container } = fromCore('@n8n/di') as {
+	Container: { get<T>(token: new (...args: never[]) => T): T };
+};
 
 export interface PollResult {
 	items?: INodeExecutionData[];
@@ -72,7 +75,9 @@ class PolledWorkflow {
 	workflow: WorkflowType;
 
 	constructor(private readonly options: PollingHarnessOptions) {
-		this.nodeTypes = new TestNodeTypes({ 'test.appointmentsPollingTrigger': options.nodeType ?? new AppointmentsPollingTrigger() });
+		this.nodeTypes = new TestNodeTypes({
+			'test.appointmentsPollingTrigger': options.nodeType ?? new AppointmentsPollingTrigger(),
+		});
 		this.parameters = { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...options.parameters };
 		this.additionalData = testAdditionalData({
 			credentials: options.credentials,
@@ -113,7 +118,11 @@ class PolledWorkflow {
 		}
 	}
 
-	async run(mode: WorkflowExecuteMode, activation: WorkflowActivateMode, testing: boolean): Promise<PollResult> {
+	async run(
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+		testing: boolean,
+	): Promise<PollResult> {
 		const result: PollResult = {};
 		const workflow = this.workflow;
 		const target = workflow.getNode(NODE_NAME)!;

@@ -55,11 +55,23 @@ export const CALENDAR = { calendar_key: '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d', 
 
 const isCancelledStatus = (status: string) => /^CANCEL/i.test(status);
 
-function faulty(res: Parameters<FakeService['handle']>[1], answer: FaultyAnswer, on: 'list' | 'read'): void {
+function faulty(
+	res: Parameters<FakeService['handle']>[1],
+	answer: FaultyAnswer,
+	on: 'list' | 'read',
+): void {
 	if (answer === '503') return void res.writeHead(503, { 'retry-after': '0' }).end();
-	if (answer === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Sign in</p>');
+	if (answer === 'html')
+		return void res
+			.writeHead(200, { 'content-type': 'text/html' })
+			.end('<!doctype html><p>Sign in</p>');
 	if (answer === 'empty') return void res.writeHead(200).end();
-	const other = { appointment_key: 'someone-else', search_code: 'X', status: 'CONFIRMED', start_date: '2030-01-01T10:00:00Z' };
+	const other = {
+		appointment_key: 'someone-else',
+		search_code: 'X',
+		status: 'CONFIRMED',
+		start_date: '2030-01-01T10:00:00Z',
+	};
 	const body = answer === 'notRecord' ? { detail: 'ok' } : other;
 	sendJson(res, 200, on === 'list' ? { results: [body], next: null } : body);
 }
@@ -79,7 +91,9 @@ export async function startPollingService(options: PollingServiceOptions): Promi
 				appointment_key: key,
 				search_code: key.toUpperCase().slice(0, 8),
 				status,
-				start_date: DateTime.fromMillis(start, { zone: options.zone }).toISO({ suppressMilliseconds: true })!,
+				start_date: DateTime.fromMillis(start, { zone: options.zone }).toISO({
+					suppressMilliseconds: true,
+				})!,
 				calendar: { ...CALENDAR },
 				person: { full_name: `Client ${key}`, email: `${key}@example.com` },
 			};
@@ -90,7 +104,9 @@ export async function startPollingService(options: PollingServiceOptions): Promi
 			const record = records.get(key)!;
 			if (change.status !== undefined) record.status = change.status;
 			if (change.start !== undefined) {
-				record.start_date = DateTime.fromMillis(change.start, { zone: options.zone }).toISO({ suppressMilliseconds: true })!;
+				record.start_date = DateTime.fromMillis(change.start, { zone: options.zone }).toISO({
+					suppressMilliseconds: true,
+				})!;
 			}
 		},
 		remove: (key) => void records.delete(key),
@@ -105,14 +121,16 @@ export async function startPollingService(options: PollingServiceOptions): Promi
 	};
 	fake.handle = (req, res) => {
 		requests.push(`${req.method} ${req.path}${req.query}`);
-		if (req.authorization !== `Bearer ${POLLING_SERVICE_TOKEN}`) return sendJson(res, 401, { detail: 'Invalid token.' });
+		if (req.authorization !== `Bearer ${POLLING_SERVICE_TOKEN}`)
+			return sendJson(res, 401, { detail: 'Invalid token.' });
 		if (req.path === '/api/v3/appointments/') {
 			const answer = takeFault('list');
 			if (answer !== undefined) return faulty(res, answer, 'list');
 			return sendJson(res, 200, listPage(service, new URLSearchParams(req.query)));
 		}
 		const key = /^\/api\/v3\/appointments\/([^/]+)\/$/.exec(req.path)?.[1];
-		if (req.method !== 'GET' || key === undefined) return sendJson(res, 405, { detail: 'Method not allowed.' });
+		if (req.method !== 'GET' || key === undefined)
+			return sendJson(res, 405, { detail: 'Method not allowed.' });
 		const answer = takeFault('read');
 		if (answer !== undefined) return faulty(res, answer, 'read');
 		const found = records.get(decodeURIComponent(key));
@@ -121,7 +139,10 @@ export async function startPollingService(options: PollingServiceOptions): Promi
 	return service;
 }
 
-function listPage(service: PollingService, query: URLSearchParams): { results: FakeAppointment[]; next: string | null } {
+function listPage(
+	service: PollingService,
+	query: URLSearchParams,
+): { results: FakeAppointment[]; next: string | null } {
 	const { zone, pageSize = 50, hidesCancelled = false, ignoresDates = false } = service.options;
 	const bound = (name: string) => {
 		const text = query.get(name);
@@ -131,8 +152,16 @@ function listPage(service: PollingService, query: URLSearchParams): { results: F
 	const to = bound('end_date');
 	const all = [...service.records.values()]
 		.filter((a) => !(hidesCancelled && isCancelledStatus(a.status)))
-		.filter((a) => (from === undefined || Date.parse(a.start_date) >= from) && (to === undefined || Date.parse(a.start_date) <= to))
-		.sort((a, b) => Date.parse(a.start_date) - Date.parse(b.start_date) || a.appointment_key.localeCompare(b.appointment_key));
+		.filter(
+			(a) =>
+				(from === undefined || Date.parse(a.start_date) >= from) &&
+				(to === undefined || Date.parse(a.start_date) <= to),
+		)
+		.sort(
+			(a, b) =>
+				Date.parse(a.start_date) - Date.parse(b.start_date) ||
+				a.appointment_key.localeCompare(b.appointment_key),
+		);
 	const page = Number(query.get('page') ?? '1');
 	const results = all.slice((page - 1) * pageSize, page * pageSize);
 	if (page * pageSize >= all.length) return { results, next: null };

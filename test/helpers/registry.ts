@@ -51,14 +51,27 @@ export function ensureVerdaccio(log: (m: string) => void = console.log): string 
 		dependencies: { verdaccio: VERDACCIO_VERSION },
 		overrides: { 'verdaccio-audit': { 'node-fetch': '2.7.0' } },
 	};
-	fs.writeFileSync(path.join(VERDACCIO_DIR, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-	fs.writeFileSync(path.join(VERDACCIO_DIR, '.npmrc'), 'fund=false\naudit=false\nupdate-notifier=false\n');
-	const r = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-		cwd: VERDACCIO_DIR,
-		env: node24Env(),
-		encoding: 'utf8',
-	});
-	if (r.status !== 0 || !fs.existsSync(VERDACCIO)) throw new SetupError(`npm install verdaccio@${VERDACCIO_VERSION} failed: ${(r.stderr || r.stdout).slice(-2000)}`);
+	fs.writeFileSync(
+		path.join(VERDACCIO_DIR, 'package.json'),
+		JSON.stringify(manifest, null, 2) + '\n',
+	);
+	fs.writeFileSync(
+		path.join(VERDACCIO_DIR, '.npmrc'),
+		'fund=false\naudit=false\nupdate-notifier=false\n',
+	);
+	const r = spawnSync(
+		'npm',
+		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+		{
+			cwd: VERDACCIO_DIR,
+			env: node24Env(),
+			encoding: 'utf8',
+		},
+	);
+	if (r.status !== 0 || !fs.existsSync(VERDACCIO))
+		throw new SetupError(
+			`npm install verdaccio@${VERDACCIO_VERSION} failed: ${(r.stderr || r.stdout).slice(-2000)}`,
+		);
 	fs.writeFileSync(marker, VERDACCIO_VERSION + '\n');
 	return VERDACCIO;
 }
@@ -92,16 +105,25 @@ export async function startRegistry(dir: string): Promise<Registry> {
 	);
 	let proc: Managed | undefined;
 	const start = async () => {
-		proc = spawnGroup('verdaccio', process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], {
-			cwd: dir,
-			// Tarball URLs in the metadata as the public registry's, so npm fetches them through the same proxy.
-			env: { ...process.env, VERDACCIO_PUBLIC_URL: `https://${PUBLIC_REGISTRY_HOST}/` },
-			stdio: ['ignore', 'ignore', 'inherit'],
-		});
-		await pollUntil('verdaccio to answer /-/ping', async () => ((await fetch(`${url}/-/ping`).catch(() => undefined))?.ok ? true : undefined), {
-			timeoutMs: 60_000,
-			intervalMs: 200,
-		});
+		proc = spawnGroup(
+			'verdaccio',
+			process.execPath,
+			[bin, '--config', config, '--listen', `127.0.0.1:${port}`],
+			{
+				cwd: dir,
+				// Tarball URLs in the metadata as the public registry's, so npm fetches them through the same proxy.
+				env: { ...process.env, VERDACCIO_PUBLIC_URL: `https://${PUBLIC_REGISTRY_HOST}/` },
+				stdio: ['ignore', 'ignore', 'inherit'],
+			},
+		);
+		await pollUntil(
+			'verdaccio to answer /-/ping',
+			async () => ((await fetch(`${url}/-/ping`).catch(() => undefined))?.ok ? true : undefined),
+			{
+				timeoutMs: 60_000,
+				intervalMs: 200,
+			},
+		);
 	};
 	await start();
 	// A user, as `npm adduser` makes one: its token publishes.
@@ -118,10 +140,19 @@ export async function startRegistry(dir: string): Promise<Registry> {
 		publish(tarballOrFolder) {
 			const r = spawnSync(
 				'npm',
-				['publish', tarballOrFolder, '--ignore-scripts', `--registry=${url}/`, `--//127.0.0.1:${port}/:_authToken=${token}`],
+				[
+					'publish',
+					tarballOrFolder,
+					'--ignore-scripts',
+					`--registry=${url}/`,
+					`--//127.0.0.1:${port}/:_authToken=${token}`,
+				],
 				{ cwd: dir, encoding: 'utf8' },
 			);
-			if (r.status !== 0) throw new Error(`npm publish ${path.basename(tarballOrFolder)} failed: ${(r.stderr || r.stdout).slice(-2000)}`);
+			if (r.status !== 0)
+				throw new Error(
+					`npm publish ${path.basename(tarballOrFolder)} failed: ${(r.stderr || r.stdout).slice(-2000)}`,
+				);
 		},
 		async stop() {
 			await proc?.stop();
@@ -155,7 +186,10 @@ export interface RegistryProxy {
 	stop(): Promise<void>;
 }
 
-export async function startRegistryProxy(registryPort: number, dir: string): Promise<RegistryProxy> {
+export async function startRegistryProxy(
+	registryPort: number,
+	dir: string,
+): Promise<RegistryProxy> {
 	const pems = selfsigned.generate([{ name: 'commonName', value: PUBLIC_REGISTRY_HOST }], {
 		days: 2,
 		keySize: 2048,
@@ -171,14 +205,25 @@ export async function startRegistryProxy(registryPort: number, dir: string): Pro
 	fs.writeFileSync(caFile, pems.cert);
 	const requests: string[] = [];
 
-	const forward = (host: string, pathAndQuery: string, req: http.IncomingMessage, res: http.ServerResponse) => {
+	const forward = (
+		host: string,
+		pathAndQuery: string,
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+	) => {
 		if (host !== PUBLIC_REGISTRY_HOST) {
 			requests.push(`refused ${host}`);
 			res.writeHead(403).end('only the registry is reachable here');
 			return;
 		}
 		const up = http.request(
-			{ host: '127.0.0.1', port: registryPort, method: req.method, path: pathAndQuery, headers: { ...req.headers, host: `127.0.0.1:${registryPort}` } },
+			{
+				host: '127.0.0.1',
+				port: registryPort,
+				method: req.method,
+				path: pathAndQuery,
+				headers: { ...req.headers, host: `127.0.0.1:${registryPort}` },
+			},
 			(upRes) => {
 				requests.push(`${req.method} ${pathAndQuery} ${upRes.statusCode}`);
 				res.writeHead(upRes.statusCode ?? 502, upRes.headers);
@@ -187,13 +232,16 @@ export async function startRegistryProxy(registryPort: number, dir: string): Pro
 		);
 		up.on('error', () => {
 			requests.push(`${req.method} ${pathAndQuery} 502`);
-			if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('registry unreachable');
+			if (!res.headersSent)
+				res.writeHead(502, { 'content-type': 'text/plain' }).end('registry unreachable');
 		});
 		req.pipe(up);
 	};
 
 	// Requests that came through a CONNECT tunnel (npm, n8n 2.x's proxy agent): origin-form, host from the tunnel.
-	const inside = http.createServer((req, res) => forward(PUBLIC_REGISTRY_HOST, req.url ?? '/', req, res));
+	const inside = http.createServer((req, res) =>
+		forward(PUBLIC_REGISTRY_HOST, req.url ?? '/', req, res),
+	);
 	// Plain proxy requests (n8n 1.x's axios sends https URLs in absolute form to an http proxy).
 	const server = http.createServer((req, res) => {
 		let target: URL;
@@ -214,7 +262,11 @@ export async function startRegistryProxy(registryPort: number, dir: string): Pro
 		}
 		socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
 		if (head.length) socket.unshift(head);
-		const secure = new tls.TLSSocket(socket, { isServer: true, key: pems.private, cert: pems.cert });
+		const secure = new tls.TLSSocket(socket, {
+			isServer: true,
+			key: pems.private,
+			cert: pems.cert,
+		});
 		secure.on('error', () => socket.destroy());
 		inside.emit('connection', secure);
 	});

@@ -36,7 +36,10 @@ export interface SandboxTokens {
 	admin: string;
 }
 
-export async function startTestSandbox(tokens: SandboxTokens, options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
+export async function startTestSandbox(
+	tokens: SandboxTokens,
+	options: Partial<SandboxOptions> = {},
+): Promise<Sandbox> {
 	return await startSandbox({
 		port: 0,
 		host: '127.0.0.1',
@@ -66,7 +69,8 @@ export async function sandboxFetch<T = any>(
 	let payload: string | undefined;
 	if (body !== undefined) {
 		payload = typeof body === 'string' ? body : JSON.stringify(body);
-		if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
+		if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type'))
+			h['content-type'] = 'application/json';
 	}
 	const res = await fetch(url, { method, headers: h, body: payload });
 	const text = await res.text();
@@ -83,7 +87,13 @@ export function asJson(body: unknown): string | undefined {
 	return body === undefined ? undefined : JSON.stringify(body);
 }
 
-export async function adminRequest<T = any>(baseUrl: string, adminToken: string, method: string, path: string, body?: unknown): Promise<T> {
+export async function adminRequest<T = any>(
+	baseUrl: string,
+	adminToken: string,
+	method: string,
+	path: string,
+	body?: unknown,
+): Promise<T> {
 	const res = await sandboxFetch<T>(`${baseUrl}${path}`, method, adminToken, asJson(body));
 	if (res.status >= 400) throw new Error(`admin ${method} ${path} -> ${res.status} ${res.text}`);
 	return res.body;
@@ -93,18 +103,45 @@ export type { MailMessage };
 
 /** The data of n8n's SMTP credential (type `smtp`) for the sandbox's mail sink: no TLS, no user. */
 export function smtpCredential(sb: Sandbox) {
-	if (sb.smtpPort === undefined) throw new Error('the sandbox was started without its mail sink: pass { smtpPort: 0 }');
-	return { user: '', password: '', host: '127.0.0.1', port: sb.smtpPort, secure: false, disableStartTls: true, hostName: '' };
+	if (sb.smtpPort === undefined)
+		throw new Error('the sandbox was started without its mail sink: pass { smtpPort: 0 }');
+	return {
+		user: '',
+		password: '',
+		host: '127.0.0.1',
+		port: sb.smtpPort,
+		secure: false,
+		disableStartTls: true,
+		hostName: '',
+	};
 }
 
 export async function readMailbox(baseUrl: string, adminToken: string): Promise<MailMessage[]> {
-	return (await adminRequest<{ results: MailMessage[] }>(baseUrl, adminToken, 'GET', '/__sandbox/mailbox/')).results;
+	return (
+		await adminRequest<{ results: MailMessage[] }>(
+			baseUrl,
+			adminToken,
+			'GET',
+			'/__sandbox/mailbox/',
+		)
+	).results;
 }
 
-export async function waitForMail(baseUrl: string, adminToken: string, match: (m: MailMessage) => boolean, timeoutMs = 10000): Promise<MailMessage> {
-	return await poll<MailMessage>('a matching message in the sandbox mailbox', async () => (await readMailbox(baseUrl, adminToken)).find(match), (m) => m !== undefined, {
-		timeoutMs,
-		intervalMs: 50,
-		describe: (what, ms, { lastError }) => `timed out after ${ms} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
-	});
+export async function waitForMail(
+	baseUrl: string,
+	adminToken: string,
+	match: (m: MailMessage) => boolean,
+	timeoutMs = 10000,
+): Promise<MailMessage> {
+	return await poll<MailMessage>(
+		'a matching message in the sandbox mailbox',
+		async () => (await readMailbox(baseUrl, adminToken)).find(match),
+		(m) => m !== undefined,
+		{
+			timeoutMs,
+			intervalMs: 50,
+			describe: (what, ms, { lastError }) =>
+				`timed out after ${ms} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
+		},
+	);
 }

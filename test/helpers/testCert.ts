@@ -12,12 +12,22 @@ import path from 'node:path';
 
 import { selfSignedCert } from '../../scripts/cert';
 
-export function testCert(name: string, options: { commonName?: string; days: number }): { key: string; cert: string } {
-	const file = path.join(os.tmpdir(), `n8n-appointments-test-cert-${name}-${options.days}d-${process.getuid?.() ?? 'user'}.json`);
+export function testCert(
+	name: string,
+	options: { commonName?: string; days: number },
+): { key: string; cert: string } {
+	const file = path.join(
+		os.tmpdir(),
+		`n8n-appointments-test-cert-${name}-${options.days}d-${process.getuid?.() ?? 'user'}.json`,
+	);
 	try {
 		const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { key: string; cert: string };
 		const cert = new crypto.X509Certificate(kept.cert);
-		if (cert.checkPrivateKey(crypto.createPrivateKey(kept.key)) && Date.parse(cert.validTo) > Date.now() + 86400_000) return kept;
+		if (
+			cert.checkPrivateKey(crypto.createPrivateKey(kept.key)) &&
+			Date.parse(cert.validTo) > Date.now() + 86400_000
+		)
+			return kept;
 	} catch {
 		// none yet, or unreadable: make one
 	}

@@ -71,7 +71,16 @@ import type { IDataObject, INodeType, WorkflowActivateMode } from 'n8n-workflow'
 
 import { capturedLogs } from './n8n';
 import { poll } from './poll';
-import { Receiver, receiverCa, startReceiver, type AnsweredRequest, type CallResult, type ReceiverOptions, type TriggerMode, type WorkflowStart } from './triggerReceiver';
+import {
+	Receiver,
+	receiverCa,
+	startReceiver,
+	type AnsweredRequest,
+	type CallResult,
+	type ReceiverOptions,
+	type TriggerMode,
+	type WorkflowStart,
+} from './triggerReceiver';
 import { copy, TriggerWorkflow, type SavedTriggerOptions } from './triggerWorkflow';
 
 export type { AnsweredRequest, CallResult, TriggerMode, WorkflowStart };
@@ -100,7 +109,10 @@ export interface TriggerHarness {
 	clearStaticData(): void;
 	renameNode(name: string): void;
 	setParameters(parameters: IDataObject): void;
-	callWebhook(body: unknown, options?: { headers?: Record<string, string>; mode?: TriggerMode }): Promise<CallResult>;
+	callWebhook(
+		body: unknown,
+		options?: { headers?: Record<string, string>; mode?: TriggerMode },
+	): Promise<CallResult>;
 	idle(): Promise<void>;
 	logs(): string[];
 	close(): Promise<void>;
@@ -121,7 +133,9 @@ export async function pollUntil<T>(
 
 export async function startTriggerHarness(options: TriggerHarnessOptions): Promise<TriggerHarness> {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const nodeType: INodeType = options.nodeType ?? new (require('../../nodes/Appointments/AppointmentsTrigger.node').AppointmentsTrigger)();
+	const nodeType: INodeType =
+		options.nodeType ??
+		new (require('../../nodes/Appointments/AppointmentsTrigger.node').AppointmentsTrigger)();
 	const logStart = capturedLogs().length;
 	const { server, origin, cert } = await startReceiver();
 	const publicBase = (options.webhookBaseUrl ?? origin).replace(/\/+$/, '');
@@ -159,9 +173,13 @@ export async function startTriggerHarness(options: TriggerHarnessOptions): Promi
 			workflow.saved.node = { ...workflow.saved.node, name };
 		},
 		setParameters: (parameters: IDataObject) => {
-			workflow.saved.node = { ...workflow.saved.node, parameters: copy(parameters) as typeof workflow.saved.node.parameters };
+			workflow.saved.node = {
+				...workflow.saved.node,
+				parameters: copy(parameters) as typeof workflow.saved.node.parameters,
+			};
 		},
-		callWebhook: (body, callOptions = {}) => receiver.call(body, callOptions.mode ?? 'production', callOptions.headers),
+		callWebhook: (body, callOptions = {}) =>
+			receiver.call(body, callOptions.mode ?? 'production', callOptions.headers),
 		idle: () => receiver.idle(),
 		logs: () => capturedLogs().slice(logStart),
 		async close() {

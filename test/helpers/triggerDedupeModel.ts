@@ -15,7 +15,13 @@ import { EventEmitter } from 'node:events';
 
 import fc from 'fast-check';
 
-import { claimEvent, RecentKeys, type Claim, type DedupeMode, type Notification } from '../../nodes/Appointments/trigger/dedupe';
+import {
+	claimEvent,
+	RecentKeys,
+	type Claim,
+	type DedupeMode,
+	type Notification,
+} from '../../nodes/Appointments/trigger/dedupe';
 
 /** The rules, plainly: what is remembered (oldest first) and which claim remembered it, and whose answer is open. */
 export class Reference {
@@ -29,7 +35,9 @@ export class Reference {
 
 	keyOf(n: Notification): string | undefined {
 		if (this.mode === 'off') return undefined;
-		return this.mode === 'appointmentKey' ? n.appointmentKey : `${n.event}|${n.appointmentKey}|${n.timestamp}`;
+		return this.mode === 'appointmentKey'
+			? n.appointmentKey
+			: `${n.event}|${n.appointmentKey}|${n.timestamp}`;
 	}
 
 	holds(key: string | undefined): boolean {
@@ -55,7 +63,8 @@ export class Reference {
 	/** The run's answer ends; one that is not a 2xx the service got forgets what that run remembered, if it still is. */
 	answered(n: Notification, by: number, acknowledged: boolean): void {
 		const key = this.keyOf(n)!;
-		if (!acknowledged) this.remembered = this.remembered.filter((r) => !(r.key === key && r.by === by));
+		if (!acknowledged)
+			this.remembered = this.remembered.filter((r) => !(r.key === key && r.by === by));
 		if (this.answering.get(key) === by) this.answering.delete(key);
 	}
 
@@ -112,7 +121,8 @@ const TIMESTAMPS = ['2026-11-23T10:00:00-03:00', '2026-11-23T10:00:01-03:00'];
 function notifications(appointments: number): Notification[] {
 	const all: Notification[] = [];
 	for (let a = 0; a < appointments; a++) {
-		for (const event of EVENTS) for (const timestamp of TIMESTAMPS) all.push({ event, appointmentKey: `a${a}`, timestamp });
+		for (const event of EVENTS)
+			for (const timestamp of TIMESTAMPS) all.push({ event, appointmentKey: `a${a}`, timestamp });
 	}
 	return all;
 }
@@ -123,9 +133,28 @@ export function stepsArbitrary(size: 'small' | 'large'): fc.Arbitrary<Case> {
 	const appointments = size === 'small' ? 3 : 150;
 	const step: fc.Arbitrary<Step> = fc.oneof(
 		{ weight: 4, arbitrary: fc.record({ do: fc.constant('claim' as const), note: fc.nat() }) },
-		{ weight: 3, arbitrary: fc.record({ do: fc.constantFrom('run' as const, 'drop' as const), pick: fc.nat() }) },
-		{ weight: 2, arbitrary: fc.record({ do: fc.constant('finish' as const), pick: fc.nat(), status: fc.constantFrom<number | 'lost'>(200, 204, 500, 503, 'lost') }) },
-		{ weight: 1, arbitrary: fc.record({ do: fc.constant('resize' as const), limit: fc.integer({ min: 1, max: maxLimit }) }) },
+		{
+			weight: 3,
+			arbitrary: fc.record({
+				do: fc.constantFrom('run' as const, 'drop' as const),
+				pick: fc.nat(),
+			}),
+		},
+		{
+			weight: 2,
+			arbitrary: fc.record({
+				do: fc.constant('finish' as const),
+				pick: fc.nat(),
+				status: fc.constantFrom<number | 'lost'>(200, 204, 500, 503, 'lost'),
+			}),
+		},
+		{
+			weight: 1,
+			arbitrary: fc.record({
+				do: fc.constant('resize' as const),
+				limit: fc.integer({ min: 1, max: maxLimit }),
+			}),
+		},
 	);
 	return fc.record({
 		mode: fc.constantFrom<DedupeMode>('eventKeyTimestamp', 'appointmentKey', 'off'),
@@ -159,7 +188,9 @@ class Pair {
 				const n = all[step.note % all.length];
 				const claim = claimEvent(this.store, this.c.mode, n);
 				if (claim !== undefined) this.unsettled.push({ n, id: ++this.ids, claim });
-				return (claim === undefined) !== this.model.isDuplicate(n) ? `claim gave ${claim ? 'a claim' : 'duplicate'}` : undefined;
+				return (claim === undefined) !== this.model.isDuplicate(n)
+					? `claim gave ${claim ? 'a claim' : 'duplicate'}`
+					: undefined;
 			}
 			case 'run':
 			case 'drop': {
@@ -167,7 +198,8 @@ class Pair {
 				const [open] = this.unsettled.splice(step.pick % this.unsettled.length, 1);
 				const answer = new Answer();
 				const got = step.do === 'run' ? open.claim.run(answer) : open.claim.drop();
-				const want = step.do === 'run' ? this.model.run(open.n, open.id) : this.model.drop(open.n, open.id);
+				const want =
+					step.do === 'run' ? this.model.run(open.n, open.id) : this.model.drop(open.n, open.id);
 				if (step.do === 'run' && got) this.answers.push({ ...open, answer });
 				return got !== want ? `${step.do} gave ${got}, the reference ${want}` : undefined;
 			}
@@ -188,9 +220,14 @@ class Pair {
 
 	/** Where the memory and the reference disagree on size or on whether a notification is a duplicate. */
 	disagreement(notes: Notification[]): string | undefined {
-		if ((this.store?.size ?? 0) !== this.model.remembered.length) return `the memory holds ${this.store?.size ?? 0} keys, the reference ${this.model.remembered.length}`;
-		const n = notes.find((x) => (claimEvent(this.store, this.c.mode, x) === undefined) !== this.model.isDuplicate(x));
-		return n === undefined ? undefined : `${JSON.stringify(n)}: duplicate for one, not for the other`;
+		if ((this.store?.size ?? 0) !== this.model.remembered.length)
+			return `the memory holds ${this.store?.size ?? 0} keys, the reference ${this.model.remembered.length}`;
+		const n = notes.find(
+			(x) => (claimEvent(this.store, this.c.mode, x) === undefined) !== this.model.isDuplicate(x),
+		);
+		return n === undefined
+			? undefined
+			: `${JSON.stringify(n)}: duplicate for one, not for the other`;
 	}
 }
 
@@ -203,7 +240,9 @@ export function checkCase(c: Case): void {
 		const checked = c.appointments <= 10 || i === c.steps.length - 1 ? all : [];
 		const problem = pair.apply(step, all) ?? pair.disagreement(checked);
 		if (problem !== undefined) {
-			throw new Error(`step ${i} ${JSON.stringify(step)}: ${problem}; the reference remembers ${JSON.stringify(pair.model.remembered)}`);
+			throw new Error(
+				`step ${i} ${JSON.stringify(step)}: ${problem}; the reference remembers ${JSON.stringify(pair.model.remembered)}`,
+			);
 		}
 	});
 }

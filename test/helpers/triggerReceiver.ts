@@ -45,7 +45,11 @@ export interface CallResult {
 
 /** Fault injection and n8n's test-webhook rule (a part of TriggerHarnessOptions). */
 export interface ReceiverOptions {
-	onRequest?: (request: { mode: TriggerMode | 'none'; path: string; body: unknown }) => number | undefined;
+	onRequest?: (request: {
+		mode: TriggerMode | 'none';
+		path: string;
+		body: unknown;
+	}) => number | undefined;
 	startFails?: (items: INodeExecutionData[]) => boolean | Promise<boolean>;
 	autoStopTest?: boolean;
 }
@@ -101,13 +105,26 @@ export class Receiver {
 	}
 
 	/** webhook() as n8n's live (production) and test webhooks call it. */
-	private async dispatch(mode: TriggerMode, request: Request, res: CapturingResponse): Promise<CallResult> {
+	private async dispatch(
+		mode: TriggerMode,
+		request: Request,
+		res: CapturingResponse,
+	): Promise<CallResult> {
 		const target = mode === 'production' ? this.workflow.production : this.workflow.test;
 		if (!target) {
-			return { status: 404, body: { code: 404, message: `The requested webhook "POST ${request.path}" is not registered.` } };
+			return {
+				status: 404,
+				body: {
+					code: 404,
+					message: `The requested webhook "POST ${request.path}" is not registered.`,
+				},
+			};
 		}
 		// n8n's live webhooks build a new Workflow from the saved one for every request.
-		const workflow = mode === 'production' ? this.workflow.build(copy(this.workflow.saved.staticData)) : target.workflow;
+		const workflow =
+			mode === 'production'
+				? this.workflow.build(copy(this.workflow.saved.staticData))
+				: target.workflow;
 		const node = workflow.getNode(this.workflow.saved.node.name)!;
 		const req = {
 			method: 'POST',
@@ -120,29 +137,56 @@ export class Receiver {
 			query: {},
 			contentType: request.headers['content-type']?.split(';')[0],
 		};
-		const data = this.workflow.additionalData({ httpRequest: req as never, httpResponse: res as never });
+		const data = this.workflow.additionalData({
+			httpRequest: req as never,
+			httpResponse: res as never,
+		});
 		const executionMode: WorkflowExecuteMode = mode === 'production' ? 'webhook' : 'manual';
-		const context = new core.WebhookContext(workflow, node, data, executionMode, target.data, [], null);
+		const context = new core.WebhookContext(
+			workflow,
+			node,
+			data,
+			executionMode,
+			target.data,
+			[],
+			null,
+		);
 		let result: IWebhookResponseData;
 		try {
 			result = await this.workflow.nodeType.webhook!.call(context);
 		} catch (error) {
 			this.errors.push(error as Error);
-			return { status: 500, body: { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' } };
+			return {
+				status: 500,
+				body: { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' },
+			};
 		}
 		if (result.noWebhookResponse === true) return { status: OWN_ANSWER, body: undefined };
 		if (result.workflowData === undefined) {
-			return { status: 200, body: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' } };
+			return {
+				status: 200,
+				body:
+					result.webhookResponse !== undefined
+						? result.webhookResponse
+						: { message: 'Webhook call received' },
+			};
 		}
 		return await this.start(mode, result, res);
 	}
 
 	/** n8n stores (and queues) the execution, then answers through the same response object. */
-	private async start(mode: TriggerMode, result: IWebhookResponseData, res: CapturingResponse): Promise<CallResult> {
+	private async start(
+		mode: TriggerMode,
+		result: IWebhookResponseData,
+		res: CapturingResponse,
+	): Promise<CallResult> {
 		const items = result.workflowData![0] ?? [];
 		if ((await this.options.startFails?.(items)) === true) {
 			res.status(500).end();
-			return { status: 500, body: { code: 0, message: 'There was a problem executing the workflow' } };
+			return {
+				status: 500,
+				body: { code: 0, message: 'There was a problem executing the workflow' },
+			};
 		}
 		this.starts.push({ mode, items, at: Date.now() });
 		if (mode === 'test' && this.options.autoStopTest !== false) {
@@ -166,9 +210,17 @@ export class Receiver {
 	}
 
 	/** In process, without HTTP (for benchmarks and property tests). */
-	async call(body: unknown, mode: TriggerMode, headers: Record<string, string> = {}): Promise<CallResult> {
+	async call(
+		body: unknown,
+		mode: TriggerMode,
+		headers: Record<string, string> = {},
+	): Promise<CallResult> {
 		const capture = new CapturingResponse();
-		const request = { body, headers: { 'content-type': 'application/json', ...headers }, path: this.pathOf(mode) };
+		const request = {
+			body,
+			headers: { 'content-type': 'application/json', ...headers },
+			path: this.pathOf(mode),
+		};
 		const result = await this.dispatch(mode, request, capture);
 		if (result.status !== OWN_ANSWER) return result;
 		await capture.ended;
@@ -196,11 +248,15 @@ export class Receiver {
 		const headers = req.headers as Record<string, string>;
 		const send = (status: number, body: unknown) => {
 			this.responses.push({ mode, path, status, body, at: Date.now() });
-			if (!res.headersSent) res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+			if (!res.headersSent)
+				res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
 			res.end(body === undefined ? '' : JSON.stringify(body));
 		};
 		if (req.method !== 'POST' || mode === 'none') {
-			send(404, { code: 404, message: `The requested webhook "${req.method} ${path}" is not registered.` });
+			send(404, {
+				code: 404,
+				message: `The requested webhook "${req.method} ${path}" is not registered.`,
+			});
 			return;
 		}
 		let body: unknown = {};
@@ -208,7 +264,11 @@ export class Receiver {
 			try {
 				body = JSON.parse(rawBody.toString('utf8'));
 			} catch (error) {
-				send(422, { code: 422, message: 'Failed to parse request body', hint: (error as Error).message });
+				send(422, {
+					code: 422,
+					message: 'Failed to parse request body',
+					hint: (error as Error).message,
+				});
 				return;
 			}
 		}
@@ -225,7 +285,13 @@ export class Receiver {
 			return;
 		}
 		await capture.ended;
-		this.responses.push({ mode, path, status: capture.statusCode, body: capture.bodyValue(), at: Date.now() });
+		this.responses.push({
+			mode,
+			path,
+			status: capture.statusCode,
+			body: capture.bodyValue(),
+			at: Date.now(),
+		});
 		res.writeHead(capture.statusCode, capture.headers);
 		res.end(capture.chunks.join(''));
 	}

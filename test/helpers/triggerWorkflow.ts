@@ -85,8 +85,15 @@ export class TriggerWorkflow {
 		};
 	}
 
-	additionalData(extra: Partial<IWorkflowExecuteAdditionalData> = {}): IWorkflowExecuteAdditionalData {
-		return testAdditionalData({ credentials: this.options.credentials, publicBase: this.publicBase, where: 'by the trigger harness', extra });
+	additionalData(
+		extra: Partial<IWorkflowExecuteAdditionalData> = {},
+	): IWorkflowExecuteAdditionalData {
+		return testAdditionalData({
+			credentials: this.options.credentials,
+			publicBase: this.publicBase,
+			where: 'by the trigger harness',
+			extra,
+		});
 	}
 
 	build(staticData: IDataObject): WorkflowType {
@@ -103,7 +110,12 @@ export class TriggerWorkflow {
 	}
 
 	webhookPath(): string {
-		return workflowLib.NodeHelpers.getNodeWebhookPath(this.saved.id, this.saved.node, String(this.webhookDescription.path), false);
+		return workflowLib.NodeHelpers.getNodeWebhookPath(
+			this.saved.id,
+			this.saved.node,
+			String(this.webhookDescription.path),
+			false,
+		);
 	}
 
 	private webhookData(workflow: WorkflowType, isTest: boolean): IWebhookData {
@@ -128,7 +140,14 @@ export class TriggerWorkflow {
 		if (!node) return undefined;
 		const fn = this.nodeType.webhookMethods?.[data.webhookDescription.name]?.[method];
 		if (fn === undefined) return undefined;
-		const context = new core.HookContext(workflow, node, data.workflowExecuteAdditionalData, mode, activation, data);
+		const context = new core.HookContext(
+			workflow,
+			node,
+			data.workflowExecuteAdditionalData,
+			mode,
+			activation,
+			data,
+		);
 		return await fn.call(context);
 	}
 

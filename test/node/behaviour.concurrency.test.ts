@@ -32,7 +32,10 @@ describe('concurrency', () => {
 			await opened;
 			seen.inFlight--;
 			const key = req.path.split('/')[4];
-			sendJson(res, 200, { appointment_key: key, status: (JSON.parse(req.body) as IDataObject).status });
+			sendJson(res, 200, {
+				appointment_key: key,
+				status: (JSON.parse(req.body) as IDataObject).status,
+			});
 		};
 		return { service, seen, close: async () => (clearTimeout(safety), await service.close()) };
 	}
@@ -67,7 +70,12 @@ describe('concurrency', () => {
 		const { service, seen, close } = await countingService(2, 300);
 		try {
 			const result = await runNode({
-				parameters: { resource: 'appointment', operation: 'updateStatus', appointmentKey: '={{ $json.key }}', status: 'PENDING' },
+				parameters: {
+					resource: 'appointment',
+					operation: 'updateStatus',
+					appointmentKey: '={{ $json.key }}',
+					status: 'PENDING',
+				},
 				credentials: { baseUrl: service.url, accessToken: 'test-token' },
 				input: keys.slice(0, 3).map((key) => ({ key })),
 			});

@@ -68,7 +68,11 @@ describe('bad input: the item fails with a NodeOperationError before any request
 		],
 		[
 			'bad UUID in Calendar (By Key)',
-			{ resource: 'appointment', operation: 'getAll', filters: { calendarKey: { __rl: true, mode: 'id', value: 'calendar-1' } } },
+			{
+				resource: 'appointment',
+				operation: 'getAll',
+				filters: { calendarKey: { __rl: true, mode: 'id', value: 'calendar-1' } },
+			},
 			/"Calendar" \(item 0\) must be a UUID/,
 		],
 		[
@@ -213,7 +217,8 @@ describe('bad input: the item fails with a NodeOperationError before any request
 	];
 
 	test.each(cases)('%s', async (_name, parameters, message) => {
-		const version = 'maxAttempts' in ((parameters.advanced as IDataObject | undefined) ?? {}) ? 3 : undefined;
+		const version =
+			'maxAttempts' in ((parameters.advanced as IDataObject | undefined) ?? {}) ? 3 : undefined;
 		const result = await run(sb, parameters, { input: [{ key: keys[0] }], version });
 		expect(result.error?.message).toMatch(message);
 		expect(result.error?.name).toBe('NodeOperationError');
@@ -239,9 +244,7 @@ describe('bad input: the item fails with a NodeOperationError before any request
 				},
 				{ input: [{ key: keys[0] }, { key: keys[1] }, { key: 'bad-key' }, { key: keys[3] }] },
 			);
-			expect(result.error?.message).toMatch(
-				/^The field "Appointment" \(item 2\) must be a UUID/,
-			);
+			expect(result.error?.message).toMatch(/^The field "Appointment" \(item 2\) must be a UUID/);
 			expect(await apiRequests(admin)).toHaveLength(0);
 		}
 		const stored = await admin.appointments();

@@ -5,7 +5,9 @@
  */
 import { useSandbox, type Admin, type Sandbox } from './helpers';
 
-export function useBehaviourSandbox(ready: (started: { sb: Sandbox; admin: Admin; keys: string[] }) => void): void {
+export function useBehaviourSandbox(
+	ready: (started: { sb: Sandbox; admin: Admin; keys: string[] }) => void,
+): void {
 	let sb: Sandbox;
 	let admin: Admin;
 	useSandbox({ seed: 30, seedValue: 9 }, (started) => ({ sb, admin } = started));

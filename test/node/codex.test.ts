@@ -26,29 +26,47 @@ const NEW_NODE_VERSION: Record<string, number> = Object.fromEntries(
 	}),
 );
 
-describe.each(['Appointments', 'AppointmentsTrigger', 'AppointmentsPollingTrigger'])('%s.node.json', (file) => {
-	const codex = JSON.parse(readFileSync(join(ROOT, 'nodes/Appointments', `${file}.node.json`), 'utf8'));
-	const typeName = file[0].toLowerCase() + file.slice(1);
+describe.each(['Appointments', 'AppointmentsTrigger', 'AppointmentsPollingTrigger'])(
+	'%s.node.json',
+	(file) => {
+		const codex = JSON.parse(
+			readFileSync(join(ROOT, 'nodes/Appointments', `${file}.node.json`), 'utf8'),
+		);
+		const typeName = file[0].toLowerCase() + file.slice(1);
 
-	test('names its node type and has the codex fields n8n reads', () => {
-		expect(codex).toMatchObject({ node: `${pkg.name}.${typeName}`, codexVersion: '1.0', categories: ['Productivity'] });
-	});
+		test('names its node type and has the codex fields n8n reads', () => {
+			expect(codex).toMatchObject({
+				node: `${pkg.name}.${typeName}`,
+				codexVersion: '1.0',
+				categories: ['Productivity'],
+			});
+		});
 
-	test("its nodeVersion is the version a new node gets (the node's default version)", () => {
-		expect(NEW_NODE_VERSION[typeName]).toBeDefined();
-		expect(Number.parseFloat(codex.nodeVersion)).toBe(NEW_NODE_VERSION[typeName]);
-	});
+		test("its nodeVersion is the version a new node gets (the node's default version)", () => {
+			expect(NEW_NODE_VERSION[typeName]).toBeDefined();
+			expect(Number.parseFloat(codex.nodeVersion)).toBe(NEW_NODE_VERSION[typeName]);
+		});
 
-	test('the node creator finds it under booking, calendar, schedule, reservation, reminder and meeting', () => {
-		for (const word of ['booking', 'calendar', 'schedule', 'reservation', 'reminder', 'meeting']) {
-			expect(codex.alias.map((a: string) => a.toLowerCase())).toContain(word);
-		}
-	});
+		test('the node creator finds it under booking, calendar, schedule, reservation, reminder and meeting', () => {
+			for (const word of [
+				'booking',
+				'calendar',
+				'schedule',
+				'reservation',
+				'reminder',
+				'meeting',
+			]) {
+				expect(codex.alias.map((a: string) => a.toLowerCase())).toContain(word);
+			}
+		});
 
-	test("its credential documentation is the README's credential section", () => {
-		expect(codex.resources.credentialDocumentation).toEqual([{ url: `${repository}#credentials` }]);
-	});
-});
+		test("its credential documentation is the README's credential section", () => {
+			expect(codex.resources.credentialDocumentation).toEqual([
+				{ url: `${repository}#credentials` },
+			]);
+		});
+	},
+);
 
 describe('the Appointments API credential', () => {
 	const credential = new AppointmentsApi();

@@ -11,13 +11,22 @@ import {
 	toInstant,
 	toOffsetIso,
 } from '../../nodes/Appointments/shared/dateInput';
-import { edgeWallClock, inWindow, startInstant, wallClockReadings, windowQuery } from '../../nodes/Appointments/shared/dateWindow';
+import {
+	edgeWallClock,
+	inWindow,
+	startInstant,
+	wallClockReadings,
+	windowQuery,
+} from '../../nodes/Appointments/shared/dateWindow';
 
 const SCL = 'America/Santiago';
 const BER = 'Europe/Berlin';
 const at = (iso: string) => () => DateTime.fromISO(iso, { setZone: true });
 /** An instant as ISO 8601 in `zone`, with its offset: which of two equal wall clocks it is shows. */
-const iso = (ms: number | undefined, zone: string) => (ms === undefined ? undefined : DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }));
+const iso = (ms: number | undefined, zone: string) =>
+	ms === undefined
+		? undefined
+		: DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true });
 /** A preset's instants in `zone`: { start, end } as ISO with offset. */
 function days(range: { from: number; to: number } | undefined, zone: string) {
 	return range && { start: iso(range.from, zone), end: iso(range.to, zone) };
@@ -25,10 +34,12 @@ function days(range: { from: number; to: number } | undefined, zone: string) {
 const startOf = (range: { from: number } | undefined, zone: string) => iso(range?.from, zone);
 
 describe('presetRange', () => {
-	test('a day runs from its first instant to 23:59:59 of its own date; Santiago\'s 2026-09-06 starts at 01:00', () => {
+	test("a day runs from its first instant to 23:59:59 of its own date; Santiago's 2026-09-06 starts at 01:00", () => {
 		const sixth = { start: '2026-09-06T01:00:00-03:00', end: '2026-09-06T23:59:59-03:00' };
 		expect(days(presetRange('today', SCL, at('2026-09-06T12:00:00-03:00')), SCL)).toEqual(sixth);
-		expect(days(presetRange('yesterday', SCL, at('2026-09-07T08:00:00-03:00')), SCL)).toEqual(sixth);
+		expect(days(presetRange('yesterday', SCL, at('2026-09-07T08:00:00-03:00')), SCL)).toEqual(
+			sixth,
+		);
 		expect(days(presetRange('tomorrow', SCL, at('2026-09-05T22:00:00-04:00')), SCL)).toEqual(sixth);
 		// The day before ends at its own 23:59:59, one second before the clocks jump.
 		expect(days(presetRange('today', SCL, at('2026-09-05T12:00:00-04:00')), SCL)).toEqual({
@@ -39,13 +50,19 @@ describe('presetRange', () => {
 
 	test('"today" follows the local date right before and after the Santiago changes', () => {
 		// 03:59Z = 23:59 -04 on the 5th; 04:00Z = 01:00 -03 on the 6th.
-		expect(startOf(presetRange('today', SCL, at('2026-09-06T03:59:00Z')), SCL)).toBe('2026-09-05T00:00:00-04:00');
-		expect(startOf(presetRange('today', SCL, at('2026-09-06T04:00:00Z')), SCL)).toBe('2026-09-06T01:00:00-03:00');
+		expect(startOf(presetRange('today', SCL, at('2026-09-06T03:59:00Z')), SCL)).toBe(
+			'2026-09-05T00:00:00-04:00',
+		);
+		expect(startOf(presetRange('today', SCL, at('2026-09-06T04:00:00Z')), SCL)).toBe(
+			'2026-09-06T01:00:00-03:00',
+		);
 		// Autumn: 23:00-23:59 of 2026-04-04 happens twice; both are still the 4th, which ends at the second 23:59:59.
 		const fourth = { start: '2026-04-04T00:00:00-03:00', end: '2026-04-04T23:59:59-04:00' };
 		expect(days(presetRange('today', SCL, at('2026-04-05T02:30:00Z')), SCL)).toEqual(fourth);
 		expect(days(presetRange('today', SCL, at('2026-04-05T03:30:00Z')), SCL)).toEqual(fourth);
-		expect(startOf(presetRange('today', SCL, at('2026-04-05T04:00:00Z')), SCL)).toBe('2026-04-05T00:00:00-04:00');
+		expect(startOf(presetRange('today', SCL, at('2026-04-05T04:00:00Z')), SCL)).toBe(
+			'2026-04-05T00:00:00-04:00',
+		);
 	});
 
 	test('Berlin spring-forward and fall-back days are whole days', () => {
@@ -53,7 +70,9 @@ describe('presetRange', () => {
 			start: '2026-03-29T00:00:00+01:00',
 			end: '2026-03-29T23:59:59+02:00',
 		});
-		expect(startOf(presetRange('tomorrow', BER, at('2026-03-28T12:00:00Z')), BER)).toBe('2026-03-29T00:00:00+01:00');
+		expect(startOf(presetRange('tomorrow', BER, at('2026-03-28T12:00:00Z')), BER)).toBe(
+			'2026-03-29T00:00:00+01:00',
+		);
 		expect(days(presetRange('yesterday', BER, at('2026-10-26T00:30:00+01:00')), BER)).toEqual({
 			start: '2026-10-25T00:00:00+02:00',
 			end: '2026-10-25T23:59:59+01:00',
@@ -73,7 +92,9 @@ describe('presetRange', () => {
 			end: '2026-09-06T23:59:59-03:00',
 		});
 		// On the Sunday itself the week is still the same one.
-		expect(startOf(presetRange('thisWeek', SCL, at('2026-09-06T20:00:00-03:00')), SCL)).toBe('2026-08-31T00:00:00-04:00');
+		expect(startOf(presetRange('thisWeek', SCL, at('2026-09-06T20:00:00-03:00')), SCL)).toBe(
+			'2026-08-31T00:00:00-04:00',
+		);
 		expect(days(presetRange('next7Days', SCL, at('2026-09-03T10:00:00-04:00')), SCL)).toEqual({
 			start: '2026-09-03T00:00:00-04:00',
 			end: '2026-09-09T23:59:59-03:00',
@@ -90,8 +111,18 @@ describe('presetRange', () => {
 	});
 
 	test('the clock may be a Date or epoch milliseconds; "all" has no bounds; unknown values are refused', () => {
-		expect(startOf(presetRange('today', BER, () => new Date('2026-03-28T23:30:00Z')), BER)).toBe('2026-03-29T00:00:00+01:00');
-		expect(startOf(presetRange('today', BER, () => Date.parse('2026-03-28T22:30:00Z')), BER)).toBe('2026-03-28T00:00:00+01:00');
+		expect(
+			startOf(
+				presetRange('today', BER, () => new Date('2026-03-28T23:30:00Z')),
+				BER,
+			),
+		).toBe('2026-03-29T00:00:00+01:00');
+		expect(
+			startOf(
+				presetRange('today', BER, () => Date.parse('2026-03-28T22:30:00Z')),
+				BER,
+			),
+		).toBe('2026-03-28T00:00:00+01:00');
 		expect(presetRange('all', SCL)).toBeUndefined();
 		expect(() => presetRange('lastMonth', SCL)).toThrow(DateInputError);
 		expect(() => presetRange('today', 'Mars/Olympus')).toThrow(/not a known IANA time zone/);
@@ -163,24 +194,44 @@ describe('toInstant (window bounds)', () => {
 	test('a value with an offset is that instant; without, wall clock in the zone', () => {
 		expect(toInstant('2026-03-10T10:00:00Z', SCL)).toBe(Date.parse('2026-03-10T10:00:00Z'));
 		expect(iso(toInstant('2026-03-10T10:00:00.000', BER), BER)).toBe('2026-03-10T10:00:00+01:00');
-		expect(toInstant(DateTime.fromISO('2026-06-01T12:00:00Z'), BER, 'end')).toBe(Date.parse('2026-06-01T12:00:00Z'));
+		expect(toInstant(DateTime.fromISO('2026-06-01T12:00:00Z'), BER, 'end')).toBe(
+			Date.parse('2026-06-01T12:00:00Z'),
+		);
 	});
 
 	test('a typed time the zone repeats holds both of its instants: its first as a start, its second as an end', () => {
-		expect(iso(toInstant('2026-04-04T23:30:00', SCL, 'start'), SCL)).toBe('2026-04-04T23:30:00-03:00');
-		expect(iso(toInstant('2026-04-04T23:30:00', SCL, 'end'), SCL)).toBe('2026-04-04T23:30:00-04:00');
-		expect(iso(toInstant('2026-10-25T02:30:00', BER, 'start'), BER)).toBe('2026-10-25T02:30:00+02:00');
-		expect(iso(toInstant('2026-10-25T02:30:00', BER, 'end'), BER)).toBe('2026-10-25T02:30:00+01:00');
+		expect(iso(toInstant('2026-04-04T23:30:00', SCL, 'start'), SCL)).toBe(
+			'2026-04-04T23:30:00-03:00',
+		);
+		expect(iso(toInstant('2026-04-04T23:30:00', SCL, 'end'), SCL)).toBe(
+			'2026-04-04T23:30:00-04:00',
+		);
+		expect(iso(toInstant('2026-10-25T02:30:00', BER, 'start'), BER)).toBe(
+			'2026-10-25T02:30:00+02:00',
+		);
+		expect(iso(toInstant('2026-10-25T02:30:00', BER, 'end'), BER)).toBe(
+			'2026-10-25T02:30:00+01:00',
+		);
 	});
 
 	test('bad values and times the zone skips are refused', () => {
 		expect(() => toInstant('2026-02-30', SCL)).toThrow(DateInputError);
 		expect(() => toInstant('yesterday', SCL)).toThrow(DateInputError);
-		expect(() => toInstant('2026-09-06T00:30:00', SCL, 'end')).toThrow(/does not exist in America\/Santiago/);
+		expect(() => toInstant('2026-09-06T00:30:00', SCL, 'end')).toThrow(
+			/does not exist in America\/Santiago/,
+		);
 	});
 
 	test('a time without its date is refused, not read as that time today', () => {
-		for (const text of ['07', '07:30', '10:00:00', '07:30:00Z', '07:30+02:00', '073000', '10:00:00 +0100']) {
+		for (const text of [
+			'07',
+			'07:30',
+			'10:00:00',
+			'07:30:00Z',
+			'07:30+02:00',
+			'073000',
+			'10:00:00 +0100',
+		]) {
 			expect(() => toInstant(text, SCL)).toThrow(DateInputError);
 		}
 		// what starts with its year is still read: ISO 8601 basic format, a year alone, SQL-like text
@@ -212,41 +263,65 @@ describe('window edges in the account zone (dateWindow)', () => {
 
 	test('the same instants, written in another zone', () => {
 		const berlinToday = presetRange('today', BER, at('2026-03-10T12:00:00+01:00'))!;
-		expect(windowQuery(berlinToday, SCL)).toEqual({ start_date: '2026-03-09T20:00:00', end_date: '2026-03-10T19:59:59' });
-		expect(windowQuery({ from: berlinToday.from }, SCL)).toEqual({ start_date: '2026-03-09T20:00:00' });
+		expect(windowQuery(berlinToday, SCL)).toEqual({
+			start_date: '2026-03-09T20:00:00',
+			end_date: '2026-03-10T19:59:59',
+		});
+		expect(windowQuery({ from: berlinToday.from }, SCL)).toEqual({
+			start_date: '2026-03-09T20:00:00',
+		});
 		expect(windowQuery({}, SCL)).toEqual({});
 	});
 
 	test('an edge in a repeated hour moves outward past it: the lower one before its first occurrence, the upper one after its second', () => {
-		for (const instant of ['2026-04-04T23:00:00-03:00', '2026-04-04T23:30:00-03:00', '2026-04-04T23:59:59-04:00', '2026-04-04T23:00:00-04:00']) {
+		for (const instant of [
+			'2026-04-04T23:00:00-03:00',
+			'2026-04-04T23:30:00-03:00',
+			'2026-04-04T23:59:59-04:00',
+			'2026-04-04T23:00:00-04:00',
+		]) {
 			const lower = edgeWallClock(ms(instant), SCL, 'lower');
 			const upper = edgeWallClock(ms(instant), SCL, 'upper');
 			// Each is a time Santiago shows once, at or beyond the edge whichever way a parser could read it.
-			for (const edge of [lower, upper]) expect(wallClockReadings(Date.parse(`${edge}Z`), SCL).kind).toBe('clear');
+			for (const edge of [lower, upper])
+				expect(wallClockReadings(Date.parse(`${edge}Z`), SCL).kind).toBe('clear');
 			expect(DateTime.fromISO(lower, { zone: SCL }).toMillis()).toBeLessThanOrEqual(ms(instant));
 			expect(DateTime.fromISO(upper, { zone: SCL }).toMillis()).toBeGreaterThanOrEqual(ms(instant));
 			expect(lower < '2026-04-04T23:00:00').toBe(true);
 			expect(upper >= '2026-04-05T00:00:00').toBe(true);
 		}
-		expect(edgeWallClock(ms('2026-04-04T22:59:59-03:00'), SCL, 'upper')).toBe('2026-04-04T22:59:59');
-		expect(edgeWallClock(ms('2026-04-05T00:00:00-04:00'), SCL, 'lower')).toBe('2026-04-05T00:00:00');
+		expect(edgeWallClock(ms('2026-04-04T22:59:59-03:00'), SCL, 'upper')).toBe(
+			'2026-04-04T22:59:59',
+		);
+		expect(edgeWallClock(ms('2026-04-05T00:00:00-04:00'), SCL, 'lower')).toBe(
+			'2026-04-05T00:00:00',
+		);
 	});
 
 	test('edges go to whole seconds outward; a skipped hour needs no move (no instant shows it)', () => {
-		expect(edgeWallClock(ms('2026-03-10T10:00:00.400-03:00'), SCL, 'lower')).toBe('2026-03-10T10:00:00');
-		expect(edgeWallClock(ms('2026-03-10T10:00:00.400-03:00'), SCL, 'upper')).toBe('2026-03-10T10:00:01');
-		expect(edgeWallClock(ms('2026-09-06T01:00:00-03:00'), SCL, 'lower')).toBe('2026-09-06T01:00:00');
-		expect(edgeWallClock(ms('2026-09-05T23:59:59-04:00'), SCL, 'upper')).toBe('2026-09-05T23:59:59');
+		expect(edgeWallClock(ms('2026-03-10T10:00:00.400-03:00'), SCL, 'lower')).toBe(
+			'2026-03-10T10:00:00',
+		);
+		expect(edgeWallClock(ms('2026-03-10T10:00:00.400-03:00'), SCL, 'upper')).toBe(
+			'2026-03-10T10:00:01',
+		);
+		expect(edgeWallClock(ms('2026-09-06T01:00:00-03:00'), SCL, 'lower')).toBe(
+			'2026-09-06T01:00:00',
+		);
+		expect(edgeWallClock(ms('2026-09-05T23:59:59-04:00'), SCL, 'upper')).toBe(
+			'2026-09-05T23:59:59',
+		);
 	});
 
-	test('the cut reads each record\'s own start: with an offset, without one in the account zone, never an unreadable one', () => {
+	test("the cut reads each record's own start: with an offset, without one in the account zone, never an unreadable one", () => {
 		const window = { from: ms('2026-04-04T23:30:00-04:00'), to: ms('2026-04-05T01:00:00-04:00') };
 		expect(inWindow(window, '2026-04-04T23:30:00-03:00', SCL)).toBe(false);
 		expect(inWindow(window, '2026-04-04T23:30:00-04:00', SCL)).toBe(true);
 		expect(inWindow(window, '2026-04-05T05:00:00Z', SCL)).toBe(true);
 		expect(inWindow(window, '2026-04-05T00:30:00', SCL)).toBe(true);
 		expect(inWindow(window, '2026-04-05T01:00:00.001-04:00', SCL)).toBe(false);
-		for (const bad of [undefined, null, 42, '', 'soon']) expect(inWindow(window, bad, SCL)).toBe(false);
+		for (const bad of [undefined, null, 42, '', 'soon'])
+			expect(inWindow(window, bad, SCL)).toBe(false);
 		expect(inWindow({}, '2026-04-05T00:30:00-04:00', SCL)).toBe(true);
 		expect(startInstant('2026-04-05T00:30:00-04', SCL)).toBe(ms('2026-04-05T04:30:00Z'));
 	});

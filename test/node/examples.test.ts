@@ -34,7 +34,10 @@ beforeEach(async () => {
 });
 
 async function run(prefix: string): Promise<ExampleRun> {
-	const r = await runExample(byPrefix(prefix), { credentials: { baseUrl: sb.url, accessToken: TOKEN }, timezone: ZONE });
+	const r = await runExample(byPrefix(prefix), {
+		credentials: { baseUrl: sb.url, accessToken: TOKEN },
+		timezone: ZONE,
+	});
 	if (r.error) throw r.error;
 	return r;
 }
@@ -42,44 +45,61 @@ async function run(prefix: string): Promise<ExampleRun> {
 const local = (iso: unknown) => DateTime.fromISO(String(iso), { setZone: true }).setZone(ZONE);
 const person = (a: IDataObject) => a.person as IDataObject;
 /** A status as the agenda email writes it: PENDING_PAYMENT → Pending payment. */
-const readable = (status: unknown) => String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
+const readable = (status: unknown) =>
+	String(status).charAt(0) + String(status).slice(1).toLowerCase().replaceAll('_', ' ');
 
 describe('every example', () => {
-	test.each(Object.keys(examples))('%s: sticky notes, the shared credentials, and every branch ends in an email', (file) => {
-		const ex = examples[file];
-		const notes = ex.nodes.filter((n) => n.type === 'n8n-nodes-base.stickyNote').map((n) => String(n.parameters.content));
-		expect(notes.length).toBeGreaterThanOrEqual(2);
-		expect(notes.some((c) => /^## /.test(c))).toBe(true); // what it does
-		expect(notes.some((c) => /before you use it for real/i.test(c) && /credential/i.test(c))).toBe(true);
-		// Builder-facing words (the filter's internal name isCancelled aside): "canceled", "email", nothing to replace.
-		expect(JSON.stringify(ex).replaceAll('"isCancelled"', '')).not.toMatch(/REPLACE_WITH|cancelled|e-mail/i);
+	test.each(Object.keys(examples))(
+		'%s: sticky notes, the shared credentials, and every branch ends in an email',
+		(file) => {
+			const ex = examples[file];
+			const notes = ex.nodes
+				.filter((n) => n.type === 'n8n-nodes-base.stickyNote')
+				.map((n) => String(n.parameters.content));
+			expect(notes.length).toBeGreaterThanOrEqual(2);
+			expect(notes.some((c) => /^## /.test(c))).toBe(true); // what it does
+			expect(
+				notes.some((c) => /before you use it for real/i.test(c) && /credential/i.test(c)),
+			).toBe(true);
+			// Builder-facing words (the filter's internal name isCancelled aside): "canceled", "email", nothing to replace.
+			expect(JSON.stringify(ex).replaceAll('"isCancelled"', '')).not.toMatch(
+				/REPLACE_WITH|cancelled|e-mail/i,
+			);
 
-		const working = ex.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
-		for (const n of working.filter((x) => x.type.startsWith('n8n-nodes-appointments.'))) {
-			expect(n.credentials).toEqual({ appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' } });
-			if (n.type === 'n8n-nodes-appointments.appointments') expect(n.typeVersion).toBe(2);
-		}
-		const connections = ex.connections as Record<string, { main: Array<Array<{ node: string }>> }>;
-		const leaves = working.filter((n) => !(connections[n.name]?.main ?? []).some((o) => o.length > 0));
-		expect(leaves.length).toBeGreaterThan(0);
-		for (const leaf of leaves) {
-			expect(leaf).toMatchObject({
-				type: 'n8n-nodes-base.emailSend',
-				typeVersion: 2.1,
-				credentials: { smtp: { id: 'mailSinkSmtp001', name: 'Local mail sink' } },
-				parameters: { fromEmail: 'bookings@example.com', emailFormat: 'text' },
-			});
-		}
-		// Every node is reachable from the trigger (nothing left dangling in the canvas).
-		const reached = new Set<string>();
-		const visit = (name: string) => {
-			if (reached.has(name)) return;
-			reached.add(name);
-			for (const o of connections[name]?.main ?? []) for (const c of o) visit(c.node);
-		};
-		for (const n of working.filter((x) => /trigger/i.test(x.type))) visit(n.name);
-		expect([...reached].sort()).toEqual(working.map((n) => n.name).sort());
-	});
+			const working = ex.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+			for (const n of working.filter((x) => x.type.startsWith('n8n-nodes-appointments.'))) {
+				expect(n.credentials).toEqual({
+					appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' },
+				});
+				if (n.type === 'n8n-nodes-appointments.appointments') expect(n.typeVersion).toBe(2);
+			}
+			const connections = ex.connections as Record<
+				string,
+				{ main: Array<Array<{ node: string }>> }
+			>;
+			const leaves = working.filter(
+				(n) => !(connections[n.name]?.main ?? []).some((o) => o.length > 0),
+			);
+			expect(leaves.length).toBeGreaterThan(0);
+			for (const leaf of leaves) {
+				expect(leaf).toMatchObject({
+					type: 'n8n-nodes-base.emailSend',
+					typeVersion: 2.1,
+					credentials: { smtp: { id: 'mailSinkSmtp001', name: 'Local mail sink' } },
+					parameters: { fromEmail: 'bookings@example.com', emailFormat: 'text' },
+				});
+			}
+			// Every node is reachable from the trigger (nothing left dangling in the canvas).
+			const reached = new Set<string>();
+			const visit = (name: string) => {
+				if (reached.has(name)) return;
+				reached.add(name);
+				for (const o of connections[name]?.main ?? []) for (const c of o) visit(c.node);
+			};
+			for (const n of working.filter((x) => /trigger/i.test(x.type))) visit(n.name);
+			expect([...reached].sort()).toEqual(working.map((n) => n.name).sort());
+		},
+	);
 });
 
 describe('1 morning agenda', () => {
@@ -89,7 +109,11 @@ describe('1 morning agenda', () => {
 		expect(schedule.parameters).toEqual({ rule: { interval: [{ triggerAtHour: 7 }] } });
 		expect(ex.nodes.filter((n) => n.type === 'n8n-nodes-base.manualTrigger')).toEqual([]);
 		const getMany = ex.nodes.find((n) => n.type === 'n8n-nodes-appointments.appointments')!;
-		expect(getMany.parameters).toMatchObject({ operation: 'getAll', dateRange: 'today', returnAll: true });
+		expect(getMany.parameters).toMatchObject({
+			operation: 'getAll',
+			dateRange: 'today',
+			returnAll: true,
+		});
 		expect(getMany.parameters.filters).not.toHaveProperty('calendarKey');
 	});
 
@@ -97,10 +121,20 @@ describe('1 morning agenda', () => {
 		const today = DateTime.now().setZone(ZONE).toFormat('yyyy-MM-dd');
 		const all = await admin.appointments();
 		const expected = all
-			.filter((a) => local(a.start_date).toFormat('yyyy-MM-dd') === today && !String(a.status).startsWith('CANCELED'))
+			.filter(
+				(a) =>
+					local(a.start_date).toFormat('yyyy-MM-dd') === today &&
+					!String(a.status).startsWith('CANCELED'),
+			)
 			.sort((a, b) => local(a.start_date).toMillis() - local(b.start_date).toMillis());
 		expect(expected.length).toBeGreaterThan(1);
-		expect(all.some((a) => local(a.start_date).toFormat('yyyy-MM-dd') === today && String(a.status).startsWith('CANCELED'))).toBe(true);
+		expect(
+			all.some(
+				(a) =>
+					local(a.start_date).toFormat('yyyy-MM-dd') === today &&
+					String(a.status).startsWith('CANCELED'),
+			),
+		).toBe(true);
 
 		const { emails } = await run('1-');
 		expect(emails).toHaveLength(1);
@@ -136,11 +170,18 @@ test("2 mark no-shows: yesterday's CONFIRMED become NO_SHOW, and one email lists
 	expect(before.length).toBeGreaterThan(0);
 	const r = await run('2-');
 	const marked = r.output('Mark as No-Show');
-	expect(marked.map((a) => a.appointment_key).sort()).toEqual(before.map((a) => a.appointment_key).sort());
-	for (const a of before) expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
+	expect(marked.map((a) => a.appointment_key).sort()).toEqual(
+		before.map((a) => a.appointment_key).sort(),
+	);
+	for (const a of before)
+		expect((await admin.appointment(String(a.appointment_key))).status).toBe('NO_SHOW');
 	expect(r.emails).toHaveLength(1);
-	expect(r.emails[0]).toMatchObject({ toEmail: TEAM, subject: `No-shows yesterday: ${before.length}` });
-	for (const a of before) expect(r.emails[0].text).toContain(`${person(a).full_name} <${person(a).email}>`);
+	expect(r.emails[0]).toMatchObject({
+		toEmail: TEAM,
+		subject: `No-shows yesterday: ${before.length}`,
+	});
+	for (const a of before)
+		expect(r.emails[0].text).toContain(`${person(a).full_name} <${person(a).email}>`);
 });
 
 test('3 reschedule and cancel: the client gets the new time, the front desk the cancellation, the service its email', async () => {
@@ -149,11 +190,15 @@ test('3 reschedule and cancel: the client gets the new time, the front desk the 
 	const [moved] = r.output('Move One Day Later');
 	const newStart = local(first.start_date).plus({ days: 1 });
 	expect(local(moved.start_date).toMillis()).toBe(newStart.toMillis());
-	expect(local((await admin.appointment(String(first.appointment_key))).start_date).toMillis()).toBe(newStart.toMillis());
+	expect(
+		local((await admin.appointment(String(first.appointment_key))).start_date).toMillis(),
+	).toBe(newStart.toMillis());
 
 	const [pending] = r.output('Next Pending This Week');
 	expect(pending.status).toBe('PENDING');
-	expect(String((await admin.appointment(String(pending.appointment_key))).status)).toMatch(/^CANCELED/);
+	expect(String((await admin.appointment(String(pending.appointment_key))).status)).toMatch(
+		/^CANCELED/,
+	);
 	expect((await admin.emails()).map((e) => e.appointment_key)).toEqual([pending.appointment_key]);
 
 	expect(r.emails).toEqual([
@@ -165,7 +210,9 @@ test('3 reschedule and cancel: the client gets the new time, the front desk the 
 		expect.objectContaining({
 			toEmail: TEAM,
 			subject: `Canceled: ${person(pending).full_name}, ${local(pending.start_date).toFormat('ccc d LLL, HH:mm')}`,
-			text: expect.stringContaining(`Appointment ${pending.search_code} of ${person(pending).full_name}`),
+			text: expect.stringContaining(
+				`Appointment ${pending.search_code} of ${person(pending).full_name}`,
+			),
 		}),
 	]);
 });
@@ -176,23 +223,35 @@ test('5 webhook housekeeping: create, list, update, delete, then an email with t
 	expect(created).toMatchObject({ events: ['appointment.created'] });
 	expect(r.output('List Subscriptions').map((w) => w.webhook_key)).toContain(created.webhook_key);
 	expect(r.output('Also Listen to Cancellations')).toEqual([
-		expect.objectContaining({ webhook_key: created.webhook_key, events: ['appointment.created', 'appointment.canceled'] }),
+		expect.objectContaining({
+			webhook_key: created.webhook_key,
+			events: ['appointment.created', 'appointment.canceled'],
+		}),
 	]);
-	expect(r.output('Delete Demo Subscription')).toEqual([{ deleted: true, webhook_key: created.webhook_key }]);
+	expect(r.output('Delete Demo Subscription')).toEqual([
+		{ deleted: true, webhook_key: created.webhook_key },
+	]);
 	expect(await admin.webhooks()).toHaveLength(0);
 	expect(r.emails).toHaveLength(1);
 	expect(r.emails[0].subject).toBe('Webhook subscriptions: 1');
-	expect(r.emails[0].text).toContain(`${String(created.url)}  appointment.created  (${String(created.webhook_key)})`);
+	expect(r.emails[0].text).toContain(
+		`${String(created.url)}  appointment.created  (${String(created.webhook_key)})`,
+	);
 });
 
-const appointmentNodes = (prefix: string) => byPrefix(prefix).nodes.filter((n) => n.type === 'n8n-nodes-appointments.appointments');
+const appointmentNodes = (prefix: string) =>
+	byPrefix(prefix).nodes.filter((n) => n.type === 'n8n-nodes-appointments.appointments');
 
 test('9 no-show follow-up: Get reads the appointment of a started item, Update Status marks a still CONFIRMED one NO_SHOW', async () => {
 	const [get, update] = appointmentNodes('9-');
 	expect([get, update].map((n) => n.parameters.operation)).toEqual(['get', 'updateStatus']);
 	const a = (await admin.appointments()).find((x) => x.status === 'CONFIRMED')!;
 	// The polling trigger's item (after the Wait node, unchanged): { event, timestamp, data }.
-	const startedItem = { event: 'appointment.started', timestamp: new Date().toISOString(), data: a };
+	const startedItem = {
+		event: 'appointment.started',
+		timestamp: new Date().toISOString(),
+		data: a,
+	};
 	const [read] = await runOk(sb, get.parameters as IDataObject, { input: [startedItem] });
 	expect(read.appointment_key).toBe(a.appointment_key);
 	expect(read.status).toBe('CONFIRMED');
@@ -215,17 +274,38 @@ function emailFor(prefix: string, item: IDataObject, timezone: string): (name: s
 		nodes: [structuredClone(email) as never],
 		connections: {},
 		active: false,
-		nodeTypes: { getByName: () => noTypes, getByNameAndVersion: () => noTypes, getKnownTypes: () => ({}) } as never,
+		nodeTypes: {
+			getByName: () => noTypes,
+			getByNameAndVersion: () => noTypes,
+			getKnownTypes: () => ({}),
+		} as never,
 		settings: { timezone },
 	});
-	return (name) => workflow.expression.getParameterValue(parameters[name] as string, null, 0, 0, email.name, [{ json: item }], 'manual', {});
+	return (name) =>
+		workflow.expression.getParameterValue(
+			parameters[name] as string,
+			null,
+			0,
+			0,
+			email.name,
+			[{ json: item }],
+			'manual',
+			{},
+		);
 }
 
-const pollingTrigger = (prefix: string) => byPrefix(prefix).nodes.find((n) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger')!;
+const pollingTrigger = (prefix: string) =>
+	byPrefix(prefix).nodes.find(
+		(n) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger',
+	)!;
 
 describe('10 tell the client their appointment moved', () => {
 	test('the polling trigger on Appointment Rescheduled only', () => {
-		expect(pollingTrigger('10-').parameters).toEqual({ pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['appointment.rescheduled'], options: {} });
+		expect(pollingTrigger('10-').parameters).toEqual({
+			pollTimes: { item: [{ mode: 'everyMinute' }] },
+			events: ['appointment.rescheduled'],
+			options: {},
+		});
 	});
 
 	test("the client gets the old and the new time, in the workflow's zone: 'Tue 24 Nov, 10:00 → Thu 26 Nov, 15:00'", async () => {
@@ -239,7 +319,10 @@ describe('10 tell the client their appointment moved', () => {
 			previous: { start_date: at('2026-11-24T10:00'), status: a.status },
 		};
 		// A workflow zone other than the offsets' still writes both in its own zone: the same clock for both.
-		for (const [zone, moved] of [[ZONE, 'Tue 24 Nov, 10:00 → Thu 26 Nov, 15:00'], ['Europe/Madrid', 'Tue 24 Nov, 14:00 → Thu 26 Nov, 19:00']]) {
+		for (const [zone, moved] of [
+			[ZONE, 'Tue 24 Nov, 10:00 → Thu 26 Nov, 15:00'],
+			['Europe/Madrid', 'Tue 24 Nov, 14:00 → Thu 26 Nov, 19:00'],
+		]) {
 			const value = emailFor('10-', item, zone);
 			expect(value('toEmail')).toBe(person(a).email);
 			expect(value('subject')).toBe(`Your appointment has moved to ${moved.split(' → ')[1]}`);
@@ -262,24 +345,38 @@ describe('11 thank the client after an attended appointment', () => {
 
 	test('the client gets a thank-you naming the day and the calendar', async () => {
 		const a = (await admin.appointments())[0];
-		const item = { event: 'appointment.status_changed', timestamp: new Date().toISOString(), data: { ...a, status: 'ATTENDED' }, previous: { start_date: a.start_date, status: 'CONFIRMED' } };
+		const item = {
+			event: 'appointment.status_changed',
+			timestamp: new Date().toISOString(),
+			data: { ...a, status: 'ATTENDED' },
+			previous: { start_date: a.start_date, status: 'CONFIRMED' },
+		};
 		const value = emailFor('11-', item, ZONE);
 		expect(value('toEmail')).toBe(person(a).email);
 		expect(value('subject')).toBe(`Thank you for coming, ${person(a).full_name}`);
-		expect(value('text')).toContain(`at ${(a.calendar as IDataObject).name} on ${local(a.start_date).toFormat('cccc d LLLL')}.`);
+		expect(value('text')).toContain(
+			`at ${(a.calendar as IDataObject).name} on ${local(a.start_date).toFormat('cccc d LLLL')}.`,
+		);
 	});
 });
 
 test('10 and 11 listen to events the polling trigger offers', () => {
-	const offered = (new AppointmentsPollingTrigger().description.properties.find((p) => p.name === 'events')!.options ?? []).map((o) => (o as { value: string }).value);
-	for (const prefix of ['10-', '11-']) for (const event of pollingTrigger(prefix).parameters.events as string[]) expect(offered).toContain(event);
+	const offered = (
+		new AppointmentsPollingTrigger().description.properties.find((p) => p.name === 'events')!
+			.options ?? []
+	).map((o) => (o as { value: string }).value);
+	for (const prefix of ['10-', '11-'])
+		for (const event of pollingTrigger(prefix).parameters.events as string[])
+			expect(offered).toContain(event);
 });
 
 test("8 and 9: the emails go to the client and give the start in words, in the calendar's time (n8n's expression engine)", async () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { Workflow } = require('n8n-workflow') as typeof import('n8n-workflow');
 	const a = (await admin.appointments())[0];
-	const inWords = DateTime.fromISO(String(a.start_date), { setZone: true }).toFormat("cccc d LLLL 'at' HH:mm");
+	const inWords = DateTime.fromISO(String(a.start_date), { setZone: true }).toFormat(
+		"cccc d LLLL 'at' HH:mm",
+	);
 	for (const [prefix, item] of [
 		['8-', { event: 'appointment.starting_soon', timestamp: new Date().toISOString(), data: a }],
 		['9-', a], // after Update Status: the record
@@ -291,13 +388,28 @@ test("8 and 9: the emails go to the client and give the start in words, in the c
 			nodes: [structuredClone(email) as never],
 			connections: {},
 			active: false,
-			nodeTypes: { getByName: () => noTypes, getByNameAndVersion: () => noTypes, getKnownTypes: () => ({}) } as never,
+			nodeTypes: {
+				getByName: () => noTypes,
+				getByNameAndVersion: () => noTypes,
+				getKnownTypes: () => ({}),
+			} as never,
 			settings: { timezone: 'Europe/Lisbon' },
 		});
 		const value = (name: string) =>
-			workflow.expression.getParameterValue(parameters[name] as string, null, 0, 0, email.name, [{ json: item as IDataObject }], 'manual', {});
+			workflow.expression.getParameterValue(
+				parameters[name] as string,
+				null,
+				0,
+				0,
+				email.name,
+				[{ json: item as IDataObject }],
+				'manual',
+				{},
+			);
 		expect(value('toEmail')).toBe(person(a).email);
-		expect(`${value('subject')}\n${value('text')}`).toContain(prefix === '8-' ? `on ${inWords}` : String((a.calendar as IDataObject).name));
+		expect(`${value('subject')}\n${value('text')}`).toContain(
+			prefix === '8-' ? `on ${inWords}` : String((a.calendar as IDataObject).name),
+		);
 		expect(value('text')).toContain(String(person(a).full_name));
 		expect(value('text')).toContain(inWords);
 	}

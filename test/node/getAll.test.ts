@@ -7,7 +7,16 @@ import { DateTime, Settings } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { GET_MANY_FILTERS } from '../../nodes/Appointments/actions/appointment/getAll.filters';
-import { apiRequests, runFail, runOk, sortKeys, useSandbox, ZONE, type Admin, type Sandbox } from './helpers';
+import {
+	apiRequests,
+	runFail,
+	runOk,
+	sortKeys,
+	useSandbox,
+	ZONE,
+	type Admin,
+	type Sandbox,
+} from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;
@@ -47,7 +56,10 @@ describe('filters', () => {
 		['searchCode', (a) => a.search_code],
 		['ownerUser', (a) => a.owner_user],
 	];
-	const exact = matchedExactly.map(([field, get]) => [field, GET_MANY_FILTERS.find((row) => row.name === field)!.param, get] as const);
+	const exact = matchedExactly.map(
+		([field, get]) =>
+			[field, GET_MANY_FILTERS.find((row) => row.name === field)!.param, get] as const,
+	);
 
 	test.each(exact)(
 		'%s is sent as %s and selects exactly the matching appointments',
@@ -231,8 +243,13 @@ describe('date range presets', () => {
 		const today = now.toFormat('yyyy-MM-dd');
 		const out = await runOk(sb, { ...base, dateRange: 'today' });
 		// On the days Santiago's clocks change the edges move (tests with the clock fixed below say how).
-		const changeDay = now.startOf('day').minus({ milliseconds: 1 }).offset !== now.endOf('day').offset;
-		if (!changeDay) expect(await lastListQuery()).toEqual({ start_date: `${today}T00:00:00`, end_date: `${today}T23:59:59` });
+		const changeDay =
+			now.startOf('day').minus({ milliseconds: 1 }).offset !== now.endOf('day').offset;
+		if (!changeDay)
+			expect(await lastListQuery()).toEqual({
+				start_date: `${today}T00:00:00`,
+				end_date: `${today}T23:59:59`,
+			});
 		const expected = keysWhere(
 			(a) => DateTime.fromISO(String(a.start_date)).setZone(ZONE).toFormat('yyyy-MM-dd') === today,
 		);
@@ -289,39 +306,84 @@ describe('the account time zone, and the days its clocks change', () => {
 	// Santiago (the sandbox's account): 2026-04-04 23:00-23:59 comes twice (-03:00, then -04:00); 2026-09-06
 	// 00:00-00:59 does not exist. Berlin is +02:00 on both days.
 	const starts = [
-		'2026-04-04T00:00:00-03:00', '2026-04-04T17:59:59-03:00', '2026-04-04T18:00:00-03:00',
-		'2026-04-04T22:29:59-03:00', '2026-04-04T22:30:00-03:00', '2026-04-04T22:59:59-03:00', '2026-04-04T23:00:00-03:00',
-		'2026-04-04T23:15:00-03:00', '2026-04-04T23:45:00-03:00', '2026-04-04T23:59:59-03:00', '2026-04-04T23:00:00-04:00',
-		'2026-04-04T23:15:00-04:00', '2026-04-04T23:45:00-04:00', '2026-04-04T23:59:59-04:00', '2026-04-05T00:00:00-04:00',
-		'2026-04-05T00:30:00-04:00', '2026-04-05T17:59:59-04:00', '2026-04-05T18:00:00-04:00',
-		'2026-09-05T17:59:59-04:00', '2026-09-05T18:00:00-04:00', '2026-09-05T23:30:00-04:00', '2026-09-05T23:59:59-04:00',
-		'2026-09-06T01:00:00-03:00', '2026-09-06T01:30:00-03:00', '2026-09-06T18:59:59-03:00', '2026-09-06T19:00:00-03:00',
+		'2026-04-04T00:00:00-03:00',
+		'2026-04-04T17:59:59-03:00',
+		'2026-04-04T18:00:00-03:00',
+		'2026-04-04T22:29:59-03:00',
+		'2026-04-04T22:30:00-03:00',
+		'2026-04-04T22:59:59-03:00',
+		'2026-04-04T23:00:00-03:00',
+		'2026-04-04T23:15:00-03:00',
+		'2026-04-04T23:45:00-03:00',
+		'2026-04-04T23:59:59-03:00',
+		'2026-04-04T23:00:00-04:00',
+		'2026-04-04T23:15:00-04:00',
+		'2026-04-04T23:45:00-04:00',
+		'2026-04-04T23:59:59-04:00',
+		'2026-04-05T00:00:00-04:00',
+		'2026-04-05T00:30:00-04:00',
+		'2026-04-05T17:59:59-04:00',
+		'2026-04-05T18:00:00-04:00',
+		'2026-09-05T17:59:59-04:00',
+		'2026-09-05T18:00:00-04:00',
+		'2026-09-05T23:30:00-04:00',
+		'2026-09-05T23:59:59-04:00',
+		'2026-09-06T01:00:00-03:00',
+		'2026-09-06T01:30:00-03:00',
+		'2026-09-06T18:59:59-03:00',
+		'2026-09-06T19:00:00-03:00',
 	];
 	let created: IDataObject[];
 	const ms = (iso: string) => Date.parse(iso);
 	/** The appointments of this describe whose start lies in [from, to]. */
 	const startingIn = (from: string, to: string) =>
-		sortKeys(created.filter((a) => ms(String(a.start_date)) >= ms(from) && ms(String(a.start_date)) <= ms(to)));
-	const mine = (out: IDataObject[]) => sortKeys(out.filter((a) => created.some((c) => c.appointment_key === a.appointment_key)));
+		sortKeys(
+			created.filter(
+				(a) => ms(String(a.start_date)) >= ms(from) && ms(String(a.start_date)) <= ms(to),
+			),
+		);
+	const mine = (out: IDataObject[]) =>
+		sortKeys(out.filter((a) => created.some((c) => c.appointment_key === a.appointment_key)));
 
 	beforeAll(async () => {
 		created = [];
-		for (const start_date of starts) created.push(await admin.create({ start_date, status: 'CONFIRMED' }));
+		for (const start_date of starts)
+			created.push(await admin.create({ start_date, status: 'CONFIRMED' }));
 	});
 	afterEach(async () => {
 		Settings.now = () => Date.now();
 		await admin.config({ dstWallClock: 'zoneinfo', pageSize: 50 });
 	});
 
-	test('workflow in Europe/Berlin, account in America/Santiago: Today and Custom are Berlin\'s days and times, sent as the same instants on Santiago\'s clock', async () => {
+	test("workflow in Europe/Berlin, account in America/Santiago: Today and Custom are Berlin's days and times, sent as the same instants on Santiago's clock", async () => {
 		const opts = { timezone: BER, accountTimeZone: SCL };
 		const cases: Array<[string, IDataObject, Record<string, string>, [string, string]]> = [
 			// Berlin's 5 April: 2026-04-04T22:00Z .. 2026-04-05T21:59:59Z, across Santiago's repeated hour.
-			['2026-04-05T12:00:00+02:00', { dateRange: 'today' }, { start_date: '2026-04-04T19:00:00', end_date: '2026-04-05T17:59:59' }, ['2026-04-05T00:00:00+02:00', '2026-04-05T23:59:59+02:00']],
+			[
+				'2026-04-05T12:00:00+02:00',
+				{ dateRange: 'today' },
+				{ start_date: '2026-04-04T19:00:00', end_date: '2026-04-05T17:59:59' },
+				['2026-04-05T00:00:00+02:00', '2026-04-05T23:59:59+02:00'],
+			],
 			// Berlin's 6 September, across Santiago's skipped hour.
-			['2026-09-06T08:00:00+02:00', { dateRange: 'today' }, { start_date: '2026-09-05T18:00:00', end_date: '2026-09-06T18:59:59' }, ['2026-09-06T00:00:00+02:00', '2026-09-06T23:59:59+02:00']],
-			['2026-09-06T08:00:00+02:00', { dateRange: 'yesterday' }, { start_date: '2026-09-04T18:00:00', end_date: '2026-09-05T17:59:59' }, ['2026-09-05T00:00:00+02:00', '2026-09-05T23:59:59+02:00']],
-			['2026-04-01T08:00:00+02:00', { dateRange: 'custom', startDate: '2026-04-05', endDate: '2026-04-05T04:15:00' }, { start_date: '2026-04-04T19:00:00', end_date: '2026-04-05T00:15:00' }, ['2026-04-05T00:00:00+02:00', '2026-04-05T04:15:00+02:00']],
+			[
+				'2026-09-06T08:00:00+02:00',
+				{ dateRange: 'today' },
+				{ start_date: '2026-09-05T18:00:00', end_date: '2026-09-06T18:59:59' },
+				['2026-09-06T00:00:00+02:00', '2026-09-06T23:59:59+02:00'],
+			],
+			[
+				'2026-09-06T08:00:00+02:00',
+				{ dateRange: 'yesterday' },
+				{ start_date: '2026-09-04T18:00:00', end_date: '2026-09-05T17:59:59' },
+				['2026-09-05T00:00:00+02:00', '2026-09-05T23:59:59+02:00'],
+			],
+			[
+				'2026-04-01T08:00:00+02:00',
+				{ dateRange: 'custom', startDate: '2026-04-05', endDate: '2026-04-05T04:15:00' },
+				{ start_date: '2026-04-04T19:00:00', end_date: '2026-04-05T00:15:00' },
+				['2026-04-05T00:00:00+02:00', '2026-04-05T04:15:00+02:00'],
+			],
 		];
 		for (const [now, range, query, [from, to]] of cases) {
 			Settings.now = () => ms(now);
@@ -333,38 +395,96 @@ describe('the account time zone, and the days its clocks change', () => {
 		}
 	});
 
-	test('Created At is the same instant on the account\'s clock (here the day before Berlin\'s)', async () => {
-		await runOk(sb, { ...base, filters: { createdAt: '2026-03-10T03:00:00' } }, { timezone: BER, accountTimeZone: SCL });
+	test("Created At is the same instant on the account's clock (here the day before Berlin's)", async () => {
+		await runOk(
+			sb,
+			{ ...base, filters: { createdAt: '2026-03-10T03:00:00' } },
+			{ timezone: BER, accountTimeZone: SCL },
+		);
 		expect((await lastListQuery()).created_at).toBe('2026-03-09T23:00:00');
 	});
 
 	test('an empty Account Time Zone is the zone the dates are read in, as before the field existed', async () => {
 		Settings.now = () => ms('2026-04-05T12:00:00+02:00');
 		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: BER });
-		expect(await lastListQuery()).toEqual({ start_date: '2026-04-05T00:00:00', end_date: '2026-04-05T23:59:59' });
+		expect(await lastListQuery()).toEqual({
+			start_date: '2026-04-05T00:00:00',
+			end_date: '2026-04-05T23:59:59',
+		});
 		await admin.clearRequests();
-		await runOk(sb, { ...base, dateRange: 'today', options: { timeZone: SCL } }, { timezone: BER, accountTimeZone: '  ' });
-		expect(await lastListQuery()).toEqual({ start_date: '2026-04-05T00:00:00', end_date: '2026-04-05T23:59:59' });
+		await runOk(
+			sb,
+			{ ...base, dateRange: 'today', options: { timeZone: SCL } },
+			{ timezone: BER, accountTimeZone: '  ' },
+		);
+		expect(await lastListQuery()).toEqual({
+			start_date: '2026-04-05T00:00:00',
+			end_date: '2026-04-05T23:59:59',
+		});
 	});
 
 	test('an Account Time Zone that is not one fails before any request, naming the field', async () => {
 		Settings.now = () => ms('2026-04-05T12:00:00+02:00');
-		const error = await runFail(sb, { ...base, dateRange: 'today' }, { accountTimeZone: 'Mars/Olympus' });
+		const error = await runFail(
+			sb,
+			{ ...base, dateRange: 'today' },
+			{ accountTimeZone: 'Mars/Olympus' },
+		);
 		expect(error.message).toMatch(/Account Time Zone "Mars\/Olympus" is not an IANA time zone/);
 		expect(await apiRequests(admin)).toEqual([]);
 	});
 
 	/** Windows with an edge on a Santiago clock change: [clock, parameters, workflow zone, the window's instants]. */
 	const edgeCases: Array<[string, IDataObject, string, [string, string]]> = [
-		['2026-04-04T12:00:00-03:00', { dateRange: 'today' }, SCL, ['2026-04-04T00:00:00-03:00', '2026-04-04T23:59:59-04:00']],
-		['2026-04-05T12:00:00-04:00', { dateRange: 'yesterday' }, SCL, ['2026-04-04T00:00:00-03:00', '2026-04-04T23:59:59-04:00']],
-		['2026-04-05T12:00:00-04:00', { dateRange: 'today' }, SCL, ['2026-04-05T00:00:00-04:00', '2026-04-05T23:59:59-04:00']],
-		['2026-09-06T12:00:00-03:00', { dateRange: 'today' }, SCL, ['2026-09-06T01:00:00-03:00', '2026-09-06T23:59:59-03:00']],
-		['2026-09-06T12:00:00-03:00', { dateRange: 'yesterday' }, SCL, ['2026-09-05T00:00:00-04:00', '2026-09-05T23:59:59-04:00']],
-		['2026-09-01T12:00:00-04:00', { dateRange: 'custom', startDate: '2026-09-06', endDate: '2026-09-06T01:30:00' }, SCL, ['2026-09-06T01:00:00-03:00', '2026-09-06T01:30:00-03:00']],
+		[
+			'2026-04-04T12:00:00-03:00',
+			{ dateRange: 'today' },
+			SCL,
+			['2026-04-04T00:00:00-03:00', '2026-04-04T23:59:59-04:00'],
+		],
+		[
+			'2026-04-05T12:00:00-04:00',
+			{ dateRange: 'yesterday' },
+			SCL,
+			['2026-04-04T00:00:00-03:00', '2026-04-04T23:59:59-04:00'],
+		],
+		[
+			'2026-04-05T12:00:00-04:00',
+			{ dateRange: 'today' },
+			SCL,
+			['2026-04-05T00:00:00-04:00', '2026-04-05T23:59:59-04:00'],
+		],
+		[
+			'2026-09-06T12:00:00-03:00',
+			{ dateRange: 'today' },
+			SCL,
+			['2026-09-06T01:00:00-03:00', '2026-09-06T23:59:59-03:00'],
+		],
+		[
+			'2026-09-06T12:00:00-03:00',
+			{ dateRange: 'yesterday' },
+			SCL,
+			['2026-09-05T00:00:00-04:00', '2026-09-05T23:59:59-04:00'],
+		],
+		[
+			'2026-09-01T12:00:00-04:00',
+			{ dateRange: 'custom', startDate: '2026-09-06', endDate: '2026-09-06T01:30:00' },
+			SCL,
+			['2026-09-06T01:00:00-03:00', '2026-09-06T01:30:00-03:00'],
+		],
 		// Typed in Berlin, falling in Santiago's repeated hour: 23:15 -03 (its first pass) to 23:45 -04 (its second).
-		['2026-04-01T12:00:00-03:00', { dateRange: 'custom', startDate: '2026-04-05T04:15:00', endDate: '2026-04-05T05:45:00' }, BER, ['2026-04-04T23:15:00-03:00', '2026-04-04T23:45:00-04:00']],
-		['2026-04-01T12:00:00-03:00', { dateRange: 'custom', startDate: '2026-04-05T05:15:00' }, BER, ['2026-04-04T23:15:00-04:00', '9999-01-01T00:00:00Z']],
+		[
+			'2026-04-01T12:00:00-03:00',
+			{ dateRange: 'custom', startDate: '2026-04-05T04:15:00', endDate: '2026-04-05T05:45:00' },
+			BER,
+			['2026-04-04T23:15:00-03:00', '2026-04-04T23:45:00-04:00'],
+		],
+		[
+			'2026-04-01T12:00:00-03:00',
+			{ dateRange: 'custom', startDate: '2026-04-05T05:15:00' },
+			BER,
+			['2026-04-04T23:15:00-04:00', '9999-01-01T00:00:00Z'],
+		],
 	];
 
 	test.each(['zoneinfo', 'earlier', 'later', 'refuse'])(
@@ -373,7 +493,11 @@ describe('the account time zone, and the days its clocks change', () => {
 			await admin.config({ dstWallClock });
 			for (const [now, range, zone, [from, to]] of edgeCases) {
 				Settings.now = () => ms(now);
-				const out = await runOk(sb, { ...base, ...range }, { timezone: zone, accountTimeZone: SCL });
+				const out = await runOk(
+					sb,
+					{ ...base, ...range },
+					{ timezone: zone, accountTimeZone: SCL },
+				);
 				expect([now, range, mine(out)]).toEqual([now, range, startingIn(from, to)]);
 			}
 		},
@@ -384,14 +508,39 @@ describe('the account time zone, and the days its clocks change', () => {
 		Settings.now = () => ms('2026-04-01T12:00:00-03:00');
 		await admin.clearRequests();
 		// Starts inside Santiago's repeated hour (23:15 -03): the query starts before it, at 22:15.
-		const out = await runOk(sb, { ...base, returnAll: false, limit: 3, dateRange: 'custom', startDate: '2026-04-05T04:15:00' }, { timezone: BER, accountTimeZone: SCL });
-		const inside = created.filter((a) => ms(String(a.start_date)) >= ms('2026-04-04T23:15:00-03:00'));
-		const byStart = (list: IDataObject[]) => [...list].sort((a, b) => ms(String(a.start_date)) - ms(String(b.start_date)) || String(a.appointment_key).localeCompare(String(b.appointment_key)));
-		expect(out.map((a) => a.appointment_key)).toEqual(byStart(inside).slice(0, 3).map((a) => a.appointment_key));
-		const gets = (await apiRequests(admin, 'GET')).filter((r) => r.path === '/api/v3/appointments/');
+		const out = await runOk(
+			sb,
+			{
+				...base,
+				returnAll: false,
+				limit: 3,
+				dateRange: 'custom',
+				startDate: '2026-04-05T04:15:00',
+			},
+			{ timezone: BER, accountTimeZone: SCL },
+		);
+		const inside = created.filter(
+			(a) => ms(String(a.start_date)) >= ms('2026-04-04T23:15:00-03:00'),
+		);
+		const byStart = (list: IDataObject[]) =>
+			[...list].sort(
+				(a, b) =>
+					ms(String(a.start_date)) - ms(String(b.start_date)) ||
+					String(a.appointment_key).localeCompare(String(b.appointment_key)),
+			);
+		expect(out.map((a) => a.appointment_key)).toEqual(
+			byStart(inside)
+				.slice(0, 3)
+				.map((a) => a.appointment_key),
+		);
+		const gets = (await apiRequests(admin, 'GET')).filter(
+			(r) => r.path === '/api/v3/appointments/',
+		);
 		expect(gets[0].query).toEqual({ start_date: '2026-04-04T22:15:00' });
 		// The pages the service has from that edge on, up to the one holding the third appointment inside.
-		const listed = byStart(created.filter((a) => ms(String(a.start_date)) >= ms('2026-04-04T22:15:00-03:00')));
+		const listed = byStart(
+			created.filter((a) => ms(String(a.start_date)) >= ms('2026-04-04T22:15:00-03:00')),
+		);
 		const third = listed.findIndex((a) => a.appointment_key === out[2].appointment_key);
 		expect(gets).toHaveLength(Math.floor(third / 2) + 1);
 	});

@@ -19,7 +19,10 @@ describe('the node and the sandbox read the same filter table', () => {
 	test('every parameter the node can send is one the sandbox reads, as the same kind', () => {
 		expect(GET_MANY_FILTERS.length).toBeGreaterThan(0);
 		const sent = GET_MANY_FILTERS.map((row) => ({ param: row.param, kind: row.kind }));
-		const read = GET_MANY_FILTERS.map((row) => ({ param: row.param, kind: LIST_FILTER_RULES[row.param]?.kind }));
+		const read = GET_MANY_FILTERS.map((row) => ({
+			param: row.param,
+			kind: LIST_FILTER_RULES[row.param]?.kind,
+		}));
 		expect(read).toEqual(sent);
 	});
 
@@ -44,12 +47,16 @@ function recordValue(a: IDataObject, param: string): IDataObject[string] {
 test('one appointment found by its own values in every filter at once, all sent and accepted', async () => {
 	const all = await admin.appointments();
 	// one with a value for every parameter (some have no external ID, no tags or no services)
-	const isSet = (v: unknown) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
-	const a = all.find((r) => GET_MANY_FILTERS.every((row) => row.in !== undefined || isSet(recordValue(r, row.param))))!;
+	const isSet = (v: unknown) =>
+		v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
+	const a = all.find((r) =>
+		GET_MANY_FILTERS.every((row) => row.in !== undefined || isSet(recordValue(r, row.param))),
+	)!;
 	expect(a).toBeDefined();
 	const start = DateTime.fromISO(String(a.start_date), { setZone: true }).setZone(ZONE);
 	const filters: IDataObject = {};
-	for (const row of GET_MANY_FILTERS) if (row.in === undefined) filters[row.name] = recordValue(a, row.param);
+	for (const row of GET_MANY_FILTERS)
+		if (row.in === undefined) filters[row.name] = recordValue(a, row.param);
 	filters.calendarKey = { __rl: true, mode: 'id', value: filters.calendarKey };
 	await admin.clearRequests();
 	const out = await runOk(sb, {
@@ -62,8 +69,12 @@ test('one appointment found by its own values in every filter at once, all sent 
 		endDate: start.plus({ hours: 1 }).toISO(),
 		filters,
 	});
-	const [request] = (await apiRequests(admin, 'GET')).filter((r) => r.path === '/api/v3/appointments/');
+	const [request] = (await apiRequests(admin, 'GET')).filter(
+		(r) => r.path === '/api/v3/appointments/',
+	);
 	expect(request.status).toBe(200);
-	expect(Object.keys(request.query).sort()).toEqual(GET_MANY_FILTERS.map((row) => row.param).sort());
+	expect(Object.keys(request.query).sort()).toEqual(
+		GET_MANY_FILTERS.map((row) => row.param).sort(),
+	);
 	expect(out.map((r) => r.appointment_key)).toContain(a.appointment_key);
 });

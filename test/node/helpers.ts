@@ -5,7 +5,12 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runNode, type RunNodeResult } from '../helpers/n8n';
-import { adminRequest, startTestSandbox, type LoggedRequest, type Sandbox } from '../helpers/sandbox';
+import {
+	adminRequest,
+	startTestSandbox,
+	type LoggedRequest,
+	type Sandbox,
+} from '../helpers/sandbox';
 
 export const TOKEN = 'node-test-token';
 export const LIMITED = 'node-limited-token';
@@ -15,7 +20,10 @@ export const ZONE = 'America/Santiago';
 export type { LoggedRequest, Sandbox };
 
 export async function start(options: Record<string, unknown> = {}): Promise<Sandbox> {
-	return await startTestSandbox({ token: TOKEN, limited: LIMITED, admin: ADMIN }, { seed: 40, seedValue: 7, timeZone: ZONE, ...options });
+	return await startTestSandbox(
+		{ token: TOKEN, limited: LIMITED, admin: ADMIN },
+		{ seed: 40, seedValue: 7, timeZone: ZONE, ...options },
+	);
 }
 
 export function adminClient(sb: Sandbox) {
@@ -84,7 +92,11 @@ export async function run(
 ): Promise<RunNodeResult> {
 	return await runNode({
 		parameters,
-		credentials: { baseUrl: sb.url, accessToken: opts.token ?? TOKEN, ...(opts.accountTimeZone === undefined ? {} : { accountTimeZone: opts.accountTimeZone }) },
+		credentials: {
+			baseUrl: sb.url,
+			accessToken: opts.token ?? TOKEN,
+			...(opts.accountTimeZone === undefined ? {} : { accountTimeZone: opts.accountTimeZone }),
+		},
 		input: opts.input,
 		continueOnFail: opts.continueOnFail,
 		timezone: opts.timezone ?? ZONE,

@@ -126,7 +126,9 @@ describe.each(['body', 'empty'])('mutation response "%s"', (mutationResponse) =>
 		const reqs = await apiRequests(admin);
 		// read first: an appointment already cancelled is not cancelled (nor its client e-mailed) again
 		expect(reqs[1]).toMatchObject({ method: 'DELETE', query: { send_email: 'false' } });
-		expect(reqs.map((r) => r.method)).toEqual(readBack ? ['GET', 'DELETE', 'GET'] : ['GET', 'DELETE']);
+		expect(reqs.map((r) => r.method)).toEqual(
+			readBack ? ['GET', 'DELETE', 'GET'] : ['GET', 'DELETE'],
+		);
 		expect((await admin.emails()).filter((e) => e.appointment_key === k)).toHaveLength(0);
 		expect((await admin.appointment(k)).is_cancelled).toBe(true);
 	});
@@ -152,7 +154,12 @@ test('cancel against a service that removes what it cancels (204, then 404 on re
 	await admin.config({ mutationResponse: 'empty' });
 	const k = key(9);
 	// the first read sees the appointment as it is; the read after the DELETE finds it gone
-	await admin.fault({ status: 200, count: 1, body: all[9], match: { method: 'GET', path: `/api/v3/appointments/${k}/` } });
+	await admin.fault({
+		status: 200,
+		count: 1,
+		body: all[9],
+		match: { method: 'GET', path: `/api/v3/appointments/${k}/` },
+	});
 	await admin.fault({
 		status: 404,
 		count: 1,

@@ -22,7 +22,8 @@ describe('against the sandbox', () => {
 	let admin: Admin;
 	useSandbox({ seed: 140, seedValue: 5 }, (started) => ({ sb, admin } = started));
 
-	const listGets = async () => (await apiRequests(admin, 'GET')).filter((r) => r.path === '/api/v3/appointments/');
+	const listGets = async () =>
+		(await apiRequests(admin, 'GET')).filter((r) => r.path === '/api/v3/appointments/');
 
 	afterEach(async () => {
 		await admin.clearFaults();
@@ -32,7 +33,11 @@ describe('against the sandbox', () => {
 	test('a 429 on page 7 of 20 under concurrency: everything once, in order, and no page sent during the pause', async () => {
 		await admin.config({ pageSize: 7 });
 		const one = await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 1 } }));
-		const page = (n: number) => ({ method: 'GET', path: '/api/v3/appointments/', query: { page: String(n) } });
+		const page = (n: number) => ({
+			method: 'GET',
+			path: '/api/v3/appointments/',
+			query: { page: String(n) },
+		});
 		// Page 6 answers late, so the reader takes it (and starts page 10) while page 7's Retry-After is running.
 		await admin.fault({ match: page(6), delayMs: 300 });
 		await admin.fault({ match: page(7), status: 429, retryAfter: 1 });
@@ -45,7 +50,8 @@ describe('against the sandbox', () => {
 		expect(refused.query.page).toBe('7');
 		// Page 10, started during the pause, waited for the shared Retry-After (1 s) like page 7's retry.
 		const pausedUntil = Date.parse(refused.at) + 1000;
-		const sentAt = (n: number) => log.filter((r) => r.query.page === String(n)).map((r) => Date.parse(r.at));
+		const sentAt = (n: number) =>
+			log.filter((r) => r.query.page === String(n)).map((r) => Date.parse(r.at));
 		expect(Math.max(...sentAt(7))).toBeGreaterThanOrEqual(pausedUntil - 20);
 		expect(sentAt(10)[0]).toBeGreaterThanOrEqual(pausedUntil - 20);
 	});
@@ -53,16 +59,25 @@ describe('against the sandbox', () => {
 	// Versions 1-3's Max Retry Wait (version 4 keeps the same shared budget at its fixed 60 s).
 	test('Max Retry Wait bounds the whole list, not each page', async () => {
 		await admin.config({ pageSize: 7 });
-		const page = (n: number) => ({ method: 'GET', path: '/api/v3/appointments/', query: { page: String(n) } });
+		const page = (n: number) => ({
+			method: 'GET',
+			path: '/api/v3/appointments/',
+			query: { page: String(n) },
+		});
 		await admin.fault({ match: page(3), status: 429, retryAfter: 1 });
 		await admin.fault({ match: page(12), status: 429, retryAfter: 1 });
 		for (const pageConcurrency of [1, 4]) {
 			const result = await runNode({
-				parameters: params({ returnAll: true, advanced: { pageConcurrency, maxRetryWaitSeconds: 1.5 } }),
+				parameters: params({
+					returnAll: true,
+					advanced: { pageConcurrency, maxRetryWaitSeconds: 1.5 },
+				}),
 				credentials: { baseUrl: sb.url, accessToken: 'node-test-token' },
 				nodeTypeVersion: 3,
 			});
-			expect(result.error?.message).toMatch(/the service asked to retry after 1\.0 s, more than the 0\.\d s left of the retry budget/);
+			expect(result.error?.message).toMatch(
+				/the service asked to retry after 1\.0 s, more than the 0\.\d s left of the retry budget/,
+			);
 			await admin.fault({ match: page(3), status: 429, retryAfter: 1 });
 			await admin.fault({ match: page(12), status: 429, retryAfter: 1 });
 		}
@@ -87,7 +102,10 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		change?: 'insert' | 'delete';
 	}
 	const SIZE = 5;
-	const original = Array.from({ length: 52 }, (_, i) => ({ appointment_key: `k${String(i).padStart(2, '0')}`, status: 'CONFIRMED' }));
+	const original = Array.from({ length: 52 }, (_, i) => ({
+		appointment_key: `k${String(i).padStart(2, '0')}`,
+		status: 'CONFIRMED',
+	}));
 	let records: IDataObject[] = [];
 	let variant: Variant = { count: true, links: 'absolute' };
 	let served = 0;
@@ -130,8 +148,10 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		res.writeHead(page > pages ? 404 : 200, { 'content-type': 'application/json' });
 		res.end(JSON.stringify(page > pages ? { detail: 'Invalid page.' } : body));
 		served++;
-		if (served === 1 && variant.change === 'insert') records = [{ appointment_key: 'new', status: 'PENDING' }, ...records];
-		if (served === 1 && variant.change === 'delete') records = records.filter((r) => r.appointment_key !== 'k00');
+		if (served === 1 && variant.change === 'insert')
+			records = [{ appointment_key: 'new', status: 'PENDING' }, ...records];
+		if (served === 1 && variant.change === 'delete')
+			records = records.filter((r) => r.appointment_key !== 'k00');
 	}
 
 	beforeAll(async () => {
@@ -162,11 +182,21 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		served = 0;
 		maxInFlight = 0;
 		const result = await runNode({
-			parameters: params({ returnAll: true, output: 'raw', ...extra, advanced: { pageConcurrency } }),
+			parameters: params({
+				returnAll: true,
+				output: 'raw',
+				...extra,
+				advanced: { pageConcurrency },
+			}),
 			credentials: { baseUrl: url, accessToken: 'drf-token-0123456789' },
 		});
 		if (result.error) throw result.error;
-		return { keys: keysOf(result.items[0].map((i) => i.json)), served, maxInFlight, hints: hintsOf(result) };
+		return {
+			keys: keysOf(result.items[0].map((i) => i.json)),
+			served,
+			maxInFlight,
+			hints: hintsOf(result),
+		};
 	}
 
 	test.each([
@@ -174,33 +204,44 @@ describe('against a DRF-style service (with or without count, absolute or relati
 		[true, 'relative'],
 		[false, 'absolute'],
 		[false, 'relative'],
-	] as const)('count %s, %s links: identical items with page concurrency 1 and 4', async (count, links) => {
-		const one = await read({ count, links }, 1);
-		const four = await read({ count, links }, 4);
-		expect(one.keys).toEqual(keysOf(original));
-		expect(four.keys).toEqual(one.keys);
-		expect(four.served).toBe(11);
-		expect(one.maxInFlight).toBe(1);
-		// Only a count and an absolute next prove page-number paging; otherwise next is followed one page at a time.
-		if (count && links === 'absolute') {
-			expect(four.maxInFlight).toBeGreaterThan(1);
-			expect(four.maxInFlight).toBeLessThanOrEqual(4);
-		} else expect(four.maxInFlight).toBe(1);
-		expect(four.hints).toEqual([]);
-	});
+	] as const)(
+		'count %s, %s links: identical items with page concurrency 1 and 4',
+		async (count, links) => {
+			const one = await read({ count, links }, 1);
+			const four = await read({ count, links }, 4);
+			expect(one.keys).toEqual(keysOf(original));
+			expect(four.keys).toEqual(one.keys);
+			expect(four.served).toBe(11);
+			expect(one.maxInFlight).toBe(1);
+			// Only a count and an absolute next prove page-number paging; otherwise next is followed one page at a time.
+			if (count && links === 'absolute') {
+				expect(four.maxInFlight).toBeGreaterThan(1);
+				expect(four.maxInFlight).toBeLessThanOrEqual(4);
+			} else expect(four.maxInFlight).toBe(1);
+			expect(four.hints).toEqual([]);
+		},
+	);
 
-	test.each([1, 4])('an appointment created during the read (page concurrency %i): no record twice, and the output says what is not guaranteed', async (pc) => {
-		const { keys, hints } = await read({ count: true, links: 'absolute', change: 'insert' }, pc);
-		expect(new Set(keys).size).toBe(keys.length);
-		expect([...keys].sort()).toEqual(keysOf(original).sort());
-		expect(hints).toHaveLength(1);
-		expect(hints[0]).toMatch(/^The list changed while it was read \(the service's count went from 52 to 53\): each record was returned once, but records added, removed or moved during the read may be missing/);
-	});
+	test.each([1, 4])(
+		'an appointment created during the read (page concurrency %i): no record twice, and the output says what is not guaranteed',
+		async (pc) => {
+			const { keys, hints } = await read({ count: true, links: 'absolute', change: 'insert' }, pc);
+			expect(new Set(keys).size).toBe(keys.length);
+			expect([...keys].sort()).toEqual(keysOf(original).sort());
+			expect(hints).toHaveLength(1);
+			expect(hints[0]).toMatch(
+				/^The list changed while it was read \(the service's count went from 52 to 53\): each record was returned once, but records added, removed or moved during the read may be missing/,
+			);
+		},
+	);
 
-	test.each([1, 4])('an appointment removed during the read (page concurrency %i): no record twice, and the output says so', async (pc) => {
-		const { keys, hints } = await read({ count: true, links: 'absolute', change: 'delete' }, pc);
-		expect(new Set(keys).size).toBe(keys.length);
-		expect(keys.every((k) => keysOf(original).includes(k))).toBe(true);
-		expect(hints[0]).toMatch(/count went from 52 to 51/);
-	});
+	test.each([1, 4])(
+		'an appointment removed during the read (page concurrency %i): no record twice, and the output says so',
+		async (pc) => {
+			const { keys, hints } = await read({ count: true, links: 'absolute', change: 'delete' }, pc);
+			expect(new Set(keys).size).toBe(keys.length);
+			expect(keys.every((k) => keysOf(original).includes(k))).toBe(true);
+			expect(hints[0]).toMatch(/count went from 52 to 51/);
+		},
+	);
 });

@@ -42,21 +42,26 @@ describe.each([
 		expect(sortKeys(one)).toEqual(sortKeys(all));
 		expect(await listGets()).toHaveLength(3); // 50 + 50 + 30
 		await admin.clearRequests();
-		expect(await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 4 } }))).toEqual(one);
+		expect(await runOk(sb, params({ returnAll: true, advanced: { pageConcurrency: 4 } }))).toEqual(
+			one,
+		);
 		expect(await listGets()).toHaveLength(3);
 	});
 
-	test.each([1, 4])('a limit stops early: no page beyond the one that completes it (page concurrency %i)', async (pageConcurrency) => {
-		await admin.clearRequests();
-		const advanced = { pageConcurrency };
-		const out = await runOk(sb, params({ returnAll: false, limit: 60, advanced }));
-		expect(out).toHaveLength(60);
-		expect(new Set(out.map((a) => a.appointment_key)).size).toBe(60);
-		expect(await listGets()).toHaveLength(2);
-		await admin.clearRequests();
-		expect(await runOk(sb, params({ returnAll: false, limit: 50, advanced }))).toHaveLength(50);
-		expect(await listGets()).toHaveLength(1);
-	});
+	test.each([1, 4])(
+		'a limit stops early: no page beyond the one that completes it (page concurrency %i)',
+		async (pageConcurrency) => {
+			await admin.clearRequests();
+			const advanced = { pageConcurrency };
+			const out = await runOk(sb, params({ returnAll: false, limit: 60, advanced }));
+			expect(out).toHaveLength(60);
+			expect(new Set(out.map((a) => a.appointment_key)).size).toBe(60);
+			expect(await listGets()).toHaveLength(2);
+			await admin.clearRequests();
+			expect(await runOk(sb, params({ returnAll: false, limit: 50, advanced }))).toHaveLength(50);
+			expect(await listGets()).toHaveLength(1);
+		},
+	);
 
 	test('the default limit is 50', async () => {
 		expect(await runOk(sb, params({}))).toHaveLength(50);

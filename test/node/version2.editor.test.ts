@@ -15,26 +15,46 @@ let all: IDataObject[];
 
 useVersion2Sandbox((started) => ({ sb, admin, all } = started));
 
-const search = async (method: string, filter?: string, paginationToken?: string, zones = { timezone: ZONE, account: undefined as string | undefined }) =>
+const search = async (
+	method: string,
+	filter?: string,
+	paginationToken?: string,
+	zones = { timezone: ZONE, account: undefined as string | undefined },
+) =>
 	await listSearch({
 		method,
 		filter,
 		paginationToken,
-		credentials: { baseUrl: sb.url, accessToken: TOKEN, ...(zones.account === undefined ? {} : { accountTimeZone: zones.account }) },
+		credentials: {
+			baseUrl: sb.url,
+			accessToken: TOKEN,
+			...(zones.account === undefined ? {} : { accountTimeZone: zones.account }),
+		},
 		timezone: zones.timezone,
 	});
 
 describe('list search: appointments', () => {
-	const label = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}( \d{4})? \d{2}:\d{2} · .+ · [A-Z0-9]+ · .+ · [A-Z_]+$/;
+	const label =
+		/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}( \d{4})? \d{2}:\d{2} · .+ · [A-Z0-9]+ · .+ · [A-Z_]+$/;
 	const startMs = (a: IDataObject) => DateTime.fromISO(String(a.start_date)).toMillis();
 	/** What the list should show for these appointments: from today 00:00 on, earliest first, then the earlier ones. */
 	const upcomingFirst = (list: IDataObject[], zone = ZONE) => {
 		const today = DateTime.now().setZone(zone).startOf('day').toMillis();
-		const byStart = [...list].sort((a, b) => startMs(a) - startMs(b) || String(a.appointment_key).localeCompare(String(b.appointment_key)));
-		return [...byStart.filter((a) => startMs(a) >= today), ...byStart.filter((a) => startMs(a) < today)];
+		const byStart = [...list].sort(
+			(a, b) =>
+				startMs(a) - startMs(b) ||
+				String(a.appointment_key).localeCompare(String(b.appointment_key)),
+		);
+		return [
+			...byStart.filter((a) => startMs(a) >= today),
+			...byStart.filter((a) => startMs(a) < today),
+		];
 	};
 	/** Scrolls the list to its end, as the editor does, and returns every entry and the number of calls. */
-	const scrollAll = async (filter?: string, zones?: { timezone: string; account: string | undefined }) => {
+	const scrollAll = async (
+		filter?: string,
+		zones?: { timezone: string; account: string | undefined },
+	) => {
 		const shown: Array<{ name: string; value: string }> = [];
 		let token: string | undefined;
 		let calls = 0;
@@ -64,26 +84,35 @@ describe('list search: appointments', () => {
 		expect(new Set(beforeCalendar).size).toBe(shown.length);
 	});
 
-	test('a workflow in Europe/Berlin, an account in America/Santiago (Account Time Zone): upcoming from Berlin\'s today 00:00, each once', async () => {
+	test("a workflow in Europe/Berlin, an account in America/Santiago (Account Time Zone): upcoming from Berlin's today 00:00, each once", async () => {
 		const midnight = DateTime.now().setZone('Europe/Berlin').startOf('day');
 		// Between Berlin's and Santiago's midnight: upcoming for a Berlin workflow, whatever the account's clock says.
-		for (const hours of [-1, 0, 1, 3]) await admin.create({ start_date: midnight.plus({ hours }).toISO(), status: 'CONFIRMED' });
+		for (const hours of [-1, 0, 1, 3])
+			await admin.create({ start_date: midnight.plus({ hours }).toISO(), status: 'CONFIRMED' });
 		const list = await admin.appointments();
 		const { shown } = await scrollAll(undefined, { timezone: 'Europe/Berlin', account: ZONE });
-		expect(shown.map((r) => r.value)).toEqual(upcomingFirst(list, 'Europe/Berlin').map((a) => a.appointment_key));
+		expect(shown.map((r) => r.value)).toEqual(
+			upcomingFirst(list, 'Europe/Berlin').map((a) => a.appointment_key),
+		);
 	});
 
 	test.each(['zoneinfo', 'later', 'refuse'])(
-		'today 00:00 in the account\'s repeated hour, read as %s: each appointment once, on its side of it',
+		"today 00:00 in the account's repeated hour, read as %s: each appointment once, on its side of it",
 		async (dstWallClock) => {
 			// America/Noronha is -02:00: its 5 April 2026 starts at 02:00Z, 23:00 of Santiago's first pass of that hour.
 			Settings.now = () => Date.parse('2026-04-05T03:30:00Z');
 			try {
 				await admin.config({ dstWallClock });
-				for (const start of ['01:30', '02:00', '02:30', '03:30']) await admin.create({ start_date: `2026-04-05T${start}:00Z`, status: 'CONFIRMED' });
+				for (const start of ['01:30', '02:00', '02:30', '03:30'])
+					await admin.create({ start_date: `2026-04-05T${start}:00Z`, status: 'CONFIRMED' });
 				const list = await admin.appointments();
-				const { shown } = await scrollAll(undefined, { timezone: 'America/Noronha', account: ZONE });
-				expect(shown.map((r) => r.value)).toEqual(upcomingFirst(list, 'America/Noronha').map((a) => a.appointment_key));
+				const { shown } = await scrollAll(undefined, {
+					timezone: 'America/Noronha',
+					account: ZONE,
+				});
+				expect(shown.map((r) => r.value)).toEqual(
+					upcomingFirst(list, 'America/Noronha').map((a) => a.appointment_key),
+				);
 			} finally {
 				Settings.now = () => Date.now();
 				await admin.config({ dstWallClock: 'zoneinfo' });
@@ -94,11 +123,17 @@ describe('list search: appointments', () => {
 	test('a name narrows the list (case-insensitive part of the name), still upcoming first', async () => {
 		const name = String((all[0].person as IDataObject).full_name).split(' ')[0];
 		const typed = name.toLowerCase().slice(0, 4);
-		const matching = all.filter((a) => String((a.person as IDataObject).full_name).toLowerCase().includes(typed));
+		const matching = all.filter((a) =>
+			String((a.person as IDataObject).full_name)
+				.toLowerCase()
+				.includes(typed),
+		);
 		const { shown } = await scrollAll(typed);
 		expect(shown.length).toBeGreaterThan(0);
 		expect(shown.length).toBeLessThan(all.length);
-		expect(shown.map((r) => r.value)).toEqual(upcomingFirst(matching).map((a) => a.appointment_key));
+		expect(shown.map((r) => r.value)).toEqual(
+			upcomingFirst(matching).map((a) => a.appointment_key),
+		);
 		const sent = (await apiRequests(admin)).map((r) => r.query);
 		expect(sent).toContainEqual(expect.objectContaining({ name: typed }));
 	});
@@ -108,16 +143,28 @@ describe('list search: appointments', () => {
 		const email = String((a.person as IDataObject).email);
 		const byEmail = await scrollAll(email);
 		expect(byEmail.shown.map((r) => r.value)).toEqual(
-			upcomingFirst(all.filter((x) => (x.person as IDataObject).email === email)).map((x) => x.appointment_key),
+			upcomingFirst(all.filter((x) => (x.person as IDataObject).email === email)).map(
+				(x) => x.appointment_key,
+			),
 		);
-		expect((await scrollAll(String(a.search_code))).shown.map((r) => r.value)).toEqual([a.appointment_key]);
-		expect((await search('searchAppointments', String(a.appointment_key))).results.map((r) => r.value)).toEqual([a.appointment_key]);
-		expect((await search('searchAppointments', '00000000-0000-4000-8000-000000000000')).results).toEqual([]);
+		expect((await scrollAll(String(a.search_code))).shown.map((r) => r.value)).toEqual([
+			a.appointment_key,
+		]);
+		expect(
+			(await search('searchAppointments', String(a.appointment_key))).results.map((r) => r.value),
+		).toEqual([a.appointment_key]);
+		expect(
+			(await search('searchAppointments', '00000000-0000-4000-8000-000000000000')).results,
+		).toEqual([]);
 	});
 
 	test('a pagination token for another origin is refused without a request', async () => {
 		await expect(
-			search('searchAppointments', undefined, 'upcoming https://evil.example/api/v3/appointments/?page=2'),
+			search(
+				'searchAppointments',
+				undefined,
+				'upcoming https://evil.example/api/v3/appointments/?page=2',
+			),
 		).rejects.toThrow(/only the credential's origin/);
 		expect(await apiRequests(admin)).toEqual([]);
 	});
@@ -148,7 +195,11 @@ describe('list search: webhooks', () => {
 			'https://example.com/hooks/b · appointment.canceled, appointment.updated',
 		]);
 		for (const hook of hooks) {
-			await runOk(sb, { resource: 'webhook', operation: 'delete', webhookKey: rl(String(hook.webhook_key)) });
+			await runOk(sb, {
+				resource: 'webhook',
+				operation: 'delete',
+				webhookKey: rl(String(hook.webhook_key)),
+			});
 		}
 	});
 });
@@ -161,22 +212,45 @@ describe('hints', () => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { Appointments } = require('../../nodes/Appointments/Appointments.node');
 		const nodeType = NodeHelpers.getVersionedNodeType(new Appointments(), 2);
-		const node = { id: 'n', name: 'Node', type: 'test.appointments', typeVersion: 2, position: [0, 0] as [number, number], parameters: parameters as never };
+		const node = {
+			id: 'n',
+			name: 'Node',
+			type: 'test.appointments',
+			typeVersion: 2,
+			position: [0, 0] as [number, number],
+			parameters: parameters as never,
+		};
 		const workflow = new Workflow({
 			nodes: [node],
 			connections: {},
 			active: false,
-			nodeTypes: { getByName: () => nodeType, getByNameAndVersion: () => nodeType, getKnownTypes: () => ({}) } as never,
+			nodeTypes: {
+				getByName: () => nodeType,
+				getByNameAndVersion: () => nodeType,
+				getKnownTypes: () => ({}),
+			} as never,
 		});
 		return (nodeType.description.hints ?? [])
-			.filter((hint) => workflow.expression.getSimpleParameterValue(workflow.getNode('Node')!, hint.displayCondition!, 'internal', {}) === true)
+			.filter(
+				(hint) =>
+					workflow.expression.getSimpleParameterValue(
+						workflow.getNode('Node')!,
+						hint.displayCondition!,
+						'internal',
+						{},
+					) === true,
+			)
 			.map((hint) => hint.message);
 	};
 
 	test('Get Many with Return All and no date range warns about large accounts; a Date Range names its time zone', () => {
 		const getMany = { resource: 'appointment', operation: 'getAll' };
-		expect(shown({ ...getMany, returnAll: true, dateRange: 'all' })).toEqual([expect.stringMatching(/^Return All reads every page/)]);
-		expect(shown({ ...getMany, returnAll: false, dateRange: 'today' })).toEqual([expect.stringMatching(/time zone/)]);
+		expect(shown({ ...getMany, returnAll: true, dateRange: 'all' })).toEqual([
+			expect.stringMatching(/^Return All reads every page/),
+		]);
+		expect(shown({ ...getMany, returnAll: false, dateRange: 'today' })).toEqual([
+			expect.stringMatching(/time zone/),
+		]);
 		expect(shown({ ...getMany, returnAll: false, dateRange: 'all' })).toEqual([]);
 		expect(shown({ resource: 'webhook', operation: 'getAll', returnAll: true })).toEqual([]);
 	});

@@ -64,7 +64,11 @@ describe('resource locators', () => {
 		).rejects.toThrow(/Parameter "Appointment" is required/);
 		// A typed key that is no UUID: n8n checks the By Key mode's pattern before running.
 		await expect(
-			runOk(sb, { resource: 'appointment', operation: 'get', appointmentKey: rl('not-a-key', 'id') }),
+			runOk(sb, {
+				resource: 'appointment',
+				operation: 'get',
+				appointmentKey: rl('not-a-key', 'id'),
+			}),
 		).rejects.toThrow(/Not an appointment key: expected a UUID .* \(hyphens optional\)/);
 		// An expression that yields no UUID: the node's own check names the field and the item.
 		const bad = await runFail(
@@ -106,7 +110,11 @@ describe('resource locators', () => {
 			events: ['appointment.canceled'],
 		});
 		expect(updated).toMatchObject({ webhook_key: key, url: 'https://example.com/hooks/b' });
-		const [deleted] = await runOk(sb, { resource: 'webhook', operation: 'delete', webhookKey: rl(key, 'id') });
+		const [deleted] = await runOk(sb, {
+			resource: 'webhook',
+			operation: 'delete',
+			webhookKey: rl(key, 'id'),
+		});
 		expect(deleted).toEqual({ deleted: true, webhook_key: key });
 		expect(await admin.webhooks()).toEqual([]);
 	});
@@ -127,7 +135,10 @@ describe('one output shape', () => {
 			filters: { searchCode: target.search_code },
 		});
 		expect(many).toEqual([one]);
-		expect(one).toHaveProperty('calendar.calendar_key', (target.calendar as IDataObject).calendar_key);
+		expect(one).toHaveProperty(
+			'calendar.calendar_key',
+			(target.calendar as IDataObject).calendar_key,
+		);
 	});
 
 	test("a simplified item feeds the next node's Calendar Key filter", async () => {
@@ -157,7 +168,11 @@ describe('Get against a service whose records have more fields than the spec sho
 		search_code: 'K7M2P9QX',
 		status: 'CONFIRMED',
 		start_date: '2030-01-01T10:00:00-03:00',
-		calendar: { calendar_key: '7c0e4b1a-2f3d-4e5f-8a9b-0c1d2e3f4a5b', name: 'Dr. Rojas', color: 'blue' },
+		calendar: {
+			calendar_key: '7c0e4b1a-2f3d-4e5f-8a9b-0c1d2e3f4a5b',
+			name: 'Dr. Rojas',
+			color: 'blue',
+		},
 		person: { full_name: 'Ana Pérez', email: 'ana@example.com', phone: '+56 9 1234 5678' },
 		notes: 'first visit',
 	};
@@ -171,7 +186,12 @@ describe('Get against a service whose records have more fields than the spec sho
 	const get = async (version: number, extra: IDataObject = {}) => {
 		const { runNode } = await import('../helpers/n8n');
 		const result = await runNode({
-			parameters: { resource: 'appointment', operation: 'get', appointmentKey: record.appointment_key, ...extra },
+			parameters: {
+				resource: 'appointment',
+				operation: 'get',
+				appointmentKey: record.appointment_key,
+				...extra,
+			},
 			credentials: { baseUrl: url, accessToken: TOKEN },
 			nodeTypeVersion: version,
 		});

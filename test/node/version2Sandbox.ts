@@ -7,7 +7,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox, type Admin, type Sandbox } from './helpers';
 
-export function useVersion2Sandbox(ready: (started: { sb: Sandbox; admin: Admin; all: IDataObject[] }) => void): void {
+export function useVersion2Sandbox(
+	ready: (started: { sb: Sandbox; admin: Admin; all: IDataObject[] }) => void,
+): void {
 	let sb: Sandbox;
 	let admin: Admin;
 	useSandbox({ seed: 140, seedValue: 12, pageSize: 20 }, (started) => ({ sb, admin } = started));

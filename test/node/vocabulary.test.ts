@@ -2,7 +2,13 @@
  * The package's vocabulary (nodes/…/shared/constants.ts, shared by the action node and both triggers) and the
  * sandbox's (sandbox/vocabulary.ts) name the same statuses and events, and agree on which statuses are cancelled.
  */
-import { CHANGE_EVENTS, EVENTS, STATUS_VALUES, STATUSES, TIME_EVENTS } from '../../nodes/Appointments/shared/constants.js';
+import {
+	CHANGE_EVENTS,
+	EVENTS,
+	STATUS_VALUES,
+	STATUSES,
+	TIME_EVENTS,
+} from '../../nodes/Appointments/shared/constants.js';
 import { isCancelled } from '../../nodes/Appointments/shared/appointmentRecord.js';
 import * as sandbox from '../../sandbox/vocabulary';
 
@@ -12,10 +18,14 @@ test('the same statuses, each once', () => {
 });
 
 test('a status is cancelled for the package exactly when it is for the sandbox', () => {
-	for (const status of sandbox.STATUSES) expect([status, isCancelled({ status })]).toEqual([status, sandbox.CANCELLED_STATUSES.has(status)]);
+	for (const status of sandbox.STATUSES)
+		expect([status, isCancelled({ status })]).toEqual([
+			status,
+			sandbox.CANCELLED_STATUSES.has(status),
+		]);
 });
 
-test('the events the service sends are the webhook trigger\'s, and the polling trigger offers them too', () => {
+test("the events the service sends are the webhook trigger's, and the polling trigger offers them too", () => {
 	const webhook = EVENTS.map((e) => e.value);
 	expect([...webhook].sort()).toEqual([...sandbox.EVENTS].sort());
 	const polling = [...CHANGE_EVENTS, ...TIME_EVENTS].map((e) => e.value);

@@ -1,7 +1,16 @@
 /** Webhook operations through the node against the sandbox. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { apiRequests, LIMITED, run, runFail, runOk, useSandbox, type Admin, type Sandbox } from './helpers';
+import {
+	apiRequests,
+	LIMITED,
+	run,
+	runFail,
+	runOk,
+	useSandbox,
+	type Admin,
+	type Sandbox,
+} from './helpers';
 
 let sb: Sandbox;
 let admin: Admin;

@@ -11,10 +11,14 @@ import { eventNames, inDaysIn, usePollingSandbox, watchedAppointments, type Json
 const ZONE = 'America/Santiago';
 const ALL_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
 
-const sb = usePollingSandbox({ seed: 60, seedValue: 5, pageSize: 7, timeZone: ZONE }, { resetEach: true });
+const sb = usePollingSandbox(
+	{ seed: 60, seedValue: 5, pageSize: 7, timeZone: ZONE },
+	{ resetEach: true },
+);
 const { api } = sb;
 
-const harness = (options: Json = {}, events = ALL_EVENTS): PollingHarness => sb.harness({ events, options });
+const harness = (options: Json = {}, events = ALL_EVENTS): PollingHarness =>
+	sb.harness({ events, options });
 const events = eventNames;
 const inDays = (days: number, hour = 10) => inDaysIn(ZONE, days, hour);
 const watched = async () => await watchedAppointments(sb);
@@ -26,13 +30,25 @@ describe('Appointment Rescheduled and Appointment Status Changed: what changed, 
 	async function watchedOne(events = CHANGES, options: Json = {}) {
 		const h = harness(options, events);
 		await h.activate();
-		const a = (await watched()).find((x) => Date.parse(x.start_date) !== Date.parse(inDays(5, 15)))!;
-		return { h, a, key: a.appointment_key as string, previous: { start_date: a.start_date, status: a.status } };
+		const a = (await watched()).find(
+			(x) => Date.parse(x.start_date) !== Date.parse(inDays(5, 15)),
+		)!;
+		return {
+			h,
+			a,
+			key: a.appointment_key as string,
+			previous: { start_date: a.start_date, status: a.status },
+		};
 	}
-	const move = async (key: string) => await api('PATCH', `appointments/${key}/reschedule/`, { start_date: inDays(5, 15) });
-	const mark = async (key: string, status: string) => await api('PATCH', `appointments/${key}/`, { status });
+	const move = async (key: string) =>
+		await api('PATCH', `appointments/${key}/reschedule/`, { start_date: inDays(5, 15) });
+	const mark = async (key: string, status: string) =>
+		await api('PATCH', `appointments/${key}/`, { status });
 	/** The item's previous start as an instant and its status: the values a builder reads. */
-	const previousOf = (json: Json) => ({ start: Date.parse(json.previous.start_date), status: json.previous.status });
+	const previousOf = (json: Json) => ({
+		start: Date.parse(json.previous.start_date),
+		status: json.previous.status,
+	});
 
 	test('reschedule only: rescheduled and updated, each with previous { start_date, status }', async () => {
 		const { h, key, previous } = await watchedOne();
@@ -42,8 +58,14 @@ describe('Appointment Rescheduled and Appointment Status Changed: what changed, 
 		for (const { json } of items!) {
 			expect(Object.keys(json).sort()).toEqual(['data', 'event', 'previous', 'timestamp']);
 			expect(json.data).toEqual(await api('GET', `appointments/${key}/`));
-			expect(previousOf(json)).toEqual({ start: Date.parse(previous.start_date), status: previous.status });
-			expect(json.previous).toEqual({ start_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/), status: previous.status });
+			expect(previousOf(json)).toEqual({
+				start: Date.parse(previous.start_date),
+				status: previous.status,
+			});
+			expect(json.previous).toEqual({
+				start_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/),
+				status: previous.status,
+			});
 		}
 		expect(await h.poll()).toEqual({});
 	});
@@ -52,9 +74,15 @@ describe('Appointment Rescheduled and Appointment Status Changed: what changed, 
 		const { h, a, key, previous } = await watchedOne();
 		await mark(key, otherStatus(a.status));
 		const { items } = await h.poll();
-		expect(events(items)).toEqual([`appointment.status_changed ${key}`, `appointment.updated ${key}`]);
+		expect(events(items)).toEqual([
+			`appointment.status_changed ${key}`,
+			`appointment.updated ${key}`,
+		]);
 		for (const { json } of items!) {
-			expect(previousOf(json)).toEqual({ start: Date.parse(previous.start_date), status: previous.status });
+			expect(previousOf(json)).toEqual({
+				start: Date.parse(previous.start_date),
+				status: previous.status,
+			});
 			expect((json.data as Json).status).toBe(otherStatus(a.status));
 		}
 	});
@@ -64,8 +92,16 @@ describe('Appointment Rescheduled and Appointment Status Changed: what changed, 
 		await move(key);
 		await mark(key, otherStatus(a.status));
 		const { items } = await h.poll();
-		expect(events(items)).toEqual([`appointment.rescheduled ${key}`, `appointment.status_changed ${key}`, `appointment.updated ${key}`]);
-		for (const { json } of items!) expect(previousOf(json)).toEqual({ start: Date.parse(previous.start_date), status: previous.status });
+		expect(events(items)).toEqual([
+			`appointment.rescheduled ${key}`,
+			`appointment.status_changed ${key}`,
+			`appointment.updated ${key}`,
+		]);
+		for (const { json } of items!)
+			expect(previousOf(json)).toEqual({
+				start: Date.parse(previous.start_date),
+				status: previous.status,
+			});
 
 		const only = await watchedOne(['appointment.rescheduled']);
 		await move(only.key);
@@ -91,8 +127,15 @@ describe('Appointment Rescheduled and Appointment Status Changed: what changed, 
 		await move(key);
 		await mark(key, otherStatus(a.status));
 		const afterRestart = await h.restart();
-		expect(events(afterRestart.items)).toEqual([`appointment.rescheduled ${key}`, `appointment.status_changed ${key}`, `appointment.updated ${key}`]);
-		expect(previousOf(afterRestart.items![0].json)).toEqual({ start: Date.parse(previous.start_date), status: previous.status });
+		expect(events(afterRestart.items)).toEqual([
+			`appointment.rescheduled ${key}`,
+			`appointment.status_changed ${key}`,
+			`appointment.updated ${key}`,
+		]);
+		expect(previousOf(afterRestart.items![0].json)).toEqual({
+			start: Date.parse(previous.start_date),
+			status: previous.status,
+		});
 		expect(await h.poll()).toEqual({});
 		expect((await h.restart()).items).toBeUndefined();
 	});
@@ -107,7 +150,9 @@ describe('Appointment Rescheduled and Appointment Status Changed: what changed, 
 	});
 
 	test('Simplify: the simplified appointment with previous beside it', async () => {
-		const { h, a, key, previous } = await watchedOne(['appointment.rescheduled'], { simplify: true });
+		const { h, a, key, previous } = await watchedOne(['appointment.rescheduled'], {
+			simplify: true,
+		});
 		await move(key);
 		const { items } = await h.poll();
 		expect(items!.map((i) => i.json)).toEqual([
@@ -123,6 +168,8 @@ describe('Appointment Rescheduled and Appointment Status Changed: what changed, 
 				previous: { start_date: expect.any(String), status: previous.status },
 			},
 		]);
-		expect(Date.parse((items![0].json as Json).previous.start_date)).toBe(Date.parse(previous.start_date));
+		expect(Date.parse((items![0].json as Json).previous.start_date)).toBe(
+			Date.parse(previous.start_date),
+		);
 	});
 });

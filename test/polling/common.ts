@@ -17,7 +17,13 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { SandboxOptions } from '../../sandbox';
 import { startPollingHarness, type PollingHarness } from '../helpers/polling';
-import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Sandbox } from '../helpers/sandbox';
+import {
+	adminRequest,
+	asJson,
+	sandboxFetch,
+	startTestSandbox,
+	type Sandbox,
+} from '../helpers/sandbox';
 
 // eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
 export const TOKEN = 'polling-test-token-7c41';
@@ -40,7 +46,8 @@ export function usePollingSandbox(
 ): PollingSandbox {
 	let sb: Sandbox | undefined;
 	const url = () => {
-		if (sb === undefined) throw new Error('the sandbox is not started yet (use it inside a test or hook)');
+		if (sb === undefined)
+			throw new Error('the sandbox is not started yet (use it inside a test or hook)');
 		return sb.url;
 	};
 	const ctx: PollingSandbox = {
@@ -55,7 +62,11 @@ export function usePollingSandbox(
 		},
 		harness: (parameters, timezone = options.timeZone, accountTimeZone) =>
 			startPollingHarness({
-				credentials: { baseUrl: url(), accessToken: TOKEN, ...(accountTimeZone === undefined ? {} : { accountTimeZone }) },
+				credentials: {
+					baseUrl: url(),
+					accessToken: TOKEN,
+					...(accountTimeZone === undefined ? {} : { accountTimeZone }),
+				},
 				parameters,
 				timezone,
 			}),
@@ -68,19 +79,29 @@ export function usePollingSandbox(
 	});
 	if (resetEach) {
 		beforeEach(async () => {
-			await ctx.admin('POST', '/__sandbox/reset/', { seed: options.seed, seedValue: options.seedValue });
-			if (options.pageSize !== undefined) await ctx.admin('POST', '/__sandbox/config/', { pageSize: options.pageSize });
+			await ctx.admin('POST', '/__sandbox/reset/', {
+				seed: options.seed,
+				seedValue: options.seedValue,
+			});
+			if (options.pageSize !== undefined)
+				await ctx.admin('POST', '/__sandbox/config/', { pageSize: options.pageSize });
 		});
 	}
 	return ctx;
 }
 
 export function eventNames(items: INodeExecutionData[] | undefined): string[] {
-	return (items ?? []).map(({ json }: Json) => `${json.event} ${json.data?.appointment_key ?? json.appointment_key}`).sort();
+	return (items ?? [])
+		.map(({ json }: Json) => `${json.event} ${json.data?.appointment_key ?? json.appointment_key}`)
+		.sort();
 }
 
 export function inDaysIn(zone: string, days: number, hour = 10): string {
-	return DateTime.now().setZone(zone).plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 }).toISO()!;
+	return DateTime.now()
+		.setZone(zone)
+		.plus({ days })
+		.set({ hour, minute: 0, second: 0, millisecond: 0 })
+		.toISO()!;
 }
 
 /** Appointments the service lists in the default window (now - 1 day .. now + 30 days), not cancelled, an hour inside. */

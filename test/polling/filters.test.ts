@@ -16,10 +16,18 @@ const { admin, api } = sb;
 const rl = (value: string) => ({ __rl: true, mode: 'list', value });
 
 const harness = (filters: Json): PollingHarness =>
-	sb.harness({ events: ['appointment.created', 'appointment.updated', 'appointment.canceled'], filters, options: {} });
+	sb.harness({
+		events: ['appointment.created', 'appointment.updated', 'appointment.canceled'],
+		filters,
+		options: {},
+	});
 
 function inDays(days: number): string {
-	return DateTime.now().setZone(ZONE).plus({ days }).set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toISO()!;
+	return DateTime.now()
+		.setZone(ZONE)
+		.plus({ days })
+		.set({ hour: 10, minute: 0, second: 0, millisecond: 0 })
+		.toISO()!;
 }
 
 async function calendarKeys(): Promise<string[]> {
@@ -28,7 +36,11 @@ async function calendarKeys(): Promise<string[]> {
 }
 
 const create = async (calendar_key: string, status = 'CONFIRMED') =>
-	await admin('POST', '/__sandbox/appointments/', { start_date: inDays(2), status, calendar: { calendar_key } });
+	await admin('POST', '/__sandbox/appointments/', {
+		start_date: inDays(2),
+		status,
+		calendar: { calendar_key },
+	});
 
 describe('Polling Trigger Filters', () => {
 	test('only changes of the picked calendars are emitted; a poll with none left starts nothing', async () => {
@@ -39,9 +51,9 @@ describe('Polling Trigger Filters', () => {
 		await create(other);
 		const first = await h.poll();
 		expect(first.error).toBeUndefined();
-		expect(first.items!.map((i) => `${(i.json as Json).event} ${(i.json as Json).data.appointment_key}`)).toEqual([
-			`appointment.created ${mine.appointment_key}`,
-		]);
+		expect(
+			first.items!.map((i) => `${(i.json as Json).event} ${(i.json as Json).data.appointment_key}`),
+		).toEqual([`appointment.created ${mine.appointment_key}`]);
 		// Only the other calendar changes: the poll emits nothing, so n8n starts no execution.
 		await create(other);
 		expect(await h.poll()).toEqual({});
@@ -57,9 +69,9 @@ describe('Polling Trigger Filters', () => {
 		await api('PATCH', `appointments/${a.appointment_key}/`, { status: 'ATTENDED' });
 		await api('PATCH', `appointments/${b.appointment_key}/`, { status: 'NO_SHOW' });
 		const { items } = await h.poll();
-		expect(items!.map((i) => `${(i.json as Json).event} ${(i.json as Json).data.appointment_key}`)).toEqual([
-			`appointment.updated ${b.appointment_key}`,
-		]);
+		expect(
+			items!.map((i) => `${(i.json as Json).event} ${(i.json as Json).data.appointment_key}`),
+		).toEqual([`appointment.updated ${b.appointment_key}`]);
 		const sample = await h.manual();
 		expect((sample![0].json as Json).data.status).toBe('NO_SHOW');
 	});
@@ -67,36 +79,56 @@ describe('Polling Trigger Filters', () => {
 	test('Statuses match the appointment after the change: leaving a picked status starts nothing, entering one gives Status Changed with the status before', async () => {
 		const [wanted] = await calendarKeys();
 		const a = await create(wanted, 'CONFIRMED');
-		const h = sb.harness({ events: ['appointment.status_changed', 'appointment.updated'], filters: { statuses: ['CONFIRMED'] }, options: {} });
+		const h = sb.harness({
+			events: ['appointment.status_changed', 'appointment.updated'],
+			filters: { statuses: ['CONFIRMED'] },
+			options: {},
+		});
 		await h.activate();
 		await api('PATCH', `appointments/${a.appointment_key}/`, { status: 'PENDING' });
 		expect(await h.poll()).toEqual({});
 		await api('PATCH', `appointments/${a.appointment_key}/`, { status: 'CONFIRMED' });
 		const { items } = await h.poll();
-		expect(items!.map((i) => `${(i.json as Json).event} ${(i.json as Json).previous.status}`)).toEqual([
-			'appointment.status_changed PENDING',
-			'appointment.updated PENDING',
-		]);
+		expect(
+			items!.map((i) => `${(i.json as Json).event} ${(i.json as Json).previous.status}`),
+		).toEqual(['appointment.status_changed PENDING', 'appointment.updated PENDING']);
 	});
 
 	test('a status that is not one fails the poll naming the filter as the editor labels it', async () => {
 		const h = harness({ statuses: ['DONE'] });
-		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toMatch(/^The field "Filters › Statuses" must be statuses from the list \(Attended, Canceled, .*\) \(got "DONE"\)$/);
+		const error = (await h.activate().then(
+			() => undefined,
+			(e: unknown) => e,
+		)) as Error & { description?: string };
+		expect(error.message).toMatch(
+			/^The field "Filters › Statuses" must be statuses from the list \(Attended, Canceled, .*\) \(got "DONE"\)$/,
+		);
 		expect(error.description).toMatch(/Pick the statuses from the list/);
 	});
 
 	test('an option out of range is named as the editor labels it, with how to fix it', async () => {
 		const h = sb.harness({ events: ['appointment.created'], options: { daysBack: '={{ 40 }}' } });
-		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toBe('The option "Days Back" must be a whole number from 0 to 31 (got 40)');
-		expect(error.description).toBe('Set "Days Back" under Options to a whole number from 0 to 31, or remove it to use 1.');
+		const error = (await h.activate().then(
+			() => undefined,
+			(e: unknown) => e,
+		)) as Error & { description?: string };
+		expect(error.message).toBe(
+			'The option "Days Back" must be a whole number from 0 to 31 (got 40)',
+		);
+		expect(error.description).toBe(
+			'Set "Days Back" under Options to a whole number from 0 to 31, or remove it to use 1.',
+		);
 	});
 
 	test('no event picked: the trigger names Events without an item and says what to pick', async () => {
 		const h = sb.harness({ events: [], options: {} });
-		const error = (await h.activate().then(() => undefined, (e: unknown) => e)) as Error & { description?: string };
+		const error = (await h.activate().then(
+			() => undefined,
+			(e: unknown) => e,
+		)) as Error & { description?: string };
 		expect(error.message).toBe('The field "Events" must be at least one event');
-		expect(error.description).toBe('Pick at least one event in Events, such as Appointment Created.');
+		expect(error.description).toBe(
+			'Pick at least one event in Events, such as Appointment Created.',
+		);
 	});
 });

@@ -16,14 +16,27 @@ import { DateTime, Settings } from 'luxon';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { startPollingHarness, type PollingHarness, type PollResult } from '../helpers/polling';
-import { POLLING_SERVICE_TOKEN, startPollingService, type FaultyAnswer, type PollingService } from '../helpers/pollingService';
+import {
+	POLLING_SERVICE_TOKEN,
+	startPollingService,
+	type FaultyAnswer,
+	type PollingService,
+} from '../helpers/pollingService';
 import { DAY, HOUR, PollModel, isCancelledStatus, type ExpectedEvent } from './pollModel';
 
-const SEED = process.env.POLL_MODEL_SEED ? Number(process.env.POLL_MODEL_SEED) : Math.floor(Math.random() * 2 ** 31);
+const SEED = process.env.POLL_MODEL_SEED
+	? Number(process.env.POLL_MODEL_SEED)
+	: Math.floor(Math.random() * 2 ** 31);
 const RUNS = process.env.POLL_MODEL_RUNS ? Number(process.env.POLL_MODEL_RUNS) : 25;
 const ZONE = 'America/Santiago';
 const T0 = Date.parse('2027-03-10T15:00:00Z');
-const CHANGE_EVENTS = ['appointment.created', 'appointment.canceled', 'appointment.updated', 'appointment.rescheduled', 'appointment.status_changed'];
+const CHANGE_EVENTS = [
+	'appointment.created',
+	'appointment.canceled',
+	'appointment.updated',
+	'appointment.rescheduled',
+	'appointment.status_changed',
+];
 /** Starts inside the watched window (now - 1 day .. now + 30 days) and outside it, never in the 27 h padding. */
 const INSIDE = [-12 * HOUR, 3 * HOUR, 2 * DAY, 9 * DAY + 5 * HOUR, 25 * DAY];
 const OUTSIDE = [-3 * DAY, 40 * DAY, 50 * DAY];
@@ -46,7 +59,11 @@ interface Step {
 const anyStart = fc.constantFrom(...INSIDE, ...OUTSIDE);
 const pick = fc.nat(20);
 const op: fc.Arbitrary<Op> = fc.oneof(
-	fc.record({ kind: fc.constant('create' as const), start: anyStart, status: fc.constantFrom(...ACTIVE, ...ACTIVE, 'CANCELED') }),
+	fc.record({
+		kind: fc.constant('create' as const),
+		start: anyStart,
+		status: fc.constantFrom(...ACTIVE, ...ACTIVE, 'CANCELED'),
+	}),
 	fc.record({ kind: fc.constant('cancel' as const), pick, status: fc.constantFrom(...CANCELLED) }),
 	fc.record({ kind: fc.constant('reschedule' as const), pick, start: anyStart }),
 	fc.record({ kind: fc.constant('status' as const), pick, status: fc.constantFrom(...ACTIVE) }),
@@ -54,16 +71,30 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 const fault: fc.Arbitrary<Fault> = fc.oneof(
 	{ weight: 3, arbitrary: fc.constant(undefined) },
-	fc.record({ on: fc.constant('list' as const), answer: fc.constantFrom<FaultyAnswer>('503', 'html', 'notRecord'), once: fc.boolean() }),
-	fc.record({ on: fc.constant('read' as const), answer: fc.constantFrom<FaultyAnswer>('503', 'html', 'empty', 'notRecord', 'otherKey'), once: fc.boolean() }),
+	fc.record({
+		on: fc.constant('list' as const),
+		answer: fc.constantFrom<FaultyAnswer>('503', 'html', 'notRecord'),
+		once: fc.boolean(),
+	}),
+	fc.record({
+		on: fc.constant('read' as const),
+		answer: fc.constantFrom<FaultyAnswer>('503', 'html', 'empty', 'notRecord', 'otherKey'),
+		once: fc.boolean(),
+	}),
 );
 const scenario = fc.record({
 	hidesCancelled: fc.boolean(),
 	ignoresDates: fc.boolean(),
 	pageSize: fc.integer({ min: 2, max: 6 }),
 	events: fc.subarray(CHANGE_EVENTS, { minLength: 1 }),
-	initial: fc.array(fc.record({ start: anyStart, status: fc.constantFrom(...ACTIVE, 'CANCELED') }), { maxLength: 5 }),
-	steps: fc.array(fc.record({ ops: fc.array(op, { maxLength: 4 }), fault, restart: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+	initial: fc.array(
+		fc.record({ start: anyStart, status: fc.constantFrom(...ACTIVE, 'CANCELED') }),
+		{ maxLength: 5 },
+	),
+	steps: fc.array(
+		fc.record({ ops: fc.array(op, { maxLength: 4 }), fault, restart: fc.boolean() }),
+		{ minLength: 1, maxLength: 6 },
+	),
 });
 
 let service: PollingService;
@@ -72,7 +103,9 @@ let nextKey = 0;
 beforeAll(async () => {
 	service = await startPollingService({ zone: ZONE });
 	Settings.now = () => T0;
-	console.log(`polling model seed ${SEED}: replay with POLL_MODEL_SEED=${SEED} (POLL_MODEL_RUNS=${RUNS})`);
+	console.log(
+		`polling model seed ${SEED}: replay with POLL_MODEL_SEED=${SEED} (POLL_MODEL_RUNS=${RUNS})`,
+	);
 });
 afterAll(async () => {
 	Settings.now = () => Date.now();
@@ -102,7 +135,10 @@ const snapshot = () => ({
 });
 
 /** Each item as "<event> <key> <previous start> <previous status>", and its data checked against the model's. */
-function describeItems(items: INodeExecutionData[] | undefined, expected: ExpectedEvent[]): { got: string[]; want: string[] } {
+function describeItems(
+	items: INodeExecutionData[] | undefined,
+	expected: ExpectedEvent[],
+): { got: string[]; want: string[] } {
 	const line = (event: string, key: string, previous?: { start: number; status: string }) =>
 		`${event} ${key}${previous ? ` ${new Date(previous.start).toISOString()} ${previous.status}` : ''}`;
 	const got = (items ?? []).map(({ json }) => {
@@ -110,16 +146,29 @@ function describeItems(items: INodeExecutionData[] | undefined, expected: Expect
 		const previous = json.previous as { start_date: string; status: string } | undefined;
 		const want = expected.find((e) => e.event === json.event && e.key === data.appointment_key);
 		if (want !== undefined) expect(data).toEqual(want.data);
-		return line(String(json.event), data.appointment_key, previous && { start: Date.parse(previous.start_date), status: previous.status });
+		return line(
+			String(json.event),
+			data.appointment_key,
+			previous && { start: Date.parse(previous.start_date), status: previous.status },
+		);
 	});
 	return { got: got.sort(), want: expected.map((e) => line(e.event, e.key, e.previous)).sort() };
 }
 
-async function runStep(h: PollingHarness, model: PollModel, step: Step, history: string[]): Promise<void> {
+async function runStep(
+	h: PollingHarness,
+	model: PollModel,
+	step: Step,
+	history: string[],
+): Promise<void> {
 	for (const o of step.ops) apply(o);
 	const view = snapshot();
 	service.served = 0;
-	service.fault = step.fault && { on: step.fault.on, answer: step.fault.answer, times: step.fault.once ? 1 : undefined };
+	service.fault = step.fault && {
+		on: step.fault.on,
+		answer: step.fault.answer,
+		times: step.fault.once ? 1 : undefined,
+	};
 	let result: PollResult;
 	if (step.restart) {
 		model.restart();
@@ -128,7 +177,9 @@ async function runStep(h: PollingHarness, model: PollModel, step: Step, history:
 	service.fault = undefined;
 	// One 503 is retried by the transport; any other bad answer fails the poll.
 	const failed = service.served > 0 && !(step.fault?.once && step.fault.answer === '503');
-	history.push(`${JSON.stringify(step)} -> ${failed ? 'fails' : 'succeeds'}: ${result.error?.message ?? (result.items ?? []).length + ' items'}`);
+	history.push(
+		`${JSON.stringify(step)} -> ${failed ? 'fails' : 'succeeds'}: ${result.error?.message ?? (result.items ?? []).length + ' items'}`,
+	);
 	if (failed) {
 		expect(result.items).toBeUndefined();
 		expect(result.error).toBeDefined();
@@ -143,11 +194,20 @@ test(`random service changes, faults and restarts between polls: exactly the mod
 	await fc.assert(
 		fc.asyncProperty(scenario, async (s) => {
 			service.records.clear();
-			service.options = { zone: ZONE, pageSize: s.pageSize, hidesCancelled: s.hidesCancelled, ignoresDates: s.ignoresDates };
+			service.options = {
+				zone: ZONE,
+				pageSize: s.pageSize,
+				hidesCancelled: s.hidesCancelled,
+				ignoresDates: s.ignoresDates,
+			};
 			service.fault = undefined;
 			for (const a of s.initial) service.add(`k${++nextKey}`, T0 + a.start, a.status);
 			const now = DateTime.fromMillis(T0, { zone: ZONE });
-			const model = new PollModel(now.minus({ days: 1 }).toMillis(), now.plus({ days: 30 }).toMillis(), new Set(s.events));
+			const model = new PollModel(
+				now.minus({ days: 1 }).toMillis(),
+				now.plus({ days: 30 }).toMillis(),
+				new Set(s.events),
+			);
 			const h = startPollingHarness({
 				credentials: { baseUrl: service.url, accessToken: POLLING_SERVICE_TOKEN },
 				parameters: { events: s.events, options: {} },
@@ -160,7 +220,9 @@ test(`random service changes, faults and restarts between polls: exactly the mod
 				try {
 					await runStep(h, model, step, history);
 				} catch (error) {
-					throw new Error(`seed ${SEED}, after:\n${history.join('\n')}\n${(error as Error).message}`);
+					throw new Error(
+						`seed ${SEED}, after:\n${history.join('\n')}\n${(error as Error).message}`,
+					);
 				}
 			}
 		}),

@@ -7,7 +7,13 @@
  * that is not an appointment.
  */
 import { startPollingHarness, type PollingHarness } from '../helpers/polling';
-import { CALENDAR, POLLING_SERVICE_TOKEN, startPollingService, type FaultyAnswer, type PollingService } from '../helpers/pollingService';
+import {
+	CALENDAR,
+	POLLING_SERVICE_TOKEN,
+	startPollingService,
+	type FaultyAnswer,
+	type PollingService,
+} from '../helpers/pollingService';
 import { eventNames } from './common';
 
 const DAY = 86_400_000;
@@ -41,11 +47,24 @@ const paths = () => service.requests.map((r) => r.split('?')[0]).sort();
 
 test('a list that hides cancelled appointments, ignores the date filters and forgets some: the same events, each once', async () => {
 	service.options = { zone: ZONE, hidesCancelled: true, ignoresDates: true };
-	for (const [key, days] of [['a', 1], ['b', 2], ['c', 3], ['far', 90], ['old', -40]] as const) service.add(key, inDays(days));
+	for (const [key, days] of [
+		['a', 1],
+		['b', 2],
+		['c', 3],
+		['far', 90],
+		['old', -40],
+	] as const)
+		service.add(key, inDays(days));
 	const h = harness();
 	await h.activate();
-	const watched = (h.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } }).state.entries;
-	expect(watched.split(';').map((e) => e.split(',')[0]).sort()).toEqual(['a', 'b', 'c']); // outside the window: not watched
+	const watched = (h.saved()['node:Appointments Polling Trigger'] as { state: { entries: string } })
+		.state.entries;
+	expect(
+		watched
+			.split(';')
+			.map((e) => e.split(',')[0])
+			.sort(),
+	).toEqual(['a', 'b', 'c']); // outside the window: not watched
 
 	service.set('b', { status: 'CANCELED_CLIENT' }); // the list stops showing it: read by key
 	service.remove('c'); // the service forgets it: 404
@@ -59,7 +78,11 @@ test('a list that hides cancelled appointments, ignores the date filters and for
 		['appointment.canceled', service.records.get('b')],
 		['appointment.canceled', { appointment_key: 'c', canceled: true }],
 	]);
-	expect(paths()).toEqual(['GET /api/v3/appointments/', 'GET /api/v3/appointments/b/', 'GET /api/v3/appointments/c/']);
+	expect(paths()).toEqual([
+		'GET /api/v3/appointments/',
+		'GET /api/v3/appointments/b/',
+		'GET /api/v3/appointments/c/',
+	]);
 
 	// Cancelled and forgotten ones are not read again: one list request per poll.
 	service.requests.length = 0;
@@ -75,7 +98,10 @@ describe('one rule for "cancelled": a status starting with CANCEL, or is_cancell
 		await h.activate();
 		service.set('a', { status: 'CANCELED_ADMIN' });
 		service.set('b', { status: 'Cancelled' });
-		expect(eventNames((await h.poll()).items)).toEqual(['appointment.canceled a', 'appointment.canceled b']);
+		expect(eventNames((await h.poll()).items)).toEqual([
+			'appointment.canceled a',
+			'appointment.canceled b',
+		]);
 	});
 
 	test('an appointment with such a status gets no reminder', async () => {
@@ -87,10 +113,13 @@ describe('one rule for "cancelled": a status starting with CANCEL, or is_cancell
 	});
 });
 
-test('Calendars match the appointment after the change: one moved to another calendar and rescheduled is reported by the new calendar\'s trigger only', async () => {
+test("Calendars match the appointment after the change: one moved to another calendar and rescheduled is reported by the new calendar's trigger only", async () => {
 	const other = { calendar_key: '6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e', name: 'Box 2' };
 	service.add('a', inDays(2));
-	const byCalendar = (key: string) => harness(['appointment.rescheduled'], { filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: key } }] } } });
+	const byCalendar = (key: string) =>
+		harness(['appointment.rescheduled'], {
+			filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: key } }] } },
+		});
 	const before = byCalendar(CALENDAR.calendar_key);
 	const after = byCalendar(other.calendar_key);
 	await before.activate();
@@ -102,45 +131,53 @@ test('Calendars match the appointment after the change: one moved to another cal
 });
 
 describe('an answer that is not an appointment fails the poll: nothing emitted, the state kept, the next poll catches up', () => {
-	test.each<FaultyAnswer>(['html', 'empty', 'notRecord', 'otherKey'])('read back by key: %s', async (answer) => {
-		service.add('stays', inDays(2));
-		service.add('moves', inDays(3));
-		const h = harness();
-		await h.activate();
-		const saved = h.saved();
-		service.set('moves', { start: inDays(60) }); // out of the window: read back by key
-		service.fault = { on: 'read', answer };
-		const failed = await h.poll();
-		expect(failed.items).toBeUndefined();
-		expect(failed.error?.message).toMatch(/read of appointment moves is not that appointment|not a JSON object/);
-		expect(service.served).toBeGreaterThan(0);
-		expect(h.saved()).toEqual(saved);
+	test.each<FaultyAnswer>(['html', 'empty', 'notRecord', 'otherKey'])(
+		'read back by key: %s',
+		async (answer) => {
+			service.add('stays', inDays(2));
+			service.add('moves', inDays(3));
+			const h = harness();
+			await h.activate();
+			const saved = h.saved();
+			service.set('moves', { start: inDays(60) }); // out of the window: read back by key
+			service.fault = { on: 'read', answer };
+			const failed = await h.poll();
+			expect(failed.items).toBeUndefined();
+			expect(failed.error?.message).toMatch(
+				/read of appointment moves is not that appointment|not a JSON object/,
+			);
+			expect(service.served).toBeGreaterThan(0);
+			expect(h.saved()).toEqual(saved);
 
-		service.fault = undefined;
-		const { items, error } = await h.poll();
-		expect(error).toBeUndefined();
-		expect(eventNames(items)).toEqual(['appointment.updated moves']);
-		expect(items![0].json.data).toEqual(service.records.get('moves'));
-		service.set('moves', { start: inDays(3) }); // back in the window: an update, never a phantom creation
-		expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated moves']);
-	});
+			service.fault = undefined;
+			const { items, error } = await h.poll();
+			expect(error).toBeUndefined();
+			expect(eventNames(items)).toEqual(['appointment.updated moves']);
+			expect(items![0].json.data).toEqual(service.records.get('moves'));
+			service.set('moves', { start: inDays(3) }); // back in the window: an update, never a phantom creation
+			expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated moves']);
+		},
+	);
 
 	test.each([
 		['change events', CHANGE_EVENTS, {}],
 		['reminders', ['appointment.starting_soon'], { leadTime: 1440 }],
-	])('a list page whose results hold a JSON object that is no appointment (%s)', async (_what, events, extra) => {
-		service.add('a', inDays(2));
-		const h = harness(events, extra);
-		await h.activate();
-		const saved = h.saved();
-		service.fault = { on: 'list', answer: 'notRecord' };
-		const failed = await h.poll();
-		expect(failed.items).toBeUndefined();
-		expect(failed.error?.message).toMatch(/not an appointment/);
-		expect(h.saved()).toEqual(saved);
-		service.fault = undefined;
-		expect(await h.poll()).toEqual({});
-	});
+	])(
+		'a list page whose results hold a JSON object that is no appointment (%s)',
+		async (_what, events, extra) => {
+			service.add('a', inDays(2));
+			const h = harness(events, extra);
+			await h.activate();
+			const saved = h.saved();
+			service.fault = { on: 'list', answer: 'notRecord' };
+			const failed = await h.poll();
+			expect(failed.items).toBeUndefined();
+			expect(failed.error?.message).toMatch(/not an appointment/);
+			expect(h.saved()).toEqual(saved);
+			service.fault = undefined;
+			expect(await h.poll()).toEqual({});
+		},
+	);
 
 	test('a listed record without a readable start_date', async () => {
 		service.options = { zone: ZONE, ignoresDates: true };

@@ -18,7 +18,9 @@ test('each notice is one short sentence or two with a link to the docs', () => {
 	for (const notice of notices) {
 		const text = notice.displayName.replace(/<a [^>]*>[^<]*<\/a>/, '').trim();
 		expect(text.length).toBeLessThan(140);
-		expect(notice.displayName).toMatch(/<a href="https:\/\/github\.com\/n8n-nodes-appointments\/n8n-nodes-appointments\/blob\/main\/docs\/(triggers\.md#polling-trigger|reminders\.md)" target="_blank">/);
+		expect(notice.displayName).toMatch(
+			/<a href="https:\/\/github\.com\/n8n-nodes-appointments\/n8n-nodes-appointments\/blob\/main\/docs\/(triggers\.md#polling-trigger|reminders\.md)" target="_blank">/,
+		);
 	}
 });
 
@@ -28,7 +30,9 @@ test('Lead Time: the editor keeps what was typed (no bounds it would silently ap
 	expect(leadTime.typeOptions?.maxValue).toBeUndefined();
 	expect(leadTime.hint).toBe('From 1 to 43200 minutes (30 days)');
 	for (const bad of [-5, 0]) {
-		await expect(harness([SOON], bad).activate()).rejects.toThrow(`The field "Lead Time (Minutes)" must be a whole number from 1 to 43200 (got ${bad})`);
+		await expect(harness([SOON], bad).activate()).rejects.toThrow(
+			`The field "Lead Time (Minutes)" must be a whole number from 1 to 43200 (got ${bad})`,
+		);
 		await expect(harness([SOON], bad).manual()).rejects.toThrow('Lead Time (Minutes)');
 	}
 });
@@ -42,7 +46,12 @@ test('Fetch Test Event says its item is a sample and when that appointment start
 	);
 	setClock(T0 + 30 * MIN);
 	const [started] = (await harness([STARTED]).manual())!;
-	expect(started.json.sample).toMatch(/^A sample, not an event: an appointment that started 4 hours ago, .* runs for each real event\.$/);
+	expect(started.json.sample).toMatch(
+		/^A sample, not an event: an appointment that started 4 hours ago, .* runs for each real event\.$/,
+	);
 	const [simplified] = (await harness([SOON], 1, { simplify: true }).manual())!;
-	expect(simplified.json).toMatchObject({ event: SOON, sample: expect.stringContaining('starts in 19 hours') });
+	expect(simplified.json).toMatchObject({
+		event: SOON,
+		sample: expect.stringContaining('starts in 19 hours'),
+	});
 });

@@ -59,7 +59,8 @@ export class PollModel {
 	/** The activation poll: everything in the window is seen, nothing is emitted, and the state is saved. */
 	baseline(service: ServiceView): void {
 		this.seen.clear();
-		for (const [key, r] of service.records) if (this.listed(service, r)) this.seen.set(key, toSeen(r));
+		for (const [key, r] of service.records)
+			if (this.listed(service, r)) this.seen.set(key, toSeen(r));
 		this.seen = new Map([...this.seen].filter(([, s]) => this.inWindow(s.start)));
 		this.saved = new Map(this.seen);
 	}
@@ -89,7 +90,11 @@ export class PollModel {
 				continue;
 			}
 			this.seen.delete(key);
-			all.push({ event: 'appointment.canceled', key, data: { appointment_key: key, canceled: true } });
+			all.push({
+				event: 'appointment.canceled',
+				key,
+				data: { appointment_key: key, canceled: true },
+			});
 		}
 		for (const [key, s] of this.seen) if (s.start < this.from - DAY) this.seen.delete(key);
 		const emitted = all.filter((e) => this.selected.has(e.event));
@@ -105,14 +110,19 @@ export class PollModel {
 			if (!this.inWindow(now.start)) return [];
 			this.seen.set(key, now);
 			const created: ExpectedEvent = { event: 'appointment.created', key, data };
-			return isCancelledStatus(now.status) ? [created, { event: 'appointment.canceled', key, data }] : [created];
+			return isCancelledStatus(now.status)
+				? [created, { event: 'appointment.canceled', key, data }]
+				: [created];
 		}
 		if (before.start === now.start && before.status === now.status) return [];
 		this.seen.set(key, now);
-		if (isCancelledStatus(now.status) && !isCancelledStatus(before.status)) return [{ event: 'appointment.canceled', key, data }];
+		if (isCancelledStatus(now.status) && !isCancelledStatus(before.status))
+			return [{ event: 'appointment.canceled', key, data }];
 		const out: ExpectedEvent[] = [];
-		if (before.start !== now.start) out.push({ event: 'appointment.rescheduled', key, data, previous: before });
-		if (before.status !== now.status) out.push({ event: 'appointment.status_changed', key, data, previous: before });
+		if (before.start !== now.start)
+			out.push({ event: 'appointment.rescheduled', key, data, previous: before });
+		if (before.status !== now.status)
+			out.push({ event: 'appointment.status_changed', key, data, previous: before });
 		out.push({ event: 'appointment.updated', key, data, previous: before });
 		return out;
 	}

@@ -2,12 +2,30 @@
  * The polling trigger's state in static data: what is written reads back the same, unknown statuses and odd keys
  * survive, and a state that cannot be read means a new baseline, never a crash on every poll.
  */
-import { fingerprint, readState, statusOf, writeState, type Entry } from '../../nodes/Appointments/polling/pollState';
+import {
+	fingerprint,
+	readState,
+	statusOf,
+	writeState,
+	type Entry,
+} from '../../nodes/Appointments/polling/pollState';
 
 test('entries read back as written, whatever the key or status', () => {
 	const entries = new Map<string, Entry>([
-		['3f2b8c1e-9d4a-4c1b-8e2f-0a1b2c3d4e5f', { fp: fingerprint('CONFIRMED', '2026-11-24T10:00:00-03:00'), start: Date.parse('2026-11-24T13:00:00Z') }],
-		['odd;key,with:separators %', { fp: fingerprint('WAITING_LIST', '2026-11-25T10:00:00Z'), start: Date.parse('2026-11-25T10:00:00Z') }],
+		[
+			'3f2b8c1e-9d4a-4c1b-8e2f-0a1b2c3d4e5f',
+			{
+				fp: fingerprint('CONFIRMED', '2026-11-24T10:00:00-03:00'),
+				start: Date.parse('2026-11-24T13:00:00Z'),
+			},
+		],
+		[
+			'odd;key,with:separators %',
+			{
+				fp: fingerprint('WAITING_LIST', '2026-11-25T10:00:00Z'),
+				start: Date.parse('2026-11-25T10:00:00Z'),
+			},
+		],
 		['no-start', { fp: fingerprint('CANCELED_CLIENT', 'tomorrow'), start: NaN }],
 	]);
 	const data: Record<string, unknown> = {};
@@ -16,7 +34,11 @@ test('entries read back as written, whatever the key or status', () => {
 	expect(state.from).toBe(1);
 	expect(state.to).toBe(2);
 	expect([...state.entries]).toEqual([...entries]);
-	expect([...state.entries.values()].map((e) => statusOf(e.fp))).toEqual(['CONFIRMED', 'WAITING_LIST', 'CANCELED_CLIENT']);
+	expect([...state.entries.values()].map((e) => statusOf(e.fp))).toEqual([
+		'CONFIRMED',
+		'WAITING_LIST',
+		'CANCELED_CLIENT',
+	]);
 });
 
 test('a status or start change changes the fingerprint; the same instant in another offset does not', () => {

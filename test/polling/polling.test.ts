@@ -7,21 +7,35 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { startPollingHarness, type PollingHarness } from '../helpers/polling';
-import { eventNames, inDaysIn, TOKEN, usePollingSandbox, watchedAppointments, type Json } from './common';
+import {
+	eventNames,
+	inDaysIn,
+	TOKEN,
+	usePollingSandbox,
+	watchedAppointments,
+	type Json,
+} from './common';
 
 const ALL_EVENTS = ['appointment.created', 'appointment.updated', 'appointment.canceled'];
 const ZONE = 'America/Santiago';
 
-const sb = usePollingSandbox({ seed: 60, seedValue: 5, pageSize: 7, timeZone: ZONE }, { resetEach: true });
+const sb = usePollingSandbox(
+	{ seed: 60, seedValue: 5, pageSize: 7, timeZone: ZONE },
+	{ resetEach: true },
+);
 const { admin, api } = sb;
 
-const harness = (options: Json = {}, events = ALL_EVENTS): PollingHarness => sb.harness({ events, options });
+const harness = (options: Json = {}, events = ALL_EVENTS): PollingHarness =>
+	sb.harness({ events, options });
 const events = eventNames;
 
 const inDays = (days: number, hour = 10) => inDaysIn(ZONE, days, hour);
 
 async function create(days: number): Promise<Json> {
-	return await admin('POST', '/__sandbox/appointments/', { start_date: inDays(days), status: 'CONFIRMED' });
+	return await admin('POST', '/__sandbox/appointments/', {
+		start_date: inDays(days),
+		status: 'CONFIRMED',
+	});
 }
 
 const watched = async () => await watchedAppointments(sb);
@@ -44,11 +58,17 @@ describe('Appointments Polling Trigger', () => {
 		// the window depend on the time of day).
 		const list = await watched();
 		const toCancel = list[0];
-		const toMove = list.find((a) => a !== toCancel && Date.parse(a.start_date) !== Date.parse(inDays(5, 15)))!;
-		const toMark = list.find((a) => a !== toCancel && a !== toMove && a.status !== 'PENDING_PAYMENT')!;
+		const toMove = list.find(
+			(a) => a !== toCancel && Date.parse(a.start_date) !== Date.parse(inDays(5, 15)),
+		)!;
+		const toMark = list.find(
+			(a) => a !== toCancel && a !== toMove && a.status !== 'PENDING_PAYMENT',
+		)!;
 		const created = await create(3);
 		await api('DELETE', `appointments/${toCancel.appointment_key}/?send_email=false`);
-		await api('PATCH', `appointments/${toMove.appointment_key}/reschedule/`, { start_date: inDays(5, 15) });
+		await api('PATCH', `appointments/${toMove.appointment_key}/reschedule/`, {
+			start_date: inDays(5, 15),
+		});
 		await api('PATCH', `appointments/${toMark.appointment_key}/`, { status: 'PENDING_PAYMENT' });
 
 		const { items, error } = await h.poll();
@@ -64,7 +84,10 @@ describe('Appointments Polling Trigger', () => {
 		// The webhook trigger's item: the envelope with the service's current record as data (an update also says
 		// what the start and status were: `previous`).
 		for (const item of items!) {
-			const keys = item.json.event === 'appointment.updated' ? ['data', 'event', 'previous', 'timestamp'] : ['data', 'event', 'timestamp'];
+			const keys =
+				item.json.event === 'appointment.updated'
+					? ['data', 'event', 'previous', 'timestamp']
+					: ['data', 'event', 'timestamp'];
 			expect(Object.keys(item.json).sort()).toEqual(keys);
 			expect(item.json.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
 			const key = (item.json.data as Json).appointment_key;
@@ -85,11 +108,13 @@ describe('Appointments Polling Trigger', () => {
 		expect(Date.parse((back[0].json.data as Json).start_date)).toBe(Date.parse(inDays(2)));
 	});
 
-	test('only the selected events start the workflow; Simplify gives the webhook trigger\'s simplified item', async () => {
+	test("only the selected events start the workflow; Simplify gives the webhook trigger's simplified item", async () => {
 		const h = harness({ simplify: true }, ['appointment.created']);
 		await h.activate();
 		const [a] = await watched();
-		await api('PATCH', `appointments/${a.appointment_key}/`, { status: a.status === 'NO_SHOW' ? 'ATTENDED' : 'NO_SHOW' });
+		await api('PATCH', `appointments/${a.appointment_key}/`, {
+			status: a.status === 'NO_SHOW' ? 'ATTENDED' : 'NO_SHOW',
+		});
 		expect(await h.poll()).toEqual({});
 		const created = await create(1);
 		const { items } = await h.poll();
@@ -123,15 +148,22 @@ describe('Appointments Polling Trigger', () => {
 		const h = harness();
 		await h.activate();
 		const first = await create(2);
-		expect(events((await h.poll()).items)).toEqual([`appointment.created ${first.appointment_key}`]);
+		expect(events((await h.poll()).items)).toEqual([
+			`appointment.created ${first.appointment_key}`,
+		]);
 
 		// Changes while n8n is down are emitted by the activation poll after the restart, once.
 		const [a] = await watched();
 		const second = await create(6);
-		await api('PATCH', `appointments/${a.appointment_key}/`, { status: 'PENDING' === a.status ? 'CONFIRMED' : 'PENDING' });
+		await api('PATCH', `appointments/${a.appointment_key}/`, {
+			status: 'PENDING' === a.status ? 'CONFIRMED' : 'PENDING',
+		});
 		const afterRestart = await h.restart();
 		expect(events(afterRestart.items)).toEqual(
-			[`appointment.created ${second.appointment_key}`, `appointment.updated ${a.appointment_key}`].sort(),
+			[
+				`appointment.created ${second.appointment_key}`,
+				`appointment.updated ${a.appointment_key}`,
+			].sort(),
 		);
 		expect(await h.poll()).toEqual({});
 		expect((await h.restart()).items).toBeUndefined();
@@ -142,11 +174,15 @@ describe('Appointments Polling Trigger', () => {
 		const h = harness({}, ['appointment.created']);
 		await h.activate();
 		const [a] = await watched();
-		await api('PATCH', `appointments/${a.appointment_key}/`, { status: a.status === 'ATTENDED' ? 'NO_SHOW' : 'ATTENDED' });
+		await api('PATCH', `appointments/${a.appointment_key}/`, {
+			status: a.status === 'ATTENDED' ? 'NO_SHOW' : 'ATTENDED',
+		});
 		expect(await h.poll()).toEqual({}); // not subscribed: nothing emitted, nothing saved
 		expect((await h.restart()).items).toBeUndefined();
 		const created = await create(1);
-		expect(events((await h.poll()).items)).toEqual([`appointment.created ${created.appointment_key}`]);
+		expect(events((await h.poll()).items)).toEqual([
+			`appointment.created ${created.appointment_key}`,
+		]);
 	});
 
 	test('failing polls (401, 5xx or dropped connections after retries) show as poll errors and change nothing; the next poll catches up once', async () => {
@@ -155,28 +191,50 @@ describe('Appointments Polling Trigger', () => {
 		const before = h.saved();
 		const a = await create(2);
 
-		await admin('POST', '/__sandbox/faults/', { count: 1, status: 401, body: { detail: 'Invalid token.' } });
+		await admin('POST', '/__sandbox/faults/', {
+			count: 1,
+			status: 401,
+			body: { detail: 'Invalid token.' },
+		});
 		const unauthorised = await h.poll();
 		expect(unauthorised.items).toBeUndefined();
 		expect(unauthorised.error?.message).toMatch(/Authorization failed/);
 
 		// All five attempts answered 502; a gateway's Retry-After: 0 spares the backoff (the resets below still pay it).
-		await admin('POST', '/__sandbox/faults/', { count: 5, status: 502, retryAfter: 0, match: { path: '/api/v3/appointments/' } });
+		await admin('POST', '/__sandbox/faults/', {
+			count: 5,
+			status: 502,
+			retryAfter: 0,
+			match: { path: '/api/v3/appointments/' },
+		});
 		const failing = await h.poll();
 		expect(failing.error?.message).toMatch(/502|Bad Gateway|attempts/i);
 		expect(h.saved()).toEqual(before);
 
-		await admin('POST', '/__sandbox/faults/', { count: 5, reset: true, match: { path: '/api/v3/appointments/' } });
+		await admin('POST', '/__sandbox/faults/', {
+			count: 5,
+			reset: true,
+			match: { path: '/api/v3/appointments/' },
+		});
 		expect((await h.poll()).error?.message).toMatch(/reset|socket|ECONNRESET|hang up|attempts/i);
 
 		// A failure on a later page, after page 1 was read: still nothing committed.
 		const b = await create(3);
-		await admin('POST', '/__sandbox/faults/', { count: 1, status: 401, match: { path: '/api/v3/appointments/', query: { page: '2' } } });
+		await admin('POST', '/__sandbox/faults/', {
+			count: 1,
+			status: 401,
+			match: { path: '/api/v3/appointments/', query: { page: '2' } },
+		});
 		expect((await h.poll()).error?.message).toMatch(/Authorization failed/);
 
 		const { items, error } = await h.poll();
 		expect(error).toBeUndefined();
-		expect(events(items)).toEqual([`appointment.created ${a.appointment_key}`, `appointment.created ${b.appointment_key}`].sort());
+		expect(events(items)).toEqual(
+			[
+				`appointment.created ${a.appointment_key}`,
+				`appointment.created ${b.appointment_key}`,
+			].sort(),
+		);
 		expect(await h.poll()).toEqual({});
 	}, 120_000);
 
@@ -226,8 +284,12 @@ describe('Appointments Polling Trigger', () => {
 	});
 
 	test('example 7 (React to events without public https): its saved trigger parameters report a created appointment', async () => {
-		const example = JSON.parse(readFileSync(join(__dirname, '../../examples/7-react-to-events-polling.json'), 'utf8'));
-		const node = example.nodes.find((n: Json) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger');
+		const example = JSON.parse(
+			readFileSync(join(__dirname, '../../examples/7-react-to-events-polling.json'), 'utf8'),
+		);
+		const node = example.nodes.find(
+			(n: Json) => n.type === 'n8n-nodes-appointments.appointmentsPollingTrigger',
+		);
 		expect(node.parameters.pollTimes).toEqual({ item: [{ mode: 'everyMinute' }] });
 		const h = sb.harness(node.parameters);
 		await h.activate();
@@ -238,7 +300,9 @@ describe('Appointments Polling Trigger', () => {
 	test('the static data stays small: under 50 bytes per watched appointment', async () => {
 		const h = harness();
 		await h.activate();
-		const count = (h.saved()['node:Appointments Polling Trigger'] as Json).state.entries.split(';').length;
+		const count = (h.saved()['node:Appointments Polling Trigger'] as Json).state.entries.split(
+			';',
+		).length;
 		expect(h.savedBytes() / count).toBeLessThan(50 + 200 / count);
 	});
 });

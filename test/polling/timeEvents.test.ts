@@ -11,7 +11,7 @@ const { sb, api, create, reschedule, cancel, harness, pollAt, setClock } = useTi
 const names = eventNames;
 
 describe('starting soon', () => {
-	test('runs once, at the first poll at or after start - Lead Time, with the webhook trigger\'s item shape', async () => {
+	test("runs once, at the first poll at or after start - Lead Time, with the webhook trigger's item shape", async () => {
 		const a = await create(T0 + 2 * HOUR);
 		const h = harness([SOON], 60);
 		await h.activate();
@@ -56,7 +56,12 @@ describe('starting soon', () => {
 	test("the trigger's Filters apply: an appointment with a status outside them is neither reminded nor started", async () => {
 		const pending = await create(T0 + 2 * HOUR, 'PENDING');
 		const confirmed = await create(T0 + 2 * HOUR);
-		const h = sb.harness({ events: [SOON, STARTED], leadTime: 60, filters: { statuses: ['CONFIRMED'] }, options: {} });
+		const h = sb.harness({
+			events: [SOON, STARTED],
+			leadTime: 60,
+			filters: { statuses: ['CONFIRMED'] },
+			options: {},
+		});
 		await h.activate();
 		expect(await pollAt(h, T0 + HOUR)).toEqual([`${SOON} ${confirmed}`]);
 		expect(await pollAt(h, T0 + 2 * HOUR)).toEqual([`${STARTED} ${confirmed}`]);
@@ -101,7 +106,9 @@ describe('starting soon', () => {
 		const h = harness([SOON, STARTED], 60);
 		await h.activate();
 		setClock(T0 + 100 * MIN); // n8n down from T0 to here: both windows opened, one appointment started meanwhile
-		expect(names((await h.restart()).items)).toEqual([`${SOON} ${open}`, `${STARTED} ${over}`].sort());
+		expect(names((await h.restart()).items)).toEqual(
+			[`${SOON} ${open}`, `${STARTED} ${over}`].sort(),
+		);
 		expect(await pollAt(h, T0 + 101 * MIN)).toEqual([]);
 	});
 

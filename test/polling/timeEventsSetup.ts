@@ -34,7 +34,12 @@ export interface TimeEvents extends Pick<PollingSandbox, 'admin' | 'api'> {
 	create(start: number, status?: string): Promise<string>;
 	reschedule(key: string, start: number): Promise<unknown>;
 	cancel(key: string): Promise<unknown>;
-	harness(events: string[], leadTime?: number, options?: IDataObject, timezone?: string): PollingHarness;
+	harness(
+		events: string[],
+		leadTime?: number,
+		options?: IDataObject,
+		timezone?: string,
+	): PollingHarness;
 	pollAt(h: PollingHarness, ms: number): Promise<string[]>;
 }
 
@@ -59,8 +64,10 @@ export function useTimeEvents(): TimeEvents {
 		api: sb.api,
 		setClock,
 		create: async (start, status = 'CONFIRMED') =>
-			(await sb.admin('POST', '/__sandbox/appointments/', { start_date: iso(start), status })).appointment_key,
-		reschedule: (key, start) => sb.api('PATCH', `appointments/${key}/reschedule/`, { start_date: iso(start) }),
+			(await sb.admin('POST', '/__sandbox/appointments/', { start_date: iso(start), status }))
+				.appointment_key,
+		reschedule: (key, start) =>
+			sb.api('PATCH', `appointments/${key}/reschedule/`, { start_date: iso(start) }),
 		cancel: (key) => sb.api('DELETE', `appointments/${key}/?send_email=false`),
 		harness: (events, leadTime, options = {}, timezone = ZONE) =>
 			sb.harness({ events, ...(leadTime === undefined ? {} : { leadTime }), options }, timezone),

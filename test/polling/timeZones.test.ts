@@ -31,7 +31,8 @@ const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function create(start: number, status = 'CONFIRMED'): Promise<string> {
-	return (await sb.admin('POST', '/__sandbox/appointments/', { start_date: iso(start), status })).appointment_key;
+	return (await sb.admin('POST', '/__sandbox/appointments/', { start_date: iso(start), status }))
+		.appointment_key;
 }
 
 /**
@@ -40,17 +41,32 @@ async function create(start: number, status = 'CONFIRMED'): Promise<string> {
  * written on Santiago's clock or, by the code before the field existed, on Berlin's.
  */
 const POLLS = [
-	'2026-04-02T18:10:00Z', '2026-04-03T23:10:00Z', '2026-04-04T02:10:00Z', '2026-04-05T01:30:00Z',
-	'2026-04-05T02:10:00Z', '2026-04-05T03:10:00Z', '2026-04-06T00:10:00Z', '2026-04-06T05:10:00Z',
+	'2026-04-02T18:10:00Z',
+	'2026-04-03T23:10:00Z',
+	'2026-04-04T02:10:00Z',
+	'2026-04-05T01:30:00Z',
+	'2026-04-05T02:10:00Z',
+	'2026-04-05T03:10:00Z',
+	'2026-04-06T00:10:00Z',
+	'2026-04-06T05:10:00Z',
 ].map(at);
 
 /** Days Ahead 1: the same time tomorrow on the workflow's calendar (25 hours on the day Santiago's clocks go back). */
-const dayAfter = (ms: number, zone: string) => DateTime.fromMillis(ms, { zone }).plus({ days: 1 }).toMillis();
+const dayAfter = (ms: number, zone: string) =>
+	DateTime.fromMillis(ms, { zone }).plus({ days: 1 }).toMillis();
 
 /** Starts a minute either side of each edge of a poll's windows, and across the repeated hour. */
 function startsAround(poll: number, zone: string): number[] {
-	const edges = [poll - 5 * MIN, poll, poll + LEAD * MIN, dayAfter(poll - 5 * MIN, zone), dayAfter(poll, zone)];
-	const repeated = ['02:00:00', '02:20:00', '02:59:59', '03:00:00', '03:20:00', '03:59:59'].map((t) => at(`2026-04-05T${t}Z`));
+	const edges = [
+		poll - 5 * MIN,
+		poll,
+		poll + LEAD * MIN,
+		dayAfter(poll - 5 * MIN, zone),
+		dayAfter(poll, zone),
+	];
+	const repeated = ['02:00:00', '02:20:00', '02:59:59', '03:00:00', '03:20:00', '03:59:59'].map(
+		(t) => at(`2026-04-05T${t}Z`),
+	);
 	return [...edges.flatMap((e) => [e - MIN, e, e + MIN]), ...repeated];
 }
 
@@ -60,7 +76,11 @@ function startsAround(poll: number, zone: string): number[] {
  * (Days Back 0, Days Ahead 1): created is a new appointment inside the window the last poll listed and this one.
  * Starting soon: now < start <= now + Lead Time. Started: activation < start <= now.
  */
-async function pollAround(poll: number, workflowZone: string, accountZone: string | undefined): Promise<void> {
+async function pollAround(
+	poll: number,
+	workflowZone: string,
+	accountZone: string | undefined,
+): Promise<void> {
 	const harness = (parameters: Json) => sb.harness(parameters, workflowZone, accountZone);
 	const triggers = {
 		changes: harness({ events: CHANGES, options: { daysBack: 0, daysAhead: 1 } }),
@@ -69,11 +89,19 @@ async function pollAround(poll: number, workflowZone: string, accountZone: strin
 	};
 	clock = poll - 5 * MIN;
 	for (const trigger of Object.values(triggers)) await trigger.activate();
-	const made = await Promise.all(startsAround(poll, workflowZone).map(async (start) => ({ start, key: await create(start) })));
+	const made = await Promise.all(
+		startsAround(poll, workflowZone).map(async (start) => ({ start, key: await create(start) })),
+	);
 	const where = (event: string, inside: (start: number) => boolean) =>
-		made.filter((a) => inside(a.start)).map((a) => `${event} ${a.key}`).sort();
+		made
+			.filter((a) => inside(a.start))
+			.map((a) => `${event} ${a.key}`)
+			.sort();
 	const expected = {
-		changes: where('appointment.created', (s) => s >= poll && s <= dayAfter(poll - 5 * MIN, workflowZone)),
+		changes: where(
+			'appointment.created',
+			(s) => s >= poll && s <= dayAfter(poll - 5 * MIN, workflowZone),
+		),
 		soon: where(SOON, (s) => s > poll && s <= poll + LEAD * MIN),
 		started: where(STARTED, (s) => s > poll - 5 * MIN && s <= poll),
 	};
@@ -81,7 +109,11 @@ async function pollAround(poll: number, workflowZone: string, accountZone: strin
 	for (const [name, trigger] of Object.entries(triggers)) {
 		const { items, error } = await trigger.poll();
 		expect([iso(poll), name, error?.message]).toEqual([iso(poll), name, undefined]);
-		expect([iso(poll), name, eventNames(items)]).toEqual([iso(poll), name, expected[name as keyof typeof expected]]);
+		expect([iso(poll), name, eventNames(items)]).toEqual([
+			iso(poll),
+			name,
+			expected[name as keyof typeof expected],
+		]);
 	}
 }
 
@@ -130,7 +162,9 @@ describe('Account Time Zone', () => {
 		clock = Date.now();
 		await sb.admin('DELETE', '/__sandbox/requests/');
 		const h = sb.harness({ events: CHANGES }, BER, 'Santiago');
-		await expect(h.activate()).rejects.toThrow('Account Time Zone "Santiago" is not an IANA time zone');
+		await expect(h.activate()).rejects.toThrow(
+			'Account Time Zone "Santiago" is not an IANA time zone',
+		);
 		expect((await sb.admin('GET', '/__sandbox/requests/')).requests).toEqual([]);
 	});
 });

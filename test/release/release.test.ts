@@ -15,8 +15,12 @@ describe('the packed package (npm pack --dry-run)', () => {
 	let packed: { name: string; version: string };
 
 	beforeAll(() => {
-		if (!fs.existsSync(path.join(ROOT, 'dist'))) throw new Error('dist/ is missing: run "npm run build" before this test');
-		const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+		if (!fs.existsSync(path.join(ROOT, 'dist')))
+			throw new Error('dist/ is missing: run "npm run build" before this test');
+		const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: ROOT,
+			encoding: 'utf8',
+		});
 		expect(r.status).toBe(0);
 		const [info] = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
 		files = info.files.map((f: { path: string }) => f.path);
@@ -30,7 +34,11 @@ describe('the packed package (npm pack --dry-run)', () => {
 
 	test('holds package.json, README, LICENSE and dist/ only, with every node and credential n8n loads', () => {
 		expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']));
-		expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
+		expect(
+			files.filter(
+				(f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f),
+			),
+		).toEqual([]);
 		expect(files).toEqual(expect.arrayContaining([...pkg.n8n.nodes, ...pkg.n8n.credentials]));
 		// No sources, tests or the sandbox.
 		expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
@@ -50,15 +58,17 @@ describe('the packed package (npm pack --dry-run)', () => {
 		walk('credentials');
 		const expected = sources.map((f) => `dist/${f.replace(/\.ts$/, '.js')}`);
 		expect(expected.length).toBeGreaterThan(10);
-		expect(files.filter((f) => f.endsWith('.js') || f.endsWith('.svg') || f.endsWith('.json'))).toEqual(
-			expect.arrayContaining(expected),
-		);
+		expect(
+			files.filter((f) => f.endsWith('.js') || f.endsWith('.svg') || f.endsWith('.json')),
+		).toEqual(expect.arrayContaining(expected));
 	});
 });
 
 describe('CHANGELOG.md', () => {
 	const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
-	const headings = [...changelog.matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$/gm)].map((m) => ({ version: m[1], date: m[2] }));
+	const headings = [...changelog.matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$/gm)].map(
+		(m) => ({ version: m[1], date: m[2] }),
+	);
 
 	test("has an Unreleased section first, then the package's version with its date", () => {
 		expect(headings[0]).toEqual({ version: 'Unreleased', date: undefined });
@@ -72,6 +82,9 @@ describe('CHANGELOG.md', () => {
 	});
 
 	test('links every heading', () => {
-		for (const h of headings) expect(changelog).toMatch(new RegExp(`^\\[${h.version.replace(/\./g, '\\.')}\\]: https://`, 'm'));
+		for (const h of headings)
+			expect(changelog).toMatch(
+				new RegExp(`^\\[${h.version.replace(/\./g, '\\.')}\\]: https://`, 'm'),
+			);
 	});
 });

@@ -22,7 +22,10 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const READY = {
 	author: { name: 'Ana Pérez', email: 'ana@clinica-norte.cl' },
-	repository: { type: 'git', url: 'git+https://github.com/clinica-norte/n8n-nodes-appointments.git' },
+	repository: {
+		type: 'git',
+		url: 'git+https://github.com/clinica-norte/n8n-nodes-appointments.git',
+	},
 	homepage: 'https://github.com/clinica-norte/n8n-nodes-appointments#readme',
 };
 const REPO = 'clinica-norte/n8n-nodes-appointments';
@@ -33,9 +36,17 @@ function packageFolder(fields: Record<string, unknown>, linkRepo = REPO): string
 	const dir = path.join(tmp, `pkg-${n++}`);
 	fs.mkdirSync(path.join(dir, 'dist', 'nodes'), { recursive: true });
 	fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, ...fields }, null, 2));
-	fs.writeFileSync(path.join(dir, 'CHANGELOG.md'), `# Changelog\n\n## [Unreleased]\n\n[Unreleased]: https://github.com/${linkRepo}/compare/v0.1.0...HEAD\n`);
-	const codex = { resources: { primaryDocumentation: [{ url: `https://github.com/${linkRepo}#readme` }] } };
-	fs.writeFileSync(path.join(dir, 'dist', 'nodes', 'Appointments.node.json'), JSON.stringify(codex));
+	fs.writeFileSync(
+		path.join(dir, 'CHANGELOG.md'),
+		`# Changelog\n\n## [Unreleased]\n\n[Unreleased]: https://github.com/${linkRepo}/compare/v0.1.0...HEAD\n`,
+	);
+	const codex = {
+		resources: { primaryDocumentation: [{ url: `https://github.com/${linkRepo}#readme` }] },
+	};
+	fs.writeFileSync(
+		path.join(dir, 'dist', 'nodes', 'Appointments.node.json'),
+		JSON.stringify(codex),
+	);
 	return dir;
 }
 
@@ -48,53 +59,93 @@ function npmAt(version: string): string {
 }
 
 function check(dir: string, env: Record<string, string | undefined> = {}) {
-	const r = spawnSync(process.execPath, [CHECK, dir], { encoding: 'utf8', env: { ...process.env, GITHUB_REPOSITORY: REPO, ...env } });
+	const r = spawnSync(process.execPath, [CHECK, dir], {
+		encoding: 'utf8',
+		env: { ...process.env, GITHUB_REPOSITORY: REPO, ...env },
+	});
 	return { status: r.status, out: r.stdout + r.stderr };
 }
 
 describe('scripts/release-check.mjs (the "Ready to publish" step)', () => {
 	test('accepts a package whose author, repository, homepage and links are real', () => {
 		const r = check(packageFolder(READY));
-		expect(r).toEqual({ status: 0, out: expect.stringContaining(`Ready to publish ${pkg.name}@${pkg.version} from ${REPO}`) });
+		expect(r).toEqual({
+			status: 0,
+			out: expect.stringContaining(`Ready to publish ${pkg.name}@${pkg.version} from ${REPO}`),
+		});
 	});
 
 	test('refuses the FILL-IN placeholders and a dummy email, naming each field', () => {
 		const r = check(
 			packageFolder({
 				author: { name: "FILL-IN the publisher's name", email: 'FILL-IN@example.invalid' },
-				repository: { type: 'git', url: 'git+https://github.com/FILL-IN-OWNER/n8n-nodes-appointments.git' },
+				repository: {
+					type: 'git',
+					url: 'git+https://github.com/FILL-IN-OWNER/n8n-nodes-appointments.git',
+				},
 				homepage: 'https://github.com/FILL-IN-OWNER/n8n-nodes-appointments#readme',
 			}),
 		);
 		expect(r.status).toBe(1);
-		for (const field of ['author.name', 'author.email', 'repository.url', 'homepage']) expect(r.out).toContain(`package.json ${field} is a placeholder`);
-		expect(check(packageFolder({ ...READY, author: { name: 'Ana Pérez', email: 'maintainers@example.com' } })).out).toContain('author.email is a placeholder');
+		for (const field of ['author.name', 'author.email', 'repository.url', 'homepage'])
+			expect(r.out).toContain(`package.json ${field} is a placeholder`);
+		expect(
+			check(
+				packageFolder({
+					...READY,
+					author: { name: 'Ana Pérez', email: 'maintainers@example.com' },
+				}),
+			).out,
+		).toContain('author.email is a placeholder');
 	});
 
 	test('refuses a homepage on another GitHub repository than repository.url', () => {
-		const r = check(packageFolder({ ...READY, homepage: 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments#readme' }));
-		expect(r).toEqual({ status: 1, out: expect.stringContaining(`package.json homepage names github.com/n8n-nodes-appointments/n8n-nodes-appointments, not the repository (${REPO})`) });
-		expect(check(packageFolder({ ...READY, homepage: 'https://clinica-norte.cl/n8n' })).status).toBe(0);
+		const r = check(
+			packageFolder({
+				...READY,
+				homepage: 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments#readme',
+			}),
+		);
+		expect(r).toEqual({
+			status: 1,
+			out: expect.stringContaining(
+				`package.json homepage names github.com/n8n-nodes-appointments/n8n-nodes-appointments, not the repository (${REPO})`,
+			),
+		});
+		expect(
+			check(packageFolder({ ...READY, homepage: 'https://clinica-norte.cl/n8n' })).status,
+		).toBe(0);
 	});
 
 	test('refuses a repository.url that is not the repository the workflow runs in (npm would refuse the provenance)', () => {
-		const r = check(packageFolder(READY), { GITHUB_REPOSITORY: 'someone-else/n8n-nodes-appointments' });
+		const r = check(packageFolder(READY), {
+			GITHUB_REPOSITORY: 'someone-else/n8n-nodes-appointments',
+		});
 		expect(r.status).toBe(1);
-		expect(r.out).toContain(`repository.url names ${REPO}, but this workflow runs in someone-else/n8n-nodes-appointments`);
+		expect(r.out).toContain(
+			`repository.url names ${REPO}, but this workflow runs in someone-else/n8n-nodes-appointments`,
+		);
 	});
 
 	test('refuses links of the published files and the CHANGELOG to another copy of the repository', () => {
 		const r = check(packageFolder(READY, 'n8n-nodes-appointments/n8n-nodes-appointments'));
 		expect(r.status).toBe(1);
 		for (const file of ['CHANGELOG.md', path.join('dist', 'nodes', 'Appointments.node.json')]) {
-			expect(r.out).toContain(`${file} links to github.com/n8n-nodes-appointments/n8n-nodes-appointments, not to the repository of package.json (${REPO})`);
+			expect(r.out).toContain(
+				`${file} links to github.com/n8n-nodes-appointments/n8n-nodes-appointments, not to the repository of package.json (${REPO})`,
+			);
 		}
 	});
 
 	test('refuses an npm older than 11.5.1, the first with trusted publishing', () => {
 		const dir = packageFolder(READY);
 		const withNpm = (v: string) => check(dir, { PATH: `${npmAt(v)}:${process.env.PATH}` });
-		expect(withNpm('11.4.2')).toEqual({ status: 1, out: expect.stringContaining('npm 11.4.2 cannot publish with trusted publishing (OIDC): it needs npm >= 11.5.1') });
+		expect(withNpm('11.4.2')).toEqual({
+			status: 1,
+			out: expect.stringContaining(
+				'npm 11.4.2 cannot publish with trusted publishing (OIDC): it needs npm >= 11.5.1',
+			),
+		});
 		expect(withNpm('10.9.3').status).toBe(1);
 		expect(withNpm('11.5.1').status).toBe(0);
 		expect(withNpm('12.0.0').status).toBe(0);
@@ -120,7 +171,8 @@ describe('scripts/release-checksum.mjs changelog (the "Checksum into the CHANGEL
 		'[Unreleased]: https://github.com/o/r/compare/v0.2.0...HEAD',
 		'',
 	].join('\n');
-	const run = (file: string, ...args: string[]) => spawnSync(process.execPath, [CHECKSUM, 'changelog', ...args, file], { encoding: 'utf8' });
+	const run = (file: string, ...args: string[]) =>
+		spawnSync(process.execPath, [CHECKSUM, 'changelog', ...args, file], { encoding: 'utf8' });
 
 	test("writes the checksum and the N8N_COMMUNITY_PACKAGES value into that version's entry only; again replaces it", () => {
 		const file = path.join(tmp, 'CHANGELOG-a.md');
@@ -142,9 +194,15 @@ describe('scripts/release-checksum.mjs changelog (the "Checksum into the CHANGEL
 		const file = path.join(tmp, 'CHANGELOG-b.md');
 		fs.writeFileSync(file, changelog);
 		const missing = run(file, '0.3.0', INTEGRITY);
-		expect({ status: missing.status, err: missing.stderr.trim() }).toEqual({ status: 1, err: 'CHANGELOG-b.md has no entry "## [0.3.0]"' });
+		expect({ status: missing.status, err: missing.stderr.trim() }).toEqual({
+			status: 1,
+			err: 'CHANGELOG-b.md has no entry "## [0.3.0]"',
+		});
 		const sha1 = run(file, '0.2.0', 'sha1-abc');
-		expect({ status: sha1.status, err: sha1.stderr.trim() }).toEqual({ status: 1, err: 'not a sha512 integrity: "sha1-abc"' });
+		expect({ status: sha1.status, err: sha1.stderr.trim() }).toEqual({
+			status: 1,
+			err: 'not a sha512 integrity: "sha1-abc"',
+		});
 		expect(fs.readFileSync(file, 'utf8')).toBe(changelog);
 	});
 });

@@ -27,25 +27,34 @@ interface Job {
 	steps: Step[];
 }
 
-const workflow = (): { permissions?: Record<string, string>; jobs: Record<string, Job> } => parse(fs.readFileSync(WORKFLOW, 'utf8'));
+const workflow = (): { permissions?: Record<string, string>; jobs: Record<string, Job> } =>
+	parse(fs.readFileSync(WORKFLOW, 'utf8'));
 
 /** The one step of the workflow whose command matches, with its job and the job's id. */
 function stepRunning(pattern: RegExp): { id: string; job: Job; step: Step } {
 	const jobs = Object.entries(workflow().jobs);
-	const found = jobs.flatMap(([id, job]) => job.steps.filter((s) => pattern.test(s.run ?? '')).map((step) => ({ id, job, step })));
-	if (found.length !== 1) throw new Error(`expected one step running ${pattern}, found ${found.length}`);
+	const found = jobs.flatMap(([id, job]) =>
+		job.steps.filter((s) => pattern.test(s.run ?? '')).map((step) => ({ id, job, step })),
+	);
+	if (found.length !== 1)
+		throw new Error(`expected one step running ${pattern}, found ${found.length}`);
 	return found[0];
 }
 
 function runStep(pattern: RegExp, env: Record<string, string> = {}) {
 	const { step } = stepRunning(pattern);
-	return spawnSync('bash', ['-e', '-o', 'pipefail', '-c', step.run!], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
+	return spawnSync('bash', ['-e', '-o', 'pipefail', '-c', step.run!], {
+		cwd: ROOT,
+		encoding: 'utf8',
+		env: { ...process.env, ...env },
+	});
 }
 
 let tmp: string;
 beforeAll(() => {
 	tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'appointments-release-'));
-	if (!fs.existsSync(path.join(ROOT, 'dist'))) throw new Error('dist/ is missing: run "npm run build" before this test');
+	if (!fs.existsSync(path.join(ROOT, 'dist')))
+		throw new Error('dist/ is missing: run "npm run build" before this test');
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -60,7 +69,8 @@ describe('release workflow (.github/workflows/release.yml)', () => {
 		const { id, job, step } = stepRunning(/\bnpm publish\b/);
 		expect(job.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
 		expect(step.run).toMatch(/--provenance\b/);
-		for (const [other, j] of Object.entries(wf.jobs)) if (other !== id) expect(j.permissions?.['id-token']).toBeUndefined();
+		for (const [other, j] of Object.entries(wf.jobs))
+			if (other !== id) expect(j.permissions?.['id-token']).toBeUndefined();
 		const everything = JSON.stringify(wf);
 		expect(everything).not.toMatch(/secrets\./);
 		expect(everything).not.toMatch(/NODE_AUTH_TOKEN|NPM_TOKEN/);
@@ -76,8 +86,13 @@ describe('release workflow (.github/workflows/release.yml)', () => {
 	test('refuses to publish while package.json has the FILL-IN placeholders, naming each', () => {
 		const r = runStep(/release-check\.mjs/);
 		const placeholders = /\bFILL-IN\b/.test(PKG_TEXT);
-		expect({ refused: r.status !== 0, out: r.stdout + r.stderr }).toEqual({ refused: placeholders, out: expect.any(String) });
-		if (placeholders) for (const field of ['author.name', 'author.email', 'repository.url', 'homepage']) expect(r.stderr).toContain(`package.json ${field}`);
+		expect({ refused: r.status !== 0, out: r.stdout + r.stderr }).toEqual({
+			refused: placeholders,
+			out: expect.any(String),
+		});
+		if (placeholders)
+			for (const field of ['author.name', 'author.email', 'repository.url', 'homepage'])
+				expect(r.stderr).toContain(`package.json ${field}`);
 	});
 
 	describe('the checksum users pin', () => {
@@ -86,17 +101,28 @@ describe('release workflow (.github/workflows/release.yml)', () => {
 			const output = path.join(tmp, 'github-output');
 			const r = runStep(/release-checksum\.mjs pack/, { GITHUB_OUTPUT: output });
 			if (r.status !== 0) throw new Error(`the pack step failed: ${r.stderr}`);
-			out = Object.fromEntries(fs.readFileSync(output, 'utf8').trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2)));
+			out = Object.fromEntries(
+				fs
+					.readFileSync(output, 'utf8')
+					.trim()
+					.split('\n')
+					.map((l) => l.split(/=(.*)/s).slice(0, 2)),
+			);
 		});
 
 		test("the pack step's integrity is the one npm records for the packed tarball, and that tarball is what is published", () => {
-			const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+			const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+				cwd: ROOT,
+				encoding: 'utf8',
+			});
 			const [npmRecord] = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
 			expect(out.integrity).toMatch(/^sha512-[A-Za-z0-9+/]{86}==$/);
 			expect(out.integrity).toBe(npmRecord.integrity);
 			expect(path.basename(out.tarball)).toBe(npmRecord.filename);
 			expect(fs.existsSync(out.tarball)).toBe(true);
-			expect(stepRunning(/\bnpm publish\b/).step.env?.TARBALL).toBe('${{ steps.pack.outputs.tarball }}');
+			expect(stepRunning(/\bnpm publish\b/).step.env?.TARBALL).toBe(
+				'${{ steps.pack.outputs.tarball }}',
+			);
 		});
 
 		test('the release notes it hands to GitHub hold the CHANGELOG entry, the checksum and a ready-to-paste N8N_COMMUNITY_PACKAGES', () => {
@@ -116,11 +142,17 @@ describe('release workflow (.github/workflows/release.yml)', () => {
 			});
 			expect(r.stderr).toBe('');
 			expect(r.status).toBe(0);
-			expect(fs.readFileSync(path.join(tmp, 'args'), 'utf8').split('\n').slice(0, 3)).toEqual(['release', 'create', `v${pkg.version}`]);
+			expect(fs.readFileSync(path.join(tmp, 'args'), 'utf8').split('\n').slice(0, 3)).toEqual([
+				'release',
+				'create',
+				`v${pkg.version}`,
+			]);
 			const notes = fs.readFileSync(path.join(tmp, 'notes.md'), 'utf8');
 			expect(notes).toContain(out.integrity);
 			const value = /^N8N_COMMUNITY_PACKAGES='(.*)'$/m.exec(notes)?.[1];
-			expect(JSON.parse(value!)).toEqual([{ name: pkg.name, version: pkg.version, checksum: out.integrity }]);
+			expect(JSON.parse(value!)).toEqual([
+				{ name: pkg.name, version: pkg.version, checksum: out.integrity },
+			]);
 			const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
 			const entry = changelog.split(/^## /m).find((s) => s.startsWith(`[${pkg.version}]`))!;
 			const firstLine = entry.split('\n').find((l) => l.startsWith('- '))!;

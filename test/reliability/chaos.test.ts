@@ -25,14 +25,22 @@ import { FULL, size, TestSandbox, TOKEN, waitFor } from './common';
 
 const CYCLES = size(20, 100);
 const EVENTS = size(200, 1000);
-const SEED = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
+const SEED = process.env.CHAOS_SEED
+	? Number(process.env.CHAOS_SEED)
+	: Math.floor(Math.random() * 2 ** 31);
 
 let sb: TestSandbox;
 
 beforeAll(async () => {
 	// Printed on every run, so a failure can be replayed: CHAOS_SEED=<seed> npm run test:chaos
 	console.log(`chaos seed ${SEED}: replay with CHAOS_SEED=${SEED}`);
-	sb = await TestSandbox.start({ ca: receiverCa(), seed: 30, seedValue: 9, retrySchedule: [20, 50, 100, 200, 400, 800], deliveryTimeoutMs: 5000 });
+	sb = await TestSandbox.start({
+		ca: receiverCa(),
+		seed: 30,
+		seedValue: 9,
+		retrySchedule: [20, 50, 100, 200, 400, 800],
+		deliveryTimeoutMs: 5000,
+	});
 });
 
 afterAll(async () => {
@@ -62,14 +70,37 @@ describe(`${CYCLES} activate/deactivate cycles with random faults (seed ${SEED})
 			const list = await ours();
 			history.push(`${step}: ${list.length}`);
 			const ok = expected === 'atMostOne' ? list.length <= 1 : list.length === expected;
-			if (!ok) throw new Error(`seed ${SEED}: ${list.length} subscriptions for our URL after "${step}" (expected ${expected}); history:\n${history.slice(-12).join('\n')}`);
-			if (list.length === 1 && expected === 1 && JSON.stringify([...list[0].events].sort()) !== JSON.stringify([...EVENTS_SUBSCRIBED].sort())) {
-				throw new Error(`seed ${SEED}: the subscription has events ${JSON.stringify(list[0].events)} after "${step}"`);
+			if (!ok)
+				throw new Error(
+					`seed ${SEED}: ${list.length} subscriptions for our URL after "${step}" (expected ${expected}); history:\n${history.slice(-12).join('\n')}`,
+				);
+			if (
+				list.length === 1 &&
+				expected === 1 &&
+				JSON.stringify([...list[0].events].sort()) !== JSON.stringify([...EVENTS_SUBSCRIBED].sort())
+			) {
+				throw new Error(
+					`seed ${SEED}: the subscription has events ${JSON.stringify(list[0].events)} after "${step}"`,
+				);
 			}
 		};
 		// a subscription of someone else on the same service: never touched
-		const foreign = (await sb.api('POST', 'webhooks/', { url: 'https://elsewhere.test/hook', events: ['appointment.created'] })).body.webhook_key;
-		const kinds = { none: 0, deleteFails: 0, deleteLost: 0, behindBack: 0, createLost: 0, staticLost: 0, activateTwice: 0, stray: 0 };
+		const foreign = (
+			await sb.api('POST', 'webhooks/', {
+				url: 'https://elsewhere.test/hook',
+				events: ['appointment.created'],
+			})
+		).body.webhook_key;
+		const kinds = {
+			none: 0,
+			deleteFails: 0,
+			deleteLost: 0,
+			behindBack: 0,
+			createLost: 0,
+			staticLost: 0,
+			activateTwice: 0,
+			stray: 0,
+		};
 		let order: Array<keyof typeof kinds> = [];
 		for (let cycle = 0; cycle < CYCLES; cycle++) {
 			await sb.clearFaults();
@@ -90,11 +121,18 @@ describe(`${CYCLES} activate/deactivate cycles with random faults (seed ${SEED})
 
 			if (kind === 'createLost') {
 				// the service stores the subscription, the answer is lost (500 or a reset after storing)
-				await sb.fault(random() < 0.5 ? { phase: 'after', status: 500, match: { method: 'POST', path: '/api/v3/webhooks/' } } : { phase: 'after', reset: true, match: { method: 'POST', path: '/api/v3/webhooks/' } });
+				await sb.fault(
+					random() < 0.5
+						? { phase: 'after', status: 500, match: { method: 'POST', path: '/api/v3/webhooks/' } }
+						: { phase: 'after', reset: true, match: { method: 'POST', path: '/api/v3/webhooks/' } },
+				);
 			}
 			if (kind === 'stray') {
 				// a subscription for our URL with other events exists already (left by a crash): activation adopts and fixes it
-				await sb.api('POST', 'webhooks/', { url: h.productionUrl, events: ['appointment.created'] });
+				await sb.api('POST', 'webhooks/', {
+					url: h.productionUrl,
+					events: ['appointment.created'],
+				});
 				await check(at('stray one made'), 'atMostOne');
 			}
 			await h.activate();
@@ -122,7 +160,11 @@ describe(`${CYCLES} activate/deactivate cycles with random faults (seed ${SEED})
 				await sb.fault({ status: 500, match: { method: 'DELETE', path: '/api/v3/webhooks/*' } });
 			}
 			if (kind === 'deleteLost') {
-				await sb.fault({ phase: 'after', status: 500, match: { method: 'DELETE', path: '/api/v3/webhooks/*' } });
+				await sb.fault({
+					phase: 'after',
+					status: 500,
+					match: { method: 'DELETE', path: '/api/v3/webhooks/*' },
+				});
 			}
 			await h.deactivate();
 			await check(at('deactivated'), 0);
@@ -130,31 +172,45 @@ describe(`${CYCLES} activate/deactivate cycles with random faults (seed ${SEED})
 		await sb.clearFaults();
 		await check('end', 0);
 		// the other subscription is still there, untouched
-		expect((await sb.webhooks()).find((w) => w.webhook_key === foreign)).toMatchObject({ url: 'https://elsewhere.test/hook', events: ['appointment.created'] });
+		expect((await sb.webhooks()).find((w) => w.webhook_key === foreign)).toMatchObject({
+			url: 'https://elsewhere.test/hook',
+			events: ['appointment.created'],
+		});
 		// every kind of fault was exercised
-		for (const [kind, count] of Object.entries(kinds)) expect({ kind, exercised: count > 0 }).toEqual({ kind, exercised: true });
+		for (const [kind, count] of Object.entries(kinds))
+			expect({ kind, exercised: count > 0 }).toEqual({ kind, exercised: true });
 		expect(h.errors).toEqual([]);
 	});
 });
 
 // The trigger has no time-out option: its create waits the transport's default 30 s, so a create that times out
 // after the service stored it costs over 30 s. It runs under `npm run test:chaos` only.
-(FULL ? describe : describe.skip)('a trigger create that times out after the service stored it (30 s, test:chaos only)', () => {
-	it('activation adopts the stored subscription: one subscription, none after deactivation', async () => {
-		await sb.reset(30, 9);
-		const h = await startTriggerHarness({ credentials: { baseUrl: sb.url, accessToken: TOKEN }, parameters: { events: ['appointment.created'], otherEvents: '', options: {} } });
-		try {
-			await sb.fault({ phase: 'after', delayMs: 31000, match: { method: 'POST', path: '/api/v3/webhooks/' } });
-			await h.activate();
-			expect((await sb.webhooks()).filter((w) => w.url === h.productionUrl)).toHaveLength(1);
-			expect((await sb.requests()).filter((q) => q.method === 'POST')).toHaveLength(1);
-			await h.deactivate();
-			expect((await sb.webhooks()).filter((w) => w.url === h.productionUrl)).toHaveLength(0);
-		} finally {
-			await h.close();
-		}
-	}, 90000);
-});
+(FULL ? describe : describe.skip)(
+	'a trigger create that times out after the service stored it (30 s, test:chaos only)',
+	() => {
+		it('activation adopts the stored subscription: one subscription, none after deactivation', async () => {
+			await sb.reset(30, 9);
+			const h = await startTriggerHarness({
+				credentials: { baseUrl: sb.url, accessToken: TOKEN },
+				parameters: { events: ['appointment.created'], otherEvents: '', options: {} },
+			});
+			try {
+				await sb.fault({
+					phase: 'after',
+					delayMs: 31000,
+					match: { method: 'POST', path: '/api/v3/webhooks/' },
+				});
+				await h.activate();
+				expect((await sb.webhooks()).filter((w) => w.url === h.productionUrl)).toHaveLength(1);
+				expect((await sb.requests()).filter((q) => q.method === 'POST')).toHaveLength(1);
+				await h.deactivate();
+				expect((await sb.webhooks()).filter((w) => w.url === h.productionUrl)).toHaveLength(0);
+			} finally {
+				await h.close();
+			}
+		}, 90000);
+	},
+);
 
 describe(`${EVENTS} distinct events, duplicated, shuffled, 20% of callbacks first answered 500 (seed ${SEED})`, () => {
 	it('start the workflow exactly once per event', async () => {
@@ -166,7 +222,11 @@ describe(`${EVENTS} distinct events, duplicated, shuffled, 20% of callbacks firs
 			credentials: { baseUrl: sb.url, accessToken: TOKEN },
 			parameters: { events: ['appointment.created'], otherEvents: '', options: {} },
 			onRequest: ({ body }) => {
-				const b = body as { event?: string; timestamp?: string; data?: { appointment_key?: string } };
+				const b = body as {
+					event?: string;
+					timestamp?: string;
+					data?: { appointment_key?: string };
+				};
 				const id = `${b?.event}|${b?.data?.appointment_key}|${b?.timestamp}`;
 				// a fixed 20% of the events (by a hash of the event), each failed on its first callback only
 				const chosen = createHash('sha256').update(id).digest()[0] < 256 * 0.2;
@@ -184,7 +244,9 @@ describe(`${EVENTS} distinct events, duplicated, shuffled, 20% of callbacks firs
 			const BATCH = 25;
 			for (let i = 0; i < EVENTS; i += BATCH) {
 				const batch = await Promise.all(
-					Array.from({ length: Math.min(BATCH, EVENTS - i) }, () => sb.admin<{ appointment_key: string }>('POST', '/__sandbox/appointments/', {})),
+					Array.from({ length: Math.min(BATCH, EVENTS - i) }, () =>
+						sb.admin<{ appointment_key: string }>('POST', '/__sandbox/appointments/', {}),
+					),
 				);
 				made.push(...batch.map((a) => a.appointment_key));
 			}
@@ -200,20 +262,30 @@ describe(`${EVENTS} distinct events, duplicated, shuffled, 20% of callbacks firs
 				100,
 			);
 			const deliveries = (await sb.deliveries()).deliveries;
-			const created = deliveries.filter((d) => d.event === 'appointment.created' && d.url === h.productionUrl);
+			const created = deliveries.filter(
+				(d) => d.event === 'appointment.created' && d.url === h.productionUrl,
+			);
 			// the service did try twice per event (duplicates) and retried the 500s
-			expect(new Set(created.filter((d) => d.ok).map((d) => d.event_id)).size).toBeGreaterThanOrEqual(EVENTS);
+			expect(
+				new Set(created.filter((d) => d.ok).map((d) => d.event_id)).size,
+			).toBeGreaterThanOrEqual(EVENTS);
 			expect(created.filter((d) => d.gave_up)).toEqual([]);
 			expect(injected).toBeGreaterThan(EVENTS * 0.1);
 			expect(created.filter((d) => d.status === 500).length).toBe(injected);
 
-			const started = h.starts.map((s) => (s.items[0].json as { data: { appointment_key: string } }).data.appointment_key);
+			const started = h.starts.map(
+				(s) => (s.items[0].json as { data: { appointment_key: string } }).data.appointment_key,
+			);
 			expect(h.starts.every((s) => s.items.length === 1)).toBe(true);
 			const counts = new Map<string, number>();
 			for (const key of started) counts.set(key, (counts.get(key) ?? 0) + 1);
 			const twice = [...counts].filter(([, n]) => n > 1);
 			const missing = made.filter((k) => !counts.has(k));
-			expect({ starts: started.length, twice: twice.slice(0, 5), missing: missing.slice(0, 5) }).toEqual({ starts: EVENTS, twice: [], missing: [] });
+			expect({
+				starts: started.length,
+				twice: twice.slice(0, 5),
+				missing: missing.slice(0, 5),
+			}).toEqual({ starts: EVENTS, twice: [], missing: [] });
 			expect(h.errors).toEqual([]);
 			// the trigger itself answered every callback 200 (the only 500s were the injected ones)
 			const statuses = h.responses.filter((r) => r.mode === 'production').map((r) => r.status);

@@ -6,7 +6,15 @@
  */
 import type { SandboxOptions } from '../../sandbox';
 import { poll } from '../helpers/poll';
-import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Delivery, type LoggedRequest, type Sandbox } from '../helpers/sandbox';
+import {
+	adminRequest,
+	asJson,
+	sandboxFetch,
+	startTestSandbox,
+	type Delivery,
+	type LoggedRequest,
+	type Sandbox,
+} from '../helpers/sandbox';
 
 export const FULL = process.env.CHAOS_FULL === '1';
 /** `quick` under `npm test`, `full` under `npm run test:chaos`. */
@@ -32,7 +40,13 @@ export class TestSandbox {
 	static async start(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
 		const sb = await startTestSandbox(
 			{ token: TOKEN, limited: LIMITED, admin: ADMIN },
-			{ seed: 80, seedValue: 3, retrySchedule: [50, 100, 200], deliveryTimeoutMs: 5000, ...options },
+			{
+				seed: 80,
+				seedValue: 3,
+				retrySchedule: [50, 100, 200],
+				deliveryTimeoutMs: 5000,
+				...options,
+			},
 		);
 		return new TestSandbox(sb);
 	}
@@ -47,7 +61,12 @@ export class TestSandbox {
 	}
 
 	/** A request to the service API with the full-access token (or another one); returns status and parsed body. */
-	async api<T = any>(method: string, path: string, body?: unknown, token: string | undefined = TOKEN): Promise<{ status: number; body: T }> {
+	async api<T = any>(
+		method: string,
+		path: string,
+		body?: unknown,
+		token: string | undefined = TOKEN,
+	): Promise<{ status: number; body: T }> {
 		const res = await sandboxFetch<T>(`${this.url}/api/v3/${path}`, method, token, asJson(body));
 		return { status: res.status, body: res.body };
 	}
@@ -65,7 +84,8 @@ export class TestSandbox {
 		return this.admin('POST', '/__sandbox/config/', spec);
 	}
 	async requests(): Promise<LoggedRequest[]> {
-		return (await this.admin<{ requests: LoggedRequest[] }>('GET', '/__sandbox/requests/')).requests;
+		return (await this.admin<{ requests: LoggedRequest[] }>('GET', '/__sandbox/requests/'))
+			.requests;
 	}
 	clearRequests(): Promise<unknown> {
 		return this.admin('DELETE', '/__sandbox/requests/');
@@ -78,7 +98,12 @@ export class TestSandbox {
 		return await this.admin('GET', '/__sandbox/deliveries/');
 	}
 	async emails(): Promise<Array<{ appointment_key: string; to: string; type: string }>> {
-		return (await this.admin<{ emails: Array<{ appointment_key: string; to: string; type: string }> }>('GET', '/__sandbox/emails/')).emails;
+		return (
+			await this.admin<{ emails: Array<{ appointment_key: string; to: string; type: string }> }>(
+				'GET',
+				'/__sandbox/emails/',
+			)
+		).emails;
 	}
 	async appointment(key: string): Promise<Record<string, any>> {
 		return await this.admin('GET', `/__sandbox/appointments/${key}/`);
@@ -99,20 +124,35 @@ export class TestSandbox {
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs` with `what`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10000, everyMs = 20): Promise<T> {
+export async function waitFor<T>(
+	what: string,
+	check: () => Promise<T | undefined | false> | T | undefined | false,
+	timeoutMs = 10000,
+	everyMs = 20,
+): Promise<T> {
 	return await poll<T>(what, check, (value) => value !== undefined && value !== false, {
 		timeoutMs,
 		intervalMs: everyMs,
-		describe: (w, ms, { lastError }) => `timed out after ${ms} ms waiting for ${w}${lastError ? `: ${String(lastError)}` : ''}`,
+		describe: (w, ms, { lastError }) =>
+			`timed out after ${ms} ms waiting for ${w}${lastError ? `: ${String(lastError)}` : ''}`,
 	});
 }
 
 /** Everything a user could read after a run: run data, error message/description/stack, log lines. */
-export function visibleTexts(result: { run?: unknown; error?: Error; logs?: string[]; items?: unknown }): string[] {
+export function visibleTexts(result: {
+	run?: unknown;
+	error?: Error;
+	logs?: string[];
+	items?: unknown;
+}): string[] {
 	const texts: string[] = [];
 	const safe = (v: unknown) => {
 		try {
-			return JSON.stringify(v, (_k, x) => (x instanceof Error ? { ...x, message: x.message, stack: x.stack } : x)) ?? '';
+			return (
+				JSON.stringify(v, (_k, x) =>
+					x instanceof Error ? { ...x, message: x.message, stack: x.stack } : x,
+				) ?? ''
+			);
 		} catch {
 			return String(v);
 		}
@@ -121,7 +161,13 @@ export function visibleTexts(result: { run?: unknown; error?: Error; logs?: stri
 	if (result.items !== undefined) texts.push(safe(result.items));
 	if (result.error) {
 		const e = result.error as Error & { description?: unknown; cause?: unknown };
-		texts.push(e.message, String(e.description ?? ''), String(e.stack ?? ''), safe(e), safe(e.cause));
+		texts.push(
+			e.message,
+			String(e.description ?? ''),
+			String(e.stack ?? ''),
+			safe(e),
+			safe(e.cause),
+		);
 	}
 	texts.push(...(result.logs ?? []));
 	return texts;

@@ -11,17 +11,41 @@
  */
 import { runNode } from '../helpers/n8n';
 import { httpDateIn, TOKEN, visibleTexts } from './common';
-import { CANCELED, OPERATIONS, out, ownSandbox, prepare, RESCHEDULE_TO, run, seen, useFaultSandbox, type Operation } from './faults';
+import {
+	CANCELED,
+	OPERATIONS,
+	out,
+	ownSandbox,
+	prepare,
+	RESCHEDULE_TO,
+	run,
+	seen,
+	useFaultSandbox,
+	type Operation,
+} from './faults';
 
 // Every case runs on a sandbox of its own (faults, fixtures and request logs never meet), so the cases run at the
 // same time (it.concurrent): their waits (Retry-After, back-off, time-outs) overlap instead of adding up.
 useFaultSandbox();
 
 /** Faults a retry must get through. `options` is the node's Advanced collection for that run. */
-type Fault = { name: string; spec: () => Record<string, unknown>; options?: Record<string, unknown>; minMs?: number };
+type Fault = {
+	name: string;
+	spec: () => Record<string, unknown>;
+	options?: Record<string, unknown>;
+	minMs?: number;
+};
 const FAULTS: Fault[] = [
-	{ name: '429 Retry-After: 1 (seconds)', spec: () => ({ status: 429, retryAfter: '1' }), minMs: 950 },
-	{ name: '429 Retry-After as an HTTP-date', spec: () => ({ status: 429, retryAfter: httpDateIn(1500) }), minMs: 1000 },
+	{
+		name: '429 Retry-After: 1 (seconds)',
+		spec: () => ({ status: 429, retryAfter: '1' }),
+		minMs: 950,
+	},
+	{
+		name: '429 Retry-After as an HTTP-date',
+		spec: () => ({ status: 429, retryAfter: httpDateIn(1500) }),
+		minMs: 1000,
+	},
 	{ name: '500', spec: () => ({ status: 500, body: { detail: 'boom' } }) },
 	{ name: '502', spec: () => ({ status: 502 }) },
 	{ name: '503', spec: () => ({ status: 503 }) },
@@ -31,7 +55,11 @@ const FAULTS: Fault[] = [
  * Run last, alone: its retried request must answer within the time-out, which the CPU of the other cases running
  * at the same time could overrun.
  */
-const TIME_OUT: Fault = { name: 'answer slower than the time-out', spec: () => ({ delayMs: 1500 }), options: { timeoutSeconds: 0.5 } };
+const TIME_OUT: Fault = {
+	name: 'answer slower than the time-out',
+	spec: () => ({ delayMs: 1500 }),
+	options: { timeoutSeconds: 0.5 },
+};
 
 /**
  * The mutations and single reads run at the same time (each fault matches only its operation's request); the two
@@ -40,7 +68,10 @@ const TIME_OUT: Fault = { name: 'answer slower than the time-out', spec: () => (
  */
 const LISTS = ['webhook getAll', 'appointment getAll'];
 function waves(): Operation[][] {
-	return [OPERATIONS.filter((o) => !LISTS.includes(o.name)), OPERATIONS.filter((o) => LISTS.includes(o.name))];
+	return [
+		OPERATIONS.filter((o) => !LISTS.includes(o.name)),
+		OPERATIONS.filter((o) => LISTS.includes(o.name)),
+	];
 }
 
 const EVERY_OPERATION = 'every operation ends with the right result, having sent its request again';
@@ -49,10 +80,22 @@ async function everyOperation(fault: Fault): Promise<void> {
 	const f = await prepare(fault.name.replace(/\W+/g, '-'), sb);
 	for (const wave of waves()) {
 		await sb.clearRequests();
-		for (const op of wave) await sb.fault({ count: 1, ...fault.spec(), match: { method: op.method, path: op.path(f) } });
+		for (const op of wave)
+			await sb.fault({ count: 1, ...fault.spec(), match: { method: op.method, path: op.path(f) } });
 		const started = Date.now();
 		const results = await Promise.all(
-			wave.map(async (op) => ({ op, r: await run({ ...op.parameters(f), advanced: { maxAttempts: 4, maxRetryWaitSeconds: 20, ...fault.options } }, false, undefined, sb) })),
+			wave.map(async (op) => ({
+				op,
+				r: await run(
+					{
+						...op.parameters(f),
+						advanced: { maxAttempts: 4, maxRetryWaitSeconds: 20, ...fault.options },
+					},
+					false,
+					undefined,
+					sb,
+				),
+			})),
 		);
 		const log = await sb.requests();
 		for (const { op, r } of results) {
@@ -82,15 +125,36 @@ describe('Get Many over 20 pages whose page 7 fails once', () => {
 		const sb = await ownSandbox();
 		await sb.reset(1000, 4); // 20 pages of the default 50
 		await sb.clearRequests();
-		await sb.fault({ count: 1, ...spec, match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } } });
-		const r = await run({ resource: 'appointment', operation: 'getAll', returnAll: true, dateRange: 'all', filters: {}, output: 'simple' }, false, undefined, sb);
+		await sb.fault({
+			count: 1,
+			...spec,
+			match: { method: 'GET', path: '/api/v3/appointments/', query: { page: '7' } },
+		});
+		const r = await run(
+			{
+				resource: 'appointment',
+				operation: 'getAll',
+				returnAll: true,
+				dateRange: 'all',
+				filters: {},
+				output: 'simple',
+			},
+			false,
+			undefined,
+			sb,
+		);
 		expect(r.error).toBeUndefined();
 		const keys = out(r).map((a) => a.appointment_key ?? a.key);
 		expect(keys).toHaveLength(1000);
 		expect(new Set(keys).size).toBe(1000);
 		const pages = (await sb.requests()).map((q) => String(q.query.page ?? '1'));
 		expect(pages.filter((p) => p === '7')).toHaveLength(2);
-		for (let p = 1; p <= 20; p++) if (p !== 7) expect({ page: p, asked: pages.filter((x) => x === String(p)).length }).toEqual({ page: p, asked: 1 });
+		for (let p = 1; p <= 20; p++)
+			if (p !== 7)
+				expect({ page: p, asked: pages.filter((x) => x === String(p)).length }).toEqual({
+					page: p,
+					asked: 1,
+				});
 	});
 });
 
@@ -100,34 +164,53 @@ describe("version 4 under n8n's Retry On Fail: what the first try completed is n
 		['reschedule', { startDate: RESCHEDULE_TO }, 'PATCH', 'reschedule/'],
 		['cancel', { sendEmail: true }, 'DELETE', ''],
 	];
-	it.concurrent.each(WRITES)('%s of two items, the second refused once: the first is sent once, the second again', async (operation, fields, method, suffix) => {
-		const sb = await ownSandbox();
-		const f = await prepare(`rof-${operation}`, sb);
-		const [first, second] = [f.keys.update, f.keys.reschedule];
-		const path = (key: string) => `/api/v3/appointments/${key}/${suffix}`;
-		await sb.admin('DELETE', '/__sandbox/emails/');
-		// a 409 is not retried by the node itself: the first try fails and n8n runs the node again
-		await sb.fault({ count: 1, status: 409, body: { detail: 'busy' }, match: { method, path: path(second) } });
-		const r = await runNode({
-			parameters: { resource: 'appointment', operation, appointmentKey: '={{ $json.key }}', ...fields },
-			credentials: { baseUrl: sb.url, accessToken: TOKEN },
-			input: [{ key: first }, { key: second }],
-			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 10 }, // n8n reads 0 as its default of 1 s
-		});
-		seen.push(...visibleTexts(r));
-		expect(r.error).toBeUndefined();
-		expect(out(r).map((a) => a.appointment_key)).toEqual([first, second]);
-		const log = await sb.requests();
-		const refused = log.findIndex((q) => q.status === 409);
-		const about = (key: string) => (q: { path: string }) => q.path.startsWith(`/api/v3/appointments/${key}/`);
-		// nothing about the first item after the refusal (n8n's re-run adopts its result); the second one sent again
-		expect(log.slice(refused + 1).filter(about(first))).toEqual([]);
-		expect(log.filter((q) => q.method === method && q.path === path(second)).map((q) => q.status)).toEqual([409, 200]);
-		if (operation === 'cancel') {
-			for (const key of [first, second]) expect(CANCELED).toContain((await sb.appointment(key)).status);
-			expect((await sb.emails()).filter((e) => [first, second].includes(e.appointment_key))).toHaveLength(2);
-		}
-	});
+	it.concurrent.each(WRITES)(
+		'%s of two items, the second refused once: the first is sent once, the second again',
+		async (operation, fields, method, suffix) => {
+			const sb = await ownSandbox();
+			const f = await prepare(`rof-${operation}`, sb);
+			const [first, second] = [f.keys.update, f.keys.reschedule];
+			const path = (key: string) => `/api/v3/appointments/${key}/${suffix}`;
+			await sb.admin('DELETE', '/__sandbox/emails/');
+			// a 409 is not retried by the node itself: the first try fails and n8n runs the node again
+			await sb.fault({
+				count: 1,
+				status: 409,
+				body: { detail: 'busy' },
+				match: { method, path: path(second) },
+			});
+			const r = await runNode({
+				parameters: {
+					resource: 'appointment',
+					operation,
+					appointmentKey: '={{ $json.key }}',
+					...fields,
+				},
+				credentials: { baseUrl: sb.url, accessToken: TOKEN },
+				input: [{ key: first }, { key: second }],
+				settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 10 }, // n8n reads 0 as its default of 1 s
+			});
+			seen.push(...visibleTexts(r));
+			expect(r.error).toBeUndefined();
+			expect(out(r).map((a) => a.appointment_key)).toEqual([first, second]);
+			const log = await sb.requests();
+			const refused = log.findIndex((q) => q.status === 409);
+			const about = (key: string) => (q: { path: string }) =>
+				q.path.startsWith(`/api/v3/appointments/${key}/`);
+			// nothing about the first item after the refusal (n8n's re-run adopts its result); the second one sent again
+			expect(log.slice(refused + 1).filter(about(first))).toEqual([]);
+			expect(
+				log.filter((q) => q.method === method && q.path === path(second)).map((q) => q.status),
+			).toEqual([409, 200]);
+			if (operation === 'cancel') {
+				for (const key of [first, second])
+					expect(CANCELED).toContain((await sb.appointment(key)).status);
+				expect(
+					(await sb.emails()).filter((e) => [first, second].includes(e.appointment_key)),
+				).toHaveLength(2);
+			}
+		},
+	);
 });
 
 // the last test of the file: the concurrent ones above have ended when it starts

@@ -34,13 +34,24 @@ export async function ownSandbox(): Promise<TestSandbox> {
 	return box;
 }
 
-export async function run(parameters: Record<string, unknown>, continueOnFail = false, nodeTypeVersion?: number, box: TestSandbox = sb): Promise<RunNodeResult> {
-	const result = await runNode({ parameters: parameters as IDataObject, credentials: { baseUrl: box.url, accessToken: TOKEN }, continueOnFail, nodeTypeVersion });
+export async function run(
+	parameters: Record<string, unknown>,
+	continueOnFail = false,
+	nodeTypeVersion?: number,
+	box: TestSandbox = sb,
+): Promise<RunNodeResult> {
+	const result = await runNode({
+		parameters: parameters as IDataObject,
+		credentials: { baseUrl: box.url, accessToken: TOKEN },
+		continueOnFail,
+		nodeTypeVersion,
+	});
 	seen.push(...visibleTexts(result));
 	return result;
 }
 
-export const out = (r: RunNodeResult) => (r.items[0] ?? []).map((i) => i.json as Record<string, any>);
+export const out = (r: RunNodeResult) =>
+	(r.items[0] ?? []).map((i) => i.json as Record<string, any>);
 
 export const CANCELED = ['CANCELED', 'CANCELED_CLIENT', 'CANCELED_GOOGLE'];
 export const RESCHEDULE_TO = '2031-03-04T15:30:00-03:00';
@@ -57,16 +68,33 @@ export interface Fixture {
 export async function prepare(tag: string, box: TestSandbox = sb): Promise<Fixture> {
 	await box.reset(60, 11);
 	const all = await box.allAppointments();
-	const open = all.filter((a) => !CANCELED.includes(a.status) && !['ATTENDED', 'NO_SHOW'].includes(a.status));
+	const open = all.filter(
+		(a) => !CANCELED.includes(a.status) && !['ATTENDED', 'NO_SHOW'].includes(a.status),
+	);
 	expect(open.length).toBeGreaterThan(4);
-	const w1 = await box.api('POST', 'webhooks/', { url: `https://hooks.test/${tag}/one`, events: ['appointment.created'] });
-	const w2 = await box.api('POST', 'webhooks/', { url: `https://hooks.test/${tag}/two`, events: ['appointment.updated'] });
+	const w1 = await box.api('POST', 'webhooks/', {
+		url: `https://hooks.test/${tag}/one`,
+		events: ['appointment.created'],
+	});
+	const w2 = await box.api('POST', 'webhooks/', {
+		url: `https://hooks.test/${tag}/two`,
+		events: ['appointment.updated'],
+	});
 	expect([w1.status, w2.status]).toEqual([201, 201]);
 	await box.clearRequests();
 	return {
 		sb: box,
-		keys: { get: open[0].appointment_key, update: open[1].appointment_key, reschedule: open[2].appointment_key, cancel: open[3].appointment_key },
-		webhooks: { update: w1.body.webhook_key, del: w2.body.webhook_key, listed: [w1.body.webhook_key, w2.body.webhook_key] },
+		keys: {
+			get: open[0].appointment_key,
+			update: open[1].appointment_key,
+			reschedule: open[2].appointment_key,
+			cancel: open[3].appointment_key,
+		},
+		webhooks: {
+			update: w1.body.webhook_key,
+			del: w2.body.webhook_key,
+			listed: [w1.body.webhook_key, w2.body.webhook_key],
+		},
 		createUrl: `https://hooks.test/${tag}/created`,
 	};
 }
@@ -86,10 +114,23 @@ export const OPERATIONS: Operation[] = [
 		name: 'appointment getAll',
 		method: 'GET',
 		path: () => '/api/v3/appointments/',
-		parameters: () => ({ resource: 'appointment', operation: 'getAll', returnAll: false, limit: 7, dateRange: 'all', filters: {}, output: 'raw' }),
+		parameters: () => ({
+			resource: 'appointment',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 7,
+			dateRange: 'all',
+			filters: {},
+			output: 'raw',
+		}),
 		verify: async (f, items) => {
-			const page = await f.sb.api<{ results: Array<{ appointment_key: string }> }>('GET', 'appointments/?page_size=7');
-			expect(items.map((i) => i.appointment_key)).toEqual(page.body.results.map((a) => a.appointment_key));
+			const page = await f.sb.api<{ results: Array<{ appointment_key: string }> }>(
+				'GET',
+				'appointments/?page_size=7',
+			);
+			expect(items.map((i) => i.appointment_key)).toEqual(
+				page.body.results.map((a) => a.appointment_key),
+			);
 		},
 	},
 	{
@@ -106,7 +147,12 @@ export const OPERATIONS: Operation[] = [
 		name: 'appointment updateStatus',
 		method: 'PATCH',
 		path: (f) => `/api/v3/appointments/${f.keys.update}/`,
-		parameters: (f) => ({ resource: 'appointment', operation: 'updateStatus', appointmentKey: f.keys.update, status: 'ATTENDED' }),
+		parameters: (f) => ({
+			resource: 'appointment',
+			operation: 'updateStatus',
+			appointmentKey: f.keys.update,
+			status: 'ATTENDED',
+		}),
 		verify: async (f, items) => {
 			expect(items).toHaveLength(1);
 			expect(items[0]).toMatchObject({ appointment_key: f.keys.update, status: 'ATTENDED' });
@@ -117,25 +163,39 @@ export const OPERATIONS: Operation[] = [
 		name: 'appointment reschedule',
 		method: 'PATCH',
 		path: (f) => `/api/v3/appointments/${f.keys.reschedule}/reschedule/`,
-		parameters: (f) => ({ resource: 'appointment', operation: 'reschedule', appointmentKey: f.keys.reschedule, startDate: RESCHEDULE_TO }),
+		parameters: (f) => ({
+			resource: 'appointment',
+			operation: 'reschedule',
+			appointmentKey: f.keys.reschedule,
+			startDate: RESCHEDULE_TO,
+		}),
 		verify: async (f, items) => {
 			expect(items).toHaveLength(1);
 			expect(items[0].appointment_key).toBe(f.keys.reschedule);
 			expect(Date.parse(items[0].start_date)).toBe(Date.parse(RESCHEDULE_TO));
-			expect(Date.parse((await f.sb.appointment(f.keys.reschedule)).start_date)).toBe(Date.parse(RESCHEDULE_TO));
+			expect(Date.parse((await f.sb.appointment(f.keys.reschedule)).start_date)).toBe(
+				Date.parse(RESCHEDULE_TO),
+			);
 		},
 	},
 	{
 		name: 'appointment cancel',
 		method: 'DELETE',
 		path: (f) => `/api/v3/appointments/${f.keys.cancel}/`,
-		parameters: (f) => ({ resource: 'appointment', operation: 'cancel', appointmentKey: f.keys.cancel, sendEmail: true }),
+		parameters: (f) => ({
+			resource: 'appointment',
+			operation: 'cancel',
+			appointmentKey: f.keys.cancel,
+			sendEmail: true,
+		}),
 		verify: async (f, items) => {
 			expect(items).toHaveLength(1);
 			expect(items[0].appointment_key).toBe(f.keys.cancel);
 			expect(CANCELED).toContain((await f.sb.appointment(f.keys.cancel)).status);
 			// one cancellation e-mail, not one per attempt
-			expect((await f.sb.emails()).filter((e) => e.appointment_key === f.keys.cancel)).toHaveLength(1);
+			expect((await f.sb.emails()).filter((e) => e.appointment_key === f.keys.cancel)).toHaveLength(
+				1,
+			);
 		},
 	},
 	{
@@ -143,13 +203,22 @@ export const OPERATIONS: Operation[] = [
 		method: 'GET',
 		path: () => '/api/v3/webhooks/',
 		parameters: () => ({ resource: 'webhook', operation: 'getAll', returnAll: true }),
-		verify: async (f, items) => expect(items.map((w) => w.webhook_key).sort()).toEqual((await f.sb.webhooks()).map((w) => w.webhook_key).sort()),
+		verify: async (f, items) =>
+			expect(items.map((w) => w.webhook_key).sort()).toEqual(
+				(await f.sb.webhooks()).map((w) => w.webhook_key).sort(),
+			),
 	},
 	{
 		name: 'webhook create',
 		method: 'POST',
 		path: () => '/api/v3/webhooks/',
-		parameters: (f) => ({ resource: 'webhook', operation: 'create', url: f.createUrl, events: ['appointment.created', 'appointment.canceled'], otherEvents: '' }),
+		parameters: (f) => ({
+			resource: 'webhook',
+			operation: 'create',
+			url: f.createUrl,
+			events: ['appointment.created', 'appointment.canceled'],
+			otherEvents: '',
+		}),
 		verify: async (f, items) => {
 			const stored = (await f.sb.webhooks()).filter((w) => w.url === f.createUrl);
 			expect(stored).toHaveLength(1);
@@ -173,7 +242,10 @@ export const OPERATIONS: Operation[] = [
 		verify: async (f, items) => {
 			expect(items).toHaveLength(1);
 			const stored = (await f.sb.webhooks()).find((w) => w.webhook_key === f.webhooks.update);
-			expect(stored).toMatchObject({ url: `${f.createUrl}-moved`, events: ['appointment.updated'] });
+			expect(stored).toMatchObject({
+				url: `${f.createUrl}-moved`,
+				events: ['appointment.updated'],
+			});
 		},
 	},
 	{

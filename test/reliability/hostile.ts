@@ -9,7 +9,12 @@ import { sendJson, startFakeService, type FakeService } from '../helpers/fakeSer
 import { TOKEN } from './common';
 
 export const KEY = '3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e';
-export const APPOINTMENT = { appointment_key: KEY, search_code: 'AB12', status: 'CONFIRMED', start_date: '2026-03-10T10:00:00-03:00' };
+export const APPOINTMENT = {
+	appointment_key: KEY,
+	search_code: 'AB12',
+	status: 'CONFIRMED',
+	start_date: '2026-03-10T10:00:00-03:00',
+};
 export const HOOK_URL = 'https://hooks.test/n8n';
 export const EVENTS = ['appointment.created'];
 
@@ -32,7 +37,14 @@ export function useFakeService(): void {
 
 export async function run(
 	parameters: IDataObject,
-	opts: { baseUrl?: string; token?: string; continueOnFail?: boolean; input?: IDataObject[]; settings?: { retryOnFail?: boolean; maxTries?: number; waitBetweenTries?: number }; nodeTypeVersion?: number } = {},
+	opts: {
+		baseUrl?: string;
+		token?: string;
+		continueOnFail?: boolean;
+		input?: IDataObject[];
+		settings?: { retryOnFail?: boolean; maxTries?: number; waitBetweenTries?: number };
+		nodeTypeVersion?: number;
+	} = {},
 ): Promise<RunNodeResult> {
 	return await runNode({
 		parameters: { advanced: { maxRetryWaitSeconds: 1 }, ...parameters },
@@ -46,9 +58,36 @@ export async function run(
 
 export const OPERATIONS_WITH_ONE_RECORD: Array<[string, IDataObject]> = [
 	['Get', { resource: 'appointment', operation: 'get', appointmentKey: KEY }],
-	['Update Status', { resource: 'appointment', operation: 'updateStatus', appointmentKey: KEY, status: 'ATTENDED' }],
-	['Reschedule', { resource: 'appointment', operation: 'reschedule', appointmentKey: KEY, startDate: '2026-03-10T11:00:00-03:00' }],
-	['Cancel', { resource: 'appointment', operation: 'cancel', appointmentKey: KEY, sendEmail: false }],
-	['Webhook Create', { resource: 'webhook', operation: 'create', url: HOOK_URL, events: EVENTS, otherEvents: '' }],
-	['Webhook Update', { resource: 'webhook', operation: 'update', webhookKey: 'w1', url: HOOK_URL, events: EVENTS, otherEvents: '' }],
+	[
+		'Update Status',
+		{ resource: 'appointment', operation: 'updateStatus', appointmentKey: KEY, status: 'ATTENDED' },
+	],
+	[
+		'Reschedule',
+		{
+			resource: 'appointment',
+			operation: 'reschedule',
+			appointmentKey: KEY,
+			startDate: '2026-03-10T11:00:00-03:00',
+		},
+	],
+	[
+		'Cancel',
+		{ resource: 'appointment', operation: 'cancel', appointmentKey: KEY, sendEmail: false },
+	],
+	[
+		'Webhook Create',
+		{ resource: 'webhook', operation: 'create', url: HOOK_URL, events: EVENTS, otherEvents: '' },
+	],
+	[
+		'Webhook Update',
+		{
+			resource: 'webhook',
+			operation: 'update',
+			webhookKey: 'w1',
+			url: HOOK_URL,
+			events: EVENTS,
+			otherEvents: '',
+		},
+	],
 ];

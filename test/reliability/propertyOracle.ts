@@ -27,7 +27,9 @@ export const ITEMS = 100;
 export const RUNS = (n: number) => (FULL ? n * 4 : n);
 // Four times the runs: on a loaded 2-core machine one property took close to the default minute.
 if (FULL) jest.setTimeout(300_000);
-const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
+const SEED = process.env.FC_SEED
+	? Number(process.env.FC_SEED)
+	: Math.floor(Math.random() * 2 ** 31);
 // Printed first, so a failure of the shares checked after the runs can be replayed too.
 console.log(`property tests: FC_SEED=${SEED} replays this run`);
 
@@ -49,7 +51,10 @@ const SHARES: Shares = { valid: 1 / 4, invalid: 1 / 5, open: 1 / 50, sent: 1 / 4
  * A sandbox for the test file (seeded, its appointment keys read) and, at the end, the check that the file's
  * runs looked at `minCases` items with every kind in useful numbers.
  */
-export function usePropertySandbox(minCases: number, shares: Shares = SHARES): { sb: TestSandbox; keys: string[] } {
+export function usePropertySandbox(
+	minCases: number,
+	shares: Shares = SHARES,
+): { sb: TestSandbox; keys: string[] } {
 	const suite = { sb: undefined as unknown as TestSandbox, keys: [] as string[] };
 	beforeAll(async () => {
 		sb = suite.sb = await TestSandbox.start({ seed: 50, seedValue: 21 });
@@ -85,11 +90,19 @@ export interface FieldCheck {
 }
 
 export const exact = (value: string | string[]): Verdict => ({ kind: 'exact', value });
-export const open = (accept: (sent: string | string[] | undefined) => boolean): Verdict => ({ kind: 'open', accept });
+export const open = (accept: (sent: string | string[] | undefined) => boolean): Verdict => ({
+	kind: 'open',
+	accept,
+});
 /** Open, and when sent it must be exactly `want`. */
-export const openExactly = (want: string): Verdict => ({ kind: 'open', accept: (sent) => sent === want, want });
+export const openExactly = (want: string): Verdict => ({
+	kind: 'open',
+	accept: (sent) => sent === want,
+	want,
+});
 /** The value a date verdict stands for, if it stands for one. */
-export const wantOf = (v: Verdict): string | undefined => (v.kind === 'exact' ? String(v.value) : v.kind === 'open' ? v.want : undefined);
+export const wantOf = (v: Verdict): string | undefined =>
+	v.kind === 'exact' ? String(v.value) : v.kind === 'open' ? v.want : undefined;
 export const INVALID: Verdict = { kind: 'invalid' };
 export const OMIT: Verdict = { kind: 'omit' };
 
@@ -135,26 +148,39 @@ function namesField(message: string, labels: string[], index: number): boolean {
 	return names.some((label) => message.includes(`"${label}"`)) && message.includes(`item ${index}`);
 }
 
-const asList = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+const asList = (v: string | string[] | undefined) =>
+	v === undefined ? undefined : Array.isArray(v) ? v : [v];
 
-function queryMatches(c: ItemCase, query: Record<string, string | string[]>, extra: string[]): string | undefined {
+function queryMatches(
+	c: ItemCase,
+	query: Record<string, string | string[]>,
+	extra: string[],
+): string | undefined {
 	const checked = new Set<string>();
 	for (const f of c.fields) {
 		if (!f.param) continue;
 		checked.add(f.param);
 		const sent = query[f.param];
 		const v = f.verdict;
-		if (v.kind === 'omit' && sent !== undefined) return `${f.param} sent (${JSON.stringify(sent)}) though empty`;
-		if (v.kind === 'exact' && JSON.stringify(asList(sent)) !== JSON.stringify(asList(v.value))) return `${f.param}: sent ${JSON.stringify(sent)}, expected ${JSON.stringify(v.value)}`;
-		if (v.kind === 'open' && !v.accept(sent)) return `${f.param}: sent ${JSON.stringify(sent)}, not acceptable`;
+		if (v.kind === 'omit' && sent !== undefined)
+			return `${f.param} sent (${JSON.stringify(sent)}) though empty`;
+		if (v.kind === 'exact' && JSON.stringify(asList(sent)) !== JSON.stringify(asList(v.value)))
+			return `${f.param}: sent ${JSON.stringify(sent)}, expected ${JSON.stringify(v.value)}`;
+		if (v.kind === 'open' && !v.accept(sent))
+			return `${f.param}: sent ${JSON.stringify(sent)}, not acceptable`;
 	}
 	for (const name of Object.keys(query)) {
-		if (!checked.has(name) && !extra.includes(name)) return `unexpected query parameter ${name}=${JSON.stringify(query[name])}`;
+		if (!checked.has(name) && !extra.includes(name))
+			return `unexpected query parameter ${name}=${JSON.stringify(query[name])}`;
 	}
 	return undefined;
 }
 
-export async function checkBatch(parameters: Record<string, unknown>, batch: ItemCase[], expected: Expected): Promise<void> {
+export async function checkBatch(
+	parameters: Record<string, unknown>,
+	batch: ItemCase[],
+	expected: Expected,
+): Promise<void> {
 	await sb.clearRequests();
 	const result = await runNode({
 		parameters: parameters as IDataObject,
@@ -163,7 +189,8 @@ export async function checkBatch(parameters: Record<string, unknown>, batch: Ite
 		continueOnFail: true,
 	});
 	// never an unhandled exception: the run itself does not fail
-	if (result.error) throw new Error(`the node run failed instead of failing items: ${result.error.message}`);
+	if (result.error)
+		throw new Error(`the node run failed instead of failing items: ${result.error.message}`);
 	const outputs = new Map<number, Array<Record<string, any>>>();
 	for (const item of result.items[0] ?? []) {
 		const paired = item.pairedItem as { item: number } | Array<{ item: number }>;
@@ -179,64 +206,105 @@ export async function checkBatch(parameters: Record<string, unknown>, batch: Ite
 		const kind = classify(c);
 		tally[kind]++;
 		const out = outputs.get(i) ?? [];
-		const error = out.length === 1 && typeof out[0].error === 'string' && Object.keys(out[0]).length <= 2 ? String(out[0].error) : undefined;
+		const error =
+			out.length === 1 && typeof out[0].error === 'string' && Object.keys(out[0]).length <= 2
+				? String(out[0].error)
+				: undefined;
 		const where = `item ${i} ${JSON.stringify(c.json).slice(0, 4000)}`;
 		// a refusal may name any field that is invalid, or open (the node may refuse those too)
-		const flagged = c.fields.filter((f) => f.verdict.kind === 'invalid' || f.verdict.kind === 'open').map((f) => f.label);
+		const flagged = c.fields
+			.filter((f) => f.verdict.kind === 'invalid' || f.verdict.kind === 'open')
+			.map((f) => f.label);
 		const failedBeforeSending = error !== undefined && /^The field "|^The option "/.test(error);
 		if (kind === 'invalid' || (kind === 'open' && failedBeforeSending)) {
-			if (!error) throw new Error(`${where}: expected an error naming ${flagged.join(' or ')}, got output ${JSON.stringify(out).slice(0, 300)}`);
-			if (!namesField(error, flagged, i)) throw new Error(`${where}: the error does not name ${flagged.join(' or ')} and item ${i}: ${error}`);
+			if (!error)
+				throw new Error(
+					`${where}: expected an error naming ${flagged.join(' or ')}, got output ${JSON.stringify(out).slice(0, 300)}`,
+				);
+			if (!namesField(error, flagged, i))
+				throw new Error(
+					`${where}: the error does not name ${flagged.join(' or ')} and item ${i}: ${error}`,
+				);
 			continue; // and no request: checked by the log walk below (every request belongs to a sent item)
 		}
 		if (failedBeforeSending) throw new Error(`${where}: valid input refused: ${error}`);
 		if (expected.readFirst) {
 			const path = expected.path(c);
 			const ours = (r: RequestLogEntry | undefined, method: string) =>
-				r !== undefined && r.method === method && (typeof path === 'string' ? r.path === path : path(r.path));
-			if (!ours(log[cursor], 'GET')) throw new Error(`${where}: sent ${JSON.stringify(log[cursor])} first, expected a GET of the appointment`);
+				r !== undefined &&
+				r.method === method &&
+				(typeof path === 'string' ? r.path === path : path(r.path));
+			if (!ours(log[cursor], 'GET'))
+				throw new Error(
+					`${where}: sent ${JSON.stringify(log[cursor])} first, expected a GET of the appointment`,
+				);
 			cursor++;
 			if (!ours(log[cursor], expected.method)) {
-				if (error === undefined && out.length === 1 && /^CANCEL/i.test(String(out[0].status))) continue;
-				throw new Error(`${where}: sent only the read, and its output is not a cancelled appointment: ${JSON.stringify(out).slice(0, 300)}`);
+				if (error === undefined && out.length === 1 && /^CANCEL/i.test(String(out[0].status)))
+					continue;
+				throw new Error(
+					`${where}: sent only the read, and its output is not a cancelled appointment: ${JSON.stringify(out).slice(0, 300)}`,
+				);
 			}
 		}
 		// a request must be next in the log, exactly as the spec allows
 		const mine = log.slice(cursor, cursor + per);
 		cursor += per;
-		if (mine.length < per) throw new Error(`${where}: no request was sent (error: ${error ?? 'none'})`);
+		if (mine.length < per)
+			throw new Error(`${where}: no request was sent (error: ${error ?? 'none'})`);
 		if (expected.listFirst && (mine[0].method !== 'GET' || mine[0].path !== expected.listFirst)) {
-			throw new Error(`${where}: sent ${mine[0].method} ${mine[0].path} first, expected GET ${expected.listFirst}`);
+			throw new Error(
+				`${where}: sent ${mine[0].method} ${mine[0].path} first, expected GET ${expected.listFirst}`,
+			);
 		}
 		for (const request of mine.slice(first, first + 1)) {
 			const path = expected.path(c);
 			const pathOk = typeof path === 'string' ? request.path === path : path(request.path);
-			if (request.method !== expected.method || !pathOk) throw new Error(`${where}: sent ${request.method} ${request.path}, expected ${expected.method} ${typeof path === 'string' ? path : '(pattern)'}`);
+			if (request.method !== expected.method || !pathOk)
+				throw new Error(
+					`${where}: sent ${request.method} ${request.path}, expected ${expected.method} ${typeof path === 'string' ? path : '(pattern)'}`,
+				);
 			const bad = queryMatches(c, request.query ?? {}, expected.extraQuery ?? []);
 			if (bad) throw new Error(`${where}: ${bad}`);
-			if (expected.no400 && request.status === 400) throw new Error(`${where}: the service refused what the node sent (400)`);
+			if (expected.no400 && request.status === 400)
+				throw new Error(`${where}: the service refused what the node sent (400)`);
 		}
 		if (error !== undefined) {
-			if (!expected.apiErrorAllowed?.(error)) throw new Error(`${where}: the request failed: ${error}`);
+			if (!expected.apiErrorAllowed?.(error))
+				throw new Error(`${where}: the request failed: ${error}`);
 		} else {
 			c.verifyOutput?.(out);
 		}
 	}
 	if (cursor !== log.length) {
-		throw new Error(`${log.length - cursor} request(s) the valid items do not account for: ${JSON.stringify(log.slice(cursor, cursor + 3))}`);
+		throw new Error(
+			`${log.length - cursor} request(s) the valid items do not account for: ${JSON.stringify(log.slice(cursor, cursor + 3))}`,
+		);
 	}
 	cases += batch.length;
 	tally.sent += log.length;
 }
 
-export const batchOf = <T>(arb: fc.Arbitrary<T>) => fc.array(arb, { minLength: ITEMS, maxLength: ITEMS });
+export const batchOf = <T>(arb: fc.Arbitrary<T>) =>
+	fc.array(arb, { minLength: ITEMS, maxLength: ITEMS });
 /** Short failure reports: the seed, the path to replay and the first failing item (not the whole 100-item batch). */
 function report(details: fc.RunDetails<any>): void {
 	if (!details.failed) return;
-	const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-	throw new Error(`Property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexamplePath}"; replay with FC_SEED=${details.seed}):\n${cause}`);
+	const cause =
+		details.errorInstance instanceof Error
+			? details.errorInstance.message
+			: String(details.errorInstance);
+	throw new Error(
+		`Property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexamplePath}"; replay with FC_SEED=${details.seed}):\n${cause}`,
+	);
 }
-export const params = { numRuns: 0, seed: SEED, endOnFailure: true, asyncReporter: async (d: fc.RunDetails<any>) => report(d) } as const;
+export const params = {
+	numRuns: 0,
+	seed: SEED,
+	endOnFailure: true,
+	asyncReporter: async (d: fc.RunDetails<any>) => report(d),
+} as const;
 
 /** An expression that hands the item's value to the node; `{__luxon}` becomes a Luxon DateTime. */
-export const dateExpr = (path: string) => `={{ ($json.${path} && $json.${path}.__luxon) ? DateTime.fromISO($json.${path}.__luxon, { setZone: true }) : $json.${path} }}`;
+export const dateExpr = (path: string) =>
+	`={{ ($json.${path} && $json.${path}.__luxon) ? DateTime.fromISO($json.${path}.__luxon, { setZone: true }) : $json.${path} }}`;

@@ -7,7 +7,6 @@
 import { ADMIN, LIMITED, TestSandbox, TOKEN } from './common';
 import { startSecuritySandbox } from './security';
 
-
 let sb: TestSandbox;
 beforeAll(async () => {
 	sb = await startSecuritySandbox();
@@ -30,7 +29,11 @@ describe('the sandbox API refuses requests without a valid token', () => {
 		['DELETE', `appointments/${KEY}/?send_email=true`, undefined],
 		['GET', 'webhooks/', undefined],
 		['POST', 'webhooks/', { url: 'https://hooks.test/intruder', events: ['appointment.created'] }],
-		['PUT', `webhooks/${WH}/`, { url: 'https://hooks.test/intruder', events: ['appointment.created'] }],
+		[
+			'PUT',
+			`webhooks/${WH}/`,
+			{ url: 'https://hooks.test/intruder', events: ['appointment.created'] },
+		],
 		['DELETE', `webhooks/${WH}/`, undefined],
 	];
 	// methods the API does not offer on a path must be refused too (401, or 405 at most), never served
@@ -51,7 +54,10 @@ describe('the sandbox API refuses requests without a valid token', () => {
 		['an empty bearer', { authorization: 'Bearer ' }],
 		['the scheme alone', { authorization: 'Bearer' }],
 		['the token without a scheme', { authorization: TOKEN }],
-		['the token as Basic credentials', { authorization: `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}` }],
+		[
+			'the token as Basic credentials',
+			{ authorization: `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}` },
+		],
 		['the admin token', { authorization: `Bearer ${ADMIN}` }],
 		['the token in the query string', {}, `access_token=${TOKEN}&token=${TOKEN}`],
 	];
@@ -61,21 +67,41 @@ describe('the sandbox API refuses requests without a valid token', () => {
 
 	beforeAll(async () => {
 		await sb.reset(40, 5);
-		key = (await sb.allAppointments()).find((a) => a.status === 'CONFIRMED' || a.status === 'PENDING')!.appointment_key;
-		wh = (await sb.api('POST', 'webhooks/', { url: 'https://hooks.test/mine', events: ['appointment.created'] })).body.webhook_key;
+		key = (await sb.allAppointments()).find(
+			(a) => a.status === 'CONFIRMED' || a.status === 'PENDING',
+		)!.appointment_key;
+		wh = (
+			await sb.api('POST', 'webhooks/', {
+				url: 'https://hooks.test/mine',
+				events: ['appointment.created'],
+			})
+		).body.webhook_key;
 		before = { a: await sb.appointment(key), w: await sb.webhooks(), e: await sb.emails() };
 	});
 
 	const fill = (path: string) => path.replace(KEY, key).replace(WH, wh);
 
-	async function call(method: string, path: string, headers: Record<string, string>, query?: string, body?: unknown) {
+	async function call(
+		method: string,
+		path: string,
+		headers: Record<string, string>,
+		query?: string,
+		body?: unknown,
+	) {
 		const url = `${sb.url}/api/v3/${fill(path)}${query ? (path.includes('?') ? '&' : '?') + query : ''}`;
 		const res = await fetch(url, {
 			method,
-			headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+			headers: {
+				...headers,
+				...(body === undefined ? {} : { 'content-type': 'application/json' }),
+			},
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
-		return { status: res.status, text: await res.text(), wwwAuth: res.headers.get('www-authenticate') };
+		return {
+			status: res.status,
+			text: await res.text(),
+			wwwAuth: res.headers.get('www-authenticate'),
+		};
 	}
 
 	describe.each(CREDENTIALS)('with %s', (_label, headers, query) => {
@@ -95,7 +121,9 @@ describe('the sandbox API refuses requests without a valid token', () => {
 	});
 
 	it('the restricted token reads appointments but gets 403 on every webhook endpoint', async () => {
-		expect((await call('GET', 'appointments/', { authorization: `Bearer ${LIMITED}` })).status).toBe(200);
+		expect(
+			(await call('GET', 'appointments/', { authorization: `Bearer ${LIMITED}` })).status,
+		).toBe(200);
 		for (const [method, path, body] of ENDPOINTS.filter(([, p]) => p.startsWith('webhooks/'))) {
 			const res = await call(method, path, { authorization: `Bearer ${LIMITED}` }, undefined, body);
 			expect({ method, path, status: res.status }).toEqual({ method, path, status: 403 });
@@ -103,10 +131,14 @@ describe('the sandbox API refuses requests without a valid token', () => {
 	});
 
 	it('none of the refused requests changed anything', async () => {
-		expect({ a: await sb.appointment(key), w: await sb.webhooks(), e: await sb.emails() }).toEqual(before);
+		expect({ a: await sb.appointment(key), w: await sb.webhooks(), e: await sb.emails() }).toEqual(
+			before,
+		);
 		// and every refused request was logged as not authorized
 		const log = await sb.requests();
-		expect(log.filter((q) => q.status === 401).length).toBeGreaterThanOrEqual(CREDENTIALS.length * ENDPOINTS.length);
+		expect(log.filter((q) => q.status === 401).length).toBeGreaterThanOrEqual(
+			CREDENTIALS.length * ENDPOINTS.length,
+		);
 		expect(log.filter((q) => q.status === 401).every((q) => q.authorized !== true)).toBe(true);
 	});
 });
@@ -137,29 +169,42 @@ describe('the sandbox admin API refuses requests without the admin token', () =>
 	beforeAll(async () => {
 		await sb.reset(40, 5);
 		key = (await sb.allAppointments())[0].appointment_key;
-		await sb.api('POST', 'webhooks/', { url: 'https://hooks.test/admin', events: ['appointment.created'] });
+		await sb.api('POST', 'webhooks/', {
+			url: 'https://hooks.test/admin',
+			events: ['appointment.created'],
+		});
 	});
 
-	it.each(NOT_ADMIN)('with %s every admin endpoint answers 401/403 and nothing changes', async (_label, headers) => {
-		const count = (await sb.allAppointments()).length;
-		const hooks = await sb.webhooks();
-		for (const [method, path, body] of ADMIN_ENDPOINTS) {
-			const res = await fetch(`${sb.url}${path.replace('{key}', key)}`, {
-				method,
-				headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-				body: body === undefined ? undefined : JSON.stringify(body),
-			});
-			const text = await res.text();
-			expect({ method, path, status: [401, 403].includes(res.status) }).toEqual({ method, path, status: true });
-			expect(text).not.toContain(key);
-		}
-		// no appointment created, no reset (our webhook is still there), no fault installed, config unchanged
-		expect((await sb.allAppointments()).length).toBe(count);
-		expect(await sb.webhooks()).toEqual(hooks);
-		expect((await sb.api('GET', 'webhooks/')).status).toBe(200);
-		const cfg = await sb.admin('GET', '/__sandbox/config/');
-		expect(cfg.pagination).not.toBe('none');
-	});
+	it.each(NOT_ADMIN)(
+		'with %s every admin endpoint answers 401/403 and nothing changes',
+		async (_label, headers) => {
+			const count = (await sb.allAppointments()).length;
+			const hooks = await sb.webhooks();
+			for (const [method, path, body] of ADMIN_ENDPOINTS) {
+				const res = await fetch(`${sb.url}${path.replace('{key}', key)}`, {
+					method,
+					headers: {
+						...headers,
+						...(body === undefined ? {} : { 'content-type': 'application/json' }),
+					},
+					body: body === undefined ? undefined : JSON.stringify(body),
+				});
+				const text = await res.text();
+				expect({ method, path, status: [401, 403].includes(res.status) }).toEqual({
+					method,
+					path,
+					status: true,
+				});
+				expect(text).not.toContain(key);
+			}
+			// no appointment created, no reset (our webhook is still there), no fault installed, config unchanged
+			expect((await sb.allAppointments()).length).toBe(count);
+			expect(await sb.webhooks()).toEqual(hooks);
+			expect((await sb.api('GET', 'webhooks/')).status).toBe(200);
+			const cfg = await sb.admin('GET', '/__sandbox/config/');
+			expect(cfg.pagination).not.toBe('none');
+		},
+	);
 });
 
 describe('published package', () => {

@@ -17,7 +17,16 @@ export function startSecuritySandbox(): Promise<TestSandbox> {
 export function nodeRunner(sandbox: () => TestSandbox) {
 	const secrets = new Set<string>([TOKEN]);
 	const seen: string[] = [];
-	async function run(parameters: Record<string, unknown>, opts: { token?: string; continueOnFail?: boolean; input?: any[]; nodeTypeVersion?: number; on?: TestSandbox } = {}): Promise<RunNodeResult> {
+	async function run(
+		parameters: Record<string, unknown>,
+		opts: {
+			token?: string;
+			continueOnFail?: boolean;
+			input?: any[];
+			nodeTypeVersion?: number;
+			on?: TestSandbox;
+		} = {},
+	): Promise<RunNodeResult> {
 		const token = opts.token ?? TOKEN;
 		secrets.add(token);
 		const result = await runNode({

@@ -49,7 +49,11 @@ describe('POST /__sandbox/appointments/', () => {
 	it('generates what is missing; keeps what is given; filter-only attributes only in the admin view', async () => {
 		const gen = await adm('POST', '/__sandbox/appointments/', {});
 		expect(gen.status).toBe(201);
-		expect(gen.body).toMatchObject({ status: 'CONFIRMED', is_cancelled: false, appointment_key: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+		expect(gen.body).toMatchObject({
+			status: 'CONFIRMED',
+			is_cancelled: false,
+			appointment_key: expect.stringMatching(/^[0-9a-f-]{36}$/),
+		});
 		const given = {
 			appointment_key: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE',
 			search_code: 'GIVEN01',
@@ -90,7 +94,9 @@ describe('POST /__sandbox/appointments/', () => {
 
 	it('a known calendar_key gets its name', async () => {
 		const [first] = (await adm.ok('GET', '/__sandbox/appointments/')).appointments;
-		const r = await adm.ok('POST', '/__sandbox/appointments/', { calendar: { calendar_key: first.calendar.calendar_key } });
+		const r = await adm.ok('POST', '/__sandbox/appointments/', {
+			calendar: { calendar_key: first.calendar.calendar_key },
+		});
 		expect(r.calendar).toEqual(first.calendar);
 	});
 
@@ -113,27 +119,48 @@ describe('POST /__sandbox/appointments/', () => {
 			expect(Object.keys(r.body)).toContain(field);
 		}
 		expect((await adm('POST', '/__sandbox/appointments/', '{', {})).status).toBe(400);
-		expect((await adm('POST', '/__sandbox/appointments/', 'a=b', { 'content-type': 'text/plain' })).status).toBe(415);
+		expect(
+			(await adm('POST', '/__sandbox/appointments/', 'a=b', { 'content-type': 'text/plain' }))
+				.status,
+		).toBe(415);
 		expect(await count()).toBe(60);
-		expect((await adm('GET', '/__sandbox/appointments/0f0e0d0c-0b0a-4908-8706-050403020100/')).status).toBe(404);
+		expect(
+			(await adm('GET', '/__sandbox/appointments/0f0e0d0c-0b0a-4908-8706-050403020100/')).status,
+		).toBe(404);
 	});
 });
 
 describe('reset', () => {
 	it('restores seed data, start-up config and tokens, and empties webhooks, logs and faults', async () => {
 		const configBefore = await adm.ok('GET', '/__sandbox/config/');
-		const keysBefore = (await adm.ok('GET', '/__sandbox/appointments/')).appointments.map((a: any) => a.appointment_key);
+		const keysBefore = (await adm.ok('GET', '/__sandbox/appointments/')).appointments.map(
+			(a: any) => a.appointment_key,
+		);
 		const key = keysBefore[0];
-		await adm.ok('POST', '/__sandbox/config/', { pagination: 'cursor', latencyMs: 5, tokens: ['rotated-token'] });
-		await client(() => sb.url, 'rotated-token').ok('POST', '/api/v3/webhooks/', { url: 'https://h.test/r', events: ['appointment.created'] });
-		await client(() => sb.url, 'rotated-token').ok('DELETE', `/api/v3/appointments/${key}/?send_email=true`);
+		await adm.ok('POST', '/__sandbox/config/', {
+			pagination: 'cursor',
+			latencyMs: 5,
+			tokens: ['rotated-token'],
+		});
+		await client(() => sb.url, 'rotated-token').ok('POST', '/api/v3/webhooks/', {
+			url: 'https://h.test/r',
+			events: ['appointment.created'],
+		});
+		await client(() => sb.url, 'rotated-token').ok(
+			'DELETE',
+			`/api/v3/appointments/${key}/?send_email=true`,
+		);
 		await adm.ok('POST', '/__sandbox/appointments/', {});
 		await adm.ok('POST', '/__sandbox/faults/', { status: 500, count: 5 });
 		const r = await adm('POST', '/__sandbox/reset/');
 		expect(r.status).toBe(200);
 		expect(r.body).toEqual({ appointments: 60 });
 		expect(await adm.ok('GET', '/__sandbox/config/')).toEqual(configBefore);
-		expect((await adm.ok('GET', '/__sandbox/appointments/')).appointments.map((a: any) => a.appointment_key)).toEqual(keysBefore);
+		expect(
+			(await adm.ok('GET', '/__sandbox/appointments/')).appointments.map(
+				(a: any) => a.appointment_key,
+			),
+		).toEqual(keysBefore);
 		expect((await adm.ok('GET', `/__sandbox/appointments/${key}/`)).is_cancelled).toBe(false);
 		expect((await adm.ok('GET', '/__sandbox/webhooks/')).webhooks).toEqual([]);
 		expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toEqual([]);
@@ -141,11 +168,19 @@ describe('reset', () => {
 		expect((await adm.ok('GET', '/__sandbox/faults/')).faults).toEqual([]);
 		expect((await adm.ok('GET', '/__sandbox/deliveries/')).deliveries).toEqual([]);
 		expect((await api('GET', '/api/v3/appointments/')).status).toBe(200);
-		expect((await client(() => sb.url, 'rotated-token')('GET', '/api/v3/appointments/')).status).toBe(401);
+		expect(
+			(await client(() => sb.url, 'rotated-token')('GET', '/api/v3/appointments/')).status,
+		).toBe(401);
 	});
 
 	it('takes another seed size and value for this reset; bad bodies are 400', async () => {
-		expect(await adm.ok('POST', '/__sandbox/reset/', { seed: 12, seedValue: 2, now: '2027-01-15T10:00:00' })).toEqual({ appointments: 12 });
+		expect(
+			await adm.ok('POST', '/__sandbox/reset/', {
+				seed: 12,
+				seedValue: 2,
+				now: '2027-01-15T10:00:00',
+			}),
+		).toEqual({ appointments: 12 });
 		const list = (await adm.ok('GET', '/__sandbox/appointments/')).appointments;
 		expect(list.some((a: any) => a.start_date.startsWith('2027-01-15'))).toBe(true);
 		for (const [body, field] of [
@@ -182,7 +217,10 @@ describe('config', () => {
 			restrictedTokens: 1,
 		});
 		for (const secret of [TOKEN, LIMITED, ADMIN]) expect(c.text).not.toContain(secret);
-		const changed = await adm.ok('POST', '/__sandbox/config/', { retrySchedule: [10, 20], duplicateDelivery: true });
+		const changed = await adm.ok('POST', '/__sandbox/config/', {
+			retrySchedule: [10, 20],
+			duplicateDelivery: true,
+		});
 		expect(changed).toEqual({ ...c.body, retrySchedule: [10, 20], duplicateDelivery: true });
 		for (const [body, field] of [
 			[{ pagination: 'offset' }, 'pagination'],
@@ -209,10 +247,42 @@ describe('logs', () => {
 		await adm('GET', '/__sandbox/config/');
 		const { requests } = await adm.ok('GET', '/__sandbox/requests/');
 		expect(requests).toEqual([
-			{ method: 'GET', path: '/api/v3/appointments/', query: { status: 'CONFIRMED', tag_keys: ['a', 'b'] }, status: 400, at: expect.any(String), authorized: true, fault: null },
-			{ method: 'GET', path: '/api/v3/webhooks/', query: {}, status: 401, at: expect.any(String), authorized: false, fault: null },
-			{ method: 'GET', path: '/api/v3/webhooks/', query: {}, status: 403, at: expect.any(String), authorized: false, fault: null },
-			{ method: 'GET', path: '/api/v3/nothing/', query: {}, status: 404, at: expect.any(String), authorized: true, fault: null },
+			{
+				method: 'GET',
+				path: '/api/v3/appointments/',
+				query: { status: 'CONFIRMED', tag_keys: ['a', 'b'] },
+				status: 400,
+				at: expect.any(String),
+				authorized: true,
+				fault: null,
+			},
+			{
+				method: 'GET',
+				path: '/api/v3/webhooks/',
+				query: {},
+				status: 401,
+				at: expect.any(String),
+				authorized: false,
+				fault: null,
+			},
+			{
+				method: 'GET',
+				path: '/api/v3/webhooks/',
+				query: {},
+				status: 403,
+				at: expect.any(String),
+				authorized: false,
+				fault: null,
+			},
+			{
+				method: 'GET',
+				path: '/api/v3/nothing/',
+				query: {},
+				status: 404,
+				at: expect.any(String),
+				authorized: true,
+				fault: null,
+			},
 		]);
 		expect(JSON.stringify(requests)).not.toContain(TOKEN);
 		expect((await adm('DELETE', '/__sandbox/requests/')).status).toBe(204);
@@ -225,6 +295,13 @@ describe('logs', () => {
 		expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toHaveLength(1);
 		expect((await adm('DELETE', '/__sandbox/emails/')).status).toBe(204);
 		expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toEqual([]);
-		expect(await adm.ok('GET', '/__sandbox/deliveries/?summary=true')).toEqual({ pending: 0, total_events: 0, attempts: 0, succeeded: 0, failed_attempts: 0, gave_up: 0 });
+		expect(await adm.ok('GET', '/__sandbox/deliveries/?summary=true')).toEqual({
+			pending: 0,
+			total_events: 0,
+			attempts: 0,
+			succeeded: 0,
+			failed_attempts: 0,
+			gave_up: 0,
+		});
 	});
 });

@@ -11,15 +11,22 @@ useApiSandbox();
 describe('reschedule', () => {
 	it('moves the start (any offset), keeps the status and shows the account offset', async () => {
 		const a = await make('PENDING_PAYMENT');
-		const r = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/reschedule/`, { start_date: '2030-03-05T14:30:00+01:00' });
+		const r = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/reschedule/`, {
+			start_date: '2030-03-05T14:30:00+01:00',
+		});
 		expect(r.status).toBe(200);
 		expect(r.body.status).toBe('PENDING_PAYMENT');
 		expect(DateTime.fromISO(r.body.start_date).toMillis()).toBe(Date.parse('2030-03-05T13:30:00Z'));
 		expect(r.body.start_date).toBe('2030-03-05T10:30:00-03:00');
-		const z = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/reschedule/`, { start_date: '2030-07-01T12:00:00.250Z' });
+		const z = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/reschedule/`, {
+			start_date: '2030-07-01T12:00:00.250Z',
+		});
 		expect(z.body.start_date).toBe('2030-07-01T08:00:00.250-04:00');
 		// the list follows the new position
-		const list = await api.ok('GET', '/api/v3/appointments/?start_date=2030-07-01T00:00:00&end_date=2030-07-01T23:59:59');
+		const list = await api.ok(
+			'GET',
+			'/api/v3/appointments/?start_date=2030-07-01T00:00:00&end_date=2030-07-01T23:59:59',
+		);
 		expect(list.results.map((x: any) => x.appointment_key)).toEqual([a.appointment_key]);
 	});
 
@@ -44,31 +51,53 @@ describe('reschedule', () => {
 		expect((await api('PATCH', path, 'x', { 'content-type': 'text/plain' })).status).toBe(415);
 		expect(await internal(a.appointment_key)).toEqual(before);
 		const c = await make('CANCELED_CLIENT');
-		const r = await api('PATCH', `/api/v3/appointments/${c.appointment_key}/reschedule/`, { start_date: '2030-03-05T14:30:00Z' });
+		const r = await api('PATCH', `/api/v3/appointments/${c.appointment_key}/reschedule/`, {
+			start_date: '2030-03-05T14:30:00Z',
+		});
 		expect(r.status).toBe(400);
 		expect(r.body.non_field_errors[0]).toMatch(/cancelled/);
-		expect((await api('PATCH', `/api/v3/appointments/${MISSING}/reschedule/`, { start_date: '2030-03-05T14:30:00Z' })).status).toBe(404);
+		expect(
+			(
+				await api('PATCH', `/api/v3/appointments/${MISSING}/reschedule/`, {
+					start_date: '2030-03-05T14:30:00Z',
+				})
+			).status,
+		).toBe(404);
 	});
 });
 
 describe('cancel', () => {
 	it('DELETE sets CANCELED and is_cancelled; send_email=true records one e-mail to the person', async () => {
-		const a = await make('CONFIRMED', { person: { full_name: 'Ana Test', email: 'ana.test@example.com' } });
+		const a = await make('CONFIRMED', {
+			person: { full_name: 'Ana Test', email: 'ana.test@example.com' },
+		});
 		const r = await api('DELETE', `/api/v3/appointments/${a.appointment_key}/?send_email=true`);
 		expect(r.status).toBe(200);
 		expect(r.body).toMatchObject({ appointment_key: a.appointment_key, status: 'CANCELED' });
 		const rec = await internal(a.appointment_key);
 		expect(rec).toMatchObject({ status: 'CANCELED', is_cancelled: true });
 		const { emails } = await adm.ok('GET', '/__sandbox/emails/');
-		expect(emails).toEqual([{ appointment_key: a.appointment_key, to: 'ana.test@example.com', type: 'cancellation', at: expect.any(String) }]);
+		expect(emails).toEqual([
+			{
+				appointment_key: a.appointment_key,
+				to: 'ana.test@example.com',
+				type: 'cancellation',
+				at: expect.any(String),
+			},
+		]);
 	});
 
 	it('no e-mail by default or with send_email=false; cancelling twice changes nothing and sends nothing', async () => {
 		const a = await make('PENDING');
 		const b = await make('CANCELED_GOOGLE');
 		expect((await api('DELETE', `/api/v3/appointments/${a.appointment_key}/`)).status).toBe(200);
-		expect((await api('DELETE', `/api/v3/appointments/${a.appointment_key}/?send_email=true`)).status).toBe(200);
-		const again = await api('DELETE', `/api/v3/appointments/${b.appointment_key}/?send_email=false`);
+		expect(
+			(await api('DELETE', `/api/v3/appointments/${a.appointment_key}/?send_email=true`)).status,
+		).toBe(200);
+		const again = await api(
+			'DELETE',
+			`/api/v3/appointments/${b.appointment_key}/?send_email=false`,
+		);
 		expect(again.body.status).toBe('CANCELED_GOOGLE');
 		expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toEqual([]);
 	});
@@ -79,7 +108,9 @@ describe('cancel', () => {
 		expect(r.status).toBe(400);
 		expect(Object.keys(r.body)).toEqual(['send_email']);
 		expect((await internal(a.appointment_key)).status).toBe('CONFIRMED');
-		expect((await api('DELETE', `/api/v3/appointments/${MISSING}/?send_email=true`)).status).toBe(404);
+		expect((await api('DELETE', `/api/v3/appointments/${MISSING}/?send_email=true`)).status).toBe(
+			404,
+		);
 		expect((await adm.ok('GET', '/__sandbox/emails/')).emails).toEqual([]);
 	});
 });
@@ -98,7 +129,10 @@ describe('mutationResponse: empty', () => {
 			expect(r.status).toBe(204);
 			expect(r.text).toBe('');
 		}
-		expect(await internal(a.appointment_key)).toMatchObject({ status: 'CANCELED', start_date: '2031-01-02T00:04:05-03:00' });
+		expect(await internal(a.appointment_key)).toMatchObject({
+			status: 'CANCELED',
+			start_date: '2031-01-02T00:04:05-03:00',
+		});
 		// errors stay JSON
 		expect((await api('PATCH', base, { status: 'NOPE' })).status).toBe(400);
 	});
@@ -107,7 +141,10 @@ describe('mutationResponse: empty', () => {
 describe('limits', () => {
 	it('a body over 1 MiB gets 413 JSON', async () => {
 		const a = await make('CONFIRMED');
-		const r = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/`, { status: 'ATTENDED', pad: 'x'.repeat(1_100_000) });
+		const r = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/`, {
+			status: 'ATTENDED',
+			pad: 'x'.repeat(1_100_000),
+		});
 		expect(r.status).toBe(413);
 		expect(r.body.detail).toMatch(/too large/);
 		expect((await internal(a.appointment_key)).status).toBe('CONFIRMED');
@@ -121,7 +158,9 @@ describe('concurrency', () => {
 			const base = `/api/v3/appointments/${a.appointment_key}/`;
 			const calls = [
 				...NON_CANCELLED.map((s) => api('PATCH', base, { status: s })),
-				...[1, 2, 3].map((i) => api('PATCH', `${base}reschedule/`, { start_date: `2032-01-0${i}T10:00:00Z` })),
+				...[1, 2, 3].map((i) =>
+					api('PATCH', `${base}reschedule/`, { start_date: `2032-01-0${i}T10:00:00Z` }),
+				),
 				api('DELETE', `${base}?send_email=true`),
 				api('DELETE', `${base}?send_email=true`),
 				...NON_CANCELLED.map((s) => api('PATCH', base, { status: s })),

@@ -50,7 +50,9 @@ describe('status changes', () => {
 				expect(Object.keys(r.body)).toEqual(['status']);
 				expect(r.body.status[0]).toMatch(/cancelled/);
 			}
-			const same = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/`, { status: from });
+			const same = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/`, {
+				status: from,
+			});
 			expect(same.status).toBe(200);
 			expect((await internal(a.appointment_key)).status).toBe(from);
 		}
@@ -81,7 +83,11 @@ describe('status changes', () => {
 			expect(Object.keys(r.body)).toContain(field);
 		}
 		// no Content-Type at all, with a body
-		const res = await fetch(`${sb.url}${path}`, { method: 'PATCH', headers: { authorization: `Bearer ${TOKEN}` }, body: new Blob(['{"status":"ATTENDED"}']) });
+		const res = await fetch(`${sb.url}${path}`, {
+			method: 'PATCH',
+			headers: { authorization: `Bearer ${TOKEN}` },
+			body: new Blob(['{"status":"ATTENDED"}']),
+		});
 		expect(res.status).toBe(415);
 		expect(await internal(a.appointment_key)).toEqual(before);
 	});
@@ -89,13 +95,19 @@ describe('status changes', () => {
 	it('random bodies and keys never produce a 5xx', async () => {
 		const a = await make('PENDING');
 		await fc.assert(
-			fc.asyncProperty(fc.oneof(fc.json(), fc.string()), fc.oneof(fc.constant(a.appointment_key), fc.uuid(), fc.string({ minLength: 1 })), async (body, key) => {
-				const r = await api('PATCH', `/api/v3/appointments/${encodeURIComponent(key)}/`, body, { 'content-type': 'application/json' });
-				expect(r.status).toBeLessThan(500);
-				expect(r.status).toBeGreaterThanOrEqual(200);
-				const rec = await internal(a.appointment_key);
-				expect(rec.is_cancelled).toBe(CANCELLED_STATUSES.has(rec.status));
-			}),
+			fc.asyncProperty(
+				fc.oneof(fc.json(), fc.string()),
+				fc.oneof(fc.constant(a.appointment_key), fc.uuid(), fc.string({ minLength: 1 })),
+				async (body, key) => {
+					const r = await api('PATCH', `/api/v3/appointments/${encodeURIComponent(key)}/`, body, {
+						'content-type': 'application/json',
+					});
+					expect(r.status).toBeLessThan(500);
+					expect(r.status).toBeGreaterThanOrEqual(200);
+					const rec = await internal(a.appointment_key);
+					expect(rec.is_cancelled).toBe(CANCELLED_STATUSES.has(rec.status));
+				},
+			),
 			{ numRuns: 60 },
 		);
 	});

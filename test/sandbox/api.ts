@@ -11,7 +11,14 @@ export const api = client(() => sb.url, TOKEN);
 export const adm = client(() => sb.url, ADMIN);
 export const anon = client(() => sb.url, undefined);
 export const NON_CANCELLED = STATUSES.filter((s) => !CANCELLED_STATUSES.has(s));
-export const PUBLIC_FIELDS = ['appointment_key', 'calendar', 'person', 'search_code', 'start_date', 'status'];
+export const PUBLIC_FIELDS = [
+	'appointment_key',
+	'calendar',
+	'person',
+	'search_code',
+	'start_date',
+	'status',
+];
 export const MISSING = '0f0e0d0c-0b0a-4908-8706-050403020100';
 
 /** Starts the sandbox for the calling test file and resets it before each test. */

@@ -27,7 +27,9 @@ it('over https the CSRF and session cookies are Secure, HttpOnly, SameSite=Stric
 	const html = await page.body.text();
 	const [csrfCookie] = cookieOf(page.headers);
 	expect(csrfCookie[0]).toMatch(/^sbx_csrf=/);
-	expect(csrfCookie).toEqual(expect.arrayContaining(['Path=/dashboard', 'HttpOnly', 'Secure', 'SameSite=Strict']));
+	expect(csrfCookie).toEqual(
+		expect.arrayContaining(['Path=/dashboard', 'HttpOnly', 'Secure', 'SameSite=Strict']),
+	);
 	const token = /name="_csrf" value="([^"]+)"/.exec(html)![1];
 	const login = await request(`${sb.url}/dashboard/login`, {
 		method: 'POST',
@@ -39,10 +41,17 @@ it('over https the CSRF and session cookies are Secure, HttpOnly, SameSite=Stric
 	expect(login.statusCode).toBe(303);
 	const [session] = cookieOf(login.headers);
 	expect(session[0]).toMatch(/^sbx_session=/);
-	expect(session).toEqual(expect.arrayContaining(['Path=/dashboard', 'HttpOnly', 'Secure', 'SameSite=Strict']));
-	const signedIn = await request(`${sb.url}/dashboard/appointments/`, { dispatcher: agent, headers: { cookie: `${csrfCookie[0]}; ${session[0]}` } });
+	expect(session).toEqual(
+		expect.arrayContaining(['Path=/dashboard', 'HttpOnly', 'Secure', 'SameSite=Strict']),
+	);
+	const signedIn = await request(`${sb.url}/dashboard/appointments/`, {
+		dispatcher: agent,
+		headers: { cookie: `${csrfCookie[0]}; ${session[0]}` },
+	});
 	expect(signedIn.statusCode).toBe(200);
-	expect(signedIn.headers['content-security-policy']).toMatch(/default-src 'none'.*style-src 'sha256-/);
+	expect(signedIn.headers['content-security-policy']).toMatch(
+		/default-src 'none'.*style-src 'sha256-/,
+	);
 	await signedIn.body.dump();
 	// a wrong token sets no session
 	const page2 = await request(`${sb.url}/dashboard/login`, { dispatcher: agent });
@@ -50,7 +59,10 @@ it('over https the CSRF and session cookies are Secure, HttpOnly, SameSite=Stric
 	const wrong = await request(`${sb.url}/dashboard/login`, {
 		method: 'POST',
 		dispatcher: agent,
-		headers: { cookie: cookieOf(page2.headers)[0][0], 'content-type': 'application/x-www-form-urlencoded' },
+		headers: {
+			cookie: cookieOf(page2.headers)[0][0],
+			'content-type': 'application/x-www-form-urlencoded',
+		},
 		body: new URLSearchParams({ _csrf: token2, token: `${ADMIN}x` }).toString(),
 	});
 	await wrong.body.dump();

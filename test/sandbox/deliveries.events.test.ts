@@ -5,7 +5,16 @@
  */
 import { DateTime } from 'luxon';
 
-import { adm, api, create, deliveries, recv, settled, subscribe, useDeliverySandbox } from './deliveries';
+import {
+	adm,
+	api,
+	create,
+	deliveries,
+	recv,
+	settled,
+	subscribe,
+	useDeliverySandbox,
+} from './deliveries';
 
 useDeliverySandbox();
 
@@ -22,16 +31,37 @@ describe('events and envelopes', () => {
 		const afterPatch = await api.ok('PATCH', base, { status: 'CONFIRMED' });
 		await api.ok('PATCH', base, { status: 'CONFIRMED' }); // same status: no event
 		expect((await api('PATCH', base, { status: 'NOPE' })).status).toBe(400); // refused: no event
-		const afterMove = await api.ok('PATCH', `${base}reschedule/`, { start_date: '2031-05-05T10:00:00Z' });
+		const afterMove = await api.ok('PATCH', `${base}reschedule/`, {
+			start_date: '2031-05-05T10:00:00Z',
+		});
 		const afterCancel = await api.ok('DELETE', `${base}?send_email=false`);
 		await api.ok('DELETE', `${base}?send_email=false`); // already cancelled: no event
 		const t1 = Date.now();
 		const d = await settled((x) => x.deliveries.length === 5);
 		expect(d.deliveries.every((x: any) => x.ok && x.attempt === 1)).toBe(true);
 
-		const bodies = all.got.map((g) => g.body).sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
-		expect(bodies.map((b) => b.event)).toEqual(['appointment.created', 'appointment.updated', 'appointment.updated', 'appointment.canceled']);
-		const { client_key, person_key, phone, identification_code, external_id, service_keys, tag_keys, owner_user, created_at, is_cancelled, ...publicCreated } = created;
+		const bodies = all.got
+			.map((g) => g.body)
+			.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
+		expect(bodies.map((b) => b.event)).toEqual([
+			'appointment.created',
+			'appointment.updated',
+			'appointment.updated',
+			'appointment.canceled',
+		]);
+		const {
+			client_key,
+			person_key,
+			phone,
+			identification_code,
+			external_id,
+			service_keys,
+			tag_keys,
+			owner_user,
+			created_at,
+			is_cancelled,
+			...publicCreated
+		} = created;
 		expect(bodies.map((b) => b.data)).toEqual([publicCreated, afterPatch, afterMove, afterCancel]);
 		for (const b of bodies) {
 			expect(Object.keys(b)).toEqual(['event', 'timestamp', 'data']);
@@ -40,9 +70,13 @@ describe('events and envelopes', () => {
 			expect(ts).toBeGreaterThanOrEqual(t0 - 5);
 			expect(ts).toBeLessThanOrEqual(t1 + 5);
 		}
-		expect(all.got.every((g) => g.path === '/all' && g.headers['content-type'] === 'application/json')).toBe(true);
+		expect(
+			all.got.every((g) => g.path === '/all' && g.headers['content-type'] === 'application/json'),
+		).toBe(true);
 		expect(onlyCancel.got.map((g) => g.body.event)).toEqual(['appointment.canceled']);
-		expect(onlyCancel.got[0].raw).toBe(all.got.find((g) => g.body.event === 'appointment.canceled')!.raw);
+		expect(onlyCancel.got[0].raw).toBe(
+			all.got.find((g) => g.body.event === 'appointment.canceled')!.raw,
+		);
 		expect(d.deliveries.map((x: any) => x.appointment_key)).toEqual(Array(5).fill(key));
 	});
 
@@ -72,7 +106,12 @@ describe('at-least-once options', () => {
 			const copies = r.got.filter((g) => g.body.event === event);
 			expect(copies).toHaveLength(2);
 			expect(copies[0].raw).toBe(copies[1].raw);
-			expect(d.deliveries.filter((x: any) => x.event === event).map((x: any) => x.copy).sort()).toEqual([1, 2]);
+			expect(
+				d.deliveries
+					.filter((x: any) => x.event === event)
+					.map((x: any) => x.copy)
+					.sort(),
+			).toEqual([1, 2]);
 		}
 	});
 
@@ -86,17 +125,27 @@ describe('at-least-once options', () => {
 			[1, 200, false, 'HTTP 200, answer dropped (deliveryFailRate fault)'],
 			[2, 200, true, null],
 		]);
-		expect(r.got.map((g) => g.body.data.appointment_key)).toEqual([a.appointment_key, a.appointment_key]);
+		expect(r.got.map((g) => g.body.data.appointment_key)).toEqual([
+			a.appointment_key,
+			a.appointment_key,
+		]);
 		expect(r.got[0].raw).toBe(r.got[1].raw);
 		await adm.ok('POST', '/__sandbox/config/', { deliveryFailRate: 0 });
 		await create();
-		expect((await settled((x) => x.deliveries.length === 3)).deliveries[2]).toMatchObject({ attempt: 1, ok: true });
+		expect((await settled((x) => x.deliveries.length === 3)).deliveries[2]).toMatchObject({
+			attempt: 1,
+			ok: true,
+		});
 		expect((await adm('POST', '/__sandbox/config/', { deliveryFailRate: 1.5 })).status).toBe(400);
 	});
 
 	async function order(shuffle: boolean): Promise<{ sent: string[]; got: string[] }> {
 		await adm.ok('POST', '/__sandbox/reset/');
-		await adm.ok('POST', '/__sandbox/config/', { shuffleDelivery: shuffle, shuffleWindowMs: 1500, deliveryConcurrency: 1 });
+		await adm.ok('POST', '/__sandbox/config/', {
+			shuffleDelivery: shuffle,
+			shuffleWindowMs: 1500,
+			deliveryConcurrency: 1,
+		});
 		const r = await recv();
 		await subscribe(r.url(), ['appointment.created']);
 		const sent: string[] = [];

@@ -19,7 +19,13 @@ describe('retries', () => {
 			[2, 503, false, false],
 			[3, 202, true, false],
 		]);
-		expect(d.deliveries[0]).toMatchObject({ webhook_key: w.webhook_key, url: r.url(), event: 'appointment.created', appointment_key: a.appointment_key, error: 'HTTP 500' });
+		expect(d.deliveries[0]).toMatchObject({
+			webhook_key: w.webhook_key,
+			url: r.url(),
+			event: 'appointment.created',
+			appointment_key: a.appointment_key,
+			error: 'HTTP 500',
+		});
 		expect(new Set(d.deliveries.map((x: any) => x.event_id)).size).toBe(1);
 		expect(r.got).toHaveLength(3);
 		expect(new Set(r.got.map((g) => g.raw)).size).toBe(1);
@@ -63,7 +69,12 @@ describe('retries', () => {
 		await create();
 		const d = await settled((x) => x.deliveries.length === 2);
 		release.resolve();
-		expect(d.deliveries[0]).toMatchObject({ attempt: 1, ok: false, status: null, error: 'timed out after 1000 ms' });
+		expect(d.deliveries[0]).toMatchObject({
+			attempt: 1,
+			ok: false,
+			status: null,
+			error: 'timed out after 1000 ms',
+		});
 		expect(d.deliveries[1]).toMatchObject({ attempt: 2, ok: true, status: 200 });
 	});
 
@@ -73,7 +84,9 @@ describe('retries', () => {
 		await subscribe(`https://127.0.0.1:${new URL(closed.url).port}/gone`);
 		await create();
 		const d = await settled((x) => x.deliveries.length === 3);
-		expect(d.deliveries.every((x: any) => x.status === null && /ECONNREFUSED/.test(x.error))).toBe(true);
+		expect(d.deliveries.every((x: any) => x.status === null && /ECONNREFUSED/.test(x.error))).toBe(
+			true,
+		);
 		expect(d.deliveries[2].gave_up).toBe(true);
 	});
 });

@@ -3,7 +3,17 @@
  * it, reset drops queued deliveries, and close() finishes the attempt in flight without waiting for retries.
  */
 import { ADMIN, TOKEN, client, pollUntil, selfSigned, start } from './helpers';
-import { adm, api, create, deferred, deliveries, recv, settled, subscribe, useDeliverySandbox } from './deliveries';
+import {
+	adm,
+	api,
+	create,
+	deferred,
+	deliveries,
+	recv,
+	settled,
+	subscribe,
+	useDeliverySandbox,
+} from './deliveries';
 
 useDeliverySandbox();
 
@@ -16,9 +26,13 @@ describe('never blocking the API', () => {
 		});
 		await subscribe(r.url());
 		const a = await create();
-		await pollUntil('the receiver to get the event', async () => (r.got.length === 1 ? true : undefined));
+		await pollUntil('the receiver to get the event', async () =>
+			r.got.length === 1 ? true : undefined,
+		);
 		// the receiver has not answered: the API still answers, and more events queue up
-		const patched = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/`, { status: 'ATTENDED' });
+		const patched = await api('PATCH', `/api/v3/appointments/${a.appointment_key}/`, {
+			status: 'ATTENDED',
+		});
 		expect(patched.status).toBe(200);
 		const d = await deliveries();
 		expect(d.pending).toBe(2);
@@ -36,7 +50,9 @@ describe('never blocking the API', () => {
 		});
 		await subscribe(r.url());
 		await create();
-		await pollUntil('the receiver to get the event', async () => (r.got.length === 1 ? true : undefined));
+		await pollUntil('the receiver to get the event', async () =>
+			r.got.length === 1 ? true : undefined,
+		);
 		await adm.ok('POST', '/__sandbox/reset/');
 		hold.resolve();
 		const d = await deliveries();
@@ -58,11 +74,18 @@ describe('shutdown', () => {
 		});
 		const failing = await recv(() => 500);
 		await oc.ok('POST', '/api/v3/webhooks/', { url: slow.url(), events: ['appointment.created'] });
-		await oc.ok('POST', '/api/v3/webhooks/', { url: failing.url(), events: ['appointment.updated'] });
+		await oc.ok('POST', '/api/v3/webhooks/', {
+			url: failing.url(),
+			events: ['appointment.updated'],
+		});
 		const a = await oa.ok('POST', '/__sandbox/appointments/', {});
 		await oc.ok('PATCH', `/api/v3/appointments/${a.appointment_key}/`, { status: 'ATTENDED' });
-		await pollUntil('both receivers hit', async () => (slow.got.length === 1 && failing.got.length === 1 ? true : undefined));
-		await pollUntil('the failure to be logged', async () => ((await oa.ok('GET', '/__sandbox/deliveries/')).deliveries.length === 1 ? true : undefined));
+		await pollUntil('both receivers hit', async () =>
+			slow.got.length === 1 && failing.got.length === 1 ? true : undefined,
+		);
+		await pollUntil('the failure to be logged', async () =>
+			(await oa.ok('GET', '/__sandbox/deliveries/')).deliveries.length === 1 ? true : undefined,
+		);
 		const closing = own.close();
 		let closed = false;
 		void closing.then(() => (closed = true));

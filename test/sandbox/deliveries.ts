@@ -2,7 +2,16 @@
  * What the webhook delivery test files share: a sandbox that trusts a self-signed CA and retries after 50 and 100 ms,
  * reset before each test; https receivers closed after the file; shortcuts to subscribe, create and read the log.
  */
-import { ADMIN, TOKEN, client, pollUntil, receiver, selfSigned, start, type Sandbox } from './helpers';
+import {
+	ADMIN,
+	TOKEN,
+	client,
+	pollUntil,
+	receiver,
+	selfSigned,
+	start,
+	type Sandbox,
+} from './helpers';
 
 // a live binding: set in beforeAll, read by the tests of the file that called useDeliverySandbox
 export let sb: Sandbox;
@@ -22,17 +31,25 @@ export async function recv(answer?: Parameters<typeof receiver>[0]) {
 	receivers.push(r);
 	return r;
 }
-export async function subscribe(url: string, events = ['appointment.created', 'appointment.updated', 'appointment.canceled']) {
+export async function subscribe(
+	url: string,
+	events = ['appointment.created', 'appointment.updated', 'appointment.canceled'],
+) {
 	return api.ok('POST', '/api/v3/webhooks/', { url, events });
 }
 export const deliveries = () => adm.ok('GET', '/__sandbox/deliveries/');
 /** Waits until nothing is pending and `cond` holds for the log. */
 export const settled = (cond: (d: any) => boolean = () => true, timeoutMs = 10000) =>
-	pollUntil('deliveries to settle', async () => {
-		const d = await deliveries();
-		return d.pending === 0 && cond(d) ? d : undefined;
-	}, timeoutMs);
-export const create = (body: Record<string, unknown> = {}) => adm.ok('POST', '/__sandbox/appointments/', { status: 'CONFIRMED', ...body });
+	pollUntil(
+		'deliveries to settle',
+		async () => {
+			const d = await deliveries();
+			return d.pending === 0 && cond(d) ? d : undefined;
+		},
+		timeoutMs,
+	);
+export const create = (body: Record<string, unknown> = {}) =>
+	adm.ok('POST', '/__sandbox/appointments/', { status: 'CONFIRMED', ...body });
 
 /** Starts the sandbox for the calling test file, resets it before each test and closes it and the receivers after. */
 export function useDeliverySandbox(): void {

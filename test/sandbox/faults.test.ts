@@ -23,7 +23,13 @@ beforeEach(async () => {
 
 it('429 with Retry-After (seconds or HTTP-date), for the next request only', async () => {
 	const created = await fault({ status: 429, retryAfter: 3 });
-	expect(created.fault).toMatchObject({ id: expect.any(Number), remaining: 1, status: 429, retryAfter: '3', phase: 'before' });
+	expect(created.fault).toMatchObject({
+		id: expect.any(Number),
+		remaining: 1,
+		status: 429,
+		retryAfter: '3',
+		phase: 'before',
+	});
 	let r = await api('GET', '/api/v3/appointments/');
 	expect(r.status).toBe(429);
 	expect(r.headers.get('retry-after')).toBe('3');
@@ -67,27 +73,45 @@ it('faults apply before authentication, only to API requests, never to the admin
 it('match by method, exact path or prefix*, and query values; other requests pass', async () => {
 	await fault({ status: 500, match: { method: 'patch', path: `/api/v3/appointments/${key}/` } });
 	expect((await api('GET', `/api/v3/appointments/${key}/`)).status).toBe(200);
-	expect((await api('PATCH', `/api/v3/appointments/${key}/reschedule/`, { start_date: '2030-01-01T10:00:00Z' })).status).toBe(200);
-	expect((await api('PATCH', `/api/v3/appointments/${key}/`, { status: 'ATTENDED' })).status).toBe(500);
+	expect(
+		(
+			await api('PATCH', `/api/v3/appointments/${key}/reschedule/`, {
+				start_date: '2030-01-01T10:00:00Z',
+			})
+		).status,
+	).toBe(200);
+	expect((await api('PATCH', `/api/v3/appointments/${key}/`, { status: 'ATTENDED' })).status).toBe(
+		500,
+	);
 	await fault({ status: 503, count: 2, match: { path: '/api/v3/webhooks/*' } });
 	expect((await api('GET', '/api/v3/appointments/')).status).toBe(200);
 	expect((await api('DELETE', '/api/v3/webhooks/abc/')).status).toBe(503);
 	expect((await api('GET', '/api/v3/webhooks/')).status).toBe(503);
 	await fault({ status: 500, match: { query: { page: 3, status: 'CONFIRMED' } } });
 	expect((await api('GET', '/api/v3/appointments/?page=3')).status).toBe(404); // no fault, but only 1 page exists
-	expect((await api('GET', '/api/v3/appointments/?status=CONFIRMED&page_size=5&page=3')).status).toBe(500);
+	expect(
+		(await api('GET', '/api/v3/appointments/?status=CONFIRMED&page_size=5&page=3')).status,
+	).toBe(500);
 });
 
 it('phase before fails without applying the change; phase after applies it, then fails', async () => {
 	await fault({ status: 500, match: { method: 'PATCH' } });
-	expect((await api('PATCH', `/api/v3/appointments/${key}/`, { status: 'NO_SHOW' })).status).toBe(500);
+	expect((await api('PATCH', `/api/v3/appointments/${key}/`, { status: 'NO_SHOW' })).status).toBe(
+		500,
+	);
 	expect((await adm.ok('GET', `/__sandbox/appointments/${key}/`)).status).not.toBe('NO_SHOW');
 	await fault({ status: 500, phase: 'after', match: { method: 'PATCH' } });
-	expect((await api('PATCH', `/api/v3/appointments/${key}/`, { status: 'NO_SHOW' })).status).toBe(500);
+	expect((await api('PATCH', `/api/v3/appointments/${key}/`, { status: 'NO_SHOW' })).status).toBe(
+		500,
+	);
 	expect((await adm.ok('GET', `/__sandbox/appointments/${key}/`)).status).toBe('NO_SHOW');
 	await fault({ reset: true, phase: 'after', match: { method: 'POST' } });
-	await expect(api('POST', '/api/v3/webhooks/', { url: 'https://h.test/x', events: ['appointment.created'] })).rejects.toThrow();
-	expect((await adm.ok('GET', '/__sandbox/webhooks/')).webhooks.map((w: any) => w.url)).toEqual(['https://h.test/x']);
+	await expect(
+		api('POST', '/api/v3/webhooks/', { url: 'https://h.test/x', events: ['appointment.created'] }),
+	).rejects.toThrow();
+	expect((await adm.ok('GET', '/__sandbox/webhooks/')).webhooks.map((w: any) => w.url)).toEqual([
+		'https://h.test/x',
+	]);
 });
 
 it('delayMs holds the answer (before: then handles; after: the change is already made)', async () => {
@@ -122,7 +146,10 @@ it('a delay still running when the sandbox closes ends with it: the process that
 			await sb.close();
 			console.log('answer: ' + (await answer));
 		})();`;
-	const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.join(__dirname, '..', '..'), stdio: 'pipe' });
+	const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+		cwd: path.join(__dirname, '..', '..'),
+		stdio: 'pipe',
+	});
 	let out = '';
 	child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
 	child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -135,7 +162,12 @@ it('reset drops the connection without an answer; it is logged with status 0', a
 	await expect(api('GET', '/api/v3/appointments/')).rejects.toThrow(/fetch failed/);
 	expect((await api('GET', '/api/v3/appointments/')).status).toBe(200);
 	const log = await requests();
-	expect(log[0]).toMatchObject({ method: 'GET', path: '/api/v3/appointments/', status: 0, fault: f.fault.id });
+	expect(log[0]).toMatchObject({
+		method: 'GET',
+		path: '/api/v3/appointments/',
+		status: 0,
+		fault: f.fault.id,
+	});
 });
 
 it('{latencyMs} delays every API response until DELETE /__sandbox/faults/', async () => {

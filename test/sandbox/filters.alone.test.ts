@@ -7,7 +7,17 @@
 import { DateTime } from 'luxon';
 
 import { CANCELLED_STATUSES, LIST_FILTERS, STATUSES } from '../../sandbox';
-import { all, api, expectFilter, ms, query, sortedKeys, TZ, useFilterSandbox, wall } from './filters';
+import {
+	all,
+	api,
+	expectFilter,
+	ms,
+	query,
+	sortedKeys,
+	TZ,
+	useFilterSandbox,
+	wall,
+} from './filters';
 
 useFilterSandbox();
 
@@ -18,29 +28,55 @@ it('lists all 17 filters', () => {
 describe('each filter alone', () => {
 	it('calendar_key, client_key, person_key (UUIDs, case-insensitive)', async () => {
 		const r = all[17];
-		await expectFilter({ calendar_key: r.calendar.calendar_key.toUpperCase() }, all.filter((x) => x.calendar.calendar_key === r.calendar.calendar_key));
-		await expectFilter({ client_key: r.client_key }, all.filter((x) => x.client_key === r.client_key));
-		await expectFilter({ person_key: r.person_key }, all.filter((x) => x.person_key === r.person_key));
+		await expectFilter(
+			{ calendar_key: r.calendar.calendar_key.toUpperCase() },
+			all.filter((x) => x.calendar.calendar_key === r.calendar.calendar_key),
+		);
+		await expectFilter(
+			{ client_key: r.client_key },
+			all.filter((x) => x.client_key === r.client_key),
+		);
+		await expectFilter(
+			{ person_key: r.person_key },
+			all.filter((x) => x.person_key === r.person_key),
+		);
 	});
 
 	it('status: each of the 11 values', async () => {
-		for (const s of STATUSES) await expectFilter({ status: s }, all.filter((x) => x.status === s));
+		for (const s of STATUSES)
+			await expectFilter(
+				{ status: s },
+				all.filter((x) => x.status === s),
+			);
 	});
 
 	it('start_date and end_date bound the start inclusively; without offset they are account wall-clock time', async () => {
 		const pivot = all[Math.floor(all.length / 2)].start_date;
-		await expectFilter({ start_date: wall(pivot) }, all.filter((x) => ms(x.start_date) >= ms(pivot)));
-		await expectFilter({ end_date: wall(pivot) }, all.filter((x) => ms(x.start_date) <= ms(pivot)));
+		await expectFilter(
+			{ start_date: wall(pivot) },
+			all.filter((x) => ms(x.start_date) >= ms(pivot)),
+		);
+		await expectFilter(
+			{ end_date: wall(pivot) },
+			all.filter((x) => ms(x.start_date) <= ms(pivot)),
+		);
 		// one second later / earlier excludes the pivot's own start
 		const after = DateTime.fromISO(pivot).plus({ seconds: 1 }).toISO()!;
-		await expectFilter({ start_date: wall(after) }, all.filter((x) => ms(x.start_date) > ms(pivot)));
+		await expectFilter(
+			{ start_date: wall(after) },
+			all.filter((x) => ms(x.start_date) > ms(pivot)),
+		);
 	});
 
 	it('datetimes with an offset (Z, +hh:mm, -hh:mm, even an unencoded "+") mean the same instant', async () => {
 		const pivot = all[60].start_date;
 		const expected = all.filter((x) => ms(x.start_date) >= ms(pivot));
 		const utc = DateTime.fromISO(pivot).toUTC();
-		for (const value of [utc.toISO()!, utc.setZone('UTC+2').toISO({ suppressMilliseconds: true })!, utc.setZone('UTC-5').toISO()!]) {
+		for (const value of [
+			utc.toISO()!,
+			utc.setZone('UTC+2').toISO({ suppressMilliseconds: true })!,
+			utc.setZone('UTC-5').toISO()!,
+		]) {
 			await expectFilter({ start_date: value }, expected);
 		}
 		const plus = utc.setZone('UTC+2').toFormat("yyyy-MM-dd'T'HH:mm:ss'+02:00'");
@@ -56,26 +92,53 @@ describe('each filter alone', () => {
 
 	it('email (exact, case-insensitive), phone (digits and +), name (partial, case-insensitive)', async () => {
 		const r = all[5];
-		await expectFilter({ email: r.person.email.toUpperCase() }, all.filter((x) => x.person.email.toLowerCase() === r.person.email.toLowerCase()));
+		await expectFilter(
+			{ email: r.person.email.toUpperCase() },
+			all.filter((x) => x.person.email.toLowerCase() === r.person.email.toLowerCase()),
+		);
 		const digits = (s: string) => s.replace(/[^\d+]/g, '');
-		await expectFilter({ phone: digits(r.phone) }, all.filter((x) => digits(x.phone) === digits(r.phone)));
-		await expectFilter({ phone: r.phone }, all.filter((x) => digits(x.phone) === digits(r.phone)));
+		await expectFilter(
+			{ phone: digits(r.phone) },
+			all.filter((x) => digits(x.phone) === digits(r.phone)),
+		);
+		await expectFilter(
+			{ phone: r.phone },
+			all.filter((x) => digits(x.phone) === digits(r.phone)),
+		);
 		const part = r.person.full_name.split(' ')[1].toUpperCase();
-		await expectFilter({ name: part }, all.filter((x) => x.person.full_name.toLowerCase().includes(part.toLowerCase())));
+		await expectFilter(
+			{ name: part },
+			all.filter((x) => x.person.full_name.toLowerCase().includes(part.toLowerCase())),
+		);
 	});
 
 	it('identification_code (ignoring dots, dashes, case), external_id and search_code', async () => {
 		const r = all.find((x) => x.external_id);
 		const norm = (s: string) => s.replace(/[.\-\s]/g, '').toLowerCase();
-		await expectFilter({ identification_code: norm(r.identification_code) }, all.filter((x) => norm(x.identification_code) === norm(r.identification_code)));
-		await expectFilter({ identification_code: r.identification_code }, all.filter((x) => norm(x.identification_code) === norm(r.identification_code)));
-		await expectFilter({ external_id: r.external_id }, all.filter((x) => x.external_id === r.external_id));
+		await expectFilter(
+			{ identification_code: norm(r.identification_code) },
+			all.filter((x) => norm(x.identification_code) === norm(r.identification_code)),
+		);
+		await expectFilter(
+			{ identification_code: r.identification_code },
+			all.filter((x) => norm(x.identification_code) === norm(r.identification_code)),
+		);
+		await expectFilter(
+			{ external_id: r.external_id },
+			all.filter((x) => x.external_id === r.external_id),
+		);
 		await expectFilter({ search_code: r.search_code.toLowerCase() }, [r]);
 	});
 
 	it('is_cancelled true and false (and 1/0)', async () => {
-		await expectFilter({ is_cancelled: 'true' }, all.filter((x) => x.is_cancelled));
-		await expectFilter({ is_cancelled: '0' }, all.filter((x) => !x.is_cancelled));
+		await expectFilter(
+			{ is_cancelled: 'true' },
+			all.filter((x) => x.is_cancelled),
+		);
+		await expectFilter(
+			{ is_cancelled: '0' },
+			all.filter((x) => !x.is_cancelled),
+		);
 		for (const x of all) expect(x.is_cancelled).toBe(CANCELLED_STATUSES.has(x.status));
 	});
 
@@ -84,22 +147,40 @@ describe('each filter alone', () => {
 			const keys: string[] = [...new Set(all.flatMap((x) => x[field] as string[]))].sort();
 			expect(keys.length).toBeGreaterThan(2);
 			const [a, b] = keys;
-			const anyOf = (ks: string[]) => all.filter((x) => x[field].some((k: string) => ks.includes(k)));
+			const anyOf = (ks: string[]) =>
+				all.filter((x) => x[field].some((k: string) => ks.includes(k)));
 			await expectFilter({ [field]: a }, anyOf([a]));
-			await expectFilter([[field, a], [field, b]], anyOf([a, b]));
+			await expectFilter(
+				[
+					[field, a],
+					[field, b],
+				],
+				anyOf([a, b]),
+			);
 			await expectFilter({ [field]: `${a},${b}` }, anyOf([a, b]));
-			await expectFilter([[field, `${a}, ${b}`], [field, keys[2]]], anyOf([a, b, keys[2]]));
+			await expectFilter(
+				[
+					[field, `${a}, ${b}`],
+					[field, keys[2]],
+				],
+				anyOf([a, b, keys[2]]),
+			);
 		}
 	});
 
 	it('owner_user (exact, case-insensitive)', async () => {
 		const o = all[3].owner_user;
-		await expectFilter({ owner_user: o.toUpperCase() }, all.filter((x) => x.owner_user.toLowerCase() === o.toLowerCase()));
+		await expectFilter(
+			{ owner_user: o.toUpperCase() },
+			all.filter((x) => x.owner_user.toLowerCase() === o.toLowerCase()),
+		);
 	});
 
 	it('created_at: the day of creation in the account time zone', async () => {
 		const day = DateTime.fromISO(all[9].created_at).setZone(TZ).toISODate()!;
-		const expected = all.filter((x) => DateTime.fromISO(x.created_at).setZone(TZ).toISODate() === day);
+		const expected = all.filter(
+			(x) => DateTime.fromISO(x.created_at).setZone(TZ).toISODate() === day,
+		);
 		await expectFilter({ created_at: day }, expected);
 		await expectFilter({ created_at: `${day}T15:00:00` }, expected);
 	});

@@ -6,16 +6,47 @@ import { DateTime } from 'luxon';
 
 import { STATUSES } from '../../sandbox';
 import { ADMIN, client, start, type Sandbox } from './helpers';
-import { adm, all, api, keysOf, ms, query, readAll, sortedKeys, TZ, useFilterSandbox, wall } from './filters';
+import {
+	adm,
+	all,
+	api,
+	keysOf,
+	ms,
+	query,
+	readAll,
+	sortedKeys,
+	TZ,
+	useFilterSandbox,
+	wall,
+} from './filters';
 
 useFilterSandbox();
 
 describe('records and time zone', () => {
 	it('filter-only attributes are stored but not shown in API records', async () => {
 		const got = await query({});
-		for (const r of got) expect(Object.keys(r).sort()).toEqual(['appointment_key', 'calendar', 'person', 'search_code', 'start_date', 'status']);
+		for (const r of got)
+			expect(Object.keys(r).sort()).toEqual([
+				'appointment_key',
+				'calendar',
+				'person',
+				'search_code',
+				'start_date',
+				'status',
+			]);
 		const rec = all[0];
-		for (const f of ['client_key', 'person_key', 'phone', 'identification_code', 'external_id', 'service_keys', 'tag_keys', 'owner_user', 'created_at', 'is_cancelled']) {
+		for (const f of [
+			'client_key',
+			'person_key',
+			'phone',
+			'identification_code',
+			'external_id',
+			'service_keys',
+			'tag_keys',
+			'owner_user',
+			'created_at',
+			'is_cancelled',
+		]) {
 			expect(rec).toHaveProperty(f);
 		}
 	});
@@ -36,8 +67,14 @@ describe('records and time zone', () => {
 	});
 
 	it('a day across the DST change (2026-09-06 starts at 01:00 in Santiago) is selected by wall-clock bounds', async () => {
-		const before = await adm.ok('POST', '/__sandbox/appointments/', { start_date: '2026-09-05T23:30:00', status: 'CONFIRMED' });
-		const after = await adm.ok('POST', '/__sandbox/appointments/', { start_date: '2026-09-06T01:30:00', status: 'CONFIRMED' });
+		const before = await adm.ok('POST', '/__sandbox/appointments/', {
+			start_date: '2026-09-05T23:30:00',
+			status: 'CONFIRMED',
+		});
+		const after = await adm.ok('POST', '/__sandbox/appointments/', {
+			start_date: '2026-09-06T01:30:00',
+			status: 'CONFIRMED',
+		});
 		expect(before.start_date).toBe('2026-09-05T23:30:00-04:00');
 		expect(after.start_date).toBe('2026-09-06T01:30:00-03:00');
 		const day = await query({ start_date: '2026-09-06T00:00:00', end_date: '2026-09-06T23:59:59' });
@@ -56,11 +93,14 @@ describe('offset-less times a clock change skips or repeats (option dstWallClock
 		after0030: '2026-09-06T01:30:00-03:00', // 0030 read with the offset before it
 	};
 	const keys: Record<string, string> = {};
-	const at = async (wallClock: string) => await api('GET', `/api/v3/appointments/?start_date=${wallClock}&end_date=${wallClock}`);
+	const at = async (wallClock: string) =>
+		await api('GET', `/api/v3/appointments/?start_date=${wallClock}&end_date=${wallClock}`);
 
 	beforeAll(async () => {
 		for (const [name, start_date] of Object.entries(records)) {
-			keys[name] = (await adm.ok('POST', '/__sandbox/appointments/', { start_date, status: 'CONFIRMED' })).appointment_key;
+			keys[name] = (
+				await adm.ok('POST', '/__sandbox/appointments/', { start_date, status: 'CONFIRMED' })
+			).appointment_key;
 		}
 	});
 	afterAll(async () => {
@@ -81,9 +121,16 @@ describe('offset-less times a clock change skips or repeats (option dstWallClock
 
 	it('refuse: 400 naming the filter, as Django REST framework does; times that exist once and dates alone are read', async () => {
 		await adm.ok('POST', '/__sandbox/config/', { dstWallClock: 'refuse' });
-		for (const [param, wallClock] of [['start_date', '2026-04-04T23:30:00'], ['end_date', '2026-09-06T00:30:00'], ['created_at', '2026-09-06T00:00:00']]) {
+		for (const [param, wallClock] of [
+			['start_date', '2026-04-04T23:30:00'],
+			['end_date', '2026-09-06T00:30:00'],
+			['created_at', '2026-09-06T00:00:00'],
+		]) {
 			const r = await api('GET', `/api/v3/appointments/?${param}=${wallClock}`);
-			expect([r.status, r.body]).toEqual([400, { [param]: [`Invalid datetime for the timezone "${TZ}".`] }]);
+			expect([r.status, r.body]).toEqual([
+				400,
+				{ [param]: [`Invalid datetime for the timezone "${TZ}".`] },
+			]);
 		}
 		expect(keysOf((await at('2026-04-04T22:30:00')).body.results)).toEqual([]);
 		const day = await api('GET', '/api/v3/appointments/?start_date=2026-09-06&end_date=2026-09-06');
@@ -109,7 +156,9 @@ describe('seed data', () => {
 		for (const d of [now.minus({ days: 1 }), now, now.plus({ days: 1 })]) {
 			const list = all.filter((x) => dayOf(x) === d.toISODate());
 			expect(new Set(list.map((x) => x.status))).toEqual(new Set(STATUSES));
-			const confirmedCalendars = new Set(list.filter((x) => x.status === 'CONFIRMED').map((x) => x.calendar.calendar_key));
+			const confirmedCalendars = new Set(
+				list.filter((x) => x.status === 'CONFIRMED').map((x) => x.calendar.calendar_key),
+			);
 			expect(confirmedCalendars).toEqual(calendars);
 		}
 	});
@@ -127,9 +176,14 @@ describe('seed data', () => {
 
 	it('is deterministic for a seed value and a fixed now; another seed value gives other data', async () => {
 		const now = '2026-03-10T12:00:00-03:00';
-		const [a, b, c] = await Promise.all([start({ seed: 80, seedValue: 5, now }), start({ seed: 80, seedValue: 5, now }), start({ seed: 80, seedValue: 6, now })]);
+		const [a, b, c] = await Promise.all([
+			start({ seed: 80, seedValue: 5, now }),
+			start({ seed: 80, seedValue: 5, now }),
+			start({ seed: 80, seedValue: 6, now }),
+		]);
 		try {
-			const get = async (s: Sandbox) => (await client(() => s.url, ADMIN).ok('GET', '/__sandbox/appointments/')).appointments;
+			const get = async (s: Sandbox) =>
+				(await client(() => s.url, ADMIN).ok('GET', '/__sandbox/appointments/')).appointments;
 			const [ra, rb, rc] = await Promise.all([get(a), get(b), get(c)]);
 			expect(ra).toEqual(rb);
 			expect(ra).toHaveLength(80);
@@ -139,7 +193,9 @@ describe('seed data', () => {
 				expect(ms(x.start_date)).toBeGreaterThanOrEqual(ms('2026-02-24T12:00:00-03:00'));
 				expect(ms(x.start_date)).toBeLessThanOrEqual(ms('2026-03-24T12:00:00-03:00'));
 			}
-			expect(new Set(ra.filter((x: any) => dayOf(x) === '2026-03-10').map((x: any) => x.status))).toEqual(new Set(STATUSES));
+			expect(
+				new Set(ra.filter((x: any) => dayOf(x) === '2026-03-10').map((x: any) => x.status)),
+			).toEqual(new Set(STATUSES));
 		} finally {
 			await Promise.all([a.close(), b.close(), c.close()]);
 		}

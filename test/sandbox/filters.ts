@@ -14,11 +14,14 @@ export const adm = client(() => sb.url, ADMIN);
 export let all: any[];
 
 export const ms = (iso: string) => DateTime.fromISO(iso).toMillis();
-export const wall = (iso: string, zone = TZ) => DateTime.fromISO(iso).setZone(zone).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+export const wall = (iso: string, zone = TZ) =>
+	DateTime.fromISO(iso).setZone(zone).toFormat("yyyy-MM-dd'T'HH:mm:ss");
 export const keysOf = (list: any[]) => list.map((r) => r.appointment_key);
 export const sortedKeys = (list: any[]) => keysOf(list).sort();
 
-export async function query(params: Array<[string, string]> | Record<string, string>): Promise<any[]> {
+export async function query(
+	params: Array<[string, string]> | Record<string, string>,
+): Promise<any[]> {
 	const qs = new URLSearchParams(params as any).toString();
 	const r = await api('GET', `/api/v3/appointments/?${qs}`);
 	if (r.status !== 200) throw new Error(`${qs} -> ${r.status} ${r.text}`);
@@ -26,7 +29,11 @@ export async function query(params: Array<[string, string]> | Record<string, str
 }
 
 /** Runs the query and compares with the expected records; the expectation must be a proper, non-empty subset. */
-export async function expectFilter(params: Array<[string, string]> | Record<string, string>, expected: any[], opts: { allowAll?: boolean } = {}) {
+export async function expectFilter(
+	params: Array<[string, string]> | Record<string, string>,
+	expected: any[],
+	opts: { allowAll?: boolean } = {},
+) {
 	expect(expected.length).toBeGreaterThan(0);
 	if (!opts.allowAll) expect(expected.length).toBeLessThan(all.length);
 	const got = await query(params);

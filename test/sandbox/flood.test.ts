@@ -12,10 +12,29 @@ const ROOT = path.resolve(__dirname, '../..');
 
 const REQUESTS = Number(process.env.FLOOD_REQUESTS ?? 60_000);
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number) =>
+	Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 it(`${REQUESTS} unauthenticated requests with 14 kB queries: still answering, under 600 MB RSS`, async () => {
-	const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--token', 'flood-t', '--admin-token', 'flood-a', '--seed', '50', '--smtp-port', 'off'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(
+		process.execPath,
+		[
+			'--import',
+			'tsx',
+			'sandbox/cli.ts',
+			'--port',
+			'0',
+			'--token',
+			'flood-t',
+			'--admin-token',
+			'flood-a',
+			'--seed',
+			'50',
+			'--smtp-port',
+			'off',
+		],
+		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+	);
 	try {
 		const url = await new Promise<string>((resolve, reject) => {
 			let out = '';
@@ -34,7 +53,10 @@ it(`${REQUESTS} unauthenticated requests with 14 kB queries: still answering, un
 		const worker = async () => {
 			while (sent < REQUESTS) {
 				sent++;
-				const r = await pool.request({ method: 'GET', path: `/api/v3/appointments/?${query}&n=${sent}` });
+				const r = await pool.request({
+					method: 'GET',
+					path: `/api/v3/appointments/?${query}&n=${sent}`,
+				});
 				await r.body.dump();
 				statuses.set(r.statusCode, (statuses.get(r.statusCode) ?? 0) + 1);
 				if (sent % 5000 === 0) maxRss = Math.max(maxRss, rssMb(child.pid!));
@@ -42,16 +64,32 @@ it(`${REQUESTS} unauthenticated requests with 14 kB queries: still answering, un
 		};
 		await Promise.all(Array.from({ length: 8 }, worker));
 		maxRss = Math.max(maxRss, rssMb(child.pid!));
-		process.stdout.write(`flood: ${REQUESTS} requests, statuses ${JSON.stringify([...statuses])}, max RSS ${maxRss.toFixed(0)} MB\n`);
+		process.stdout.write(
+			`flood: ${REQUESTS} requests, statuses ${JSON.stringify([...statuses])}, max RSS ${maxRss.toFixed(0)} MB\n`,
+		);
 		expect([...statuses]).toEqual([[401, REQUESTS]]);
 		expect(maxRss).toBeLessThan(600);
 		// still answering, and the log holds the refused requests without their queries
-		const log = await pool.request({ method: 'GET', path: '/__sandbox/requests/', headers: { authorization: 'Bearer flood-a' } });
+		const log = await pool.request({
+			method: 'GET',
+			path: '/__sandbox/requests/',
+			headers: { authorization: 'Bearer flood-a' },
+		});
 		expect(log.statusCode).toBe(200);
-		const { requests } = (await log.body.json()) as { requests: Array<{ query: object; query_omitted: number; authorized: boolean }> };
+		const { requests } = (await log.body.json()) as {
+			requests: Array<{ query: object; query_omitted: number; authorized: boolean }>;
+		};
 		expect(requests.length).toBeGreaterThan(0);
-		expect(requests[requests.length - 1]).toMatchObject({ query: {}, query_omitted: query.length + `&n=${REQUESTS}`.length, authorized: false });
-		const list = await pool.request({ method: 'GET', path: '/api/v3/appointments/?page_size=1', headers: { authorization: 'Bearer flood-t' } });
+		expect(requests[requests.length - 1]).toMatchObject({
+			query: {},
+			query_omitted: query.length + `&n=${REQUESTS}`.length,
+			authorized: false,
+		});
+		const list = await pool.request({
+			method: 'GET',
+			path: '/api/v3/appointments/?page_size=1',
+			headers: { authorization: 'Bearer flood-t' },
+		});
 		expect(list.statusCode).toBe(200);
 		await list.body.dump();
 		await pool.close();

@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import type { SandboxOptions } from '../../sandbox';
 import { poll } from '../helpers/poll';
 import { testCert } from '../helpers/testCert';
-import { sandboxFetch, startTestSandbox, type Sandbox, type SandboxResponse } from '../helpers/sandbox';
+import {
+	sandboxFetch,
+	startTestSandbox,
+	type Sandbox,
+	type SandboxResponse,
+} from '../helpers/sandbox';
 
 export const TOKEN = 'sbx-test-token-5d1c';
 export const LIMITED = 'sbx-test-limited-8e2a';
@@ -15,12 +20,19 @@ export type { Sandbox };
 export type Res<T = any> = SandboxResponse<T>;
 
 export function start(opts: SandboxOptions = {}): Promise<Sandbox> {
-	return startTestSandbox({ token: TOKEN, limited: LIMITED, admin: ADMIN }, { seed: 150, seedValue: 3, ...opts });
+	return startTestSandbox(
+		{ token: TOKEN, limited: LIMITED, admin: ADMIN },
+		{ seed: 150, seedValue: 3, ...opts },
+	);
 }
 
 export function client(base: () => string, token: string | undefined) {
-	const call = <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> =>
-		sandboxFetch<T>(`${base()}${path}`, method, token, body, headers);
+	const call = <T = any>(
+		method: string,
+		path: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+	): Promise<Res<T>> => sandboxFetch<T>(`${base()}${path}`, method, token, body, headers);
 	return Object.assign(call, {
 		ok: async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
 			const r = await call<T>(method, path, body);
@@ -31,11 +43,17 @@ export function client(base: () => string, token: string | undefined) {
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10000, everyMs = 20): Promise<T> {
+export async function pollUntil<T>(
+	what: string,
+	check: () => Promise<T | undefined>,
+	timeoutMs = 10000,
+	everyMs = 20,
+): Promise<T> {
 	return await poll<T>(what, check, (v) => v !== undefined, {
 		timeoutMs,
 		intervalMs: everyMs,
-		describe: (w, _ms, { lastError }) => `timed out waiting for ${w}${lastError ? `: ${String(lastError)}` : ''}`,
+		describe: (w, _ms, { lastError }) =>
+			`timed out waiting for ${w}${lastError ? `: ${String(lastError)}` : ''}`,
 	});
 }
 
@@ -59,7 +77,10 @@ export interface Received {
 }
 
 /** An https receiver. `answer` decides the status of each request (default 200); it may return a promise. */
-export async function receiver(answer: (r: Received, n: number) => number | Promise<number> = () => 200, pems: Pems = selfSigned()) {
+export async function receiver(
+	answer: (r: Received, n: number) => number | Promise<number> = () => 200,
+	pems: Pems = selfSigned(),
+) {
 	const got: Received[] = [];
 	const server = https.createServer({ cert: pems.cert, key: pems.key }, (req, res) => {
 		let raw = '';

@@ -27,17 +27,44 @@ beforeEach(async () => {
 /** A transport built from the credential's data the way n8n's Send Email node builds it. */
 function transport(extra: Record<string, unknown> = {}) {
 	const c = smtpCredential(sb);
-	return nodemailer.createTransport({ host: c.host, port: c.port, secure: c.secure, ignoreTLS: c.disableStartTls, ...extra });
+	return nodemailer.createTransport({
+		host: c.host,
+		port: c.port,
+		secure: c.secure,
+		ignoreTLS: c.disableStartTls,
+		...extra,
+	});
 }
 
 it('a message sent over SMTP is in the mailbox with sender, envelope recipients, subject, text and HTML; newest first', async () => {
 	const t = transport();
-	await t.sendMail({ from: 'Clínica Norte <bookings@example.com>', to: 'ana.rojas@example.com', cc: 'recepcion@example.com', bcc: 'audit@example.com', subject: 'Your agenda for today', text: 'Ana Rojas, 10:00', html: '<p>Ana Rojas, <b>10:00</b></p>' });
-	await t.sendMail({ from: 'bookings@example.com', to: 'diego@example.com', subject: 'Second', text: 'two' });
+	await t.sendMail({
+		from: 'Clínica Norte <bookings@example.com>',
+		to: 'ana.rojas@example.com',
+		cc: 'recepcion@example.com',
+		bcc: 'audit@example.com',
+		subject: 'Your agenda for today',
+		text: 'Ana Rojas, 10:00',
+		html: '<p>Ana Rojas, <b>10:00</b></p>',
+	});
+	await t.sendMail({
+		from: 'bookings@example.com',
+		to: 'diego@example.com',
+		subject: 'Second',
+		text: 'two',
+	});
 	const box = await readMailbox(sb.url, ADMIN);
 	expect(box.map((m) => m.subject)).toEqual(['Second', 'Your agenda for today']);
 	const first = box[1];
-	expect(Object.keys(first).sort()).toEqual(['from', 'html', 'id', 'received_at', 'subject', 'text', 'to']);
+	expect(Object.keys(first).sort()).toEqual([
+		'from',
+		'html',
+		'id',
+		'received_at',
+		'subject',
+		'text',
+		'to',
+	]);
 	expect(first).toEqual<MailMessage>({
 		id: expect.stringMatching(/^[0-9a-f-]{36}$/),
 		from: 'Clínica Norte <bookings@example.com>',
@@ -54,7 +81,12 @@ it('a message sent over SMTP is in the mailbox with sender, envelope recipients,
 
 it('an HTML-only message gets its text from the HTML; a credential with a user and password is accepted too', async () => {
 	const t = transport({ auth: { user: 'builder', pass: 'anything' } });
-	await t.sendMail({ from: 'bookings@example.com', to: 'ana@example.com', subject: 'HTML only', html: '<h1>Agenda</h1><p>10:00 Ana</p>' });
+	await t.sendMail({
+		from: 'bookings@example.com',
+		to: 'ana@example.com',
+		subject: 'HTML only',
+		html: '<h1>Agenda</h1><p>10:00 Ana</p>',
+	});
 	const [m] = await readMailbox(sb.url, ADMIN);
 	expect(m.subject).toBe('HTML only');
 	expect(m.html?.trim()).toBe('<h1>Agenda</h1><p>10:00 Ana</p>');
@@ -64,7 +96,12 @@ it('an HTML-only message gets its text from the HTML; a credential with a user a
 });
 
 it('DELETE empties the mailbox; both routes want the admin token', async () => {
-	await transport().sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'x', text: 'x' });
+	await transport().sendMail({
+		from: 'a@example.com',
+		to: 'b@example.com',
+		subject: 'x',
+		text: 'x',
+	});
 	expect(await readMailbox(sb.url, ADMIN)).toHaveLength(1);
 	for (const method of ['GET', 'DELETE']) {
 		const r = await api(method, '/__sandbox/mailbox/');
@@ -76,14 +113,37 @@ it('DELETE empties the mailbox; both routes want the admin token', async () => {
 });
 
 it('a message over 1 MiB is refused with 552 and not kept; the mailbox keeps the newest maxMailboxMessages', async () => {
-	await expect(transport().sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'big', text: 'x'.repeat(1_100_000) })).rejects.toMatchObject({ responseCode: 552 });
+	await expect(
+		transport().sendMail({
+			from: 'a@example.com',
+			to: 'b@example.com',
+			subject: 'big',
+			text: 'x'.repeat(1_100_000),
+		}),
+	).rejects.toMatchObject({ responseCode: 552 });
 	expect(await readMailbox(sb.url, ADMIN)).toEqual([]);
 	// the bound over SMTP, with 5 kept instead of the default 500 (500 SMTP messages took most of this file's time)
 	const small = await start({ smtpPort: 0, seed: 1, maxMailboxMessages: 5 });
 	try {
 		// one connection: the messages arrive in the order they are sent
-		const pool = nodemailer.createTransport({ host: '127.0.0.1', port: small.smtpPort!, secure: false, pool: true, maxConnections: 1, maxMessages: Infinity });
-		await Promise.all(Array.from({ length: 10 }, (_, i) => pool.sendMail({ from: 'a@example.com', to: 'b@example.com', subject: `n${i}`, text: String(i) })));
+		const pool = nodemailer.createTransport({
+			host: '127.0.0.1',
+			port: small.smtpPort!,
+			secure: false,
+			pool: true,
+			maxConnections: 1,
+			maxMessages: Infinity,
+		});
+		await Promise.all(
+			Array.from({ length: 10 }, (_, i) =>
+				pool.sendMail({
+					from: 'a@example.com',
+					to: 'b@example.com',
+					subject: `n${i}`,
+					text: String(i),
+				}),
+			),
+		);
 		pool.close();
 		const box = await readMailbox(small.url, small.adminToken);
 		expect(box.map((m) => m.subject)).toEqual(Array.from({ length: 5 }, (_, i) => `n${9 - i}`));
@@ -94,23 +154,37 @@ it('a message over 1 MiB is refused with 552 and not kept; the mailbox keeps the
 
 it('by default the mailbox keeps the newest 500 messages', () => {
 	const box = new Mailbox();
-	for (let i = 0; i < 505; i++) box.add({ from: 'a@example.com', to: ['b@example.com'], subject: `n${i}`, text: String(i), html: null });
-	expect(box.list().map((m) => m.subject)).toEqual(Array.from({ length: 500 }, (_, i) => `n${504 - i}`));
+	for (let i = 0; i < 505; i++)
+		box.add({
+			from: 'a@example.com',
+			to: ['b@example.com'],
+			subject: `n${i}`,
+			text: String(i),
+			html: null,
+		});
+	expect(box.list().map((m) => m.subject)).toEqual(
+		Array.from({ length: 500 }, (_, i) => `n${504 - i}`),
+	);
 });
 
 it('maxMailboxMessages below 1 is refused at start', async () => {
-	await expect(start({ seed: 1, maxMailboxMessages: 0 })).rejects.toThrow('Invalid sandbox option maxMailboxMessages: expected an integer >= 1');
+	await expect(start({ seed: 1, maxMailboxMessages: 0 })).rejects.toThrow(
+		'Invalid sandbox option maxMailboxMessages: expected an integer >= 1',
+	);
 });
 
 it('DELETE of an appointment with send_email=true puts the service cancellation email to the client in the mailbox; without it, none', async () => {
-	const [a, b] = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=2')).results;
+	const [a, b] = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=2'))
+		.results;
 	await api.ok('DELETE', `/api/v3/appointments/${a.appointment_key}/?send_email=false`);
 	expect(await readMailbox(sb.url, ADMIN)).toEqual([]);
 	await api.ok('DELETE', `/api/v3/appointments/${b.appointment_key}/?send_email=true`);
 	const m = await waitForMail(sb.url, ADMIN, (x) => x.to.includes(b.person.email));
 	expect(m.from).toBe('Citaflow <no-reply@citaflow.example>');
 	expect(m.to).toEqual([b.person.email]);
-	expect(m.subject).toMatch(/^Your appointment on \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} was canceled$/);
+	expect(m.subject).toMatch(
+		/^Your appointment on \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} was canceled$/,
+	);
 	expect(m.text).toContain(`Hello ${b.person.full_name},`);
 	expect(m.text).toContain(`Booking code: ${b.search_code}`);
 	expect(m.text).toContain(b.calendar.name);
@@ -131,7 +205,9 @@ it('without smtpPort no SMTP server runs; close() stops the one that does', asyn
 	}
 	const other = await start({ seed: 1, smtpPort: 0 });
 	const port = other.smtpPort!;
-	await nodemailer.createTransport({ host: '127.0.0.1', port, secure: false }).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', text: 't' });
+	await nodemailer
+		.createTransport({ host: '127.0.0.1', port, secure: false })
+		.sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', text: 't' });
 	await other.close();
 	const refused = await new Promise<string>((resolve) => {
 		const socket = net.connect(port, '127.0.0.1');

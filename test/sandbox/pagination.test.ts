@@ -14,7 +14,9 @@ afterAll(() => sb?.close());
 beforeEach(async () => {
 	await adm.ok('POST', '/__sandbox/reset/');
 	await config({ pagination: 'none' });
-	reference = (await api.ok('GET', '/api/v3/appointments/')).results.map((r: any) => r.appointment_key);
+	reference = (await api.ok('GET', '/api/v3/appointments/')).results.map(
+		(r: any) => r.appointment_key,
+	);
 	await adm.ok('POST', '/__sandbox/reset/');
 });
 
@@ -49,8 +51,12 @@ describe('page (default)', () => {
 		expect(pages[2].previous).toBe(`${sb.url}/api/v3/appointments/?page=2`);
 
 		const filtered = await api.ok('GET', '/api/v3/appointments/?status=CONFIRMED&page_size=10');
-		expect(filtered.next).toBe(`${sb.url}/api/v3/appointments/?status=CONFIRMED&page_size=10&page=2`);
-		const all = (await walk('/api/v3/appointments/?status=CONFIRMED&page_size=10')).flatMap((p) => p.results);
+		expect(filtered.next).toBe(
+			`${sb.url}/api/v3/appointments/?status=CONFIRMED&page_size=10&page=2`,
+		);
+		const all = (await walk('/api/v3/appointments/?status=CONFIRMED&page_size=10')).flatMap(
+			(p) => p.results,
+		);
 		expect(all).toHaveLength(filtered.count);
 		expect(all.every((r) => r.status === 'CONFIRMED')).toBe(true);
 	});
@@ -60,7 +66,9 @@ describe('page (default)', () => {
 		const capped = await api.ok('GET', '/api/v3/appointments/?page_size=10000');
 		expect(capped.results).toHaveLength(500);
 		expect(capped.next).toContain('page=2');
-		expect((await api.ok('GET', '/api/v3/appointments/?page_size=500&page=2')).results).toHaveLength(120);
+		expect(
+			(await api.ok('GET', '/api/v3/appointments/?page_size=500&page=2')).results,
+		).toHaveLength(120);
 		for (const [qs, field] of [
 			['page=0', 'page'],
 			['page=abc', 'page'],
@@ -102,7 +110,9 @@ describe('page (default)', () => {
 		expect(after.count).toBe(before.count - 1);
 		expect(after.results.map((r: any) => r.appointment_key)).not.toContain(victim);
 		await config({ nextLinks: 'relative' });
-		expect((await api.ok('GET', q)).next).toBe('/api/v3/appointments/?status=CONFIRMED&page_size=5&page=2');
+		expect((await api.ok('GET', q)).next).toBe(
+			'/api/v3/appointments/?status=CONFIRMED&page_size=5&page=2',
+		);
 		await config({ timeZone: 'UTC' });
 		expect((await api.ok('GET', q)).results[0].start_date).toMatch(/Z$|\+00:00$/);
 	});
@@ -117,29 +127,48 @@ describe('page (default)', () => {
 
 	it('nextOrigin writes another origin into absolute links; null restores', async () => {
 		await config({ nextOrigin: 'https://evil.example:8443' });
-		expect((await api.ok('GET', '/api/v3/appointments/')).next).toBe('https://evil.example:8443/api/v3/appointments/?page=2');
+		expect((await api.ok('GET', '/api/v3/appointments/')).next).toBe(
+			'https://evil.example:8443/api/v3/appointments/?page=2',
+		);
 		await config({ nextOrigin: null });
-		expect((await api.ok('GET', '/api/v3/appointments/')).next).toBe(`${sb.url}/api/v3/appointments/?page=2`);
-		expect((await adm('POST', '/__sandbox/config/', { nextOrigin: 'not an origin' })).status).toBe(400);
+		expect((await api.ok('GET', '/api/v3/appointments/')).next).toBe(
+			`${sb.url}/api/v3/appointments/?page=2`,
+		);
+		expect((await adm('POST', '/__sandbox/config/', { nextOrigin: 'not an origin' })).status).toBe(
+			400,
+		);
 	});
 
 	it('linkQueryOrder sorted writes link queries sorted by name and encoded as DRF does; request restores', async () => {
 		await config({ linkQueryOrder: 'sorted', nextLinks: 'relative' });
-		const q = '/api/v3/appointments/?status=CONFIRMED&ref=%7E%2A&page_size=5&end_date=2099-01-01T00%3A00%3A00';
+		const q =
+			'/api/v3/appointments/?status=CONFIRMED&ref=%7E%2A&page_size=5&end_date=2099-01-01T00%3A00%3A00';
 		const first = await api.ok('GET', q);
-		expect(first.next).toBe('/api/v3/appointments/?end_date=2099-01-01T00%3A00%3A00&page=2&page_size=5&ref=~%2A&status=CONFIRMED');
+		expect(first.next).toBe(
+			'/api/v3/appointments/?end_date=2099-01-01T00%3A00%3A00&page=2&page_size=5&ref=~%2A&status=CONFIRMED',
+		);
 		const second = await api.ok('GET', first.next);
-		expect(second.previous).toBe('/api/v3/appointments/?end_date=2099-01-01T00%3A00%3A00&page_size=5&ref=~%2A&status=CONFIRMED');
+		expect(second.previous).toBe(
+			'/api/v3/appointments/?end_date=2099-01-01T00%3A00%3A00&page_size=5&ref=~%2A&status=CONFIRMED',
+		);
 		const pages = await walk('/api/v3/appointments/?status=CONFIRMED&page_size=7');
 		expect(pages.flatMap((p) => p.results)).toHaveLength(pages[0].count);
 		await config({ linkQueryOrder: 'request' });
-		expect((await api.ok('GET', q)).next).toBe('/api/v3/appointments/?status=CONFIRMED&ref=%7E*&page_size=5&end_date=2099-01-01T00%3A00%3A00&page=2');
-		expect((await adm('POST', '/__sandbox/config/', { linkQueryOrder: 'random' })).status).toBe(400);
+		expect((await api.ok('GET', q)).next).toBe(
+			'/api/v3/appointments/?status=CONFIRMED&ref=%7E*&page_size=5&end_date=2099-01-01T00%3A00%3A00&page=2',
+		);
+		expect((await adm('POST', '/__sandbox/config/', { linkQueryOrder: 'random' })).status).toBe(
+			400,
+		);
 	});
 
 	it('absolute links follow the Host the client used', async () => {
-		const r = await fetch(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/`, { headers: { authorization: `Bearer ${TOKEN}` } });
-		expect(((await r.json()) as any).next).toBe(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/?page=2`);
+		const r = await fetch(`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/`, {
+			headers: { authorization: `Bearer ${TOKEN}` },
+		});
+		expect(((await r.json()) as any).next).toBe(
+			`${sb.url.replace('127.0.0.1', 'localhost')}/api/v3/appointments/?page=2`,
+		);
 	});
 });
 
@@ -148,14 +177,19 @@ describe('cursor', () => {
 		await config({ pagination: 'cursor' });
 		const first = await api.ok('GET', '/api/v3/appointments/?page_size=70');
 		expect(Object.keys(first)).toEqual(['next', 'previous', 'results']);
-		expect(first.next).toMatch(new RegExp(`^${sb.url}/api/v3/appointments/\\?page_size=70&cursor=[\\w-]+$`));
+		expect(first.next).toMatch(
+			new RegExp(`^${sb.url}/api/v3/appointments/\\?page_size=70&cursor=[\\w-]+$`),
+		);
 		const pages = await walk('/api/v3/appointments/?page_size=70');
 		expect(pages.flatMap((p) => p.results.map((r: any) => r.appointment_key))).toEqual(reference);
 		expect(pages).toHaveLength(9);
 		const last = pages[pages.length - 1];
 		const back = await walk(last.previous.slice(sb.url.length), 'previous');
 		expect(back.map((p) => p.results.map((r: any) => r.appointment_key))).toEqual(
-			pages.slice(0, -1).reverse().map((p) => p.results.map((r: any) => r.appointment_key)),
+			pages
+				.slice(0, -1)
+				.reverse()
+				.map((p) => p.results.map((r: any) => r.appointment_key)),
 		);
 	});
 
@@ -163,12 +197,19 @@ describe('cursor', () => {
 		await config({ pagination: 'cursor', nextLinks: 'relative' });
 		const first = await api.ok('GET', '/api/v3/appointments/?page_size=100&status=CONFIRMED');
 		// an appointment that sorts before everything already seen
-		const early = await adm.ok('POST', '/__sandbox/appointments/', { status: 'CONFIRMED', start_date: '2000-01-01T10:00:00Z' });
+		const early = await adm.ok('POST', '/__sandbox/appointments/', {
+			status: 'CONFIRMED',
+			start_date: '2000-01-01T10:00:00Z',
+		});
 		const rest = await walk(first.next);
-		const keys = [...first.results, ...rest.flatMap((p) => p.results)].map((r: any) => r.appointment_key);
+		const keys = [...first.results, ...rest.flatMap((p) => p.results)].map(
+			(r: any) => r.appointment_key,
+		);
 		expect(new Set(keys).size).toBe(keys.length);
 		expect(keys).not.toContain(early.appointment_key);
-		const confirmed = (await adm.ok('GET', '/__sandbox/appointments/')).appointments.filter((a: any) => a.status === 'CONFIRMED');
+		const confirmed = (await adm.ok('GET', '/__sandbox/appointments/')).appointments.filter(
+			(a: any) => a.status === 'CONFIRMED',
+		);
 		expect(keys.length).toBe(confirmed.length - 1);
 	});
 
@@ -193,12 +234,18 @@ describe('none', () => {
 
 describe('webhook list shapes', () => {
 	it('paginated by default (page_size applies), a bare array when configured', async () => {
-		for (let i = 0; i < 5; i++) await api.ok('POST', '/api/v3/webhooks/', { url: `https://h.test/${i}`, events: ['appointment.created'] });
+		for (let i = 0; i < 5; i++)
+			await api.ok('POST', '/api/v3/webhooks/', {
+				url: `https://h.test/${i}`,
+				events: ['appointment.created'],
+			});
 		const p1 = await api.ok('GET', '/api/v3/webhooks/?page_size=2');
 		expect(p1.count).toBe(5);
 		expect(p1.next).toBe(`${sb.url}/api/v3/webhooks/?page_size=2&page=2`);
 		const pages = await walk('/api/v3/webhooks/?page_size=2');
-		expect(pages.flatMap((p) => p.results.map((w: any) => w.url))).toEqual([0, 1, 2, 3, 4].map((i) => `https://h.test/${i}`));
+		expect(pages.flatMap((p) => p.results.map((w: any) => w.url))).toEqual(
+			[0, 1, 2, 3, 4].map((i) => `https://h.test/${i}`),
+		);
 		await config({ webhookList: 'array' });
 		const arr = await api.ok('GET', '/api/v3/webhooks/');
 		expect(Array.isArray(arr)).toBe(true);

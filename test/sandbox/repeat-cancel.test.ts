@@ -17,12 +17,16 @@ afterAll(() => sb?.close());
 beforeEach(() => adm.ok('POST', '/__sandbox/reset/'));
 
 async function cancelledOnce() {
-	const a = await adm.ok('POST', '/__sandbox/appointments/', { status: 'CONFIRMED', person: { full_name: 'Rita Twice', email: 'rita@example.com' } });
+	const a = await adm.ok('POST', '/__sandbox/appointments/', {
+		status: 'CONFIRMED',
+		person: { full_name: 'Rita Twice', email: 'rita@example.com' },
+	});
 	const first = await api('DELETE', `/api/v3/appointments/${a.appointment_key}/?send_email=true`);
 	expect(first.status).toBe(200);
 	return a.appointment_key as string;
 }
-const emails = async () => (await adm.ok('GET', '/__sandbox/emails/')).emails as Array<{ appointment_key: string }>;
+const emails = async () =>
+	(await adm.ok('GET', '/__sandbox/emails/')).emails as Array<{ appointment_key: string }>;
 /** Cancel events queued so far (each delivery to the unreachable hook fails once and is given up at once). */
 const cancelEvents = () =>
 	pollUntil('deliveries to settle', async () => {
@@ -40,8 +44,13 @@ it('idempotent (default): a repeated DELETE answers 200 with the record and send
 });
 
 it('email-again: a repeated DELETE with send_email=true records a second e-mail and answers as usual, no event', async () => {
-	expect((await adm.ok('POST', '/__sandbox/config/', { repeatCancel: 'email-again' })).repeatCancel).toBe('email-again');
-	await api.ok('POST', '/api/v3/webhooks/', { url: 'https://127.0.0.1:1/hook', events: ['appointment.canceled'] });
+	expect(
+		(await adm.ok('POST', '/__sandbox/config/', { repeatCancel: 'email-again' })).repeatCancel,
+	).toBe('email-again');
+	await api.ok('POST', '/api/v3/webhooks/', {
+		url: 'https://127.0.0.1:1/hook',
+		events: ['appointment.canceled'],
+	});
 	const key = await cancelledOnce();
 	expect(await cancelEvents()).toBe(1);
 	const again = await api('DELETE', `/api/v3/appointments/${key}/?send_email=true`);
@@ -71,12 +80,21 @@ it('reset restores the start-up value; a bad value is 400 naming it; startSandbo
 	const bad = await adm('POST', '/__sandbox/config/', { repeatCancel: 'twice' });
 	expect(bad.status).toBe(400);
 	expect(Object.keys(bad.body)).toEqual(['repeatCancel']);
-	const other = await startSandbox({ tokens: [TOKEN], adminToken: ADMIN, seed: 1, repeatCancel: 'email-again' });
+	const other = await startSandbox({
+		tokens: [TOKEN],
+		adminToken: ADMIN,
+		seed: 1,
+		repeatCancel: 'email-again',
+	});
 	try {
-		const r = await fetch(`${other.url}/__sandbox/config/`, { headers: { authorization: `Bearer ${ADMIN}` } });
+		const r = await fetch(`${other.url}/__sandbox/config/`, {
+			headers: { authorization: `Bearer ${ADMIN}` },
+		});
 		expect(((await r.json()) as { repeatCancel: string }).repeatCancel).toBe('email-again');
 	} finally {
 		await other.close();
 	}
-	await expect(startSandbox({ repeatCancel: 'sometimes' as never })).rejects.toThrow(/repeatCancel/);
+	await expect(startSandbox({ repeatCancel: 'sometimes' as never })).rejects.toThrow(
+		/repeatCancel/,
+	);
 });

@@ -14,19 +14,32 @@ afterAll(() => sb?.close());
 beforeEach(() => adm.ok('POST', '/__sandbox/reset/'));
 
 it('create (201 record), list, update by full replacement (200), delete (204), then 404', async () => {
-	const r = await api('POST', '/api/v3/webhooks/', { url: 'https://hooks.test/a?x=1', events: ['appointment.created', 'appointment.created', 'appointment.canceled'] });
+	const r = await api('POST', '/api/v3/webhooks/', {
+		url: 'https://hooks.test/a?x=1',
+		events: ['appointment.created', 'appointment.created', 'appointment.canceled'],
+	});
 	expect(r.status).toBe(201);
 	expect(Object.keys(r.body).sort()).toEqual(['created_at', 'events', 'url', 'webhook_key']);
-	expect(r.body).toMatchObject({ url: 'https://hooks.test/a?x=1', events: ['appointment.created', 'appointment.canceled'] });
+	expect(r.body).toMatchObject({
+		url: 'https://hooks.test/a?x=1',
+		events: ['appointment.created', 'appointment.canceled'],
+	});
 	expect(r.body.webhook_key).toMatch(UUID);
 	expect(r.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[-+]\d{2}:\d{2}$/);
 	const key = r.body.webhook_key;
 	expect((await api.ok('GET', '/api/v3/webhooks/')).results).toEqual([r.body]);
 	expect(await stored()).toEqual([r.body]);
 
-	const put = await api('PUT', `/api/v3/webhooks/${key}/`, { url: 'https://hooks.test/b', events: ['appointment.updated'] });
+	const put = await api('PUT', `/api/v3/webhooks/${key}/`, {
+		url: 'https://hooks.test/b',
+		events: ['appointment.updated'],
+	});
 	expect(put.status).toBe(200);
-	expect(put.body).toEqual({ ...r.body, url: 'https://hooks.test/b', events: ['appointment.updated'] });
+	expect(put.body).toEqual({
+		...r.body,
+		url: 'https://hooks.test/b',
+		events: ['appointment.updated'],
+	});
 	expect(await stored()).toEqual([put.body]);
 
 	const del = await api('DELETE', `/api/v3/webhooks/${key}/`);
@@ -34,7 +47,14 @@ it('create (201 record), list, update by full replacement (200), delete (204), t
 	expect(del.text).toBe('');
 	expect(await stored()).toEqual([]);
 	expect((await api('DELETE', `/api/v3/webhooks/${key}/`)).status).toBe(404);
-	expect((await api('PUT', `/api/v3/webhooks/${key}/`, { url: 'https://hooks.test/b', events: ['appointment.updated'] })).body).toEqual({ detail: 'Not found.' });
+	expect(
+		(
+			await api('PUT', `/api/v3/webhooks/${key}/`, {
+				url: 'https://hooks.test/b',
+				events: ['appointment.updated'],
+			})
+		).body,
+	).toEqual({ detail: 'Not found.' });
 	expect((await api('DELETE', '/api/v3/webhooks/not-a-key/')).status).toBe(404);
 });
 
@@ -71,9 +91,18 @@ it('refuses a URL that is not https, events that are not a non-empty list of kno
 		expect(r.body[fields[0]]).toEqual([expect.any(String)].concat(r.body[fields[0]].slice(1)));
 	}
 	expect((await api('POST', '/api/v3/webhooks/', '{"url":', {})).status).toBe(400);
-	expect((await api('POST', '/api/v3/webhooks/', 'url=https://x', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);
+	expect(
+		(
+			await api('POST', '/api/v3/webhooks/', 'url=https://x', {
+				'content-type': 'application/x-www-form-urlencoded',
+			})
+		).status,
+	).toBe(415);
 	expect(await stored()).toEqual([]);
-	const https = await api('POST', '/api/v3/webhooks/', { url: 'http://x.test', events: ['appointment.created'] });
+	const https = await api('POST', '/api/v3/webhooks/', {
+		url: 'http://x.test',
+		events: ['appointment.created'],
+	});
 	expect(https.body.url[0]).toMatch(/HTTPS/);
 
 	const w = await api.ok('POST', '/api/v3/webhooks/', good);
@@ -91,7 +120,21 @@ it('refuses a URL that is not https, events that are not a non-empty list of kno
 
 it('http callbacks are accepted only with the sandbox-only allowInsecureCallbacks switch', async () => {
 	await adm.ok('POST', '/__sandbox/config/', { allowInsecureCallbacks: true });
-	expect((await api('POST', '/api/v3/webhooks/', { url: 'http://127.0.0.1:9/h', events: ['appointment.created'] })).status).toBe(201);
+	expect(
+		(
+			await api('POST', '/api/v3/webhooks/', {
+				url: 'http://127.0.0.1:9/h',
+				events: ['appointment.created'],
+			})
+		).status,
+	).toBe(201);
 	await adm.ok('POST', '/__sandbox/config/', { allowInsecureCallbacks: false });
-	expect((await api('POST', '/api/v3/webhooks/', { url: 'http://127.0.0.1:9/h', events: ['appointment.created'] })).status).toBe(400);
+	expect(
+		(
+			await api('POST', '/api/v3/webhooks/', {
+				url: 'http://127.0.0.1:9/h',
+				events: ['appointment.created'],
+			})
+		).status,
+	).toBe(400);
 });

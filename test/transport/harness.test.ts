@@ -54,7 +54,10 @@ beforeEach(() => {
 const TOKEN = 'harness-secret-token-123';
 
 it('runs a node through WorkflowExecute with the bearer header and a normalised base URL', async () => {
-	responder = () => ({ status: 200, body: [{ webhook_key: 'w1', url: 'https://x.test/h', events: ['a'] }] });
+	responder = () => ({
+		status: 200,
+		body: [{ webhook_key: 'w1', url: 'https://x.test/h', events: ['a'] }],
+	});
 	const result = await runNode({
 		nodeType: new TransportTestNode(),
 		parameters: { call: 'listWebhooks' },
@@ -62,7 +65,9 @@ it('runs a node through WorkflowExecute with the bearer header and a normalised 
 		input: [{ a: 1 }],
 	});
 	expect(result.error).toBeUndefined();
-	expect(result.items[0].map((i) => i.json)).toEqual([{ webhook_key: 'w1', url: 'https://x.test/h', events: ['a'] }]);
+	expect(result.items[0].map((i) => i.json)).toEqual([
+		{ webhook_key: 'w1', url: 'https://x.test/h', events: ['a'] },
+	]);
 	expect(received).toHaveLength(1);
 	expect(received[0].path).toBe('/api/v3/webhooks/');
 	expect(received[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -76,16 +81,24 @@ it('reports a 401 as the node error with the human message and no token anywhere
 		credentials: { baseUrl: url, accessToken: TOKEN },
 	});
 	expect(result.error?.message).toBe('Authorization failed - check the access token');
-	expect((result.error as unknown as { description: string }).description).toContain('Invalid token.');
+	expect((result.error as unknown as { description: string }).description).toContain(
+		'Invalid token.',
+	);
 	expect(received).toHaveLength(1); // 401 is not retried
-	const everything = JSON.stringify({ run: result.run, logs: result.logs, msg: result.error?.message });
+	const everything = JSON.stringify({
+		run: result.run,
+		logs: result.logs,
+		msg: result.error?.message,
+	});
 	expect(everything).not.toContain(TOKEN);
 });
 
 it('retries a 503 and honours Retry-After (seconds) inside the node', async () => {
 	let calls = 0;
 	responder = () =>
-		++calls === 1 ? { status: 503, body: { detail: 'busy' }, headers: { 'retry-after': '1' } } : { status: 200, body: { results: [] } };
+		++calls === 1
+			? { status: 503, body: { detail: 'busy' }, headers: { 'retry-after': '1' } }
+			: { status: 200, body: { results: [] } };
 	const started = Date.now();
 	const result = await runNode({
 		nodeType: new TransportTestNode(),
@@ -97,7 +110,9 @@ it('retries a 503 and honours Retry-After (seconds) inside the node', async () =
 	expect(Date.now() - started).toBeGreaterThanOrEqual(950);
 	expect(received).toHaveLength(2);
 	// the transport's retry line reached n8n's LoggerProxy and was captured
-	expect(result.logs.some((l) => l.includes('attempt 1 failed (status 503); retrying in 1000 ms'))).toBe(true);
+	expect(
+		result.logs.some((l) => l.includes('attempt 1 failed (status 503); retrying in 1000 ms')),
+	).toBe(true);
 });
 
 it('continue-on-fail turns the failure into an item', async () => {
@@ -110,7 +125,10 @@ it('continue-on-fail turns the failure into an item', async () => {
 		input: [{}, {}],
 	});
 	expect(result.error).toBeUndefined();
-	expect(result.items[0].map((i) => i.json.error)).toEqual(['Appointment abc not found', 'Appointment abc not found']);
+	expect(result.items[0].map((i) => i.json.error)).toEqual([
+		'Appointment abc not found',
+		'Appointment abc not found',
+	]);
 });
 
 it('classifies resets and time-outs: retried for GET, and the final error says which', async () => {
@@ -127,21 +145,35 @@ it('classifies resets and time-outs: retried for GET, and the final error says w
 	responder = () => ({ status: 200, destroy: true });
 	result = await runNode({
 		nodeType: new TransportTestNode(),
-		parameters: { call: 'apiRequest', path: 'webhooks/', policy: '{"baseDelayMs":10,"maxAttempts":3}' },
+		parameters: {
+			call: 'apiRequest',
+			path: 'webhooks/',
+			policy: '{"baseDelayMs":10,"maxAttempts":3}',
+		},
 		credentials: { baseUrl: url, accessToken: TOKEN },
 	});
-	expect(result.error?.message).toMatch(/^Could not reach the service: the connection was reset after 3 attempts/);
+	expect(result.error?.message).toMatch(
+		/^Could not reach the service: the connection was reset after 3 attempts/,
+	);
 
 	received.length = 0;
 	responder = () => ({ status: 200, body: [], delayMs: 2000 });
 	result = await runNode({
 		nodeType: new TransportTestNode(),
-		parameters: { call: 'apiRequest', path: 'webhooks/', policy: '{"baseDelayMs":10,"maxAttempts":2,"timeoutMs":200}' },
+		parameters: {
+			call: 'apiRequest',
+			path: 'webhooks/',
+			policy: '{"baseDelayMs":10,"maxAttempts":2,"timeoutMs":200}',
+		},
 		credentials: { baseUrl: url, accessToken: TOKEN },
 	});
-	expect(result.error?.message).toMatch(/^Could not reach the service: the request timed out after 2 attempts/);
+	expect(result.error?.message).toMatch(
+		/^Could not reach the service: the request timed out after 2 attempts/,
+	);
 	expect(received).toHaveLength(2);
-	expect(JSON.stringify(result.run) + result.logs.join('\n') + String(result.error?.stack)).not.toContain(TOKEN);
+	expect(
+		JSON.stringify(result.run) + result.logs.join('\n') + String(result.error?.stack),
+	).not.toContain(TOKEN);
 });
 
 it('a POST is not repeated after a reset (it may have been processed)', async () => {
@@ -149,7 +181,12 @@ it('a POST is not repeated after a reset (it may have been processed)', async ()
 	responder = () => ({ status: 200, destroy: true });
 	const result = await runNode({
 		nodeType: new TransportTestNode(),
-		parameters: { call: 'apiRequest', method: 'POST', path: 'webhooks/', body: '{"url":"https://a.test/","events":["x"]}' },
+		parameters: {
+			call: 'apiRequest',
+			method: 'POST',
+			path: 'webhooks/',
+			body: '{"url":"https://a.test/","events":["x"]}',
+		},
 		credentials: { baseUrl: url, accessToken: TOKEN },
 	});
 	expect(result.error?.message).toBe('Could not reach the service: the connection was reset');
@@ -159,15 +196,23 @@ it('a POST is not repeated after a reset (it may have been processed)', async ()
 
 it('a delete answered 404 after an ambiguous failure counts as done, after a 429 it does not', async () => {
 	let calls = 0;
-	responder = () => (++calls === 1 ? { status: 502, body: {} } : { status: 404, body: { detail: 'Not found.' } });
+	responder = () =>
+		++calls === 1 ? { status: 502, body: {} } : { status: 404, body: { detail: 'Not found.' } };
 	let result = await runNode({
 		nodeType: new TransportTestNode(),
 		parameters: { call: 'deleteWebhook', key: 'w9', policy: '{"baseDelayMs":10}' },
 		credentials: { baseUrl: url, accessToken: TOKEN },
 	});
-	expect(result.items[0]?.[0]?.json).toEqual({ deleted: true, webhook_key: 'w9', alreadyGone: true });
+	expect(result.items[0]?.[0]?.json).toEqual({
+		deleted: true,
+		webhook_key: 'w9',
+		alreadyGone: true,
+	});
 	calls = 0;
-	responder = () => (++calls === 1 ? { status: 429, body: {}, headers: { 'retry-after': '0' } } : { status: 404, body: { detail: 'Not found.' } });
+	responder = () =>
+		++calls === 1
+			? { status: 429, body: {}, headers: { 'retry-after': '0' } }
+			: { status: 404, body: { detail: 'Not found.' } };
 	result = await runNode({
 		nodeType: new TransportTestNode(),
 		parameters: { call: 'deleteWebhook', key: 'w9', policy: '{"baseDelayMs":10}' },
@@ -191,7 +236,9 @@ it('a create that timed out and never shows up in the list is not sent again: a 
 		},
 		credentials: { baseUrl: url, accessToken: TOKEN },
 	});
-	expect(result.error?.message).toMatch(/^Could not reach the service: the request timed out after 1 attempt .*not sent again/);
+	expect(result.error?.message).toMatch(
+		/^Could not reach the service: the request timed out after 1 attempt .*not sent again/,
+	);
 	expect(received.filter((r) => r.method === 'POST')).toHaveLength(1);
 	expect(received.filter((r) => r.method === 'GET').length).toBeGreaterThanOrEqual(2);
 });

@@ -35,7 +35,12 @@ const rec = (k: string) => ({ appointment_key: k });
 async function list(extra: Record<string, unknown> = {}) {
 	const result = await runNode({
 		nodeType: new TransportTestNode(),
-		parameters: { call: 'paginate', path: 'appointments/', policy: '{"baseDelayMs":10}', ...extra } as never,
+		parameters: {
+			call: 'paginate',
+			path: 'appointments/',
+			policy: '{"baseDelayMs":10}',
+			...extra,
+		} as never,
 		credentials: { baseUrl: apiUrl, accessToken: 'paginate-token-abcdef' },
 	});
 	return { keys: (result.items[0] ?? []).map((i) => i.json.appointment_key), error: result.error };
@@ -43,14 +48,21 @@ async function list(extra: Record<string, unknown> = {}) {
 
 it('follows absolute and relative next links, skips repeated records, stops at a next already fetched', async () => {
 	pages = {
-		'/api/v3/appointments/': { results: [rec('a'), rec('b')], next: `${apiUrl}/api/v3/appointments/?page=2` },
+		'/api/v3/appointments/': {
+			results: [rec('a'), rec('b')],
+			next: `${apiUrl}/api/v3/appointments/?page=2`,
+		},
 		'/api/v3/appointments/?page=2': { results: [rec('b'), rec('c')], next: '?page=3' },
 		'/api/v3/appointments/?page=3': { results: [rec('d')], next: '/api/v3/appointments/?page=2' },
 	};
 	const { keys, error } = await list();
 	expect(error).toBeUndefined();
 	expect(keys).toEqual(['a', 'b', 'c', 'd']);
-	expect(hits()).toEqual(['/api/v3/appointments/', '/api/v3/appointments/?page=2', '/api/v3/appointments/?page=3']);
+	expect(hits()).toEqual([
+		'/api/v3/appointments/',
+		'/api/v3/appointments/?page=2',
+		'/api/v3/appointments/?page=3',
+	]);
 });
 
 it('stops on an empty page even when it names a next, and accepts {results} without next and bare arrays', async () => {
@@ -69,7 +81,10 @@ it('stops on an empty page even when it names a next, and accepts {results} with
 it('caps the number of pages with an error when more remain', async () => {
 	pages = {};
 	for (let p = 1; p <= 10; p++) {
-		pages[p === 1 ? '/api/v3/appointments/' : `/api/v3/appointments/?page=${p}`] = { results: [rec(`k${p}`)], next: `?page=${p + 1}` };
+		pages[p === 1 ? '/api/v3/appointments/' : `/api/v3/appointments/?page=${p}`] = {
+			results: [rec(`k${p}`)],
+			next: `?page=${p + 1}`,
+		};
 	}
 	const { error } = await list({ maxPages: 4 });
 	expect(error?.message).toMatch(/^Stopped after 4 pages while the service still offered more/);
@@ -87,15 +102,18 @@ describe('records that are not objects (issue 10, behaviour 3)', () => {
 		['null', null, /not an object: null at position 2 of page 2/],
 		['a number', 42, /not an object: number 42 at position 2 of page 2/],
 		['a text', 'oops', /not an object: the text "oops" at position 2 of page 2/],
-	])('a page holding %s fails with a clear message instead of a TypeError', async (_label, bad, message) => {
-		pages = {
-			'/api/v3/appointments/': { results: [rec('a')], next: '?page=2' },
-			'/api/v3/appointments/?page=2': { results: [rec('b'), bad] },
-		};
-		const { error } = await list();
-		expect(error?.message).toMatch(message);
-		expect(error).not.toBeInstanceOf(TypeError);
-	});
+	])(
+		'a page holding %s fails with a clear message instead of a TypeError',
+		async (_label, bad, message) => {
+			pages = {
+				'/api/v3/appointments/': { results: [rec('a')], next: '?page=2' },
+				'/api/v3/appointments/?page=2': { results: [rec('b'), bad] },
+			};
+			const { error } = await list();
+			expect(error?.message).toMatch(message);
+			expect(error).not.toBeInstanceOf(TypeError);
+		},
+	);
 
 	it('the Appointments node with Continue On Fail: that input item becomes {error}, the others run', async () => {
 		pages = {
@@ -105,7 +123,13 @@ describe('records that are not objects (issue 10, behaviour 3)', () => {
 		};
 		for (const output of ['raw', 'simple']) {
 			const result = await runNode({
-				parameters: { resource: 'appointment', operation: 'getAll', returnAll: true, output, filters: { status: '={{ $json.status }}' } },
+				parameters: {
+					resource: 'appointment',
+					operation: 'getAll',
+					returnAll: true,
+					output,
+					filters: { status: '={{ $json.status }}' },
+				},
 				credentials: { baseUrl: apiUrl, accessToken: 'paginate-token-abcdef' },
 				input: [{ status: 'CONFIRMED' }, { status: 'PENDING' }, { status: 'NO_SHOW' }],
 				continueOnFail: true,
@@ -113,7 +137,9 @@ describe('records that are not objects (issue 10, behaviour 3)', () => {
 			expect(result.error).toBeUndefined();
 			const out = result.items[0].map((i) => i.json);
 			expect(out.map((j) => j.appointment_key ?? 'error')).toEqual(['c1', 'c2', 'error', 'n1']);
-			expect(String(out[2].error)).toMatch(/list answer held a record that is not an object: null at position 2 of page 1/);
+			expect(String(out[2].error)).toMatch(
+				/list answer held a record that is not an object: null at position 2 of page 1/,
+			);
 		}
 	});
 });
@@ -128,7 +154,9 @@ describe('pagination limits (issue 10, behaviour 8)', () => {
 	])('refuses a next that leaves the list endpoint (%s), nothing sent', async (_label, next) => {
 		pages = { '/api/v3/appointments/': { results: [rec('a')], next } };
 		const { error } = await list();
-		expect(error?.message).toMatch(/^Refusing to follow a pagination link that leaves the list endpoint \/api\/v3\/appointments\//);
+		expect(error?.message).toMatch(
+			/^Refusing to follow a pagination link that leaves the list endpoint \/api\/v3\/appointments\//,
+		);
 		expect(hits()).toEqual(['/api/v3/appointments/']);
 	});
 
@@ -151,7 +179,9 @@ describe('pagination limits (issue 10, behaviour 8)', () => {
 			};
 		}
 		const { error } = await list();
-		expect(error?.message).toMatch(/^Stopped reading: the service answered 3 pages in a row with nothing not already returned/);
+		expect(error?.message).toMatch(
+			/^Stopped reading: the service answered 3 pages in a row with nothing not already returned/,
+		);
 		expect(hits()).toHaveLength(4); // the first page, then the 3 pages with nothing new
 	});
 });

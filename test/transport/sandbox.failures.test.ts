@@ -23,10 +23,12 @@ describe('credential test', () => {
 		expect((await requests()).map((r) => r.path)).toEqual(Array(4).fill('/api/v3/webhooks/'));
 	});
 	it('tells an invalid token (401) from a token without webhook permission (403)', async () => {
-		expect(await testCredential({ baseUrl: sb.url, accessToken: 'wrong-token-xyz' })).toMatchObject({
-			status: 'Error',
-			message: expect.stringMatching(/access token is invalid/),
-		});
+		expect(await testCredential({ baseUrl: sb.url, accessToken: 'wrong-token-xyz' })).toMatchObject(
+			{
+				status: 'Error',
+				message: expect.stringMatching(/access token is invalid/),
+			},
+		);
 		expect(await testCredential({ baseUrl: sb.url, accessToken: LIMITED })).toMatchObject({
 			status: 'Error',
 			message: expect.stringMatching(/lacks permission for webhooks/),
@@ -56,7 +58,12 @@ describe('errors', () => {
 		expect(r.error?.message).toBe('The access token lacks permission for webhooks');
 		r = await run({ call: 'getAppointment', key: 'no-such-key' });
 		expect(r.error?.message).toBe('Appointment no-such-key not found');
-		r = await run({ call: 'apiRequest', method: 'POST', path: 'webhooks/', body: JSON.stringify({ url: 'https://x.test/h' }) });
+		r = await run({
+			call: 'apiRequest',
+			method: 'POST',
+			path: 'webhooks/',
+			body: JSON.stringify({ url: 'https://x.test/h' }),
+		});
 		expect(r.error?.message).toMatch(/^The service rejected the request: events: /);
 		expect(String((r.error as any).description)).toContain('events');
 	});

@@ -21,28 +21,49 @@ export async function admin<T = any>(method: string, path: string, body?: unknow
 
 export const fault = (spec: Record<string, unknown>) => admin('POST', '/__sandbox/faults/', spec);
 export const config = (spec: Record<string, unknown>) => admin('POST', '/__sandbox/config/', spec);
-export const requests = async () => (await admin<{ requests: Array<{ method: string; path: string; query: any; status: number }> }>('GET', '/__sandbox/requests/')).requests;
+export const requests = async () =>
+	(
+		await admin<{ requests: Array<{ method: string; path: string; query: any; status: number }> }>(
+			'GET',
+			'/__sandbox/requests/',
+		)
+	).requests;
 
-export async function run(parameters: Record<string, unknown>, extra: { baseUrl?: string; token?: string; input?: any[] } = {}): Promise<RunNodeResult> {
+export async function run(
+	parameters: Record<string, unknown>,
+	extra: { baseUrl?: string; token?: string; input?: any[] } = {},
+): Promise<RunNodeResult> {
 	const result = await runNode({
 		nodeType: new TransportTestNode(),
-		parameters: { ...parameters, policy: JSON.stringify(parameters.policy ?? { baseDelayMs: 50 }) } as never,
+		parameters: {
+			...parameters,
+			policy: JSON.stringify(parameters.policy ?? { baseDelayMs: 50 }),
+		} as never,
 		credentials: { baseUrl: extra.baseUrl ?? sb.url, accessToken: extra.token ?? TOKEN },
 		input: extra.input,
 	});
 	leaks.push(JSON.stringify(result.run), ...result.logs);
 	if (result.error) {
-		leaks.push(result.error.message, String((result.error as any).description ?? ''), JSON.stringify(result.error), String(result.error.stack));
+		leaks.push(
+			result.error.message,
+			String((result.error as any).description ?? ''),
+			JSON.stringify(result.error),
+			String(result.error.stack),
+		);
 	}
 	return result;
 }
 
-export const records = (r: RunNodeResult) => (r.items[0] ?? []).map((i) => i.json as Record<string, any>);
+export const records = (r: RunNodeResult) =>
+	(r.items[0] ?? []).map((i) => i.json as Record<string, any>);
 
 /** Starts the file's sandbox before its tests and hands it to `ready`; closes it and checks for leaks after. */
 export function useTransportSandbox(ready?: (started: Sandbox) => void): void {
 	beforeAll(async () => {
-		sb = await startTestSandbox({ token: TOKEN, limited: LIMITED, admin: ADMIN }, { seed: 120, seedValue: 7 });
+		sb = await startTestSandbox(
+			{ token: TOKEN, limited: LIMITED, admin: ADMIN },
+			{ seed: 120, seedValue: 7 },
+		);
 		ready?.(sb);
 	});
 

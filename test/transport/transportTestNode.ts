@@ -3,11 +3,25 @@
  * WorkflowExecute independently of the action node. Parameter `call` picks the function; the result of each
  * call becomes one output item per record.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { apiRequest } from '../../nodes/Appointments/transport/http/apiRequest.js';
-import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../../nodes/Appointments/transport/resources/webhookCalls.js';
-import { getAppointment, mutateAppointment } from '../../nodes/Appointments/transport/resources/appointmentCalls.js';
+import {
+	createWebhook,
+	deleteWebhook,
+	listWebhooks,
+	updateWebhook,
+} from '../../nodes/Appointments/transport/resources/webhookCalls.js';
+import {
+	getAppointment,
+	mutateAppointment,
+} from '../../nodes/Appointments/transport/resources/appointmentCalls.js';
 import { paginate } from '../../nodes/Appointments/transport/list/paginate.js';
 import { type RequestPolicy } from '../../nodes/Appointments/transport/http/credentialInfo.js';
 
@@ -33,7 +47,12 @@ export class TransportTestNode implements INodeType {
 			{ displayName: 'Query', name: 'qs', type: 'json', default: '{}' },
 			{ displayName: 'Body', name: 'body', type: 'json', default: '' },
 			{ displayName: 'Policy', name: 'policy', type: 'json', default: '{}' },
-			{ displayName: 'Not Found Is Success', name: 'notFoundIsSuccess', type: 'boolean', default: false },
+			{
+				displayName: 'Not Found Is Success',
+				name: 'notFoundIsSuccess',
+				type: 'boolean',
+				default: false,
+			},
 		],
 	};
 
@@ -57,18 +76,38 @@ export class TransportTestNode implements INodeType {
 			try {
 				let records: IDataObject[] = [];
 				if (call === 'paginate') {
-					for await (const page of paginate(this, path, json('qs'), { limit, maxPages, itemIndex: i, policy, pageConcurrency })) {
+					for await (const page of paginate(this, path, json('qs'), {
+						limit,
+						maxPages,
+						itemIndex: i,
+						policy,
+						pageConcurrency,
+					})) {
 						records.push(...page);
 					}
 				} else if (call === 'apiRequest') {
 					const method = this.getNodeParameter('method', i) as 'GET';
-					const res = await apiRequest(this, method, path, { qs: json('qs'), body, itemIndex: i, policy });
-					records = [{ statusCode: res.statusCode, attempts: res.attempts, body: res.body as IDataObject }];
+					const res = await apiRequest(this, method, path, {
+						qs: json('qs'),
+						body,
+						itemIndex: i,
+						policy,
+					});
+					records = [
+						{ statusCode: res.statusCode, attempts: res.attempts, body: res.body as IDataObject },
+					];
 				} else if (call === 'getAppointment') {
 					records = [await getAppointment(this, key, { itemIndex: i, policy })];
 				} else if (call === 'mutateAppointment') {
 					const method = this.getNodeParameter('method', i) as 'PATCH';
-					records = [await mutateAppointment(this, method, path, key, { qs: json('qs'), body, itemIndex: i, policy })];
+					records = [
+						await mutateAppointment(this, method, path, key, {
+							qs: json('qs'),
+							body,
+							itemIndex: i,
+							policy,
+						}),
+					];
 				} else if (call === 'listWebhooks') {
 					records = await listWebhooks(this, { itemIndex: i, policy });
 				} else if (call === 'createWebhook') {
@@ -85,7 +124,10 @@ export class TransportTestNode implements INodeType {
 			} catch (error) {
 				if (this.continueOnFail()) {
 					out.push({
-						json: { error: (error as Error).message, description: (error as IDataObject).description as string },
+						json: {
+							error: (error as Error).message,
+							description: (error as IDataObject).description as string,
+						},
 						pairedItem: { item: i },
 					});
 					continue;

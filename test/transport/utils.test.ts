@@ -1,7 +1,21 @@
-import { backoffDelay, parseRetryAfter } from '../../nodes/Appointments/transport/http/apiRequest.js';
-import { buildApiUrl, encodeQuery, normaliseBaseUrl, resolveSameOrigin } from '../../nodes/Appointments/transport/http/apiUrls.js';
-import { DEFAULT_POLICY, resolvePolicy } from '../../nodes/Appointments/transport/http/credentialInfo.js';
-import { formatErrorBody, statusMessage } from '../../nodes/Appointments/transport/http/apiErrors.js';
+import {
+	backoffDelay,
+	parseRetryAfter,
+} from '../../nodes/Appointments/transport/http/apiRequest.js';
+import {
+	buildApiUrl,
+	encodeQuery,
+	normaliseBaseUrl,
+	resolveSameOrigin,
+} from '../../nodes/Appointments/transport/http/apiUrls.js';
+import {
+	DEFAULT_POLICY,
+	resolvePolicy,
+} from '../../nodes/Appointments/transport/http/credentialInfo.js';
+import {
+	formatErrorBody,
+	statusMessage,
+} from '../../nodes/Appointments/transport/http/apiErrors.js';
 import { redact } from '../../nodes/Appointments/transport/http/redaction.js';
 
 describe('normaliseBaseUrl', () => {
@@ -28,9 +42,9 @@ describe('normaliseBaseUrl', () => {
 
 describe('buildApiUrl / encodeQuery', () => {
 	it('encodes arrays as repeated parameters and drops undefined/null', () => {
-		expect(encodeQuery({ tag_keys: ['a', 'b'], status: 'CONFIRMED', x: undefined, y: null, z: false })).toBe(
-			'tag_keys=a&tag_keys=b&status=CONFIRMED&z=false',
-		);
+		expect(
+			encodeQuery({ tag_keys: ['a', 'b'], status: 'CONFIRMED', x: undefined, y: null, z: false }),
+		).toBe('tag_keys=a&tag_keys=b&status=CONFIRMED&z=false');
 		expect(buildApiUrl('https://h', 'appointments/', { start_date: '2026-01-01T00:00:00' })).toBe(
 			'https://h/api/v3/appointments/?start_date=2026-01-01T00%3A00%3A00',
 		);
@@ -52,11 +66,17 @@ describe('resolveSameOrigin', () => {
 		expect(resolveSameOrigin(base, '/api/v3/appointments/?page=2', current)).toBe(
 			'http://127.0.0.1:9000/api/v3/appointments/?page=2',
 		);
-		expect(resolveSameOrigin(base, '?page=3', current)).toBe('http://127.0.0.1:9000/api/v3/appointments/?page=3');
+		expect(resolveSameOrigin(base, '?page=3', current)).toBe(
+			'http://127.0.0.1:9000/api/v3/appointments/?page=3',
+		);
 	});
 	it('refuses other origins (host, port, scheme) and userinfo', () => {
-		expect(resolveSameOrigin(base, 'http://127.0.0.1:9001/api/v3/appointments/?page=2', current)).toBeUndefined();
-		expect(resolveSameOrigin(base, 'https://127.0.0.1:9000/api/v3/?page=2', current)).toBeUndefined();
+		expect(
+			resolveSameOrigin(base, 'http://127.0.0.1:9001/api/v3/appointments/?page=2', current),
+		).toBeUndefined();
+		expect(
+			resolveSameOrigin(base, 'https://127.0.0.1:9000/api/v3/?page=2', current),
+		).toBeUndefined();
 		expect(resolveSameOrigin(base, '//evil.test/api/v3/', current)).toBeUndefined();
 		expect(resolveSameOrigin(base, 'http://u:p@127.0.0.1:9000/api/v3/', current)).toBeUndefined();
 	});
@@ -99,9 +119,12 @@ describe('backoffDelay (full jitter)', () => {
 
 describe('formatErrorBody', () => {
 	it('joins DRF field maps', () => {
-		expect(formatErrorBody({ status: ['"FOO" is not a valid choice.'], start_date: ['Required.', 'Bad.'] })).toBe(
-			'status: "FOO" is not a valid choice.; start_date: Required. Bad.',
-		);
+		expect(
+			formatErrorBody({
+				status: ['"FOO" is not a valid choice.'],
+				start_date: ['Required.', 'Bad.'],
+			}),
+		).toBe('status: "FOO" is not a valid choice.; start_date: Required. Bad.');
 	});
 	it('prefers detail / message / error, nested too', () => {
 		expect(formatErrorBody({ detail: 'Not found.' })).toBe('Not found.');
@@ -119,10 +142,16 @@ describe('formatErrorBody', () => {
 
 describe('statusMessage', () => {
 	it('gives the human messages', () => {
-		expect(statusMessage(401, { detail: 'x' })).toBe('Authorization failed - check the access token');
-		expect(statusMessage(403, {}, 'webhooks')).toBe('The access token lacks permission for webhooks');
+		expect(statusMessage(401, { detail: 'x' })).toBe(
+			'Authorization failed - check the access token',
+		);
+		expect(statusMessage(403, {}, 'webhooks')).toBe(
+			'The access token lacks permission for webhooks',
+		);
 		expect(statusMessage(404, {}, 'Appointment abc')).toBe('Appointment abc not found');
-		expect(statusMessage(400, { status: ['bad'] })).toBe('The service rejected the request: status: bad');
+		expect(statusMessage(400, { status: ['bad'] })).toBe(
+			'The service rejected the request: status: bad',
+		);
 		expect(statusMessage(502, undefined)).toBe('The service failed (502 Bad Gateway)');
 	});
 });
@@ -141,6 +170,9 @@ describe('redact / resolvePolicy', () => {
 	});
 	it('fills defaults and ignores invalid values', () => {
 		expect(resolvePolicy()).toEqual(DEFAULT_POLICY);
-		expect(resolvePolicy({ maxAttempts: 0, timeoutMs: -1, maxWaitMs: 0 })).toEqual({ ...DEFAULT_POLICY, maxWaitMs: 0 });
+		expect(resolvePolicy({ maxAttempts: 0, timeoutMs: -1, maxWaitMs: 0 })).toEqual({
+			...DEFAULT_POLICY,
+			maxWaitMs: 0,
+		});
 	});
 });

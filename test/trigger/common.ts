@@ -7,8 +7,21 @@ import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 
 import type { Sandbox } from '../../sandbox';
-import { adminRequest, asJson, sandboxFetch, startTestSandbox, type Delivery, type LoggedRequest } from '../helpers/sandbox';
-import { pollUntil, receiverCa, startTriggerHarness, type TriggerHarness, type TriggerHarnessOptions } from '../helpers/trigger';
+import {
+	adminRequest,
+	asJson,
+	sandboxFetch,
+	startTestSandbox,
+	type Delivery,
+	type LoggedRequest,
+} from '../helpers/sandbox';
+import {
+	pollUntil,
+	receiverCa,
+	startTriggerHarness,
+	type TriggerHarness,
+	type TriggerHarnessOptions,
+} from '../helpers/trigger';
 
 // eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets -- a sandbox token made up for these tests
 export const TOKEN = 'trigger-test-token-5d2c';
@@ -30,7 +43,14 @@ export function useSandbox(extra: Record<string, unknown> = {}): Ctx {
 	beforeAll(async () => {
 		ctx.sb = await startTestSandbox(
 			{ token: TOKEN, limited: LIMITED, admin: ADMIN },
-			{ seed: 40, seedValue: 3, ca: receiverCa(), retrySchedule: [50, 100, 200, 400], deliveryTimeoutMs: 5000, ...extra },
+			{
+				seed: 40,
+				seedValue: 3,
+				ca: receiverCa(),
+				retrySchedule: [50, 100, 200, 400],
+				deliveryTimeoutMs: 5000,
+				...extra,
+			},
 		);
 	});
 	afterEach(async () => {
@@ -42,12 +62,22 @@ export function useSandbox(extra: Record<string, unknown> = {}): Ctx {
 	return ctx;
 }
 
-export async function admin<T = Json>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<T> {
+export async function admin<T = Json>(
+	ctx: Ctx,
+	method: string,
+	path: string,
+	body?: unknown,
+): Promise<T> {
 	return await adminRequest<T>(ctx.sb.url, ADMIN, method, path, body);
 }
 
 /** The service's API as a client other than the node (the dashboard, another integration). */
-export async function api<T = Json>(ctx: Ctx, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function api<T = Json>(
+	ctx: Ctx,
+	method: string,
+	path: string,
+	body?: unknown,
+): Promise<{ status: number; body: T }> {
 	const res = await sandboxFetch<T>(`${ctx.sb.url}/api/v3/${path}`, method, TOKEN, asJson(body));
 	return { status: res.status, body: res.body };
 }
@@ -72,7 +102,10 @@ export async function reset(ctx: Ctx): Promise<void> {
 	await admin(ctx, 'DELETE', '/__sandbox/requests/');
 }
 
-export async function harness(ctx: Ctx, options: Partial<TriggerHarnessOptions> = {}): Promise<TriggerHarness> {
+export async function harness(
+	ctx: Ctx,
+	options: Partial<TriggerHarnessOptions> = {},
+): Promise<TriggerHarness> {
 	const h = await startTriggerHarness({
 		credentials: { baseUrl: ctx.sb.url, accessToken: TOKEN },
 		parameters: { events: ALL_EVENTS, otherEvents: '', options: {} },
@@ -85,22 +118,34 @@ export async function harness(ctx: Ctx, options: Partial<TriggerHarnessOptions> 
 export const sorted = (list: string[]) => [...list].sort();
 
 /** A real HTTPS POST to the receiver (as the service would send it), trusting the harness certificate. */
-export function post(url: string, body: string | Buffer, contentType = 'application/json'): Promise<{ status: number; body: Json }> {
+export function post(
+	url: string,
+	body: string | Buffer,
+	contentType = 'application/json',
+): Promise<{ status: number; body: Json }> {
 	return new Promise((resolve, reject) => {
-		const req = httpsRequest(url, { method: 'POST', ca: receiverCa(), headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
-			const chunks: Buffer[] = [];
-			res.on('data', (c: Buffer) => chunks.push(c));
-			res.on('end', () => {
-				const text = Buffer.concat(chunks).toString('utf8');
-				let parsed: unknown = text;
-				try {
-					parsed = text ? JSON.parse(text) : undefined;
-				} catch {
-					// not JSON
-				}
-				resolve({ status: res.statusCode ?? 0, body: parsed });
-			});
-		});
+		const req = httpsRequest(
+			url,
+			{
+				method: 'POST',
+				ca: receiverCa(),
+				headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
+			},
+			(res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (c: Buffer) => chunks.push(c));
+				res.on('end', () => {
+					const text = Buffer.concat(chunks).toString('utf8');
+					let parsed: unknown = text;
+					try {
+						parsed = text ? JSON.parse(text) : undefined;
+					} catch {
+						// not JSON
+					}
+					resolve({ status: res.statusCode ?? 0, body: parsed });
+				});
+			},
+		);
 		req.on('error', reject);
 		req.end(body);
 	});
@@ -108,7 +153,11 @@ export function post(url: string, body: string | Buffer, contentType = 'applicat
 
 /** A POST whose client gives up before the answer (abort() closes the connection), as a service's callback time-out does. */
 export function abortablePost(url: string, body: string): { abort(): void } {
-	const req = httpsRequest(url, { method: 'POST', ca: receiverCa(), headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+	const req = httpsRequest(url, {
+		method: 'POST',
+		ca: receiverCa(),
+		headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+	});
 	req.on('error', () => undefined); // the closed connection's own error: expected
 	req.end(body);
 	return { abort: () => req.destroy() };
@@ -128,7 +177,10 @@ export async function deliveries(ctx: Ctx): Promise<{ pending: number; deliverie
 }
 
 /** A valid notification with a fresh appointment key; `over` replaces envelope fields, `data` fields of data. */
-export const envelope = (over: Record<string, unknown> = {}, data: Record<string, unknown> = {}) => ({
+export const envelope = (
+	over: Record<string, unknown> = {},
+	data: Record<string, unknown> = {},
+) => ({
 	event: 'appointment.created',
 	timestamp: '2026-11-23T10:15:00-03:00',
 	data: {
@@ -144,7 +196,11 @@ export const envelope = (over: Record<string, unknown> = {}, data: Record<string
 });
 
 /** Waits until the sandbox has nothing pending and at least `atLeast` deliveries to `url` succeeded (none gave up). */
-export async function settledDeliveries(ctx: Ctx, url: string, atLeast: number): Promise<Delivery[]> {
+export async function settledDeliveries(
+	ctx: Ctx,
+	url: string,
+	atLeast: number,
+): Promise<Delivery[]> {
 	return await pollUntil(
 		`${atLeast} settled deliveries`,
 		async () => {
@@ -159,4 +215,5 @@ export async function settledDeliveries(ctx: Ctx, url: string, atLeast: number):
 }
 
 /** The items of every workflow start, in order. */
-export const startsOf = (h: TriggerHarness): Json[] => h.starts.map((s) => s.items.map((i) => i.json as Json)).flat();
+export const startsOf = (h: TriggerHarness): Json[] =>
+	h.starts.map((s) => s.items.map((i) => i.json as Json)).flat();

@@ -94,8 +94,11 @@ describe('module-level stores', () => {
 
 describe('dedupeKey', () => {
 	it('event + key + timestamp (default): a redelivery has the same key, a later event of the appointment does not', () => {
-		const k = (event: string, key: string, ts: string) => dedupeKey('eventKeyTimestamp', event, key, ts);
-		expect(k('appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(k('appointment.created', 'k1', '2026-01-01T00:00:00Z'));
+		const k = (event: string, key: string, ts: string) =>
+			dedupeKey('eventKeyTimestamp', event, key, ts);
+		expect(k('appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(
+			k('appointment.created', 'k1', '2026-01-01T00:00:00Z'),
+		);
 		const keys = [
 			k('appointment.created', 'k1', '2026-01-01T00:00:00Z'),
 			k('appointment.canceled', 'k1', '2026-01-01T00:00:00Z'),
@@ -111,7 +114,9 @@ describe('dedupeKey', () => {
 	});
 
 	it('appointment key alone: every event of an appointment has the same key', () => {
-		expect(dedupeKey('appointmentKey', 'appointment.created', 'k1', 't1')).toBe(dedupeKey('appointmentKey', 'appointment.canceled', 'k1', 't2'));
+		expect(dedupeKey('appointmentKey', 'appointment.created', 'k1', 't1')).toBe(
+			dedupeKey('appointmentKey', 'appointment.canceled', 'k1', 't2'),
+		);
 	});
 
 	it('off: no key, nothing remembered', () => {
@@ -120,8 +125,12 @@ describe('dedupeKey', () => {
 });
 
 /** A claim for the notification of appointment `key` (event + key + timestamp by default). */
-const claim = (keys: RecentKeys | undefined, key: string, mode: DedupeMode = 'eventKeyTimestamp', event = 'appointment.created') =>
-	claimEvent(keys, mode, { event, appointmentKey: key, timestamp: '2026-01-01T00:00:00Z' });
+const claim = (
+	keys: RecentKeys | undefined,
+	key: string,
+	mode: DedupeMode = 'eventKeyTimestamp',
+	event = 'appointment.created',
+) => claimEvent(keys, mode, { event, appointmentKey: key, timestamp: '2026-01-01T00:00:00Z' });
 
 describe('claimEvent: claim, then settle as run or dropped', () => {
 	it('a settled event makes later copies duplicates; an unsettled one stays free for the resend', () => {
@@ -217,13 +226,18 @@ describe('claimEvent: claim, then settle as run or dropped', () => {
 });
 
 describe('the memory and the claim protocol against a plain reference model (fast-check)', () => {
-	const seed = process.env.DEDUPE_SEED ? Number(process.env.DEDUPE_SEED) : Math.floor(Math.random() * 2 ** 31);
+	const seed = process.env.DEDUPE_SEED
+		? Number(process.env.DEDUPE_SEED)
+		: Math.floor(Math.random() * 2 ** 31);
 	beforeAll(() => console.log(`dedupe model: DEDUPE_SEED=${seed} replays this run`));
 
 	it.each([
 		['small', 1000],
 		['large', 15],
-	] as const)('%s windows: random claims, runs (answered 2xx, an error or a lost connection), drops and resizes agree with the reference', (size, numRuns) => {
-		fc.assert(fc.property(stepsArbitrary(size), checkCase), { seed, numRuns });
-	});
+	] as const)(
+		'%s windows: random claims, runs (answered 2xx, an error or a lost connection), drops and resizes agree with the reference',
+		(size, numRuns) => {
+			fc.assert(fc.property(stepsArbitrary(size), checkCase), { seed, numRuns });
+		},
+	);
 });

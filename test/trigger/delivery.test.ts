@@ -5,7 +5,20 @@
  * cannot be read); "Verify with API" emits the service's
  * record and drops unknown appointments (verify.test.ts); the dedupe modes and window behave as documented.
  */
-import { abortablePost, ALL_EVENTS, admin, api, envelope, harness, post, reset, settledDeliveries, signal, startsOf, useSandbox } from './common';
+import {
+	abortablePost,
+	ALL_EVENTS,
+	admin,
+	api,
+	envelope,
+	harness,
+	post,
+	reset,
+	settledDeliveries,
+	signal,
+	startsOf,
+	useSandbox,
+} from './common';
 
 const ctx = useSandbox();
 
@@ -30,13 +43,26 @@ function slowFirstStart() {
 
 describe('delivery from the sandbox', () => {
 	it('created, updated and canceled each reach the workflow exactly once with duplicate and shuffled delivery', async () => {
-		await admin(ctx, 'POST', '/__sandbox/config/', { duplicateDelivery: true, shuffleDelivery: true });
+		await admin(ctx, 'POST', '/__sandbox/config/', {
+			duplicateDelivery: true,
+			shuffleDelivery: true,
+		});
 		const h = await harness(ctx);
 		await h.activate();
 		const keys: string[] = [];
-		for (let i = 0; i < 4; i++) keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' })).appointment_key);
-		for (const key of keys.slice(0, 2)) expect((await api(ctx, 'PATCH', `appointments/${key}/`, { status: 'ATTENDED' })).status).toBeLessThan(300);
-		for (const key of keys.slice(2)) expect((await api(ctx, 'DELETE', `appointments/${key}/?send_email=false`)).status).toBeLessThan(300);
+		for (let i = 0; i < 4; i++)
+			keys.push(
+				(await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' }))
+					.appointment_key,
+			);
+		for (const key of keys.slice(0, 2))
+			expect(
+				(await api(ctx, 'PATCH', `appointments/${key}/`, { status: 'ATTENDED' })).status,
+			).toBeLessThan(300);
+		for (const key of keys.slice(2))
+			expect(
+				(await api(ctx, 'DELETE', `appointments/${key}/?send_email=false`)).status,
+			).toBeLessThan(300);
 		// 8 events, each delivered twice.
 		const delivered = await settled(h.productionUrl, 16);
 		expect(delivered.filter((d) => d.ok)).toHaveLength(16);
@@ -54,7 +80,9 @@ describe('delivery from the sandbox', () => {
 		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toHaveLength(8);
 		const updated = startsOf(h).find((j) => j.event === 'appointment.updated')!;
 		expect(updated.data.status).toBe('ATTENDED');
-		expect(updated.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$/);
+		expect(updated.timestamp).toMatch(
+			/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$/,
+		);
 	});
 
 	it('a delivery first answered 500 (before reaching the node) is resent and starts the workflow once', async () => {
@@ -69,17 +97,24 @@ describe('delivery from the sandbox', () => {
 		});
 		await h.activate();
 		const keys: string[] = [];
-		for (let i = 0; i < 3; i++) keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', {})).appointment_key);
+		for (let i = 0; i < 3; i++)
+			keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', {})).appointment_key);
 		const delivered = await settled(h.productionUrl, 3);
 		expect(delivered.filter((d) => d.status === 500)).toHaveLength(3);
-		expect(startsOf(h).map((j) => j.data.appointment_key).sort()).toEqual([...keys].sort());
+		expect(
+			startsOf(h)
+				.map((j) => j.data.appointment_key)
+				.sort(),
+		).toEqual([...keys].sort());
 	});
 
 	it('a delivery the node accepted but n8n could not start (500 from n8n, e.g. no database connection) is not remembered: its resend starts the workflow', async () => {
 		const failed = new Set<string>();
 		const h = await harness(ctx, {
 			startFails: ([item]) => {
-				const key = String((item.json.data as { appointment_key?: string } | undefined)?.appointment_key);
+				const key = String(
+					(item.json.data as { appointment_key?: string } | undefined)?.appointment_key,
+				);
 				if (failed.has(key)) return false;
 				failed.add(key);
 				return true;
@@ -87,11 +122,16 @@ describe('delivery from the sandbox', () => {
 		});
 		await h.activate();
 		const keys: string[] = [];
-		for (let i = 0; i < 3; i++) keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', {})).appointment_key);
+		for (let i = 0; i < 3; i++)
+			keys.push((await admin(ctx, 'POST', '/__sandbox/appointments/', {})).appointment_key);
 		const delivered = await settled(h.productionUrl, 3);
 		expect(delivered.filter((d) => d.status === 500)).toHaveLength(3);
 		expect([...failed].sort()).toEqual([...keys].sort());
-		expect(startsOf(h).map((j) => j.data.appointment_key).sort()).toEqual([...keys].sort());
+		expect(
+			startsOf(h)
+				.map((j) => j.data.appointment_key)
+				.sort(),
+		).toEqual([...keys].sort());
 		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toEqual([]);
 	});
 
@@ -131,18 +171,32 @@ describe('delivery from the sandbox', () => {
 	});
 
 	it('events the workflow did not subscribe to are acknowledged with 200 and start nothing', async () => {
-		const h = await harness(ctx, { parameters: { events: ['appointment.created'], otherEvents: 'appointment.updated', options: {} } });
+		const h = await harness(ctx, {
+			parameters: {
+				events: ['appointment.created'],
+				otherEvents: 'appointment.updated',
+				options: {},
+			},
+		});
 		await h.activate();
 		const canceled = envelope({ event: 'appointment.canceled' });
 		const other = envelope({ event: 'appointment.reminder' });
 		const updated = envelope({ event: 'appointment.updated' });
-		expect(await post(h.productionUrl, JSON.stringify(canceled))).toMatchObject({ status: 200, body: { started: false, reason: 'event not subscribed' } });
+		expect(await post(h.productionUrl, JSON.stringify(canceled))).toMatchObject({
+			status: 200,
+			body: { started: false, reason: 'event not subscribed' },
+		});
 		expect((await post(h.productionUrl, JSON.stringify(other))).status).toBe(200);
 		expect(h.starts).toHaveLength(0);
 		// A typed event name (Other Events) is subscribed like a picked one.
-		expect(await post(h.productionUrl, JSON.stringify(updated))).toEqual({ status: 200, body: undefined }); // started: n8n answers 200 with no body (responseData noData)
+		expect(await post(h.productionUrl, JSON.stringify(updated))).toEqual({
+			status: 200,
+			body: undefined,
+		}); // started: n8n answers 200 with no body (responseData noData)
 		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.updated']);
-		const reasons = h.logs().filter((l) => l.startsWith('[debug]') && l.includes('not one of the subscribed events'));
+		const reasons = h
+			.logs()
+			.filter((l) => l.startsWith('[debug]') && l.includes('not one of the subscribed events'));
 		expect(reasons).toHaveLength(2);
 		expect(reasons[0]).toContain(canceled.data.appointment_key);
 	});
@@ -156,15 +210,24 @@ describe('delivery from the sandbox', () => {
 		});
 		await h.activate();
 		const created = envelope({ event: 'appointment.created' });
-		expect(await post(h.productionUrl, JSON.stringify(envelope({ event: 'appointment.canceled' })))).toMatchObject({
+		expect(
+			await post(h.productionUrl, JSON.stringify(envelope({ event: 'appointment.canceled' }))),
+		).toMatchObject({
 			status: 200,
 			body: { started: false, reason: 'event not subscribed' },
 		});
-		expect((await post(h.productionUrl, JSON.stringify(envelope({ event: 'appointment.updated' })))).status).toBe(200);
+		expect(
+			(await post(h.productionUrl, JSON.stringify(envelope({ event: 'appointment.updated' }))))
+				.status,
+		).toBe(200);
 		// Dedupe Key "off" (from its expression): the same notification twice starts twice.
 		expect((await post(h.productionUrl, JSON.stringify(created))).status).toBe(200);
 		expect((await post(h.productionUrl, JSON.stringify(created))).status).toBe(200);
-		expect(startsOf(h).map((j) => j.event)).toEqual(['appointment.updated', 'appointment.created', 'appointment.created']);
+		expect(startsOf(h).map((j) => j.event)).toEqual([
+			'appointment.updated',
+			'appointment.created',
+			'appointment.created',
+		]);
 	});
 });
 
@@ -172,31 +235,54 @@ describe('invalid notifications', () => {
 	// Every row has all three values: jest.each hands a shorter row's missing argument over as `done`.
 	const bad: Array<[string, string, string]> = [
 		['an array', JSON.stringify([envelope()]), 'application/json'],
-		['no data', JSON.stringify({ event: 'appointment.created', timestamp: '2026-11-23T10:15:00-03:00' }), 'application/json'],
-		['a timestamp without offset', JSON.stringify(envelope({ timestamp: '2026-11-23T10:15:00' })), 'application/json'],
+		[
+			'no data',
+			JSON.stringify({ event: 'appointment.created', timestamp: '2026-11-23T10:15:00-03:00' }),
+			'application/json',
+		],
+		[
+			'a timestamp without offset',
+			JSON.stringify(envelope({ timestamp: '2026-11-23T10:15:00' })),
+			'application/json',
+		],
 		['an epoch timestamp', JSON.stringify(envelope({ timestamp: 1763903700 })), 'application/json'],
-		['a numeric appointment key', JSON.stringify(envelope({}, { appointment_key: 42 })), 'application/json'],
-		['a person that is a string', JSON.stringify(envelope({}, { person: 'Marta Quiroga <marta.quiroga@example.org>' })), 'application/json'],
-		['an event that is an object', JSON.stringify(envelope({ event: { name: 'appointment.created' } })), 'application/json'],
+		[
+			'a numeric appointment key',
+			JSON.stringify(envelope({}, { appointment_key: 42 })),
+			'application/json',
+		],
+		[
+			'a person that is a string',
+			JSON.stringify(envelope({}, { person: 'Marta Quiroga <marta.quiroga@example.org>' })),
+			'application/json',
+		],
+		[
+			'an event that is an object',
+			JSON.stringify(envelope({ event: { name: 'appointment.created' } })),
+			'application/json',
+		],
 		['a JSON string', JSON.stringify('appointment.created'), 'application/json'],
 		['an empty JSON object', '{}', 'application/json'],
 		['a form body', 'event=appointment.created', 'application/x-www-form-urlencoded'],
 	];
 
-	it.each(bad)('%s: 400 with a short reason, nothing started, logged without personal data', async (_name, body, type) => {
-		const h = await harness(ctx);
-		await h.activate();
-		const answer = await post(h.productionUrl, body, type);
-		expect(answer.status).toBe(400);
-		expect(answer.body).toMatchObject({ error: 'invalid notification' });
-		expect(String(answer.body.reason)).toMatch(/^(the body|event|timestamp|data)/);
-		expect(h.starts).toHaveLength(0);
-		const lines = h.logs().filter((l) => l.includes('rejected an invalid notification'));
-		expect(lines).toHaveLength(1);
-		expect(lines[0]).toMatch(/^\[debug\]/);
-		expect(lines[0]).toContain(answer.body.reason);
-		expect(lines[0]).not.toMatch(/Marta|Quiroga|example\.org|QX7-204|Dr\. Ruiz/);
-	});
+	it.each(bad)(
+		'%s: 400 with a short reason, nothing started, logged without personal data',
+		async (_name, body, type) => {
+			const h = await harness(ctx);
+			await h.activate();
+			const answer = await post(h.productionUrl, body, type);
+			expect(answer.status).toBe(400);
+			expect(answer.body).toMatchObject({ error: 'invalid notification' });
+			expect(String(answer.body.reason)).toMatch(/^(the body|event|timestamp|data)/);
+			expect(h.starts).toHaveLength(0);
+			const lines = h.logs().filter((l) => l.includes('rejected an invalid notification'));
+			expect(lines).toHaveLength(1);
+			expect(lines[0]).toMatch(/^\[debug\]/);
+			expect(lines[0]).toContain(answer.body.reason);
+			expect(lines[0]).not.toMatch(/Marta|Quiroga|example\.org|QX7-204|Dr\. Ruiz/);
+		},
+	);
 
 	it('unparseable JSON is refused by the body parser (422) before the node runs, as in n8n', async () => {
 		const h = await harness(ctx);
@@ -208,7 +294,13 @@ describe('invalid notifications', () => {
 	it('extra fields are kept, not rejected', async () => {
 		const h = await harness(ctx);
 		await h.activate();
-		const body = { ...envelope({}, { notes: 'bring X-rays', calendar: { calendar_key: 'c', name: 'n', color: 'teal' } }), delivery_id: 'd-1' };
+		const body = {
+			...envelope(
+				{},
+				{ notes: 'bring X-rays', calendar: { calendar_key: 'c', name: 'n', color: 'teal' } },
+			),
+			delivery_id: 'd-1',
+		};
 		expect((await post(h.productionUrl, JSON.stringify(body))).status).toBe(200);
 		expect(startsOf(h)).toEqual([body]);
 	});
@@ -216,7 +308,9 @@ describe('invalid notifications', () => {
 
 describe('Simplify', () => {
 	it('outputs the key fields of the appointment with event and timestamp', async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { simplify: true } } });
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, options: { simplify: true } },
+		});
 		await h.activate();
 		const body = envelope({}, { notes: 'x' });
 		await post(h.productionUrl, JSON.stringify(body));
@@ -241,10 +335,22 @@ describe('dedupe', () => {
 		await h.activate();
 		return h;
 	};
-	const created = envelope({ event: 'appointment.created', timestamp: '2026-11-23T10:00:00-03:00' });
+	const created = envelope({
+		event: 'appointment.created',
+		timestamp: '2026-11-23T10:00:00-03:00',
+	});
 	const key = created.data.appointment_key;
-	const canceled = envelope({ event: 'appointment.canceled', timestamp: '2026-11-23T12:00:00-03:00' }, { appointment_key: key, status: 'CANCELED' });
-	const sequence = [created, created, canceled, canceled, { ...created, timestamp: '2026-11-23T10:00:01-03:00' }];
+	const canceled = envelope(
+		{ event: 'appointment.canceled', timestamp: '2026-11-23T12:00:00-03:00' },
+		{ appointment_key: key, status: 'CANCELED' },
+	);
+	const sequence = [
+		created,
+		created,
+		canceled,
+		canceled,
+		{ ...created, timestamp: '2026-11-23T10:00:01-03:00' },
+	];
 
 	it('default (event + appointment key + timestamp): redeliveries dropped, later events of the appointment kept', async () => {
 		const h = await run({});
@@ -280,7 +386,10 @@ describe('dedupe', () => {
 
 	it('an event n8n could not start stays forgotten when the Dedupe Window changes: its resend runs', async () => {
 		let fails = true;
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { dedupeWindow: 100 } }, startFails: () => fails });
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, options: { dedupeWindow: 100 } },
+			startFails: () => fails,
+		});
 		await h.activate();
 		const body = envelope();
 		expect((await h.callWebhook(body)).status).toBe(500);
@@ -294,7 +403,11 @@ describe('dedupe', () => {
 		const h = await harness(ctx);
 		await h.activate();
 		const body = JSON.stringify(envelope());
-		const answers = await Promise.all([post(h.productionUrl, body), post(h.productionUrl, body), post(h.productionUrl, body)]);
+		const answers = await Promise.all([
+			post(h.productionUrl, body),
+			post(h.productionUrl, body),
+			post(h.productionUrl, body),
+		]);
 		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
 		expect(h.starts).toHaveLength(1);
 		expect(answers.filter((a) => a.body?.reason === 'duplicate')).toHaveLength(2);

@@ -3,7 +3,19 @@
  * n8n's ActiveWorkflowManager and TestWebhooks call it (test/helpers/trigger.ts): exactly one subscription per
  * URL whatever happened before, https refused before any request, test mode apart from production.
  */
-import { ALL_EVENTS, LIMITED, admin, api, apiRequests, harness, post, reset, sorted, subscriptions, useSandbox } from './common';
+import {
+	ALL_EVENTS,
+	LIMITED,
+	admin,
+	api,
+	apiRequests,
+	harness,
+	post,
+	reset,
+	sorted,
+	subscriptions,
+	useSandbox,
+} from './common';
 import { pollUntil } from '../helpers/trigger';
 import { AppointmentsTrigger } from '../../nodes/Appointments/AppointmentsTrigger.node';
 
@@ -22,13 +34,23 @@ const stored = (h: { staticData(): Record<string, unknown> }, name = 'Appointmen
 
 describe('activation', () => {
 	it('registers exactly one https subscription with the chosen events and remembers its key', async () => {
-		const h = await harness(ctx, { parameters: { events: ['appointment.created', 'appointment.canceled'], otherEvents: 'appointment.updated', options: {} } });
+		const h = await harness(ctx, {
+			parameters: {
+				events: ['appointment.created', 'appointment.canceled'],
+				otherEvents: 'appointment.updated',
+				options: {},
+			},
+		});
 		await h.activate();
 		const subs = await subscriptions(ctx);
 		expect(subs).toHaveLength(1);
 		expect(subs[0].url).toBe(h.productionUrl);
 		expect(subs[0].url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/webhook\/[0-9a-f-]{36}\/webhook$/);
-		expect(sorted(subs[0].events)).toEqual(['appointment.canceled', 'appointment.created', 'appointment.updated']);
+		expect(sorted(subs[0].events)).toEqual([
+			'appointment.canceled',
+			'appointment.created',
+			'appointment.updated',
+		]);
 		expect(stored(h)).toEqual({ webhookKey: subs[0].webhook_key, webhookUrl: h.productionUrl });
 		expect((await apiRequests(ctx)).filter((r) => r.method === 'POST')).toHaveLength(1);
 	});
@@ -54,7 +76,10 @@ describe('activation', () => {
 		// The URL holds the node's webhookId, which a rename keeps.
 		expect(await subscriptions(ctx)).toEqual([first]);
 		expect((await apiRequests(ctx)).some((r) => r.method === 'POST')).toBe(false);
-		expect(stored(h, 'On Appointment Events')).toEqual({ webhookKey: first.webhook_key, webhookUrl: h.productionUrl });
+		expect(stored(h, 'On Appointment Events')).toEqual({
+			webhookKey: first.webhook_key,
+			webhookUrl: h.productionUrl,
+		});
 	});
 
 	it('changed events are fixed on the same subscription with PUT', async () => {
@@ -73,19 +98,35 @@ describe('activation', () => {
 
 	it('removes extra copies for our URL and never touches a subscription with another URL', async () => {
 		const h = await harness(ctx);
-		const foreign = (await api(ctx, 'POST', 'webhooks/', { url: 'https://example.com/hooks/other', events: ['appointment.created'] })).body;
-		const a = (await api(ctx, 'POST', 'webhooks/', { url: h.productionUrl, events: ['appointment.created'] })).body;
-		const b = (await api(ctx, 'POST', 'webhooks/', { url: h.productionUrl, events: ALL_EVENTS })).body;
+		const foreign = (
+			await api(ctx, 'POST', 'webhooks/', {
+				url: 'https://example.com/hooks/other',
+				events: ['appointment.created'],
+			})
+		).body;
+		const a = (
+			await api(ctx, 'POST', 'webhooks/', { url: h.productionUrl, events: ['appointment.created'] })
+		).body;
+		const b = (await api(ctx, 'POST', 'webhooks/', { url: h.productionUrl, events: ALL_EVENTS }))
+			.body;
 		await h.activate();
 		const subs = await subscriptions(ctx);
 		expect(subs).toHaveLength(2);
-		expect(subs.find((s) => s.webhook_key === foreign.webhook_key)).toMatchObject({ url: 'https://example.com/hooks/other', events: ['appointment.created'] });
+		expect(subs.find((s) => s.webhook_key === foreign.webhook_key)).toMatchObject({
+			url: 'https://example.com/hooks/other',
+			events: ['appointment.created'],
+		});
 		const mine = subs.filter((s) => s.url === h.productionUrl);
 		expect(mine).toHaveLength(1);
 		// The copy that already had the right events is kept: no PUT needed.
 		expect(mine[0].webhook_key).toBe(b.webhook_key);
 		expect(mine[0].webhook_key).not.toBe(a.webhook_key);
-		expect((await apiRequests(ctx)).some((r) => r.method === 'PUT' || (r.method === 'DELETE' && r.path.includes(foreign.webhook_key)))).toBe(false);
+		expect(
+			(await apiRequests(ctx)).some(
+				(r) =>
+					r.method === 'PUT' || (r.method === 'DELETE' && r.path.includes(foreign.webhook_key)),
+			),
+		).toBe(false);
 		await h.deactivate();
 		expect((await subscriptions(ctx)).map((s) => s.webhook_key)).toEqual([foreign.webhook_key]);
 	});
@@ -120,30 +161,46 @@ describe('activation', () => {
 		['Options › Dedupe Key', { options: { dedupeKey: 'bogus' } }],
 		['Options › Dedupe Window', { options: { dedupeWindow: '={{ -1 }}' } }],
 		['Filters', { filters: { statuses: '={{ $("No Such Node").item.json.status }}' } }],
-	])('"%s" that cannot be read: publishing is refused naming the field, before any request, and so is the restart', async (label, change) => {
-		const base = { events: ALL_EVENTS, otherEvents: '', options: {} };
-		const h = await harness(ctx, { parameters: { ...base, ...change } });
-		const error = await h.activate().then(
-			() => undefined,
-			(e: Error) => e,
-		);
-		expect(error?.message).toMatch(new RegExp(`^The field "${label}" (must be|could not be read: )`));
-		// Only the list read by n8n's clean-up after a failed activation (delete looks for our URL).
-		expect((await apiRequests(ctx)).map((r) => r.method)).toEqual(['GET']);
-		expect(await subscriptions(ctx)).toEqual([]);
-		// Published while it could be read; on n8n's restart (checkExists) it is reported, not served.
-		h.setParameters(base);
-		await h.activate();
-		h.setParameters({ ...base, ...change });
-		await expect(h.activate('init')).rejects.toThrow(new RegExp(`^The field "${label}" (must be|could not be read: )`));
-	});
+	])(
+		'"%s" that cannot be read: publishing is refused naming the field, before any request, and so is the restart',
+		async (label, change) => {
+			const base = { events: ALL_EVENTS, otherEvents: '', options: {} };
+			const h = await harness(ctx, { parameters: { ...base, ...change } });
+			const error = await h.activate().then(
+				() => undefined,
+				(e: Error) => e,
+			);
+			expect(error?.message).toMatch(
+				new RegExp(`^The field "${label}" (must be|could not be read: )`),
+			);
+			// Only the list read by n8n's clean-up after a failed activation (delete looks for our URL).
+			expect((await apiRequests(ctx)).map((r) => r.method)).toEqual(['GET']);
+			expect(await subscriptions(ctx)).toEqual([]);
+			// Published while it could be read; on n8n's restart (checkExists) it is reported, not served.
+			h.setParameters(base);
+			await h.activate();
+			h.setParameters({ ...base, ...change });
+			await expect(h.activate('init')).rejects.toThrow(
+				new RegExp(`^The field "${label}" (must be|could not be read: )`),
+			);
+		},
+	);
 
 	it('Events may be empty when Other Events names one: n8n sees no parameter issue and activation subscribes it', async () => {
 		const parameters = { events: [], otherEvents: 'appointment.updated', options: {} };
 		const description = new AppointmentsTrigger().description;
-		const node = { id: 'n1', name: 'Appointments Trigger', type: 'appointmentsTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters };
+		const node = {
+			id: 'n1',
+			name: 'Appointments Trigger',
+			type: 'appointmentsTrigger',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters,
+		};
 		// What the editor shows as "Parameter "Events" is required" on the canvas and in the panel.
-		expect(NodeHelpers.getNodeParametersIssues(description.properties, node, description)).toBeNull();
+		expect(
+			NodeHelpers.getNodeParametersIssues(description.properties, node, description),
+		).toBeNull();
 		const h = await harness(ctx, { parameters });
 		await h.activate();
 		const subs = await subscriptions(ctx);
@@ -184,7 +241,11 @@ describe('deactivation', () => {
 	it('raises other errors instead of swallowing them (the subscription is still there)', async () => {
 		const h = await harness(ctx);
 		await h.activate();
-		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 403, match: { method: 'DELETE' } });
+		await admin(ctx, 'POST', '/__sandbox/faults/', {
+			count: 1,
+			status: 403,
+			match: { method: 'DELETE' },
+		});
 		await expect(h.deactivate()).rejects.toThrow(/permission/i);
 		expect(await subscriptions(ctx)).toHaveLength(1);
 		expect(stored(h).webhookKey).toBeDefined(); // n8n saves no static data after a failed removal
@@ -194,7 +255,12 @@ describe('deactivation', () => {
 
 	it('without a stored key, finds its subscription by URL', async () => {
 		const h = await harness(ctx);
-		const other = (await api(ctx, 'POST', 'webhooks/', { url: 'https://example.com/elsewhere', events: ALL_EVENTS })).body;
+		const other = (
+			await api(ctx, 'POST', 'webhooks/', {
+				url: 'https://example.com/elsewhere',
+				events: ALL_EVENTS,
+			})
+		).body;
 		await h.activate();
 		h.clearStaticData();
 		await h.deactivate();
@@ -231,7 +297,10 @@ describe('test mode ("Listen for test event")', () => {
 		await pollUntil('the test execution', () => h.starts.length === 1);
 		await h.idle();
 		expect(h.starts[0].mode).toBe('test');
-		expect(h.starts[0].items[0].json).toMatchObject({ event: 'appointment.created', data: { appointment_key: created.appointment_key } });
+		expect(h.starts[0].items[0].json).toMatchObject({
+			event: 'appointment.created',
+			data: { appointment_key: created.appointment_key },
+		});
 		expect(await ours(h.testUrl)).toEqual([]);
 		expect(h.testListening).toBe(false);
 		// The test URL is gone: a late POST gets n8n's 404.

@@ -4,7 +4,17 @@
  * resends it, nothing started or remembered, and an error in n8n's log naming the field as the editor labels it.
  * Publishing such parameters is refused: lifecycle.test.ts.
  */
-import { ALL_EVENTS, admin, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox } from './common';
+import {
+	ALL_EVENTS,
+	admin,
+	envelope,
+	harness,
+	post,
+	reset,
+	settledDeliveries,
+	startsOf,
+	useSandbox,
+} from './common';
 import { pollUntil } from '../helpers/trigger';
 
 const ctx = useSandbox();
@@ -35,38 +45,71 @@ describe('parameters that cannot be read at delivery time', () => {
 	// [what is wrong, the field as the editor labels it, the saved parameters that differ]
 	const unreadable: Array<[string, string, Record<string, unknown>]> = [
 		['an event name that is none', 'Events', { events: '={{ ["appointment created"] }}' }],
-		['a number, while Other Events names one', 'Events', { events: '={{ 5 }}', otherEvents: 'appointment.created' }],
+		[
+			'a number, while Other Events names one',
+			'Events',
+			{ events: '={{ 5 }}', otherEvents: 'appointment.created' },
+		],
 		['an event name that is none', 'Other Events', { otherEvents: '={{ "appointment created" }}' }],
-		['a status that is none', 'Filters › Statuses', { filters: { statuses: '={{ ["CONFIRMD"] }}' } }],
-		['a calendar key that is none', 'Filters › Calendars', { filters: { calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: 'dr-ruiz' } }] } } }],
+		[
+			'a status that is none',
+			'Filters › Statuses',
+			{ filters: { statuses: '={{ ["CONFIRMD"] }}' } },
+		],
+		[
+			'a calendar key that is none',
+			'Filters › Calendars',
+			{
+				filters: {
+					calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: 'dr-ruiz' } }] },
+				},
+			},
+		],
 		['a number', 'Filters › Statuses', { filters: { statuses: '={{ 5 }}' } }],
-		['an expression n8n cannot evaluate', 'Filters', { filters: { statuses: '={{ $("No Such Node").item.json.status }}' } }],
-		['a value that is not a choice', 'Options › Dedupe Key', { options: { dedupeKey: '={{ "bogus" }}' } }],
+		[
+			'an expression n8n cannot evaluate',
+			'Filters',
+			{ filters: { statuses: '={{ $("No Such Node").item.json.status }}' } },
+		],
+		[
+			'a value that is not a choice',
+			'Options › Dedupe Key',
+			{ options: { dedupeKey: '={{ "bogus" }}' } },
+		],
 		['a window of 0', 'Options › Dedupe Window', { options: { dedupeWindow: '={{ 0 }}' } }],
 		['"yes"', 'Options › Verify With API', { options: { verifyWithApi: '={{ "yes" }}' } }],
 		['"sometimes"', 'Options › Simplify', { options: { simplify: '={{ "sometimes" }}' } }],
 		['an expression with a syntax error', 'Options', { options: { dedupeKey: '={{ [ }}' } }],
 	];
 
-	it.each(unreadable)('%s in "%s": answered 503 (the service resends), nothing started or remembered, n8n logs the field at error level', async (_what, label, change) => {
-		const h = await harness(ctx, { parameters: base });
-		await h.activate();
-		h.setParameters({ ...base, ...change });
-		const body = envelope();
-		const answer = await post(h.productionUrl, JSON.stringify(body));
-		expect(answer.status).toBe(503);
-		expect(answer.body).toMatchObject({ received: true, started: false, reason: 'not evaluated' });
-		expect(h.starts).toHaveLength(0);
-		const lines = h.logs().filter((l) => l.includes('could not evaluate'));
-		expect(lines).toHaveLength(1);
-		expect(lines[0]).toMatch(/^\[error\]/);
-		expect(lines[0]).toContain(`"${label}"`);
-		expect(lines[0]).toContain(body.data.appointment_key);
-		expect(lines[0]).not.toMatch(/Marta|Quiroga|example\.org|QX7-204|Dr\. Ruiz/);
-		// Fixed: the resend runs, once.
-		h.setParameters(base);
-		expect((await post(h.productionUrl, JSON.stringify(body))).status).toBe(200);
-		expect((await post(h.productionUrl, JSON.stringify(body))).body).toMatchObject({ reason: 'duplicate' });
-		expect(h.starts).toHaveLength(1);
-	});
+	it.each(unreadable)(
+		'%s in "%s": answered 503 (the service resends), nothing started or remembered, n8n logs the field at error level',
+		async (_what, label, change) => {
+			const h = await harness(ctx, { parameters: base });
+			await h.activate();
+			h.setParameters({ ...base, ...change });
+			const body = envelope();
+			const answer = await post(h.productionUrl, JSON.stringify(body));
+			expect(answer.status).toBe(503);
+			expect(answer.body).toMatchObject({
+				received: true,
+				started: false,
+				reason: 'not evaluated',
+			});
+			expect(h.starts).toHaveLength(0);
+			const lines = h.logs().filter((l) => l.includes('could not evaluate'));
+			expect(lines).toHaveLength(1);
+			expect(lines[0]).toMatch(/^\[error\]/);
+			expect(lines[0]).toContain(`"${label}"`);
+			expect(lines[0]).toContain(body.data.appointment_key);
+			expect(lines[0]).not.toMatch(/Marta|Quiroga|example\.org|QX7-204|Dr\. Ruiz/);
+			// Fixed: the resend runs, once.
+			h.setParameters(base);
+			expect((await post(h.productionUrl, JSON.stringify(body))).status).toBe(200);
+			expect((await post(h.productionUrl, JSON.stringify(body))).body).toMatchObject({
+				reason: 'duplicate',
+			});
+			expect(h.starts).toHaveLength(1);
+		},
+	);
 });

@@ -4,7 +4,20 @@
  * one short attempt (its 4 s time-out: verifyTimeout.test.ts, in `npm run test:slow`), a key counted as handled
  * only once its workflow started, each copy with its own re-read.
  */
-import { ALL_EVENTS, admin, api, deliveries, envelope, harness, post, reset, settledDeliveries, startsOf, useSandbox, type Json } from './common';
+import {
+	ALL_EVENTS,
+	admin,
+	api,
+	deliveries,
+	envelope,
+	harness,
+	post,
+	reset,
+	settledDeliveries,
+	startsOf,
+	useSandbox,
+	type Json,
+} from './common';
 import { pollUntil } from '../helpers/trigger';
 
 const ctx = useSandbox();
@@ -17,7 +30,9 @@ beforeEach(async () => {
 
 describe('Verify with API', () => {
 	it("emits the service's current record instead of the notification's data", async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
+		});
 		await h.activate();
 		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' });
 		await settled(h.productionUrl, 1);
@@ -28,7 +43,10 @@ describe('Verify with API', () => {
 
 		// A stale notification (status PENDING) for an appointment that is now ATTENDED yields ATTENDED.
 		await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'ATTENDED' });
-		const stale = envelope({ event: 'appointment.updated', timestamp: '2026-11-23T11:00:00-03:00' }, { appointment_key: created.appointment_key, status: 'PENDING' });
+		const stale = envelope(
+			{ event: 'appointment.updated', timestamp: '2026-11-23T11:00:00-03:00' },
+			{ appointment_key: created.appointment_key, status: 'PENDING' },
+		);
 		expect((await post(h.productionUrl, JSON.stringify(stale))).status).toBe(200);
 		const emitted = startsOf(h).filter((j) => j.timestamp === stale.timestamp);
 		expect(emitted).toHaveLength(1);
@@ -36,40 +54,73 @@ describe('Verify with API', () => {
 	});
 
 	it('copies arriving while the re-read is in flight start the workflow once', async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
+		});
 		await h.activate();
 		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
 		await settled(h.productionUrl, 1);
 		await admin(ctx, 'POST', '/__sandbox/config/', { latencyMs: 150 });
-		const copy = envelope({ event: 'appointment.updated' }, { appointment_key: created.appointment_key });
+		const copy = envelope(
+			{ event: 'appointment.updated' },
+			{ appointment_key: created.appointment_key },
+		);
 		const answers = await Promise.all([1, 2, 3, 4].map(() => h.callWebhook(copy)));
 		expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
 		expect(startsOf(h).filter((j) => j.event === 'appointment.updated')).toHaveLength(1);
-		expect(answers.filter((a) => (a.body as { reason?: string } | undefined)?.reason === 'duplicate')).toHaveLength(3);
+		expect(
+			answers.filter((a) => (a.body as { reason?: string } | undefined)?.reason === 'duplicate'),
+		).toHaveLength(3);
 	});
 
 	it('drops a notification for an unknown appointment with a warning', async () => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } } });
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
+		});
 		await h.activate();
 		const ghost = envelope();
-		expect(await post(h.productionUrl, JSON.stringify(ghost))).toMatchObject({ status: 200, body: { reason: 'appointment not found' } });
+		expect(await post(h.productionUrl, JSON.stringify(ghost))).toMatchObject({
+			status: 200,
+			body: { reason: 'appointment not found' },
+		});
 		expect(h.starts).toHaveLength(0);
-		expect(h.logs().some((l) => l.startsWith('[warn]') && l.includes(ghost.data.appointment_key) && l.includes('does not know'))).toBe(true);
+		expect(
+			h
+				.logs()
+				.some(
+					(l) =>
+						l.startsWith('[warn]') &&
+						l.includes(ghost.data.appointment_key) &&
+						l.includes('does not know'),
+				),
+		).toBe(true);
 	});
 
 	it('Dedupe Key "Appointment Key": an event the re-read filters out does not make a later matching event of the appointment a duplicate', async () => {
 		const h = await harness(ctx, {
-			parameters: { events: ALL_EVENTS, filters: { statuses: ['CONFIRMED'] }, options: { verifyWithApi: true, dedupeKey: 'appointmentKey' } },
+			parameters: {
+				events: ALL_EVENTS,
+				filters: { statuses: ['CONFIRMED'] },
+				options: { verifyWithApi: true, dedupeKey: 'appointmentKey' },
+			},
 		});
 		await h.activate();
 		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', { status: 'PENDING' });
 		await settled(h.productionUrl, 1);
 		expect(h.starts).toHaveLength(0); // PENDING: filtered out
-		expect((await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'CONFIRMED' })).status).toBeLessThan(300);
+		expect(
+			(await api(ctx, 'PATCH', `appointments/${created.appointment_key}/`, { status: 'CONFIRMED' }))
+				.status,
+		).toBeLessThan(300);
 		await settled(h.productionUrl, 2);
-		expect(startsOf(h).map((j) => `${j.event} ${j.data.status}`)).toEqual(['appointment.updated CONFIRMED']);
+		expect(startsOf(h).map((j) => `${j.event} ${j.data.status}`)).toEqual([
+			'appointment.updated CONFIRMED',
+		]);
 		// Once an event of the appointment ran, its later events are duplicates (the spec's literal rule).
-		const later = envelope({ event: 'appointment.updated', timestamp: '2026-11-23T12:00:00-03:00' }, { appointment_key: created.appointment_key });
+		const later = envelope(
+			{ event: 'appointment.updated', timestamp: '2026-11-23T12:00:00-03:00' },
+			{ appointment_key: created.appointment_key },
+		);
 		expect((await h.callWebhook(later)).body).toMatchObject({ reason: 'duplicate' });
 		expect(h.starts).toHaveLength(1);
 	});
@@ -78,56 +129,115 @@ describe('Verify with API', () => {
 		['an empty object', () => ({})],
 		["a gateway's JSON", () => ({ status: 'ok' })],
 		["another appointment's record", (other: Json) => other],
-	])('a re-read answered 200 with %s is not taken for the appointment: 500, nothing started or remembered', async (_name, answer) => {
-		const h = await harness(ctx, { parameters: { events: ALL_EVENTS, filters: { statuses: ['CONFIRMED'] }, options: { verifyWithApi: true } } });
-		await h.activate();
-		const all: Json = await admin(ctx, 'GET', '/__sandbox/appointments/');
-		const [mine, other] = all.appointments.filter((a: Json) => a.status === 'CONFIRMED');
-		const update = envelope({ event: 'appointment.updated' }, { appointment_key: mine.appointment_key });
-		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 200, body: answer(other), match: { method: 'GET', path: '/api/v3/appointments/*' } });
-		expect((await h.callWebhook(update)).status).toBe(500);
-		expect(h.errors.map((e) => e.message)).toEqual([expect.stringContaining(`read of appointment ${mine.appointment_key} is not that appointment`)]);
-		expect(h.starts).toHaveLength(0);
-		// The resend reads the appointment's own record and runs, once.
-		expect((await h.callWebhook(update)).items?.map((i) => (i.json.data as Json).appointment_key)).toEqual([mine.appointment_key]);
-		expect(startsOf(h)[0].data).toEqual((await api(ctx, 'GET', `appointments/${mine.appointment_key}/`)).body);
-	});
+	])(
+		'a re-read answered 200 with %s is not taken for the appointment: 500, nothing started or remembered',
+		async (_name, answer) => {
+			const h = await harness(ctx, {
+				parameters: {
+					events: ALL_EVENTS,
+					filters: { statuses: ['CONFIRMED'] },
+					options: { verifyWithApi: true },
+				},
+			});
+			await h.activate();
+			const all: Json = await admin(ctx, 'GET', '/__sandbox/appointments/');
+			const [mine, other] = all.appointments.filter((a: Json) => a.status === 'CONFIRMED');
+			const update = envelope(
+				{ event: 'appointment.updated' },
+				{ appointment_key: mine.appointment_key },
+			);
+			await admin(ctx, 'POST', '/__sandbox/faults/', {
+				count: 1,
+				status: 200,
+				body: answer(other),
+				match: { method: 'GET', path: '/api/v3/appointments/*' },
+			});
+			expect((await h.callWebhook(update)).status).toBe(500);
+			expect(h.errors.map((e) => e.message)).toEqual([
+				expect.stringContaining(
+					`read of appointment ${mine.appointment_key} is not that appointment`,
+				),
+			]);
+			expect(h.starts).toHaveLength(0);
+			// The resend reads the appointment's own record and runs, once.
+			expect(
+				(await h.callWebhook(update)).items?.map((i) => (i.json.data as Json).appointment_key),
+			).toEqual([mine.appointment_key]);
+			expect(startsOf(h)[0].data).toEqual(
+				(await api(ctx, 'GET', `appointments/${mine.appointment_key}/`)).body,
+			);
+		},
+	);
 
 	it('a failed re-read answers 500 and remembers nothing, so the redelivery starts it once', async () => {
-		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
+		const h = await harness(ctx, {
+			parameters: { events: ['appointment.created'], options: { verifyWithApi: true } },
+		});
 		await h.activate();
-		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 3, status: 403, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		await admin(ctx, 'POST', '/__sandbox/faults/', {
+			count: 3,
+			status: 403,
+			match: { method: 'GET', path: '/api/v3/appointments/*' },
+		});
 		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
 		await settled(h.productionUrl, 1);
-		const mine = (await deliveries(ctx)).deliveries.filter((d) => d.appointment_key === created.appointment_key);
+		const mine = (await deliveries(ctx)).deliveries.filter(
+			(d) => d.appointment_key === created.appointment_key,
+		);
 		expect(mine.some((d) => d.status === 500)).toBe(true);
 		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
 	});
 
 	it('a re-read slower than the service waits is not lost: copies resent meanwhile are not taken for duplicates', async () => {
 		// The service gives up on an answer after 1 s and resends; the first re-read takes 2 s and then fails.
-		await admin(ctx, 'POST', '/__sandbox/config/', { deliveryTimeoutMs: 1000, retrySchedule: [50, 500, 1000, 2000, 4000] });
-		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
+		await admin(ctx, 'POST', '/__sandbox/config/', {
+			deliveryTimeoutMs: 1000,
+			retrySchedule: [50, 500, 1000, 2000, 4000],
+		});
+		const h = await harness(ctx, {
+			parameters: { events: ['appointment.created'], options: { verifyWithApi: true } },
+		});
 		await h.activate();
-		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 403, delayMs: 2000, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		await admin(ctx, 'POST', '/__sandbox/faults/', {
+			count: 1,
+			status: 403,
+			delayMs: 2000,
+			match: { method: 'GET', path: '/api/v3/appointments/*' },
+		});
 		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
-		const mine = (await settled(h.productionUrl, 1)).filter((d) => d.appointment_key === created.appointment_key);
+		const mine = (await settled(h.productionUrl, 1)).filter(
+			(d) => d.appointment_key === created.appointment_key,
+		);
 		expect(mine[0]).toMatchObject({ attempt: 1, status: null, ok: false }); // the service stopped waiting
 		// The slow re-read has ended (failed) by now, so nothing is still under way that could start it later.
 		await pollUntil('the slow re-read to fail', () => h.errors.length > 0);
 		expect(startsOf(h).map((j) => j.data.appointment_key)).toEqual([created.appointment_key]);
-		expect(startsOf(h)[0].data).toEqual((await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body);
+		expect(startsOf(h)[0].data).toEqual(
+			(await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body,
+		);
 	});
 
 	it('a resend arriving while a slow re-read is under way makes its own re-read and runs the event at once', async () => {
 		// The service gives up after 1 s and resends 50 ms later; the first re-read takes 2 s and then fails. The
 		// resend must not share that fate (answering 500 would leave the event for a third delivery).
-		await admin(ctx, 'POST', '/__sandbox/config/', { deliveryTimeoutMs: 1000, retrySchedule: [50, 5000, 5000] });
-		const h = await harness(ctx, { parameters: { events: ['appointment.created'], options: { verifyWithApi: true } } });
+		await admin(ctx, 'POST', '/__sandbox/config/', {
+			deliveryTimeoutMs: 1000,
+			retrySchedule: [50, 5000, 5000],
+		});
+		const h = await harness(ctx, {
+			parameters: { events: ['appointment.created'], options: { verifyWithApi: true } },
+		});
 		await h.activate();
-		await admin(ctx, 'POST', '/__sandbox/faults/', { count: 1, status: 403, delayMs: 2000, match: { method: 'GET', path: '/api/v3/appointments/*' } });
+		await admin(ctx, 'POST', '/__sandbox/faults/', {
+			count: 1,
+			status: 403,
+			delayMs: 2000,
+			match: { method: 'GET', path: '/api/v3/appointments/*' },
+		});
 		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
-		const mine = (await settled(h.productionUrl, 1)).filter((d) => d.appointment_key === created.appointment_key);
+		const mine = (await settled(h.productionUrl, 1)).filter(
+			(d) => d.appointment_key === created.appointment_key,
+		);
 		expect(mine.map((d) => [d.attempt, d.status])).toEqual([
 			[1, null], // the service stopped waiting for the slow one
 			[2, 200], // the resend re-read on its own and ran

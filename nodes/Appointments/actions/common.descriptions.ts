@@ -6,7 +6,11 @@ import { inputError, MAX_CONCURRENCY, numberValue } from '../shared/validation.j
 import type { Operation } from './types.js';
 
 /** A resource's Operation field and every operation's fields, shown for that resource and operation. */
-export function resourceDescription(resource: string, options: INodePropertyOptions[], operations: Record<string, Operation>): INodeProperties[] {
+export function resourceDescription(
+	resource: string,
+	options: INodePropertyOptions[],
+	operations: Record<string, Operation>,
+): INodeProperties[] {
 	const operation: INodeProperties = {
 		displayName: 'Operation',
 		name: 'operation',
@@ -47,7 +51,13 @@ export const webhookKeyField: INodeProperties = {
 
 export function returnAllOrLimit(noun: string): INodeProperties[] {
 	return [
-		{ displayName: 'Return All', name: 'returnAll', type: 'boolean', default: false, description: 'Whether to return all results or only up to a given limit' },
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
 		{
 			displayName: 'Limit',
 			name: 'limit',
@@ -66,7 +76,8 @@ export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number | u
 	if (ctx.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
 	const given = ctx.getNodeParameter('limit', itemIndex, 50) as unknown;
 	const limit = numberValue(ctx.getNode(), given, 'Limit', itemIndex, { min: 1, whole: true });
-	if (limit === undefined) throw inputError(ctx.getNode(), 'Limit', itemIndex, 'a whole number of at least 1', given);
+	if (limit === undefined)
+		throw inputError(ctx.getNode(), 'Limit', itemIndex, 'a whole number of at least 1', given);
 	return limit;
 }
 
@@ -93,7 +104,8 @@ const timeZoneOption: INodeProperties = {
 	type: 'string',
 	default: '',
 	placeholder: 'e.g. America/Santiago',
-	description: "The time zone of dates given without one, such as Europe/Berlin; empty means the workflow's",
+	description:
+		"The time zone of dates given without one, such as Europe/Berlin; empty means the workflow's",
 };
 
 /** The number options' bounds: what the editor shows is what is accepted, also from an expression. */
@@ -104,28 +116,60 @@ export const OPTION_RULES = {
 	timeoutSeconds: { label: 'Timeout (Seconds)', min: 0.1 },
 } as const;
 
-function setting(name: keyof typeof OPTION_RULES, fallback: number, typeOptions: object, description: string): INodeProperties {
-	return { displayName: OPTION_RULES[name].label, name, type: 'number', typeOptions, default: fallback, description };
+function setting(
+	name: keyof typeof OPTION_RULES,
+	fallback: number,
+	typeOptions: object,
+	description: string,
+): INodeProperties {
+	return {
+		displayName: OPTION_RULES[name].label,
+		name,
+		type: 'number',
+		typeOptions,
+		default: fallback,
+		description,
+	};
 }
 
 const { concurrency, maxAttempts } = OPTION_RULES;
 
 const requestSettings: INodeProperties[] = [
-	setting('concurrency', 1, { minValue: concurrency.min, maxValue: concurrency.max, numberPrecision: 0 },
-		'How many input items to process at the same time. Output order and pairing stay as in the input.'),
-	setting('maxAttempts', 5, { minValue: maxAttempts.min, maxValue: maxAttempts.max, numberPrecision: 0 },
-		"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off."),
-	setting('maxRetryWaitSeconds', 60, { minValue: OPTION_RULES.maxRetryWaitSeconds.min },
-		'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once'),
-	setting('timeoutSeconds', 30, { minValue: OPTION_RULES.timeoutSeconds.min, numberPrecision: 1 },
-		'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)'),
+	setting(
+		'concurrency',
+		1,
+		{ minValue: concurrency.min, maxValue: concurrency.max, numberPrecision: 0 },
+		'How many input items to process at the same time. Output order and pairing stay as in the input.',
+	),
+	setting(
+		'maxAttempts',
+		5,
+		{ minValue: maxAttempts.min, maxValue: maxAttempts.max, numberPrecision: 0 },
+		"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off.",
+	),
+	setting(
+		'maxRetryWaitSeconds',
+		60,
+		{ minValue: OPTION_RULES.maxRetryWaitSeconds.min },
+		'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once',
+	),
+	setting(
+		'timeoutSeconds',
+		30,
+		{ minValue: OPTION_RULES.timeoutSeconds.min, numberPrecision: 1 },
+		'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)',
+	),
 ];
 
 /** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates; `extra`: its own. */
-export function optionsCollection(withTimeZone: boolean, extra: INodeProperties[] = []): INodeProperties {
-	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : []), ...extra].sort((a, b) =>
-		// plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up
-		a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
+export function optionsCollection(
+	withTimeZone: boolean,
+	extra: INodeProperties[] = [],
+): INodeProperties {
+	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : []), ...extra].sort(
+		(a, b) =>
+			// plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up
+			a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
 	);
 	return optionsProperty(options);
 }

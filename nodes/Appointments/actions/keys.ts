@@ -1,13 +1,21 @@
 /** The appointment or webhook an item names, checked before anything is sent; errors name the field as its version labels it. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { canonicalUuid, inputError, requirePathKey, UUID_EXPECTED, withFix } from '../shared/validation.js';
+import {
+	canonicalUuid,
+	inputError,
+	requirePathKey,
+	UUID_EXPECTED,
+	withFix,
+} from '../shared/validation.js';
 
 /** A UUID however it was given (version 2's locator: from the list, a URL or a key), sent hyphenated. */
 export function readAppointmentKey(ctx: IExecuteFunctions, itemIndex: number): string {
 	const node = ctx.getNode();
 	const label = node.typeVersion >= 2 ? 'Appointment' : 'Appointment Key';
-	const value = ctx.getNodeParameter('appointmentKey', itemIndex, undefined, { extractValue: true });
+	const value = ctx.getNodeParameter('appointmentKey', itemIndex, undefined, {
+		extractValue: true,
+	});
 	const key = canonicalUuid(value);
 	if (key !== undefined) return key;
 	throw withFix(
@@ -21,5 +29,10 @@ export function readAppointmentKey(ctx: IExecuteFunctions, itemIndex: number): s
 export function readWebhookKey(ctx: IExecuteFunctions, itemIndex: number): string {
 	const node = ctx.getNode();
 	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
-	return requirePathKey(node, ctx.getNodeParameter('webhookKey', itemIndex, '', { extractValue: true }), label, itemIndex);
+	return requirePathKey(
+		node,
+		ctx.getNodeParameter('webhookKey', itemIndex, '', { extractValue: true }),
+		label,
+		itemIndex,
+	);
 }

@@ -1,6 +1,12 @@
 import {
-	NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeProperties, type INodeType,
-	type INodeTypeBaseDescription, type INodeTypeDescription, type NodeHint,
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypeBaseDescription,
+	type INodeTypeDescription,
+	type NodeHint,
 } from 'n8n-workflow';
 
 import { router } from './router.js';
@@ -10,7 +16,12 @@ export class AppointmentsVersion implements INodeType {
 	description: INodeTypeDescription;
 	methods?: INodeType['methods'];
 
-	constructor(base: INodeTypeBaseDescription, version: number, properties: INodeProperties[], extra?: { hints: NodeHint[]; listSearch: NonNullable<INodeType['methods']>['listSearch'] }) {
+	constructor(
+		base: INodeTypeBaseDescription,
+		version: number,
+		properties: INodeProperties[],
+		extra?: { hints: NodeHint[]; listSearch: NonNullable<INodeType['methods']>['listSearch'] },
+	) {
 		this.description = {
 			...base,
 			version,

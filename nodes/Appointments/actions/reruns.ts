@@ -51,7 +51,10 @@ export function rememberWrite(key: string, result: IDataObject | IDataObject[]):
 }
 
 /** The same object in every run of this item that n8n's Retry On Fail makes; undefined without it. */
-export function rerunMemo<T extends object>(ctx: IExecuteFunctions, itemIndex: number): Partial<T> | undefined {
+export function rerunMemo<T extends object>(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): Partial<T> | undefined {
 	const key = rerunKeyOf(ctx, itemIndex);
 	return key === undefined ? undefined : (entry(key).memo as Partial<T>);
 }

@@ -2,7 +2,13 @@
  * The item loop of the Appointments node: every item checked before anything is sent (prepareAll), the prepared
  * requests run in input order, Concurrency at a time (runAll), the output paired to its input (pairedOutput).
  */
-import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 
 import { numberValue, resolveZone } from '../shared/validation.js';
 import type { RequestPolicy } from '../transport/http/credentialInfo.js';
@@ -12,15 +18,29 @@ import { recallWrite, rememberWrite, rerunKeyOf } from './reruns.js';
 import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types.js';
 import * as webhook from './webhook/index.js';
 
-const RESOURCES: Record<string, Record<string, Operation>> = { appointment: appointment.operations, webhook: webhook.operations };
+const RESOURCES: Record<string, Record<string, Operation>> = {
+	appointment: appointment.operations,
+	webhook: webhook.operations,
+};
 
 function prepareOf(resource: string, operation: string): PrepareOperation | undefined {
-	const operations = Object.prototype.hasOwnProperty.call(RESOURCES, resource) ? RESOURCES[resource] : undefined;
-	return operations && Object.prototype.hasOwnProperty.call(operations, operation) ? operations[operation].prepare : undefined;
+	const operations = Object.prototype.hasOwnProperty.call(RESOURCES, resource)
+		? RESOURCES[resource]
+		: undefined;
+	return operations && Object.prototype.hasOwnProperty.call(operations, operation)
+		? operations[operation].prepare
+		: undefined;
 }
 
 /** From version 4 on, a write n8n's Retry On Fail runs again returns what its first completed run returned (reruns.ts). */
-const WRITES = new Set(['appointment:updateStatus', 'appointment:reschedule', 'appointment:cancel', 'webhook:create', 'webhook:update', 'webhook:delete']);
+const WRITES = new Set([
+	'appointment:updateStatus',
+	'appointment:reschedule',
+	'appointment:cancel',
+	'webhook:create',
+	'webhook:update',
+	'webhook:delete',
+]);
 
 /** What one item came to: its data, or with Continue On Fail its error. */
 type ItemResult = { data: IDataObject | IDataObject[] } | { error: Error };
@@ -40,7 +60,13 @@ function readOptions(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boo
 function itemContext(ctx: IExecuteFunctions, itemIndex: number, version: number): ItemContext {
 	const options = readOptions(ctx, itemIndex, version >= 3);
 	const option = (name: keyof typeof OPTION_RULES) =>
-		numberValue(ctx.getNode(), options[name], OPTION_RULES[name].label, itemIndex, OPTION_RULES[name]);
+		numberValue(
+			ctx.getNode(),
+			options[name],
+			OPTION_RULES[name].label,
+			itemIndex,
+			OPTION_RULES[name],
+		);
 	const maxAttempts = version >= 4 ? undefined : option('maxAttempts');
 	const maxRetryWait = version >= 4 ? undefined : option('maxRetryWaitSeconds');
 	const timeout = option('timeoutSeconds');
@@ -61,7 +87,12 @@ function toError(error: unknown): Error {
 }
 
 /** Every item's parameters read and checked before anything is sent: a bad item fails the node at once, or with Continue On Fail becomes its `{ error }`. */
-function prepareAll(ctx: IExecuteFunctions, prepare: PrepareOperation, version: number, results: Array<ItemResult | undefined>): Array<PreparedRun | undefined> {
+function prepareAll(
+	ctx: IExecuteFunctions,
+	prepare: PrepareOperation,
+	version: number,
+	results: Array<ItemResult | undefined>,
+): Array<PreparedRun | undefined> {
 	const continueOnFail = ctx.continueOnFail();
 	const runs: Array<PreparedRun | undefined> = new Array(results.length);
 	for (let i = 0; i < results.length; i++) {
@@ -70,7 +101,10 @@ function prepareAll(ctx: IExecuteFunctions, prepare: PrepareOperation, version: 
 		} catch (error) {
 			const failure = toError(error);
 			if (continueOnFail) results[i] = { error: failure };
-			else throw failure instanceof NodeOperationError ? failure : new NodeOperationError(ctx.getNode(), failure, { itemIndex: i });
+			else
+				throw failure instanceof NodeOperationError
+					? failure
+					: new NodeOperationError(ctx.getNode(), failure, { itemIndex: i });
 		}
 	}
 	return runs;
@@ -93,7 +127,12 @@ function remembered(ctx: IExecuteFunctions, run: PreparedRun, itemIndex: number)
  * The prepared items run in input order, `concurrency` workers at a time. Without Continue On Fail no item starts
  * after a failure, and the first failing item's error is thrown once those in flight have settled.
  */
-async function runAll(ctx: IExecuteFunctions, runs: Array<PreparedRun | undefined>, concurrency: number, results: Array<ItemResult | undefined>): Promise<void> {
+async function runAll(
+	ctx: IExecuteFunctions,
+	runs: Array<PreparedRun | undefined>,
+	concurrency: number,
+	results: Array<ItemResult | undefined>,
+): Promise<void> {
 	const continueOnFail = ctx.continueOnFail();
 	const pending = runs.flatMap((run, index) => (run ? [{ run, index }] : []));
 	let next = 0;
@@ -118,7 +157,10 @@ async function runAll(ctx: IExecuteFunctions, runs: Array<PreparedRun | undefine
 }
 
 /** Output in input order, every item paired with the input item it came from. */
-function pairedOutput(ctx: IExecuteFunctions, results: Array<ItemResult | undefined>): INodeExecutionData[] {
+function pairedOutput(
+	ctx: IExecuteFunctions,
+	results: Array<ItemResult | undefined>,
+): INodeExecutionData[] {
 	const returnData: INodeExecutionData[] = [];
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
@@ -126,7 +168,9 @@ function pairedOutput(ctx: IExecuteFunctions, results: Array<ItemResult | undefi
 		const json = 'error' in result ? { error: result.error.message } : result.data;
 		// A loop, not push(...spread): one Get Many item can yield hundreds of thousands of records, more
 		// arguments than a call can take ("Maximum call stack size exceeded").
-		const paired = ctx.helpers.constructExecutionMetaData(ctx.helpers.returnJsonArray(json), { itemData: { item: i } });
+		const paired = ctx.helpers.constructExecutionMetaData(ctx.helpers.returnJsonArray(json), {
+			itemData: { item: i },
+		});
 		for (const entry of paired) returnData.push(entry);
 	}
 	return returnData;
@@ -137,13 +181,27 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const prepare = prepareOf(resource, operation);
-	if (!prepare) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+	if (!prepare)
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
 	const version = this.getNode().typeVersion;
 	const rule = OPTION_RULES.concurrency;
-	const concurrency = numberValue(this.getNode(), readOptions(this, 0, version >= 3).concurrency, rule.label, 0, rule) ?? 1;
+	const concurrency =
+		numberValue(
+			this.getNode(),
+			readOptions(this, 0, version >= 3).concurrency,
+			rule.label,
+			0,
+			rule,
+		) ?? 1;
 	const results: Array<ItemResult | undefined> = new Array(items.length);
 	const prepared = prepareAll(this, prepare, version, results);
-	const runs = version >= 4 && WRITES.has(`${resource}:${operation}`) ? prepared.map((run, i) => run && remembered(this, run, i)) : prepared;
+	const runs =
+		version >= 4 && WRITES.has(`${resource}:${operation}`)
+			? prepared.map((run, i) => run && remembered(this, run, i))
+			: prepared;
 	await runAll(this, runs, concurrency, results);
 	return [pairedOutput(this, results)];
 }

@@ -1,5 +1,10 @@
 import { DateTime } from 'luxon';
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { canonicalUuid, EMAIL } from '../shared/validation.js';
 import { startInstant, windowQuery } from '../shared/dateWindow.js';
@@ -20,7 +25,8 @@ export function appointmentLabel(record: IDataObject, zone: string): string {
 	const person = (record.person ?? {}) as IDataObject;
 	const calendar = (record.calendar ?? {}) as IDataObject;
 	const start = DateTime.fromISO(String(record.start_date ?? ''), { zone, locale: 'en' });
-	const format = start.year === DateTime.now().setZone(zone).year ? 'ccc d LLL HH:mm' : 'ccc d LLL yyyy HH:mm';
+	const format =
+		start.year === DateTime.now().setZone(zone).year ? 'ccc d LLL HH:mm' : 'ccc d LLL yyyy HH:mm';
 	return [
 		start.isValid ? start.toFormat(format) : undefined,
 		person.full_name,
@@ -54,8 +60,15 @@ function parseToken(token: string | undefined): { phase: Phase; next?: string } 
 }
 
 /** The appointment a typed key names, as the list's only entry (none when the service does not know it). */
-async function byKey(ctx: ILoadOptionsFunctions, key: string, zone: string): Promise<INodeListSearchResult> {
-	const response = await apiRequest(ctx, 'GET', appointmentPath(key), { resource: `Appointment ${key}`, allowStatus: [404] });
+async function byKey(
+	ctx: ILoadOptionsFunctions,
+	key: string,
+	zone: string,
+): Promise<INodeListSearchResult> {
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), {
+		resource: `Appointment ${key}`,
+		allowStatus: [404],
+	});
 	const found = response.statusCode < 300 && response.body?.appointment_key !== undefined;
 	return { results: found ? [listItem(response.body as IDataObject, zone)] : [] };
 }
@@ -65,7 +78,13 @@ async function byKey(ctx: ILoadOptionsFunctions, key: string, zone: string): Pro
  * out in the account's zone, moved outward where the service could read it two ways, and each phase keeps only its
  * side of it, so no appointment shows twice; an unreadable start goes with the earlier ones.
  */
-async function phasePage(ctx: ILoadOptionsFunctions, filters: IDataObject, token: string | undefined, today: number, account: string) {
+async function phasePage(
+	ctx: ILoadOptionsFunctions,
+	filters: IDataObject,
+	token: string | undefined,
+	today: number,
+	account: string,
+) {
 	const bounds: Record<Phase, IDataObject> = {
 		upcoming: windowQuery({ from: today }, account),
 		earlier: windowQuery({ to: today - 1000 }, account),
@@ -74,7 +93,13 @@ async function phasePage(ctx: ILoadOptionsFunctions, filters: IDataObject, token
 	let { phase, next } = parseToken(token);
 	const records: IDataObject[] = [];
 	for (;;) {
-		const page = await locatorPage(ctx, 'appointments/', { ...filters, ...bounds[phase] }, next, 'appointments');
+		const page = await locatorPage(
+			ctx,
+			'appointments/',
+			{ ...filters, ...bounds[phase] },
+			next,
+			'appointments',
+		);
 		records.push(...page.records.filter((record) => isUpcoming(record) === (phase === 'upcoming')));
 		if (page.next) return { records, token: `${phase} ${page.next}` };
 		if (phase === 'earlier') return { records, token: undefined };
@@ -89,7 +114,9 @@ async function phasePage(ctx: ILoadOptionsFunctions, filters: IDataObject, token
  * finds nothing is tried as a name).
  */
 export async function searchAppointments(
-	this: ILoadOptionsFunctions, filter?: string, paginationToken?: string,
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const zone = this.getTimezone();
 	const text = (filter ?? '').trim();
@@ -102,5 +129,8 @@ export async function searchAppointments(
 	if (!paginationToken && filters.search_code !== undefined && page.records.length === 0) {
 		page = await phasePage(this, { name: text }, undefined, today, account);
 	}
-	return { results: page.records.map((record) => listItem(record, zone)), paginationToken: page.token };
+	return {
+		results: page.records.map((record) => listItem(record, zone)),
+		paginationToken: page.token,
+	};
 }

@@ -10,7 +10,8 @@ function calendarOf(record: IDataObject): { key: string; name: string } | undefi
 	const calendar = record.calendar as IDataObject | undefined;
 	const key = canonicalUuid(calendar?.calendar_key);
 	if (key === undefined) return undefined;
-	const name = typeof calendar?.name === 'string' && calendar.name.trim() !== '' ? calendar.name.trim() : key;
+	const name =
+		typeof calendar?.name === 'string' && calendar.name.trim() !== '' ? calendar.name.trim() : key;
 	return { key, name };
 }
 
@@ -19,7 +20,10 @@ function calendarOf(record: IDataObject): { key: string; name: string } | undefi
  * (a calendar without appointments cannot be seen: pick it By Key), by name. Search text narrows them by name;
  * a key is looked up among that calendar's appointments.
  */
-export async function searchCalendars(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchCalendars(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const text = (filter ?? '').trim();
 	const key = canonicalUuid(text);
 	const qs: IDataObject | undefined = key === undefined ? undefined : { calendar_key: key };
@@ -29,14 +33,17 @@ export async function searchCalendars(this: ILoadOptionsFunctions, filter?: stri
 		const result = await locatorPage(this, 'appointments/', qs, next, 'appointments');
 		for (const record of result.records) {
 			const calendar = calendarOf(record);
-			if (calendar !== undefined && !found.has(calendar.key)) found.set(calendar.key, calendar.name);
+			if (calendar !== undefined && !found.has(calendar.key))
+				found.set(calendar.key, calendar.name);
 		}
 		next = result.next;
 		if (next === undefined) break;
 	}
 	const needle = text.toLowerCase();
 	const results = [...found]
-		.filter(([calendarKey, name]) => (key !== undefined ? calendarKey === key : name.toLowerCase().includes(needle)))
+		.filter(([calendarKey, name]) =>
+			key !== undefined ? calendarKey === key : name.toLowerCase().includes(needle),
+		)
 		.map(([calendarKey, name]) => ({ name, value: calendarKey }))
 		.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 	return { results };

@@ -10,7 +10,11 @@ import { resolveSameOrigin } from '../transport/http/apiUrls.js';
  * its origin again before anything is sent.
  */
 export async function locatorPage(
-	ctx: ILoadOptionsFunctions, path: string, qs: IDataObject | undefined, paginationToken: string | undefined, resource: string,
+	ctx: ILoadOptionsFunctions,
+	path: string,
+	qs: IDataObject | undefined,
+	paginationToken: string | undefined,
+	resource: string,
 ): Promise<{ records: IDataObject[]; next: string | undefined }> {
 	const response: ApiResponse<unknown> = paginationToken
 		? await apiRequestUrl<unknown>(ctx, 'GET', paginationToken, { resource })

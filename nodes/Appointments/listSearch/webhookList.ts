@@ -13,13 +13,18 @@ export function webhookLabel(record: IDataObject): string {
  * narrows each page by URL, event or key (case-insensitive).
  */
 export async function searchWebhooks(
-	this: ILoadOptionsFunctions, filter?: string, paginationToken?: string,
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const text = (filter ?? '').trim().toLowerCase();
 	const page = await locatorPage(this, 'webhooks/', undefined, paginationToken, 'webhooks');
 	const results = page.records
 		.map((record) => ({ record, name: webhookLabel(record) }))
-		.filter(({ record, name }) => text === '' || `${name} ${String(record.webhook_key)}`.toLowerCase().includes(text))
+		.filter(
+			({ record, name }) =>
+				text === '' || `${name} ${String(record.webhook_key)}`.toLowerCase().includes(text),
+		)
 		.map(({ record, name }) => ({ name, value: String(record.webhook_key) }));
 	return { results, paginationToken: page.next };
 }

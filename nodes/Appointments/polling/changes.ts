@@ -19,7 +19,11 @@ export type Change = { event: string; data: IDataObject; previous?: IDataObject 
 
 export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
 	const { event, data, previous } = change;
-	return triggerItem({ event, timestamp, data, ...(previous === undefined ? {} : { previous }) }, simplify, previous);
+	return triggerItem(
+		{ event, timestamp, data, ...(previous === undefined ? {} : { previous }) },
+		simplify,
+		previous,
+	);
 }
 
 /** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */
@@ -27,17 +31,26 @@ export const wasCancelled = (entry: Entry) => isCancelled({ status: statusOf(ent
 
 /** `previous` from a state entry: the start as ISO 8601 with the offset of `zone` at that instant, the status. */
 function previousOf(entry: Entry, zone: string): IDataObject {
-	const start = Number.isNaN(entry.start) ? null : DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
+	const start = Number.isNaN(entry.start)
+		? null
+		: DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
 	return { start_date: start, status: statusOf(entry.fp) };
 }
 
 /** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`). */
-export function changesOf(before: Entry, after: Entry, record: IDataObject, zone: string): Change[] {
+export function changesOf(
+	before: Entry,
+	after: Entry,
+	record: IDataObject,
+	zone: string,
+): Change[] {
 	if (isCancelled(record) && !wasCancelled(before)) return [{ event: CANCELED, data: record }];
 	const previous = previousOf(before, zone);
 	const changes: Change[] = [];
-	if (startPart(before.fp) !== startPart(after.fp)) changes.push({ event: RESCHEDULED, data: record, previous });
-	if (statusPart(before.fp) !== statusPart(after.fp)) changes.push({ event: STATUS_CHANGED, data: record, previous });
+	if (startPart(before.fp) !== startPart(after.fp))
+		changes.push({ event: RESCHEDULED, data: record, previous });
+	if (statusPart(before.fp) !== statusPart(after.fp))
+		changes.push({ event: STATUS_CHANGED, data: record, previous });
 	changes.push({ event: UPDATED, data: record, previous });
 	return changes;
 }
@@ -49,4 +62,7 @@ export function createdChanges(record: IDataObject): Change[] {
 }
 
 /** A watched appointment the service answers 404 for: canceled, as the Cancel operation reports one it removed. */
-export const forgottenChange = (key: string): Change => ({ event: CANCELED, data: { appointment_key: key, canceled: true } });
+export const forgottenChange = (key: string): Change => ({
+	event: CANCELED,
+	data: { appointment_key: key, canceled: true },
+});

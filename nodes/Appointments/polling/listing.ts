@@ -2,7 +2,12 @@
  * The polling trigger's options and listing, shared by its change and time events (each a PollPart). Each reader
  * cuts the listing on the records' own start_date: a service that ignores end_date costs requests, never events.
  */
-import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type INodeExecutionData,
+	type IPollFunctions,
+} from 'n8n-workflow';
 
 import { eventList, numberValue } from '../shared/validation.js';
 import { notAppointmentReason } from '../shared/appointmentRecord.js';
@@ -30,19 +35,34 @@ export type PollingOptions = ReturnType<typeof readPollingOptions>;
 
 export function readPollingOptions(ctx: IPollFunctions) {
 	const node = ctx.getNode();
-	const events = withoutItem(node, () => eventList(node, ctx.getNodeParameter('events', []), undefined, 0));
+	const events = withoutItem(node, () =>
+		eventList(node, ctx.getNodeParameter('events', []), undefined, 0),
+	);
 	const options = (ctx.getNodeParameter('options', {}) ?? {}) as IDataObject;
 	const whole = (name: keyof typeof WHOLE_OPTIONS) => {
 		const { label, fallback, min, max } = WHOLE_OPTIONS[name];
 		const value = options[name] ?? fallback;
-		if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-		throw new NodeOperationError(node, `The option "${label}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`, {
-			description: `Set "${label}" under Options to a whole number from ${min} to ${max}, or remove it to use ${fallback}.`,
-		});
+		if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max)
+			return value;
+		throw new NodeOperationError(
+			node,
+			`The option "${label}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+			{
+				description: `Set "${label}" under Options to a whole number from ${min} to ${max}, or remove it to use ${fallback}.`,
+			},
+		);
 	};
 	const leadTime = !events.includes(STARTING_SOON)
 		? 1440
-		: withoutItem(node, () => numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, { min: LEAD_MIN, max: LEAD_MAX, whole: true }) ?? 1440);
+		: withoutItem(
+				node,
+				() =>
+					numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, {
+						min: LEAD_MIN,
+						max: LEAD_MAX,
+						whole: true,
+					}) ?? 1440,
+			);
 	return {
 		events: new Set(events),
 		leadTime,
@@ -88,7 +108,11 @@ export function unselected(staticData: IDataObject, field: string): PollPart {
 const PAD = 27 * 60 * 60 * 1000;
 
 /** The list query of the window of starts [from, to], as the service reads it; the caller cuts the answer to it. */
-export async function serviceWindow(ctx: IPollFunctions, from: number, to: number): Promise<IDataObject> {
+export async function serviceWindow(
+	ctx: IPollFunctions,
+	from: number,
+	to: number,
+): Promise<IDataObject> {
 	const account = await accountTimeZone(ctx);
 	if (account !== undefined) return windowQuery({ from, to }, account);
 	return windowQuery({ from: from - PAD, to: to + PAD }, ctx.getTimezone());
@@ -99,22 +123,35 @@ export async function serviceWindow(ctx: IPollFunctions, from: number, to: numbe
  * request (nothing is emitted from it, the state is kept, the next poll reads again).
  */
 export async function* appointmentPages(
-	ctx: IPollFunctions, query: IDataObject, options: PaginateOptions = {},
+	ctx: IPollFunctions,
+	query: IDataObject,
+	options: PaginateOptions = {},
 ): AsyncGenerator<IDataObject[]> {
-	for await (const records of paginate(ctx, 'appointments/', query, { keyField: 'appointment_key', ...options })) {
+	for await (const records of paginate(ctx, 'appointments/', query, {
+		keyField: 'appointment_key',
+		...options,
+	})) {
 		for (const record of records) {
 			const why = notAppointmentReason(record);
 			if (why === undefined) continue;
-			throw new NodeOperationError(ctx.getNode(), `The service's list of appointments held an entry that is not an appointment (${why})`, {
-				description: 'Nothing was emitted from this poll; the next poll reads the list again. Check that the credential\'s Base URL is the service\'s API address.',
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The service's list of appointments held an entry that is not an appointment (${why})`,
+				{
+					description:
+						"Nothing was emitted from this poll; the next poll reads the list again. Check that the credential's Base URL is the service's API address.",
+				},
+			);
 		}
 		yield records;
 	}
 }
 
 /** The instants a window's list query asks for: its wall-clock edges read back in the zone they were written in. */
-async function askedSpan(ctx: IPollFunctions, reader: Reader): Promise<{ from: number; to: number }> {
+async function askedSpan(
+	ctx: IPollFunctions,
+	reader: Reader,
+): Promise<{ from: number; to: number }> {
 	const zone = (await accountTimeZone(ctx)) ?? ctx.getTimezone();
 	const query = await serviceWindow(ctx, reader.from, reader.to);
 	return { from: startInstant(query.start_date, zone), to: startInstant(query.end_date, zone) };
@@ -130,13 +167,15 @@ export async function listOnce(ctx: IPollFunctions, parts: PollPart[]): Promise<
 	if (readers.length === 0) return;
 	const from = Math.min(...readers.map((r) => r.from));
 	const to = Math.max(...readers.map((r) => r.to));
-	const spans = readers.length === 1 ? undefined : await Promise.all(readers.map((r) => askedSpan(ctx, r)));
+	const spans =
+		readers.length === 1 ? undefined : await Promise.all(readers.map((r) => askedSpan(ctx, r)));
 	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, from, to))) {
 		for (const record of records) {
 			const start = startMs(record.start_date);
 			readers.forEach((reader, i) => {
 				const span = spans?.[i];
-				if (span === undefined || Number.isNaN(start) || (start >= span.from && start <= span.to)) reader.read(record);
+				if (span === undefined || Number.isNaN(start) || (start >= span.from && start <= span.to))
+					reader.read(record);
 			});
 		}
 	}

@@ -11,27 +11,59 @@ import { CHANGE_EVENTS } from '../shared/constants.js';
 import { matches } from '../shared/eventFilter.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { readAppointment } from '../transport/resources/appointmentCalls.js';
-import { changesOf, createdChanges, forgottenChange, toItem, wasCancelled, type Change } from './changes.js';
+import {
+	changesOf,
+	createdChanges,
+	forgottenChange,
+	toItem,
+	wasCancelled,
+	type Change,
+} from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
-import { fingerprint, readState, startMs, writeState, type Entry, type PollState } from './pollState.js';
+import {
+	fingerprint,
+	readState,
+	startMs,
+	writeState,
+	type Entry,
+	type PollState,
+} from './pollState.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 /** The starts the change events watch: Days Back before now to Days Ahead after it, on the workflow's calendar. */
-export function watchedWindow(now: DateTime, options: PollingOptions): { from: number; to: number } {
-	return { from: now.minus({ days: options.daysBack }).toMillis(), to: now.plus({ days: options.daysAhead }).toMillis() };
+export function watchedWindow(
+	now: DateTime,
+	options: PollingOptions,
+): { from: number; to: number } {
+	return {
+		from: now.minus({ days: options.daysBack }).toMillis(),
+		to: now.plus({ days: options.daysAhead }).toMillis(),
+	};
 }
 
-export async function startChanges(ctx: IPollFunctions, options: PollingOptions): Promise<PollPart> {
+export async function startChanges(
+	ctx: IPollFunctions,
+	options: PollingOptions,
+): Promise<PollPart> {
 	const staticData = ctx.getWorkflowStaticData('node');
-	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value))) return unselected(staticData, 'state');
+	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value)))
+		return unselected(staticData, 'state');
 	const zone = ctx.getTimezone();
 	const now = DateTime.now().setZone(zone);
 	const { from, to } = watchedWindow(now, options);
 	const previous = readState(staticData);
 	// `previous.start_date` on the account's clock, as the service writes start_date, when the credential names it.
 	const shownZone = (await accountTimeZone(ctx)) ?? zone;
-	const c: Comparison = { from, to, zone: shownZone, previous, entries: new Map(previous?.entries), changes: [], listed: new Set() };
+	const c: Comparison = {
+		from,
+		to,
+		zone: shownZone,
+		previous,
+		entries: new Map(previous?.entries),
+		changes: [],
+		listed: new Set(),
+	};
 	return {
 		reader: { from, to, read: (record) => compareListed(c, record) },
 		async finish() {
@@ -41,7 +73,9 @@ export async function startChanges(ctx: IPollFunctions, options: PollingOptions)
 		commit() {
 			writeState(staticData, { from, to, entries: c.entries });
 			return c.changes
-				.filter((change) => options.events.has(change.event) && matches(options.filter, change.data))
+				.filter(
+					(change) => options.events.has(change.event) && matches(options.filter, change.data),
+				)
 				.map((change) => toItem(change, now.toISO()!, options.simplify));
 		},
 	};
@@ -62,7 +96,10 @@ interface Comparison {
 /** NaN (an unreadable start) is never inside. */
 const startsInComparison = (c: Comparison, start: number) => start >= c.from && start <= c.to;
 
-const entryOf = (record: IDataObject): Entry => ({ fp: fingerprint(record.status, record.start_date), start: startMs(record.start_date) });
+const entryOf = (record: IDataObject): Entry => ({
+	fp: fingerprint(record.status, record.start_date),
+	start: startMs(record.start_date),
+});
 
 function compareListed(c: Comparison, record: IDataObject): void {
 	const key = record.appointment_key as string;
@@ -105,7 +142,13 @@ async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<voi
  * that one coming back is an update, not a creation; the farthest from the window go first when the state would
  * exceed Max Watched Appointments. A window that alone holds more is an error, never a silent gap.
  */
-function forgetBeyond(ctx: IPollFunctions, entries: Map<string, Entry>, from: number, to: number, options: PollingOptions): void {
+function forgetBeyond(
+	ctx: IPollFunctions,
+	entries: Map<string, Entry>,
+	from: number,
+	to: number,
+	options: PollingOptions,
+): void {
 	const keepFrom = from - Math.max(options.daysBack, 1) * DAY;
 	const outside: Array<[string, number]> = [];
 	for (const [key, entry] of entries) {
@@ -120,7 +163,12 @@ function forgetBeyond(ctx: IPollFunctions, entries: Map<string, Entry>, from: nu
 		entries.delete(key);
 	}
 	if (entries.size <= options.maxWatched) return;
-	throw new NodeOperationError(ctx.getNode(), `The watched window holds ${entries.size} appointments, more than Max Watched Appointments (${options.maxWatched})`, {
-		description: 'Lower Days Ahead or Days Back, or raise Max Watched Appointments (each one costs about 47 bytes of the workflow\'s static data).',
-	});
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`The watched window holds ${entries.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
+		{
+			description:
+				"Lower Days Ahead or Days Back, or raise Max Watched Appointments (each one costs about 47 bytes of the workflow's static data).",
+		},
+	);
 }

@@ -30,7 +30,9 @@ export function fingerprint(status: unknown, startDate: unknown): string {
 	const index = STATUS_VALUES.indexOf(text);
 	const encodedStatus = index >= 0 ? index.toString(36) : `~${encodeURIComponent(text)}`;
 	const ms = startMs(startDate);
-	const encodedStart = Number.isNaN(ms) ? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}` : Math.floor(ms / 1000).toString(36);
+	const encodedStart = Number.isNaN(ms)
+		? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}`
+		: Math.floor(ms / 1000).toString(36);
 	return `${encodedStatus}:${encodedStart}`;
 }
 
@@ -49,7 +51,9 @@ const decoded = (text: string) => {
 /** The status a fingerprint holds (the inverse of its status part). */
 export function statusOf(fp: string): string {
 	const part = statusPart(fp);
-	return part.startsWith('~') ? (decoded(part.slice(1)) ?? '') : (STATUS_VALUES[parseInt(part, 36)] ?? '');
+	return part.startsWith('~')
+		? (decoded(part.slice(1)) ?? '')
+		: (STATUS_VALUES[parseInt(part, 36)] ?? '');
 }
 
 function startOfFingerprint(fp: string): number {
@@ -68,12 +72,16 @@ export function readPairs(text: string): Map<string, string> | undefined {
 	return pairs;
 }
 
-export const writePairs = (pairs: Iterable<[string, string]>) => Array.from(pairs, ([key, value]) => `${key},${value}`).join(';');
+export const writePairs = (pairs: Iterable<[string, string]>) =>
+	Array.from(pairs, ([key, value]) => `${key},${value}`).join(';');
 
 /** The saved state, or undefined when there is none (first activation) or it cannot be read (then a new baseline). */
 export function readState(staticData: Record<string, unknown>): PollState | undefined {
-	const saved = staticData.state as { v?: unknown; from?: unknown; to?: unknown; entries?: unknown } | undefined;
-	if (!saved || saved.v !== 1 || typeof saved.from !== 'number' || typeof saved.to !== 'number') return undefined;
+	const saved = staticData.state as
+		| { v?: unknown; from?: unknown; to?: unknown; entries?: unknown }
+		| undefined;
+	if (!saved || saved.v !== 1 || typeof saved.from !== 'number' || typeof saved.to !== 'number')
+		return undefined;
 	const pairs = typeof saved.entries === 'string' ? readPairs(saved.entries) : undefined;
 	if (pairs === undefined) return undefined;
 	const entries = new Map<string, Entry>();
@@ -86,6 +94,11 @@ export function readState(staticData: Record<string, unknown>): PollState | unde
 }
 
 export function writeState(staticData: Record<string, unknown>, state: PollState): void {
-	const entries = writePairs(Array.from(state.entries, ([key, entry]): [string, string] => [encodeURIComponent(key), entry.fp]));
+	const entries = writePairs(
+		Array.from(state.entries, ([key, entry]): [string, string] => [
+			encodeURIComponent(key),
+			entry.fp,
+		]),
+	);
 	staticData.state = { v: 1, from: state.from, to: state.to, entries };
 }

@@ -3,7 +3,12 @@
  * saying it is a sample and when the appointment starts. Looks at most at SAMPLE_LIMIT records; saves nothing.
  */
 import { DateTime } from 'luxon';
-import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type INodeExecutionData,
+	type IPollFunctions,
+} from 'n8n-workflow';
 
 import { CREATED, STARTED, STARTING_SOON } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
@@ -17,13 +22,26 @@ import { CATCH_UP_MS } from './timeEvents.js';
 
 const SAMPLE_LIMIT = 200;
 
-async function* windowPages(ctx: IPollFunctions, from: number, to: number): AsyncGenerator<IDataObject[]> {
-	const inside = (record: IDataObject) => startMs(record.start_date) >= from && startMs(record.start_date) <= to;
-	yield* appointmentPages(ctx, await serviceWindow(ctx, from, to), { limit: SAMPLE_LIMIT, keep: inside });
+async function* windowPages(
+	ctx: IPollFunctions,
+	from: number,
+	to: number,
+): AsyncGenerator<IDataObject[]> {
+	const inside = (record: IDataObject) =>
+		startMs(record.start_date) >= from && startMs(record.start_date) <= to;
+	yield* appointmentPages(ctx, await serviceWindow(ctx, from, to), {
+		limit: SAMPLE_LIMIT,
+		keep: inside,
+	});
 }
 
 /** Starting soon: the next to start within Lead Time or Days Ahead; started: the last started within the catch-up. */
-async function timeSample(ctx: IPollFunctions, options: PollingOptions, event: string, now: number): Promise<IDataObject | undefined> {
+async function timeSample(
+	ctx: IPollFunctions,
+	options: PollingOptions,
+	event: string,
+	now: number,
+): Promise<IDataObject | undefined> {
 	const soon = event === STARTING_SOON;
 	const from = soon ? now + 1 : now - CATCH_UP_MS;
 	const to = soon ? now + Math.max(options.leadTime * 60_000, options.daysAhead * 86_400_000) : now;
@@ -32,14 +50,19 @@ async function timeSample(ctx: IPollFunctions, options: PollingOptions, event: s
 		for (const record of records) {
 			const start = startMs(record.start_date);
 			if (isCancelled(record) || !matches(options.filter, record)) continue;
-			if (best === undefined || (soon ? start < best.start : start > best.start)) best = { start, record };
+			if (best === undefined || (soon ? start < best.start : start > best.start))
+				best = { start, record };
 		}
 	}
 	return best?.record;
 }
 
 /** Any appointment of the watched window that matches the Filters. */
-async function windowSample(ctx: IPollFunctions, options: PollingOptions, now: DateTime): Promise<IDataObject> {
+async function windowSample(
+	ctx: IPollFunctions,
+	options: PollingOptions,
+	now: DateTime,
+): Promise<IDataObject> {
 	const { from, to } = watchedWindow(now, options);
 	for await (const records of windowPages(ctx, from, to)) {
 		const record = records.find((r) => matches(options.filter, r));
@@ -56,20 +79,36 @@ function startsWhen(startDate: unknown, now: number): string {
 	const minutes = Math.round((Date.parse(String(startDate)) - now) / 60_000);
 	if (Number.isNaN(minutes)) return 'has no readable start';
 	const size = Math.abs(minutes);
-	const amount = size < 120 ? `${size} minutes` : size < 2880 ? `${Math.round(size / 60)} hours` : `${Math.round(size / 1440)} days`;
+	const amount =
+		size < 120
+			? `${size} minutes`
+			: size < 2880
+				? `${Math.round(size / 60)} hours`
+				: `${Math.round(size / 1440)} days`;
 	return minutes >= 0 ? `starts in ${amount}` : `started ${amount} ago`;
 }
 
-export async function sampleItems(ctx: IPollFunctions, options: PollingOptions): Promise<INodeExecutionData[][]> {
+export async function sampleItems(
+	ctx: IPollFunctions,
+	options: PollingOptions,
+): Promise<INodeExecutionData[][]> {
 	const now = DateTime.now().setZone(ctx.getTimezone());
 	const event = [...options.events][0] ?? CREATED;
-	const timed = event === STARTING_SOON || event === STARTED ? await timeSample(ctx, options, event, now.toMillis()) : undefined;
+	const timed =
+		event === STARTING_SOON || event === STARTED
+			? await timeSample(ctx, options, event, now.toMillis())
+			: undefined;
 	const record = timed ?? (await windowSample(ctx, options, now));
 	// A sample has no earlier values: `previous` holds the current ones, so its fields can be mapped.
-	const previous = WITH_PREVIOUS.has(event) ? { start_date: record.start_date, status: record.status } : undefined;
+	const previous = WITH_PREVIOUS.has(event)
+		? { start_date: record.start_date, status: record.status }
+		: undefined;
 	const { json } = toItem({ event, data: record, previous }, now.toISO()!, options.simplify);
 	// Says when it starts, so a starting soon 19 hours away with a Lead Time of 1 minute is not taken for an early reminder.
-	const when = event === STARTING_SOON ? `Lead Time (${options.leadTime} min) before each start` : 'for each real event';
+	const when =
+		event === STARTING_SOON
+			? `Lead Time (${options.leadTime} min) before each start`
+			: 'for each real event';
 	const sample = `A sample, not an event: an appointment that ${startsWhen(record.start_date, now.toMillis())}, shown so you can map its fields. Published, the workflow runs ${when}.`;
 	return [[{ json: { ...json, sample } }]];
 }

@@ -25,7 +25,8 @@ type TimeState = NonNullable<ReturnType<typeof readTimeState>>;
 function readTimeState(staticData: Record<string, unknown>) {
 	const saved = staticData.time as Record<string, unknown> | undefined;
 	const done = typeof saved?.done === 'string' ? readPairs(saved.done) : undefined;
-	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || done === undefined) return undefined;
+	if (!saved || saved.v !== 1 || typeof saved.at !== 'number' || done === undefined)
+		return undefined;
 	const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
 	return { at: saved.at, lead: number(saved.lead), startedSince: number(saved.startedSince), done };
 }
@@ -42,7 +43,8 @@ const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36
 /** The time events' part of a poll: its window in the listing, and nothing written until commit(). */
 export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): PollPart {
 	const staticData = ctx.getWorkflowStaticData('node');
-	if (!options.events.has(STARTING_SOON) && !options.events.has(STARTED)) return unselected(staticData, 'time');
+	if (!options.events.has(STARTING_SOON) && !options.events.has(STARTED))
+		return unselected(staticData, 'time');
 	const now = DateTime.now().setZone(ctx.getTimezone());
 	const r = timeRound(now.toMillis(), options, readTimeState(staticData));
 	return {
@@ -50,12 +52,22 @@ export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): P
 		finish() {
 			forgetSpent(r);
 			if (r.done.size <= options.maxWatched) return;
-			throw new NodeOperationError(ctx.getNode(), `The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`, {
-				description: 'Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow\'s static data).',
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The reminder window holds ${r.done.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
+				{
+					description:
+						"Lower Lead Time, or raise Max Watched Appointments (each one costs about 45 bytes of the workflow's static data).",
+				},
+			);
 		},
 		commit() {
-			writeTimeState(staticData, { at: r.now, lead: r.soon ? options.leadTime : undefined, startedSince: r.startedSince, done: r.done });
+			writeTimeState(staticData, {
+				at: r.now,
+				lead: r.soon ? options.leadTime : undefined,
+				startedSince: r.startedSince,
+				done: r.done,
+			});
 			return r.changes.map((change) => toItem(change, now.toISO()!, options.simplify));
 		},
 	};
@@ -79,7 +91,10 @@ function timeRound(now: number, options: PollingOptions, previous: TimeState | u
 		// Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder.
 		baseline: soon && previous?.lead === undefined,
 		// Inside Lead Time only because it grew since the last poll: remembered without a reminder.
-		grewInto: (start: number) => previous?.lead !== undefined && start > previous.at + previous.lead * 60_000 && start <= previous.at + lead,
+		grewInto: (start: number) =>
+			previous?.lead !== undefined &&
+			start > previous.at + previous.lead * 60_000 &&
+			start <= previous.at + lead,
 		done: new Map(previous?.done),
 		changes: [] as Change[],
 	};
@@ -106,7 +121,9 @@ function markRecord(r: TimeRound, record: IDataObject, filter: EventFilter): voi
 function forgetSpent(r: TimeRound): void {
 	for (const [id, flags] of r.done) {
 		const start = startOfId(id);
-		const keep = (r.soon && flags.includes('r') && start > r.now) || (r.started && flags.includes('s') && start >= r.from);
+		const keep =
+			(r.soon && flags.includes('r') && start > r.now) ||
+			(r.started && flags.includes('s') && start >= r.from);
 		if (!keep) r.done.delete(id);
 	}
 }

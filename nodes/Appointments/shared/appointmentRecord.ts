@@ -8,13 +8,16 @@ import type { IDataObject } from 'n8n-workflow';
  * else (a proxy's page, `{}`, another appointment) is never read as one. The reason names fields, never values.
  */
 export function notAppointmentReason(value: unknown, key?: string): string | undefined {
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
+	if (value === null || typeof value !== 'object' || Array.isArray(value))
+		return 'not a JSON object';
 	const record = value as IDataObject;
 	const own = record.appointment_key;
 	if (typeof own !== 'string' || own === '') return 'no appointment_key';
-	if (key !== undefined && own.toLowerCase() !== key.toLowerCase()) return 'the appointment_key of another appointment';
+	if (key !== undefined && own.toLowerCase() !== key.toLowerCase())
+		return 'the appointment_key of another appointment';
 	if (typeof record.status !== 'string') return 'no status';
-	if (typeof record.start_date !== 'string' || Number.isNaN(Date.parse(record.start_date))) return 'no readable start_date';
+	if (typeof record.start_date !== 'string' || Number.isNaN(Date.parse(record.start_date)))
+		return 'no readable start_date';
 	return undefined;
 }
 
@@ -23,5 +26,8 @@ export function notAppointmentReason(value: unknown, key?: string): string | und
  * CANCELLED_…) counts as cancelled too; `is_cancelled`, where the record carries it, says so outright.
  */
 export function isCancelled(record: { status?: unknown; is_cancelled?: unknown }): boolean {
-	return record.is_cancelled === true || (typeof record.status === 'string' && /^CANCEL/i.test(record.status));
+	return (
+		record.is_cancelled === true ||
+		(typeof record.status === 'string' && /^CANCEL/i.test(record.status))
+	);
 }

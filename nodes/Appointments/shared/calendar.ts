@@ -8,12 +8,26 @@ import type { INodeProperties } from 'n8n-workflow';
 import { UUID_OPTIONAL_HYPHENS } from './constants.js';
 
 /** notUuid: the By Key error for a value that is no UUID; without it any text is accepted. */
-type KeyLocator = Record<'displayName' | 'name' | 'description' | 'listMethod' | 'listPlaceholder' | 'idPlaceholder' | 'hint', string> & {
+type KeyLocator = Record<
+	| 'displayName'
+	| 'name'
+	| 'description'
+	| 'listMethod'
+	| 'listPlaceholder'
+	| 'idPlaceholder'
+	| 'hint',
+	string
+> & {
 	notUuid?: string;
 };
 
 export function keyLocator(l: KeyLocator): INodeProperties {
-	const validation = l.notUuid && [{ type: 'regex' as const, properties: { regex: UUID_OPTIONAL_HYPHENS, errorMessage: l.notUuid } }];
+	const validation = l.notUuid && [
+		{
+			type: 'regex' as const,
+			properties: { regex: UUID_OPTIONAL_HYPHENS, errorMessage: l.notUuid },
+		},
+	];
 	return {
 		displayName: l.displayName,
 		name: l.name,
@@ -21,8 +35,21 @@ export function keyLocator(l: KeyLocator): INodeProperties {
 		default: { mode: 'list', value: '' },
 		description: l.description,
 		modes: [
-			{ displayName: 'From List', name: 'list', type: 'list', placeholder: l.listPlaceholder, typeOptions: { searchListMethod: l.listMethod, searchable: true } },
-			{ displayName: 'By Key', name: 'id', type: 'string', placeholder: l.idPlaceholder, hint: l.hint, ...(validation && { validation }) },
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: l.listPlaceholder,
+				typeOptions: { searchListMethod: l.listMethod, searchable: true },
+			},
+			{
+				displayName: 'By Key',
+				name: 'id',
+				type: 'string',
+				placeholder: l.idPlaceholder,
+				hint: l.hint,
+				...(validation && { validation }),
+			},
 		],
 	};
 }
@@ -42,6 +69,7 @@ export function calendarLocator(name: string, description: string): INodePropert
 
 /** The key a Calendar field holds: a locator's value, or a plain text (version 2's field, an expression). */
 export function locatorValue(value: unknown): unknown {
-	if (value !== null && typeof value === 'object' && 'value' in value) return (value as { value: unknown }).value;
+	if (value !== null && typeof value === 'object' && 'value' in value)
+		return (value as { value: unknown }).value;
 	return value;
 }

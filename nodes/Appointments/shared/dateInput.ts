@@ -55,7 +55,11 @@ const PRESET_DAYS = {
 } satisfies Record<string, (weekday: number) => [number, number]>;
 
 /** The instants of a preset's days in `zone`; undefined for 'all' ('custom' is not a preset: use toInstant). */
-export function presetRange(preset: DateRangePreset | string, zone: string, now?: Clock): { from: number; to: number } | undefined {
+export function presetRange(
+	preset: DateRangePreset | string,
+	zone: string,
+	now?: Clock,
+): { from: number; to: number } | undefined {
 	checkZone(zone);
 	if (preset === 'all') return undefined;
 	if (!Object.prototype.hasOwnProperty.call(PRESET_DAYS, preset)) {
@@ -72,7 +76,11 @@ const HAS_OFFSET = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 
 function isLuxonLike(value: unknown): value is { toISO: () => string | null } {
 	const candidate = value as { isLuxonDateTime?: boolean; toISO?: unknown } | null;
-	return typeof value === 'object' && candidate?.isLuxonDateTime === true && typeof candidate.toISO === 'function';
+	return (
+		typeof value === 'object' &&
+		candidate?.isLuxonDateTime === true &&
+		typeof candidate.toISO === 'function'
+	);
 }
 
 const TIME_OFFSET = /\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\s*([+-])(\d{2}):?(\d{2})?$/;
@@ -90,7 +98,8 @@ function offsetProblem(text: string): string | undefined {
 const EXPECTED =
 	'a date such as 2026-03-10, 2026-03-10T10:00:00 or 2026-03-10T10:00:00-03:00 (ISO 8601), or a Luxon DateTime';
 
-const notADate = (value: unknown) => new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
+const notADate = (value: unknown) =>
+	new DateInputError(`${shown(value)} is not a date: expected ${EXPECTED}`);
 
 function checkZone(zone: string): void {
 	if (!isValidTimeZone(zone)) throw new DateInputError(`"${zone}" is not a known IANA time zone`);
@@ -103,15 +112,23 @@ function fromText(value: string, zone: string): DateTime {
 	const problem = offset ? offsetProblem(text) : undefined;
 	if (problem !== undefined) throw new DateInputError(problem);
 	// Luxon reads a time alone ("07", "07:30") as that time today: ISO and SQL text must begin with its date.
-	let dt = /^[+-]?\d{4}/.test(text) ? DateTime.fromISO(text, { zone, setZone: offset }) : DateTime.invalid('no date');
-	if (!dt.isValid && /^\d{4}-\d{2}-\d{2}/.test(text)) dt = DateTime.fromSQL(text, { zone, setZone: offset });
+	let dt = /^[+-]?\d{4}/.test(text)
+		? DateTime.fromISO(text, { zone, setZone: offset })
+		: DateTime.invalid('no date');
+	if (!dt.isValid && /^\d{4}-\d{2}-\d{2}/.test(text))
+		dt = DateTime.fromSQL(text, { zone, setZone: offset });
 	if (!dt.isValid) dt = DateTime.fromRFC2822(text, { zone, setZone: true });
 	if (!dt.isValid || offset) return dt;
 	// Luxon moves a time inside a spring-forward gap; detect it by comparing the wall clock back.
 	const iso = DateTime.fromISO(text, { zone: 'UTC' });
 	const parsed = iso.isValid ? iso : DateTime.fromSQL(text, { zone: 'UTC' });
-	if (parsed.isValid && (parsed.hour !== dt.hour || parsed.minute !== dt.minute || parsed.day !== dt.day)) {
-		throw new DateInputError(`${shown(value)} does not exist in ${zone} (the clocks skip it); give a time with an offset or another time`);
+	if (
+		parsed.isValid &&
+		(parsed.hour !== dt.hour || parsed.minute !== dt.minute || parsed.day !== dt.day)
+	) {
+		throw new DateInputError(
+			`${shown(value)} does not exist in ${zone} (the clocks skip it); give a time with an offset or another time`,
+		);
 	}
 	return dt;
 }
@@ -154,8 +171,17 @@ export function toInstant(value: unknown, zone: string, bound: 'start' | 'end' =
 	}
 	const dt = toDateTime(value, zone);
 	// Only a string read as wall clock in `zone` can mean two instants; anything else already is one.
-	if (typeof value !== 'string' || HAS_OFFSET.test(value.trim()) || dt.zoneName !== zone) return dt.toMillis();
-	const wall = DateTime.utc(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.millisecond);
+	if (typeof value !== 'string' || HAS_OFFSET.test(value.trim()) || dt.zoneName !== zone)
+		return dt.toMillis();
+	const wall = DateTime.utc(
+		dt.year,
+		dt.month,
+		dt.day,
+		dt.hour,
+		dt.minute,
+		dt.second,
+		dt.millisecond,
+	);
 	const readings = wallClockReadings(wall.toMillis(), zone);
 	return bound === 'end' ? readings.later : readings.earlier;
 }

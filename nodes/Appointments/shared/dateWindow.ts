@@ -21,14 +21,21 @@ const DAY_MS = 86_400_000;
  * (repeated: `earlier` is its first occurrence) or none (skipped: `earlier`/`later` are its readings with the offset
  * after and before the change). Offsets are those the zone has within a day of it.
  */
-export function wallClockReadings(local: number, zone: string): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
+export function wallClockReadings(
+	local: number,
+	zone: string,
+): { earlier: number; later: number; kind: 'clear' | 'repeated' | 'skipped' } {
 	const z = IANAZone.create(zone);
 	const offsets = new Set([z.offset(local - DAY_MS), z.offset(local), z.offset(local + DAY_MS)]);
 	const all = [...offsets].map((o) => local - o * 60_000).sort((a, b) => a - b);
 	const real = all.filter((t) => t + z.offset(t) * 60_000 === local);
 	if (real.length === 1) return { earlier: real[0], later: real[0], kind: 'clear' };
 	const pick = real.length > 1 ? real : all;
-	return { earlier: pick[0], later: pick[pick.length - 1], kind: real.length > 1 ? 'repeated' : 'skipped' };
+	return {
+		earlier: pick[0],
+		later: pick[pick.length - 1],
+		kind: real.length > 1 ? 'repeated' : 'skipped',
+	};
 }
 
 /** An instant as wall clock in `zone`, the form the service's filters take. */
@@ -57,7 +64,10 @@ export function edgeWallClock(ms: number, zone: string, side: 'lower' | 'upper')
 }
 
 /** The list query of a window: its edges as wall clock in the account zone, an open edge left out. */
-export function windowQuery(window: StartWindow, zone: string): { start_date?: string; end_date?: string } {
+export function windowQuery(
+	window: StartWindow,
+	zone: string,
+): { start_date?: string; end_date?: string } {
 	const query: { start_date?: string; end_date?: string } = {};
 	if (window.from !== undefined) query.start_date = edgeWallClock(window.from, zone, 'lower');
 	if (window.to !== undefined) query.end_date = edgeWallClock(window.to, zone, 'upper');
@@ -84,5 +94,8 @@ export function startInstant(startDate: unknown, zone: string): number {
 export function inWindow(window: StartWindow, startDate: unknown, zone: string): boolean {
 	const start = startInstant(startDate, zone);
 	if (Number.isNaN(start)) return false;
-	return (window.from === undefined || start >= window.from) && (window.to === undefined || start <= window.to);
+	return (
+		(window.from === undefined || start >= window.from) &&
+		(window.to === undefined || start <= window.to)
+	);
 }

@@ -1,5 +1,10 @@
 /** The triggers' Filters: one description and one rule, applied before an execution starts, for both triggers. */
-import { NodeOperationError, type IDataObject, type INode, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type INode,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { calendarLocator, locatorValue } from './calendar.js';
 import { STATUSES, STATUS_VALUES } from './constants.js';
@@ -18,7 +23,8 @@ export const eventFilterProperty: INodeProperties = {
 	type: 'collection',
 	placeholder: 'Add Filter',
 	default: {},
-	description: 'Only events of appointments that match start the workflow; the others start no execution at all',
+	description:
+		'Only events of appointments that match start the workflow; the others start no execution at all',
 	options: [
 		// One calendar: the same picker, word and click count as Get Many's Calendar; Calendars for several.
 		calendarLocator('calendar', 'Only appointments of this calendar; for several, use Calendars'),
@@ -50,8 +56,18 @@ export const eventFilterProperty: INodeProperties = {
 };
 
 /** Names the field by the editor's path (Filters › Statuses), as the triggers' errors and logs show it. */
-function filterError(node: INode, field: string, expected: string, got: unknown, fix: string): NodeOperationError {
-	return new NodeOperationError(node, `The field "${field}" must be ${expected} (got ${JSON.stringify(got)})`, { description: fix });
+function filterError(
+	node: INode,
+	field: string,
+	expected: string,
+	got: unknown,
+	fix: string,
+): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		`The field "${field}" must be ${expected} (got ${JSON.stringify(got)})`,
+		{ description: fix },
+	);
 }
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
@@ -63,28 +79,53 @@ const isEmpty = (value: unknown) => value === undefined || value === null || val
 export function readEventFilter(node: INode, value: unknown): EventFilter {
 	const filters = (isEmpty(value) ? {} : value) as IDataObject;
 	if (typeof filters !== 'object' || Array.isArray(filters)) {
-		throw filterError(node, 'Filters', 'a collection of filters', value, 'Set the Filters in the node, not with an expression.');
+		throw filterError(
+			node,
+			'Filters',
+			'a collection of filters',
+			value,
+			'Set the Filters in the node, not with an expression.',
+		);
 	}
-	return { calendars: readCalendars(node, filters), statuses: readStatuses(node, filters.statuses) };
+	return {
+		calendars: readCalendars(node, filters),
+		statuses: readStatuses(node, filters.statuses),
+	};
 }
 
 function readCalendars(node: INode, filters: IDataObject): Set<string> {
 	const group = isEmpty(filters.calendars) ? {} : filters.calendars;
 	const rows = typeof group === 'object' ? ((group as IDataObject).calendar ?? []) : group;
 	if (!Array.isArray(rows)) {
-		throw filterError(node, 'Filters › Calendars', 'a list of calendars', rows, 'Add each calendar with "Add Calendar".');
+		throw filterError(
+			node,
+			'Filters › Calendars',
+			'a list of calendars',
+			rows,
+			'Add each calendar with "Add Calendar".',
+		);
 	}
 	const calendars = new Set<string>();
 	const chosen: Array<[string, unknown]> = [
 		['Filters › Calendar', filters.calendar],
-		...rows.map((row): [string, unknown] => ['Filters › Calendars', (row as IDataObject)?.calendar]),
+		...rows.map((row): [string, unknown] => [
+			'Filters › Calendars',
+			(row as IDataObject)?.calendar,
+		]),
 	];
 	for (const [label, locator] of chosen) {
 		const raw = locatorValue(locator);
-		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
+		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
+			continue;
 		const key = canonicalUuid(raw);
 		if (key === undefined) {
-			throw filterError(node, label, 'a calendar key (a UUID)', raw, 'Pick the calendar from the list, or paste its calendar_key, such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.');
+			throw filterError(
+				node,
+				label,
+				'a calendar key (a UUID)',
+				raw,
+				'Pick the calendar from the list, or paste its calendar_key, such as 5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.',
+			);
 		}
 		calendars.add(key.toLowerCase());
 	}
@@ -93,14 +134,30 @@ function readCalendars(node: INode, filters: IDataObject): Set<string> {
 
 function readStatuses(node: INode, picked: unknown): Set<string> {
 	if (!isEmpty(picked) && typeof picked !== 'string' && !Array.isArray(picked)) {
-		throw filterError(node, 'Filters › Statuses', 'a list of statuses', picked, 'Pick the statuses from the list; an expression must give a list of their values, such as ["CONFIRMED"].');
+		throw filterError(
+			node,
+			'Filters › Statuses',
+			'a list of statuses',
+			picked,
+			'Pick the statuses from the list; an expression must give a list of their values, such as ["CONFIRMED"].',
+		);
 	}
-	const list: unknown[] = Array.isArray(picked) ? picked : typeof picked === 'string' && picked.trim() !== '' ? picked.split(',') : [];
+	const list: unknown[] = Array.isArray(picked)
+		? picked
+		: typeof picked === 'string' && picked.trim() !== ''
+			? picked.split(',')
+			: [];
 	const statuses = new Set<string>();
 	for (const status of list) {
 		const text = typeof status === 'string' ? status.trim().toUpperCase() : status;
 		if (typeof text !== 'string' || !STATUS_VALUES.includes(text)) {
-			throw filterError(node, 'Filters › Statuses', `statuses from the list (${STATUSES.map((s) => s.name).join(', ')})`, status, `Pick the statuses from the list; an expression must give their values, such as CONFIRMED.`);
+			throw filterError(
+				node,
+				'Filters › Statuses',
+				`statuses from the list (${STATUSES.map((s) => s.name).join(', ')})`,
+				status,
+				`Pick the statuses from the list; an expression must give their values, such as CONFIRMED.`,
+			);
 		}
 		statuses.add(text);
 	}

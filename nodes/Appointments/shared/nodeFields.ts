@@ -19,7 +19,10 @@ export function optionsProperty(options: INodeProperties[]): INodeProperties {
 }
 
 /** Events (the three the service documents) and Other Events (further names, typed with commas between them). */
-export function eventFields(eventsDescription: string, otherEventsDescription: string): INodeProperties[] {
+export function eventFields(
+	eventsDescription: string,
+	otherEventsDescription: string,
+): INodeProperties[] {
 	return [
 		{
 			displayName: 'Events',

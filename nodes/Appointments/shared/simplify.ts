@@ -8,7 +8,16 @@ export function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-const SIMPLE_FIELDS = ['appointment_key', 'search_code', 'status', 'start_date', 'calendar.calendar_key', 'calendar.name', 'person.full_name', 'person.email'];
+const SIMPLE_FIELDS = [
+	'appointment_key',
+	'search_code',
+	'status',
+	'start_date',
+	'calendar.calendar_key',
+	'calendar.name',
+	'person.full_name',
+	'person.email',
+];
 
 export function simplifyAppointment(record: unknown): IDataObject {
 	const out = pickSimple(record);
@@ -24,10 +33,21 @@ export type DeliveredEvent = IDataObject & { event: string; timestamp: string; d
  * A trigger item, one shape for both triggers: the event as delivered, or with Simplify the appointment's
  * simplified fields beside the event's name and time (and `previous`, the polling trigger's values before a change).
  */
-export function triggerItem(delivered: DeliveredEvent, simplify: boolean, previous?: IDataObject): INodeExecutionData {
+export function triggerItem(
+	delivered: DeliveredEvent,
+	simplify: boolean,
+	previous?: IDataObject,
+): INodeExecutionData {
 	if (!simplify) return { json: delivered };
 	const { event, timestamp, data } = delivered;
-	return { json: { ...simplifyAppointment(data), event, timestamp, ...(previous === undefined ? {} : { previous }) } };
+	return {
+		json: {
+			...simplifyAppointment(data),
+			event,
+			timestamp,
+			...(previous === undefined ? {} : { previous }),
+		},
+	};
 }
 
 /** Names that would reach an object's prototype instead of a field. */
@@ -39,12 +59,18 @@ const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
  * paths are split once, not again for every record of a list.
  */
 export function fieldPicker(paths: readonly string[]): (record: unknown) => IDataObject {
-	const split = paths.map((path) => path.split('.')).filter((parts) => !parts.some((part) => UNSAFE.has(part)));
+	const split = paths
+		.map((path) => path.split('.'))
+		.filter((parts) => !parts.some((part) => UNSAFE.has(part)));
 	return (record) => {
 		const out: IDataObject = {};
 		for (const parts of split) {
 			let from: unknown = record;
-			for (const part of parts) from = isObject(from) && Object.prototype.hasOwnProperty.call(from, part) ? from[part] : undefined;
+			for (const part of parts)
+				from =
+					isObject(from) && Object.prototype.hasOwnProperty.call(from, part)
+						? from[part]
+						: undefined;
 			if (from === undefined) continue;
 			let to = out;
 			for (let k = 0; k < parts.length - 1; k++) {

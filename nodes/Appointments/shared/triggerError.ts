@@ -5,7 +5,8 @@ export function withoutItem<T>(node: INode, check: () => T): T {
 	try {
 		return check();
 	} catch (error) {
-		const cleaned = (text: string | undefined | null) => text?.replace(/ \(item 0\)| for item 0/g, '');
+		const cleaned = (text: string | undefined | null) =>
+			text?.replace(/ \(item 0\)| for item 0/g, '');
 		throw new NodeOperationError(node, cleaned((error as Error).message) ?? '', {
 			description: cleaned((error as NodeOperationError).description) ?? undefined,
 		});

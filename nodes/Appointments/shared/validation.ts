@@ -8,12 +8,22 @@ import { shown } from './format.js';
 export const MAX_CONCURRENCY = 20;
 
 /** "(got …)" only when `got` is passed; the description says how to fix it (withFix for a more precise one). */
-export function inputError(node: INode, field: string, itemIndex: number, expected: string, ...got: unknown[]): NodeOperationError {
+export function inputError(
+	node: INode,
+	field: string,
+	itemIndex: number,
+	expected: string,
+	...got: unknown[]
+): NodeOperationError {
 	const gotText = got.length > 0 ? ` (got ${shown(got[0])})` : '';
-	return new NodeOperationError(node, `The field "${field}" (item ${itemIndex}) must be ${expected}${gotText}`, {
-		itemIndex,
-		description: `Change "${field}" in the node, or the expression that fills it for item ${itemIndex}, so that it is ${expected}.`,
-	});
+	return new NodeOperationError(
+		node,
+		`The field "${field}" (item ${itemIndex}) must be ${expected}${gotText}`,
+		{
+			itemIndex,
+			description: `Change "${field}" in the node, or the expression that fills it for item ${itemIndex}, so that it is ${expected}.`,
+		},
+	);
 }
 
 export function withFix(error: NodeOperationError, description: string): NodeOperationError {
@@ -47,19 +57,28 @@ export function uuidList(node: INode, value: unknown, field: string, itemIndex: 
 	let parts: unknown[] = [];
 	if (Array.isArray(value)) parts = value;
 	else if (typeof value === 'string') parts = value.split(/[\s,;]+/);
-	else if (value !== undefined && value !== null) throw inputError(node, field, itemIndex, expected, value);
+	else if (value !== undefined && value !== null)
+		throw inputError(node, field, itemIndex, expected, value);
 	const keys: string[] = [];
 	for (const part of parts) {
 		if (typeof part === 'string' && part.trim() === '') continue;
 		const key = canonicalUuid(part);
-		if (key === undefined) throw inputError(node, field, itemIndex, `${expected}; ${shown(part)} is not a UUID`);
+		if (key === undefined)
+			throw inputError(node, field, itemIndex, `${expected}; ${shown(part)} is not a UUID`);
 		if (!keys.includes(key)) keys.push(key);
 	}
 	return keys;
 }
 
 /** A value that is none of a list's choices: named as the editor shows them, the fix gives their values. */
-export function choiceError(node: INode, field: string, i: number, choices: readonly INodePropertyOptions[], value: unknown, whose: string) {
+export function choiceError(
+	node: INode,
+	field: string,
+	i: number,
+	choices: readonly INodePropertyOptions[],
+	value: unknown,
+	whose: string,
+) {
 	const names = choices.map((choice) => choice.name).join(', ');
 	const values = choices.map((choice) => `${choice.value} (${choice.name})`).join(', ');
 	const fix = `Pick "${field}" from the list; an expression must give ${whose}: ${values}.`;
@@ -67,7 +86,12 @@ export function choiceError(node: INode, field: string, i: number, choices: read
 }
 
 /** One of the statuses, in any case; sent upper case. */
-export function requireStatus(node: INode, value: unknown, field: string, itemIndex: number): string {
+export function requireStatus(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
 	const text = typeof value === 'string' ? value.trim().toUpperCase() : value;
 	if (typeof text === 'string' && STATUS_VALUES.includes(text)) return text;
 	throw choiceError(node, field, itemIndex, STATUSES, value, "the status's value");
@@ -75,7 +99,12 @@ export function requireStatus(node: INode, value: unknown, field: string, itemIn
 
 export const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-export function requireEmail(node: INode, value: unknown, field: string, itemIndex: number): string {
+export function requireEmail(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (EMAIL.test(text)) return text;
 	throw inputError(node, field, itemIndex, 'an email address such as ana@example.com', value);
@@ -85,8 +114,14 @@ export function requireEmail(node: INode, value: unknown, field: string, itemInd
  * A non-empty key used as one path segment (it is percent-encoded): refused when it could still change the path,
  * i.e. it contains `/` (some proxies decode `%2F`) or is `.` or `..`.
  */
-export function requirePathKey(node: INode, value: unknown, field: string, itemIndex: number): string {
-	const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+export function requirePathKey(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
+	const text =
+		typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
 	if (text === '') throw inputError(node, field, itemIndex, 'a non-empty text', value);
 	if (text.includes('/') || text === '.' || text === '..') {
 		throw inputError(node, field, itemIndex, 'a key without "/" that is not "." or ".."', value);
@@ -103,11 +138,27 @@ export function toBoolean(node: INode, value: unknown, field: string, itemIndex:
 }
 
 /** The Time Zone option when set (an IANA name), else the workflow's zone. */
-export function resolveZone(node: INode, option: unknown, workflowZone: string, itemIndex: number): string {
-	if (option === undefined || option === null || (typeof option === 'string' && option.trim() === '')) return workflowZone;
+export function resolveZone(
+	node: INode,
+	option: unknown,
+	workflowZone: string,
+	itemIndex: number,
+): string {
+	if (
+		option === undefined ||
+		option === null ||
+		(typeof option === 'string' && option.trim() === '')
+	)
+		return workflowZone;
 	if (isValidTimeZone(option)) return (option as string).trim();
 	throw withFix(
-		inputError(node, 'Time Zone', itemIndex, 'an IANA time zone such as America/Santiago or Europe/Berlin', option),
+		inputError(
+			node,
+			'Time Zone',
+			itemIndex,
+			'an IANA time zone such as America/Santiago or Europe/Berlin',
+			option,
+		),
 		"Leave Time Zone empty to use the workflow's time zone, or type a name from the IANA list such as Europe/Berlin.",
 	);
 }
@@ -130,29 +181,59 @@ function dateField<T>(node: INode, field: string, itemIndex: number, read: () =>
 }
 
 /** A window's bound as an instant (dateInput.ts toInstant). */
-export function instantValue(node: INode, value: unknown, field: string, itemIndex: number, zone: string, bound: 'start' | 'end' = 'start'): number {
+export function instantValue(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+	zone: string,
+	bound: 'start' | 'end' = 'start',
+): number {
 	return dateField(node, field, itemIndex, () => toInstant(value, zone, bound));
 }
 
-export function offsetIsoValue(node: INode, value: unknown, field: string, itemIndex: number, zone: string): string {
+export function offsetIsoValue(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+	zone: string,
+): string {
 	return dateField(node, field, itemIndex, () => toOffsetIso(value, zone));
 }
 
 const EVENT_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+$/;
 
 /** The names of one of the two event fields, added to `out` without repeats. */
-function addEventNames(node: INode, field: string, value: unknown, separators: RegExp, itemIndex: number, out: string[]): void {
+function addEventNames(
+	node: INode,
+	field: string,
+	value: unknown,
+	separators: RegExp,
+	itemIndex: number,
+	out: string[],
+): void {
 	// A value that is neither a list nor a text (an expression giving a number) is refused, not read as none.
 	if (value !== undefined && value !== null && typeof value !== 'string' && !Array.isArray(value)) {
 		throw inputError(node, field, itemIndex, 'a list of event names', value);
 	}
-	const list: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(separators) : [];
+	const list: unknown[] = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(separators)
+			: [];
 	for (const raw of list) {
 		const name = typeof raw === 'string' ? raw.trim() : raw;
 		if (name === '') continue;
 		if (typeof name !== 'string' || !EVENT_NAME.test(name)) {
 			throw withFix(
-				inputError(node, field, itemIndex, 'event names such as appointment.created (words joined by dots)', raw),
+				inputError(
+					node,
+					field,
+					itemIndex,
+					'event names such as appointment.created (words joined by dots)',
+					raw,
+				),
 				'Pick events from the Events list; in Other Events or an expression, write names such as appointment.rescheduled, separated by commas.',
 			);
 		}
@@ -161,25 +242,47 @@ function addEventNames(node: INode, field: string, value: unknown, separators: R
 }
 
 /** The events picked plus those typed in Other Events: at least one, trimmed, without repeats. */
-export function eventList(node: INode, events: unknown, otherEvents: unknown, itemIndex: number): string[] {
+export function eventList(
+	node: INode,
+	events: unknown,
+	otherEvents: unknown,
+	itemIndex: number,
+): string[] {
 	const out: string[] = [];
 	addEventNames(node, 'Events', events, /,/, itemIndex, out);
 	addEventNames(node, 'Other Events', otherEvents, /[\s,;]+/, itemIndex, out);
 	if (out.length > 0) return out;
-	const expected = otherEvents === undefined ? 'at least one event' : 'at least one event (pick one or type it in Other Events)';
-	throw withFix(inputError(node, 'Events', itemIndex, expected), 'Pick at least one event in Events, such as Appointment Created.');
+	const expected =
+		otherEvents === undefined
+			? 'at least one event'
+			: 'at least one event (pick one or type it in Other Events)';
+	throw withFix(
+		inputError(node, 'Events', itemIndex, expected),
+		'Pick at least one event in Events, such as Appointment Created.',
+	);
 }
 
 /**
  * A number field or option: undefined when left empty, else a number inside the bounds (a whole one when
  * `whole`), from a number or a numeric text (expressions); the one parser of the node's number inputs.
  */
-export function numberValue(node: INode, value: unknown, field: string, itemIndex: number, rule: { min: number; max?: number; whole?: boolean }): number | undefined {
+export function numberValue(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+	rule: { min: number; max?: number; whole?: boolean },
+): number | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	const inRange = typeof n === 'number' && Number.isFinite(n) && n >= rule.min && (rule.max === undefined || n <= rule.max);
+	const inRange =
+		typeof n === 'number' &&
+		Number.isFinite(n) &&
+		n >= rule.min &&
+		(rule.max === undefined || n <= rule.max);
 	if (inRange && (!rule.whole || Number.isInteger(n))) return n;
 	const kind = rule.whole ? 'a whole number' : 'a number';
-	const range = rule.max !== undefined ? `from ${rule.min} to ${rule.max}` : `of at least ${rule.min}`;
+	const range =
+		rule.max !== undefined ? `from ${rule.min} to ${rule.max}` : `of at least ${rule.min}`;
 	throw inputError(node, field, itemIndex, `${kind} ${range}`, value);
 }

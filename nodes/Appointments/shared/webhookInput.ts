@@ -26,7 +26,8 @@ export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number
 		: `The field "URL"${item} must be an absolute HTTPS address (got "${String(raw ?? '')}")`;
 	throw new NodeOperationError(node, message, {
 		itemIndex,
-		description: 'Set "URL" to an address that starts with https://, such as the Production URL of an n8n Webhook node served over https.',
+		description:
+			'Set "URL" to an address that starts with https://, such as the Production URL of an n8n Webhook node served over https.',
 	});
 }
 

@@ -2,12 +2,24 @@
  * The webhook trigger's parameters, read and checked in one place. Each decides whether or how an event runs, so
  * one that cannot be read is never replaced by a default: the error names the field as the editor labels it.
  */
-import { NodeOperationError, type IDataObject, type IHookFunctions, type INode, type IWebhookFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IHookFunctions,
+	type INode,
+	type IWebhookFunctions,
+} from 'n8n-workflow';
 
 import { eventList, numberValue, toBoolean } from '../shared/validation.js';
 import { readEventFilter, type EventFilter } from '../shared/eventFilter.js';
 import { withoutItem } from '../shared/triggerError.js';
-import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode, type RecentKeys } from './dedupe.js';
+import {
+	DEFAULT_WINDOW,
+	MAX_WINDOW,
+	recentKeysFor,
+	type DedupeMode,
+	type RecentKeys,
+} from './dedupe.js';
 
 export interface ReceiverConfig {
 	events: string[];
@@ -19,14 +31,33 @@ export interface ReceiverConfig {
 
 /** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
 export const DEDUPE_CHOICES = [
-	{ name: 'Event + Appointment Key + Timestamp', value: 'eventKeyTimestamp', description: 'A redelivery of the same notification is dropped; a later event for the same appointment still runs' },
-	{ name: 'Appointment Key', value: 'appointmentKey', description: "Only the first event of each appointment runs, as long as it is remembered (the spec's literal rule)" },
-	{ name: 'Off', value: 'off', description: 'Every delivery starts the workflow, redeliveries included' },
+	{
+		name: 'Event + Appointment Key + Timestamp',
+		value: 'eventKeyTimestamp',
+		description:
+			'A redelivery of the same notification is dropped; a later event for the same appointment still runs',
+	},
+	{
+		name: 'Appointment Key',
+		value: 'appointmentKey',
+		description:
+			"Only the first event of each appointment runs, as long as it is remembered (the spec's literal rule)",
+	},
+	{
+		name: 'Off',
+		value: 'off',
+		description: 'Every delivery starts the workflow, redeliveries included',
+	},
 ] as const satisfies ReadonlyArray<{ name: string; value: DedupeMode; description: string }>;
 
 type ReadParameter = (name: string, fallback: unknown) => unknown;
 
-const LABELS: Record<string, string> = { events: 'Events', otherEvents: 'Other Events', filters: 'Filters', options: 'Options' };
+const LABELS: Record<string, string> = {
+	events: 'Events',
+	otherEvents: 'Other Events',
+	filters: 'Filters',
+	options: 'Options',
+};
 
 /** n8n's own errors (an expression that fails) name no field: the message says which one it was. */
 function throughN8n(ctx: IHookFunctions | IWebhookFunctions): ReadParameter {
@@ -34,9 +65,15 @@ function throughN8n(ctx: IHookFunctions | IWebhookFunctions): ReadParameter {
 		try {
 			return ctx.getNodeParameter(name, fallback as never);
 		} catch (error) {
-			throw new NodeOperationError(ctx.getNode(), `The field "${LABELS[name] ?? name}" could not be read: ${(error as Error).message}`, {
-				description: (error as { description?: string }).description ?? 'Check the expression in this field.',
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The field "${LABELS[name] ?? name}" could not be read: ${(error as Error).message}`,
+				{
+					description:
+						(error as { description?: string }).description ??
+						'Check the expression in this field.',
+				},
+			);
 		}
 	};
 }
@@ -64,15 +101,23 @@ function readTriggerOptions(node: INode, value: unknown) {
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
 	if (!DEDUPE_CHOICES.some((c) => c.value === mode)) {
 		const values = DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ');
-		throw new NodeOperationError(node, `The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`, {
-			description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${values}.`,
-		});
+		throw new NodeOperationError(
+			node,
+			`The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
+			{
+				description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${values}.`,
+			},
+		);
 	}
 	// A boolean option is off when left out.
-	const flag = (v: unknown, field: string) => (v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0));
+	const flag = (v: unknown, field: string) =>
+		v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0);
 	return withoutItem(node, () => {
 		// A window with decimals (the editor's number field allows them) keeps its whole part.
-		const window = numberValue(node, options.dedupeWindow, 'Options › Dedupe Window', 0, { min: 1, max: MAX_WINDOW });
+		const window = numberValue(node, options.dedupeWindow, 'Options › Dedupe Window', 0, {
+			min: 1,
+			max: MAX_WINDOW,
+		});
 		return {
 			dedupeKey: mode as DedupeMode,
 			dedupeWindow: window === undefined ? DEFAULT_WINDOW : Math.floor(window),
@@ -83,7 +128,9 @@ function readTriggerOptions(node: INode, value: unknown) {
 }
 
 function readParameters(node: INode, read: ReadParameter): ReceiverConfig {
-	const events = withoutItem(node, () => eventList(node, read('events', []), read('otherEvents', ''), 0));
+	const events = withoutItem(node, () =>
+		eventList(node, read('events', []), read('otherEvents', ''), 0),
+	);
 	const filter = readEventFilter(node, read('filters', {}));
 	return { events, filter, options: readTriggerOptions(node, read('options', {})) };
 }
@@ -94,11 +141,20 @@ export function readForPublishing(ctx: IHookFunctions): string[] {
 }
 
 /** Read anew for every notification (n8n builds a new workflow per request); throws the first unreadable field. */
-export function receiverConfig(ctx: IWebhookFunctions, node: INode, workflowId: string): ReceiverConfig {
+export function receiverConfig(
+	ctx: IWebhookFunctions,
+	node: INode,
+	workflowId: string,
+): ReceiverConfig {
 	const config = readParameters(node, savedParameters(ctx, node));
 	const { dedupeKey, dedupeWindow } = config.options;
 	if (dedupeKey === 'off') return config;
 	// Test deliveries are remembered apart from production ones, each Dedupe Key apart (its keys have another form).
-	const scope = [workflowId, node.id || node.name, ctx.getMode() === 'manual' ? 'test' : 'production', dedupeKey];
+	const scope = [
+		workflowId,
+		node.id || node.name,
+		ctx.getMode() === 'manual' ? 'test' : 'production',
+		dedupeKey,
+	];
 	return { ...config, store: recentKeysFor(scope.join('\n'), dedupeWindow) };
 }

@@ -15,7 +15,12 @@ export const MAX_SCOPES = 1000;
  * What a notification is remembered by. The timestamp (validated ISO, no spaces) comes first and the event is
  * length-prefixed, so two triples never give the same string.
  */
-export function dedupeKey(mode: DedupeMode, event: string, appointmentKey: string, timestamp: string): string | undefined {
+export function dedupeKey(
+	mode: DedupeMode,
+	event: string,
+	appointmentKey: string,
+	timestamp: string,
+): string | undefined {
 	if (mode === 'off') return undefined;
 	if (mode === 'appointmentKey') return appointmentKey;
 	return [timestamp, event.length, event, appointmentKey].join(' ');
@@ -65,7 +70,11 @@ export class RecentKeys {
 }
 
 /** n8n's answer to the delivery, after webhook() returned: Node's ServerResponse, 'close' last (sent, or connection lost). */
-export type Answer = { statusCode: number; writableFinished: boolean; once(event: 'close', listener: () => void): unknown };
+export type Answer = {
+	statusCode: number;
+	writableFinished: boolean;
+	once(event: 'close', listener: () => void): unknown;
+};
 
 export interface Claim {
 	/** Remembered, and forgotten again unless the service got a 2xx: n8n could not start the run, or it gave up waiting. */
@@ -78,11 +87,19 @@ export interface Claim {
 
 export type Notification = { event: string; appointmentKey: string; timestamp: string };
 
-const UNREMEMBERED: Claim = { run: () => true, drop: () => true, retryAfterAnswer: async () => false };
+const UNREMEMBERED: Claim = {
+	run: () => true,
+	drop: () => true,
+	retryAfterAnswer: async () => false,
+};
 let claims = 0;
 
 /** undefined when a copy was settled already (a duplicate, its run answered); copies claimed meanwhile each get their own. */
-export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: Notification): Claim | undefined {
+export function claimEvent(
+	store: RecentKeys | undefined,
+	mode: DedupeMode,
+	n: Notification,
+): Claim | undefined {
 	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
 	if (store === undefined || key === undefined) return UNREMEMBERED;
 	if (store.has(key) && !store.answering.has(key)) return undefined;
@@ -94,7 +111,8 @@ export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: N
 			const waiting: Array<() => void> = [];
 			store.answering.set(key, waiting);
 			answer.once('close', () => {
-				if (!answer.writableFinished || answer.statusCode < 200 || answer.statusCode > 299) store.forget(key, id);
+				if (!answer.writableFinished || answer.statusCode < 200 || answer.statusCode > 299)
+					store.forget(key, id);
 				if (store.answering.get(key) === waiting) store.answering.delete(key);
 				for (const wake of waiting) wake();
 			});
@@ -102,7 +120,11 @@ export function claimEvent(store: RecentKeys | undefined, mode: DedupeMode, n: N
 		},
 		drop: () => (mode === 'eventKeyTimestamp' ? store.remember(key, id) : !store.has(key)),
 		async retryAfterAnswer(settle) {
-			for (let waiting = store.answering.get(key); waiting !== undefined; waiting = store.answering.get(key)) {
+			for (
+				let waiting = store.answering.get(key);
+				waiting !== undefined;
+				waiting = store.answering.get(key)
+			) {
 				await new Promise<void>((wake) => waiting!.push(wake));
 				if (settle()) return true;
 			}

@@ -12,7 +12,8 @@ export const MAX_TEXT = 10000;
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** `YYYY-MM-DDThh:mm[:ss[.fraction]]` followed by `Z` or `±hh:mm` (also `±hhmm`). */
-const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
+const ISO_WITH_OFFSET =
+	/^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
 
 /** An ISO 8601 date and time with a UTC offset (ISO_WITH_OFFSET) on a real calendar date. */
 export function isIsoDateTimeWithOffset(value: unknown): boolean {
@@ -39,7 +40,9 @@ function checkName(value: unknown, field: string): string | undefined {
 
 function checkInstant(value: unknown, field: string): string | undefined {
 	if (typeof value !== 'string') return `${field} must be a string`;
-	return isIsoDateTimeWithOffset(value) ? undefined : `${field} must be an ISO 8601 date and time with a UTC offset`;
+	return isIsoDateTimeWithOffset(value)
+		? undefined
+		: `${field} must be an ISO 8601 date and time with a UTC offset`;
 }
 
 export function checkEnvelope(body: unknown): string | undefined {
@@ -52,7 +55,9 @@ export function checkEnvelope(body: unknown): string | undefined {
 		checkName(data.appointment_key, 'data.appointment_key') ??
 		checkOptionalText(data.search_code, 'data.search_code') ??
 		checkOptionalText(data.status, 'data.status') ??
-		(data.start_date === undefined || data.start_date === null ? undefined : checkInstant(data.start_date, 'data.start_date')) ??
+		(data.start_date === undefined || data.start_date === null
+			? undefined
+			: checkInstant(data.start_date, 'data.start_date')) ??
 		checkOptionalObject(data.calendar, 'data.calendar', ['calendar_key', 'name']) ??
 		checkOptionalObject(data.person, 'data.person', ['full_name', 'email'])
 	);

@@ -8,7 +8,12 @@
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
 import { httpsUrl, keyOf, sameEvents } from '../shared/webhookInput.js';
-import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../transport/resources/webhookCalls.js';
+import {
+	createWebhook,
+	deleteWebhook,
+	listWebhooks,
+	updateWebhook,
+} from '../transport/resources/webhookCalls.js';
 import { readForPublishing } from './config.js';
 
 type Stored = IDataObject & { webhookKey?: string; webhookUrl?: string };
@@ -21,7 +26,11 @@ function httpsProblem(url: string | undefined): string | undefined {
 
 function webhookUrl(ctx: IHookFunctions): string {
 	const url = ctx.getNodeWebhookUrl('default');
-	if (!url) throw new NodeOperationError(ctx.getNode(), 'n8n did not provide a webhook URL for this trigger');
+	if (!url)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'n8n did not provide a webhook URL for this trigger',
+		);
 	return url;
 }
 
@@ -52,14 +61,22 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		return false;
 	}
 	// Keep the stored one if it is still there, else one that already has the right events, else the first.
-	const keep = ours.find((w) => keyOf(w) === data.webhookKey) ?? ours.find((w) => sameEvents(w.events, events)) ?? ours[0];
+	const keep =
+		ours.find((w) => keyOf(w) === data.webhookKey) ??
+		ours.find((w) => sameEvents(w.events, events)) ??
+		ours[0];
 	for (const extra of ours) {
 		if (extra === keep) continue;
-		this.logger.debug(`Appointments Trigger: deleting a second subscription for this node's URL`, { webhookKey: keyOf(extra) });
+		this.logger.debug(`Appointments Trigger: deleting a second subscription for this node's URL`, {
+			webhookKey: keyOf(extra),
+		});
 		await deleteWebhook(this, keyOf(extra), { notFoundIsSuccess: true });
 	}
 	if (!sameEvents(keep.events, events)) {
-		this.logger.debug('Appointments Trigger: updating the events of the subscription', { webhookKey: keyOf(keep), events });
+		this.logger.debug('Appointments Trigger: updating the events of the subscription', {
+			webhookKey: keyOf(keep),
+			events,
+		});
 		await updateWebhook(this, keyOf(keep), { url, events });
 	}
 	remember(data, keyOf(keep), url);
@@ -88,7 +105,10 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		keys = [];
 	} else {
 		// Nothing stored for this URL (a renamed node, or static data lost): find ours by URL.
-		keys = (await listWebhooks(this)).filter((w) => w.url === url).map(keyOf).filter((k) => k !== '');
+		keys = (await listWebhooks(this))
+			.filter((w) => w.url === url)
+			.map(keyOf)
+			.filter((k) => k !== '');
 	}
 	for (const key of keys) {
 		// A 404 means it is already gone (deleted in the dashboard, say): that is the state we want.

@@ -2,7 +2,12 @@
  * webhook(): one notification, one way through (docs/architecture.md, "A webhook delivery's path"). An answer that
  * starts nothing is logged at debug level with the event name and the appointment key only (no personal data).
  */
-import { NodeOperationError, type IDataObject, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { getAppointment } from '../transport/resources/appointmentCalls.js';
 import { matches } from '../shared/eventFilter.js';
@@ -18,7 +23,12 @@ const VERIFY_POLICY = { maxAttempts: 1, timeoutMs: 4000 };
 type Meta = { workflowId: string; node: string; event?: string; appointmentKey?: string };
 
 /** A valid notification on its way through receive(). */
-type Delivery = { ctx: IWebhookFunctions; config: ReceiverConfig; envelope: DeliveredEvent; meta: Meta };
+type Delivery = {
+	ctx: IWebhookFunctions;
+	config: ReceiverConfig;
+	envelope: DeliveredEvent;
+	meta: Meta;
+};
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const body = this.getBodyData() as unknown;
@@ -37,11 +47,20 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return notEvaluated(this, meta, error as Error);
 	}
 	const d: Delivery = { ctx: this, config, envelope, meta };
-	if (!config.events.includes(envelope.event)) return notStarted(d, 'event not subscribed', `ignored ${JSON.stringify(envelope.event)}: not one of the subscribed events`);
+	if (!config.events.includes(envelope.event))
+		return notStarted(
+			d,
+			'event not subscribed',
+			`ignored ${JSON.stringify(envelope.event)}: not one of the subscribed events`,
+		);
 	const verify = config.options.verifyWithApi;
 	if (!verify && !matches(config.filter, envelope.data)) return filteredOut(d);
 
-	const claim = claimEvent(config.store, config.options.dedupeKey, { event: envelope.event, appointmentKey, timestamp: envelope.timestamp });
+	const claim = claimEvent(config.store, config.options.dedupeKey, {
+		event: envelope.event,
+		appointmentKey,
+		timestamp: envelope.timestamp,
+	});
 	if (claim === undefined) return duplicate(d);
 	if (verify) return await verifyThenRun(d, claim);
 	const run = () => claim.run(this.getResponseObject());
@@ -72,13 +91,20 @@ async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookRespons
  * The service's current record; undefined when it does not know the appointment (404). A 2xx that is not this
  * appointment's record fails in getAppointment like any failed re-read: n8n answers 500, the service resends.
  */
-async function reread(ctx: IWebhookFunctions, appointmentKey: string): Promise<IDataObject | undefined> {
+async function reread(
+	ctx: IWebhookFunctions,
+	appointmentKey: string,
+): Promise<IDataObject | undefined> {
 	try {
 		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
 	} catch (error) {
 		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
 		const description = (error as { description?: string }).description;
-		throw new NodeOperationError(ctx.getNode(), `Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`, { description });
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
+			{ description },
+		);
 	}
 }
 
@@ -94,21 +120,42 @@ function notStarted(d: Delivery, reason: string, log: string): IWebhookResponseD
 }
 
 function filteredOut(d: Delivery): IWebhookResponseData {
-	return notStarted(d, 'filtered out', `ignored ${JSON.stringify(d.envelope.event)}: the appointment does not match the Filters`);
+	return notStarted(
+		d,
+		'filtered out',
+		`ignored ${JSON.stringify(d.envelope.event)}: the appointment does not match the Filters`,
+	);
 }
 
 function duplicate(d: Delivery): IWebhookResponseData {
-	return notStarted(d, 'duplicate', `ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`);
+	return notStarted(
+		d,
+		'duplicate',
+		`ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`,
+	);
 }
 
 /** A name of an invalid body, for its log line, when it is a string of sensible length. */
-const nameIn = (value: unknown) => (typeof value === 'string' && value.length <= MAX_NAME ? value : undefined);
+const nameIn = (value: unknown) =>
+	typeof value === 'string' && value.length <= MAX_NAME ? value : undefined;
 
 /** The node's own 400: n8n would answer 200 to anything webhook() returns. */
-function invalid(ctx: IWebhookFunctions, where: Meta, body: unknown, problem: string): IWebhookResponseData {
+function invalid(
+	ctx: IWebhookFunctions,
+	where: Meta,
+	body: unknown,
+	problem: string,
+): IWebhookResponseData {
 	const b = body as { event?: unknown; data?: { appointment_key?: unknown } } | null;
-	const meta = { ...where, event: nameIn(b?.event), appointmentKey: nameIn(b?.data?.appointment_key) };
-	ctx.logger.debug(`Appointments Trigger: rejected an invalid notification (400): ${problem}`, meta);
+	const meta = {
+		...where,
+		event: nameIn(b?.event),
+		appointmentKey: nameIn(b?.data?.appointment_key),
+	};
+	ctx.logger.debug(
+		`Appointments Trigger: rejected an invalid notification (400): ${problem}`,
+		meta,
+	);
 	return answer(ctx, 400, { error: 'invalid notification', reason: problem });
 }
 

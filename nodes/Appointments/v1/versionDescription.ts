@@ -16,4 +16,8 @@ export const resourceProperty: INodeProperties = {
 };
 
 /** Keys typed or given by expression; Get returns the full record. */
-export const versionDescription: INodeProperties[] = [resourceProperty, ...appointment.description, ...webhook.description];
+export const versionDescription: INodeProperties[] = [
+	resourceProperty,
+	...appointment.description,
+	...webhook.description,
+];

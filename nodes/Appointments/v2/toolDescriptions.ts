@@ -28,18 +28,19 @@ const TOOL_DESCRIPTIONS: Record<string, Record<string, string>> = {
 	},
 };
 
-export const toolDescriptionProperties: INodeProperties[] = Object.entries(TOOL_DESCRIPTIONS).flatMap(
-	([resource, operations]) =>
-		Object.entries(operations).map(
-			([operation, text]): INodeProperties => ({
-				displayName: 'Description',
-				name: 'toolDescription',
-				type: 'string',
-				default: text,
-				typeOptions: { rows: 3 },
-				description:
-					'What the AI agent reads about this tool: when to use it, what it needs and what it returns',
-				displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
-			}),
-		),
+export const toolDescriptionProperties: INodeProperties[] = Object.entries(
+	TOOL_DESCRIPTIONS,
+).flatMap(([resource, operations]) =>
+	Object.entries(operations).map(
+		([operation, text]): INodeProperties => ({
+			displayName: 'Description',
+			name: 'toolDescription',
+			type: 'string',
+			default: text,
+			typeOptions: { rows: 3 },
+			description:
+				'What the AI agent reads about this tool: when to use it, what it needs and what it returns',
+			displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+		}),
+	),
 );

@@ -9,12 +9,14 @@ const appointmentLocator: INodeProperties = {
 	...keyLocator({
 		displayName: 'Appointment',
 		name: 'appointmentKey',
-		description: 'The appointment to act on. As a tool input: its appointment_key, a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e, as returned by Get Many.',
+		description:
+			'The appointment to act on. As a tool input: its appointment_key, a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e, as returned by Get Many.',
 		listMethod: 'searchAppointments',
 		listPlaceholder: 'Select an appointment...',
 		idPlaceholder: 'e.g. 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e',
 		hint: 'The appointment_key of the appointment, a UUID (hyphens optional)',
-		notUuid: 'Not an appointment key: expected a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e (hyphens optional)',
+		notUuid:
+			'Not an appointment key: expected a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e (hyphens optional)',
 	}),
 	required: true,
 };
@@ -23,7 +25,8 @@ const webhookLocator: INodeProperties = {
 	...keyLocator({
 		displayName: 'Webhook',
 		name: 'webhookKey',
-		description: 'The webhook to change. As a tool input: its webhook_key, as returned by Get Many.',
+		description:
+			'The webhook to change. As a tool input: its webhook_key, as returned by Get Many.',
 		listMethod: 'searchWebhooks',
 		listPlaceholder: 'Select a webhook...',
 		idPlaceholder: 'e.g. 7c0e4b1a-2f3d-4e5f-8a9b-0c1d2e3f4a5b',
@@ -41,7 +44,9 @@ function toV2(property: INodeProperties): INodeProperties[] {
 	if (property.name === 'webhookKey') return [{ ...webhookLocator, displayOptions }];
 	if (property.name !== 'appointmentKey') return [property];
 	const locator = { ...appointmentLocator, displayOptions };
-	return displayOptions?.show?.operation?.includes('get') ? [locator, { ...simplifyProperty, displayOptions }] : [locator];
+	return displayOptions?.show?.operation?.includes('get')
+		? [locator, { ...simplifyProperty, displayOptions }]
+		: [locator];
 }
 
 export const versionDescription: INodeProperties[] = [
@@ -50,7 +55,8 @@ export const versionDescription: INodeProperties[] = [
 	...v1Properties.filter((property) => property !== resourceProperty).flatMap(toV2),
 ];
 
-const isAppointmentGetMany = '$parameter.resource === "appointment" && $parameter.operation === "getAll"';
+const isAppointmentGetMany =
+	'$parameter.resource === "appointment" && $parameter.operation === "getAll"';
 
 export const hints: NodeHint[] = [
 	{

@@ -10,7 +10,8 @@ import { versionDescription as v2Properties } from '../v2/versionDescription.js'
  * to find them.
  */
 const ADVANCED_DESCRIPTIONS: Record<string, string> = {
-	concurrency: 'How many input items are sent to the service at the same time; the output keeps the input order',
+	concurrency:
+		'How many input items are sent to the service at the same time; the output keeps the input order',
 	maxAttempts:
 		"How many times one request is tried when the service is busy or unreachable; n8n's Retry On Fail setting re-runs the whole node after that",
 	maxRetryWaitSeconds: 'The longest one request waits in total between its attempts',
@@ -19,10 +20,14 @@ const ADVANCED_DESCRIPTIONS: Record<string, string> = {
 };
 
 const KEY_HELP: Record<string, string> = {
-	clientKey: "Only appointments of this client, by the client's key (a UUID) from the service's dashboard; appointments do not show it",
-	personKey: "Only appointments of this person, by the person's key (a UUID) from the service's dashboard; appointments do not show it",
-	serviceKeys: "Only appointments of these services: their keys (UUIDs) from the service's dashboard, separated by commas",
-	tagKeys: "Only appointments with these tags: their keys (UUIDs) from the service's dashboard, separated by commas",
+	clientKey:
+		"Only appointments of this client, by the client's key (a UUID) from the service's dashboard; appointments do not show it",
+	personKey:
+		"Only appointments of this person, by the person's key (a UUID) from the service's dashboard; appointments do not show it",
+	serviceKeys:
+		"Only appointments of these services: their keys (UUIDs) from the service's dashboard, separated by commas",
+	tagKeys:
+		"Only appointments with these tags: their keys (UUIDs) from the service's dashboard, separated by commas",
 };
 
 function splitOptions(property: INodeProperties): INodeProperties[] {
@@ -30,7 +35,10 @@ function splitOptions(property: INodeProperties): INodeProperties[] {
 	const kept = all.filter((option) => option.name === 'timeZone');
 	const advanced = all
 		.filter((option) => option.name !== 'timeZone')
-		.map((option) => ({ ...option, description: ADVANCED_DESCRIPTIONS[option.name] ?? option.description }));
+		.map((option) => ({
+			...option,
+			description: ADVANCED_DESCRIPTIONS[option.name] ?? option.description,
+		}));
 	const { displayOptions } = property;
 	return [
 		...(kept.length > 0 ? [{ ...property, options: kept }] : []),
@@ -49,7 +57,8 @@ function splitOptions(property: INodeProperties): INodeProperties[] {
 
 function withCalendarLocator(property: INodeProperties): INodeProperties {
 	const options = (property.options as INodeProperties[]).map((option) => {
-		if (option.name === 'calendarKey') return calendarLocator('calendarKey', 'Only appointments of this calendar');
+		if (option.name === 'calendarKey')
+			return calendarLocator('calendarKey', 'Only appointments of this calendar');
 		const help = KEY_HELP[option.name];
 		return help === undefined ? option : { ...option, description: help };
 	});

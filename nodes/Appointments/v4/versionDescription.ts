@@ -16,13 +16,17 @@ function byId(mode: INodePropertyMode): INodePropertyMode {
 
 function toV4(property: INodeProperties): INodeProperties[] {
 	if (property.name === 'simplify') return outputProperties(property.displayOptions);
-	if (property.type === 'resourceLocator') return [{ ...property, modes: property.modes?.map(byId) }];
+	if (property.type === 'resourceLocator')
+		return [{ ...property, modes: property.modes?.map(byId) }];
 	if (property.name === 'advanced') {
 		return [
 			{
 				...property,
-				description: "Settings that rarely need changing. To try again after a failure, turn on Retry On Fail in the node's settings",
-				options: (property.options as INodeProperties[]).filter((o) => !RETRY_KNOBS.includes(o.name)),
+				description:
+					"Settings that rarely need changing. To try again after a failure, turn on Retry On Fail in the node's settings",
+				options: (property.options as INodeProperties[]).filter(
+					(o) => !RETRY_KNOBS.includes(o.name),
+				),
 			},
 		];
 	}

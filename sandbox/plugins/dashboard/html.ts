@@ -14,7 +14,13 @@ export class Html {
 	}
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+	'&': '&amp;',
+	'<': '&lt;',
+	'>': '&gt;',
+	'"': '&quot;',
+	"'": '&#39;',
+};
 export const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 function part(v: unknown): string {
@@ -104,7 +110,12 @@ export type Section = 'appointments' | 'deliveries' | 'mailbox' | 'settings';
 
 /** Breadcrumbs: each ancestor a link, the current page last. */
 export function crumbs(trail: Array<[label: string, href: string]>, current: string): Html {
-	return html`<nav class="crumbs" aria-label="Breadcrumb">${trail.map(([label, href]) => html`<a href="${href}">${label}</a> › `)}<span aria-current="page">${current}</span></nav>`;
+	return html`<nav class="crumbs" aria-label="Breadcrumb">
+		${trail.map(([label, href]) => html`<a href="${href}">${label}</a> › `)}<span
+			aria-current="page"
+			>${current}</span
+		>
+	</nav>`;
 }
 
 export interface Page {
@@ -116,43 +127,107 @@ export interface Page {
 
 export function layout(p: Page): string {
 	const nav = (section: Section, href: string, label: string) =>
-		html`<a href="${href}"${p.section === section ? raw(' aria-current="page"') : ''}>${label}</a>`;
+		html`<a href="${href}" ${p.section === section ? raw(' aria-current="page"') : ''}
+			>${label}</a
+		>`;
 	const header = p.csrf
 		? html`<header>
-	<span class="brand">${PRODUCT} <span class="badge">local sandbox</span></span>
-	<nav aria-label="Main">${nav('appointments', '/dashboard/appointments/', 'Appointments')}${nav('deliveries', '/dashboard/deliveries/', 'Deliveries')}${nav('mailbox', '/dashboard/mailbox/', 'Mailbox')}${nav('settings', '/dashboard/settings/', 'Settings')}</nav>
-	<form method="post" action="/dashboard/logout"><input type="hidden" name="_csrf" value="${p.csrf}"><button type="submit">Sign out</button></form>
-</header>`
+				<span class="brand">${PRODUCT} <span class="badge">local sandbox</span></span>
+				<nav aria-label="Main">
+					${nav('appointments', '/dashboard/appointments/', 'Appointments')}${nav(
+						'deliveries',
+						'/dashboard/deliveries/',
+						'Deliveries',
+					)}${nav('mailbox', '/dashboard/mailbox/', 'Mailbox')}${nav(
+						'settings',
+						'/dashboard/settings/',
+						'Settings',
+					)}
+				</nav>
+				<form method="post" action="/dashboard/logout">
+					<input type="hidden" name="_csrf" value="${p.csrf}" /><button type="submit">
+						Sign out
+					</button>
+				</form>
+			</header>`
 		: '';
 	return html`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${p.title} · ${PRODUCT}</title><style>${raw(CSS)}</style></head>
-<body><a class="skip" href="#main">Skip to content</a>${header}
-<main id="main">${p.body}</main>
-${p.csrf ? html`<script>${raw(SCRIPT)}</script>` : ''}
-</body>
-</html>`.text;
+		<html lang="en">
+			<head>
+				<meta charset="utf-8" />
+				<meta name="viewport" content="width=device-width, initial-scale=1" />
+				<title>${p.title} · ${PRODUCT}</title>
+				<style>
+					${raw(CSS)}
+				</style>
+			</head>
+			<body>
+				<a class="skip" href="#main">Skip to content</a>${header}
+				<main id="main">${p.body}</main>
+				${p.csrf
+					? html`<script>
+							${raw(SCRIPT)};
+						</script>`
+					: ''}
+			</body>
+		</html>`.text;
 }
 
 /** An input with its label and the errors of its field next to it (announced with aria-describedby). */
-export function field(o: { name: string; label: string; value?: string; type?: string; errors?: string[]; required?: boolean; hint?: string; attrs?: string }): Html {
+export function field(o: {
+	name: string;
+	label: string;
+	value?: string;
+	type?: string;
+	errors?: string[];
+	required?: boolean;
+	hint?: string;
+	attrs?: string;
+}): Html {
 	const id = `f-${o.name.replace(/[^\w-]/g, '-')}`;
 	const errs = o.errors ?? [];
-	const described = [o.hint ? `${id}-hint` : '', errs.length ? `${id}-error` : ''].filter(Boolean).join(' ');
-	return html`<div class="field"><label for="${id}">${o.label}</label>
-<input id="${id}" name="${o.name}" type="${o.type ?? 'text'}" value="${o.value ?? ''}"${o.required ? raw(' required') : ''}${errs.length ? raw(' aria-invalid="true"') : ''}${described ? html` aria-describedby="${described}"` : ''}${o.attrs ? raw(` ${o.attrs}`) : ''}>
-${o.hint ? html`<span class="muted" id="${id}-hint">${o.hint}</span>` : ''}${errs.length ? html`<p class="error" id="${id}-error">${errs.join(' ')}</p>` : ''}</div>`;
+	const described = [o.hint ? `${id}-hint` : '', errs.length ? `${id}-error` : '']
+		.filter(Boolean)
+		.join(' ');
+	return html`<div class="field">
+		<label for="${id}">${o.label}</label>
+		<input
+			id="${id}"
+			name="${o.name}"
+			type="${o.type ?? 'text'}"
+			value="${o.value ?? ''}"
+			${o.required ? raw(' required') : ''}${errs.length
+				? raw(' aria-invalid="true"')
+				: ''}${described ? html` aria-describedby="${described}"` : ''}${o.attrs
+				? raw(` ${o.attrs}`)
+				: ''}
+		/>
+		${o.hint ? html`<span class="muted" id="${id}-hint">${o.hint}</span>` : ''}${errs.length
+			? html`<p class="error" id="${id}-error">${errs.join(' ')}</p>`
+			: ''}
+	</div>`;
 }
 
-export function select(o: { name: string; label: string; options: Array<[string, string]>; value?: string }): Html {
+export function select(o: {
+	name: string;
+	label: string;
+	options: Array<[string, string]>;
+	value?: string;
+}): Html {
 	const id = `f-${o.name.replace(/[^\w-]/g, '-')}`;
-	return html`<div class="field"><label for="${id}">${o.label}</label><select id="${id}" name="${o.name}">${o.options.map(
-		([v, l]) => html`<option value="${v}"${v === (o.value ?? '') ? raw(' selected') : ''}>${l}</option>`,
-	)}</select></div>`;
+	return html`<div class="field">
+		<label for="${id}">${o.label}</label
+		><select id="${id}" name="${o.name}">
+			${o.options.map(
+				([v, l]) =>
+					html`<option value="${v}" ${v === (o.value ?? '') ? raw(' selected') : ''}>${l}</option>`,
+			)}
+		</select>
+	</div>`;
 }
 
-export const csrfInput = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+export const csrfInput = (token: string) =>
+	html`<input type="hidden" name="_csrf" value="${token}" />`;
 
 export const pretty = (jsonText: string): string => {
 	try {

@@ -68,7 +68,9 @@ function pages(app: FastifyInstance, sessions: Sessions): void {
 	});
 	app.decorateReply('page', function (this: FastifyReply, p: Omit<Page, 'csrf'>, status = 200) {
 		const signedIn = session(this.request) !== undefined;
-		return this.code(status).type('text/html; charset=utf-8').send(layout({ ...p, csrf: signedIn ? this.csrfToken() : undefined }));
+		return this.code(status)
+			.type('text/html; charset=utf-8')
+			.send(layout({ ...p, csrf: signedIn ? this.csrfToken() : undefined }));
 	});
 }
 
@@ -76,49 +78,109 @@ function pages(app: FastifyInstance, sessions: Sessions): void {
 function guards(app: FastifyInstance, sessions: Sessions): void {
 	const session = sessions.of;
 	app.addHook('onRequest', async (req, reply) => {
-		reply.header('content-security-policy', `default-src 'none'; style-src ${CSS_HASH}; script-src ${SCRIPT_HASH}; img-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+		reply.header(
+			'content-security-policy',
+			`default-src 'none'; style-src ${CSS_HASH}; script-src ${SCRIPT_HASH}; img-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+		);
 		reply.header('x-content-type-options', 'nosniff');
 		reply.header('referrer-policy', 'same-origin');
 		reply.header('cache-control', 'no-store');
 		const path = req.url.split('?')[0];
 		if (path === '/dashboard/login') return;
 		if (session(req) !== undefined) return;
-		if (req.method === 'GET' || req.method === 'HEAD') return reply.redirect(`/dashboard/login?next=${encodeURIComponent(req.url)}`, 303);
-		return reply.code(401).type('text/html; charset=utf-8').send(layout({ title: 'Signed out', body: html`<h1>Signed out</h1><p>Your session has ended. <a href="/dashboard/login">Sign in</a> again.</p>` }));
+		if (req.method === 'GET' || req.method === 'HEAD')
+			return reply.redirect(`/dashboard/login?next=${encodeURIComponent(req.url)}`, 303);
+		return reply
+			.code(401)
+			.type('text/html; charset=utf-8')
+			.send(
+				layout({
+					title: 'Signed out',
+					body: html`<h1>Signed out</h1>
+						<p>Your session has ended. <a href="/dashboard/login">Sign in</a> again.</p>`,
+				}),
+			);
 	});
 	app.addHook('preHandler', (req, reply, done) => {
 		if (req.method !== 'POST') return done();
 		return app.csrfProtection(req, reply, done);
 	});
 	app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
-		const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-		const message = err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET' ? 'This form was not sent from the dashboard (missing or invalid CSRF token). Nothing was changed.' : err.message;
-		return reply.code(status).type('text/html; charset=utf-8').send(layout({ title: 'Refused', body: html`<h1>Refused</h1><p class="notice bad" role="alert">${message}</p><p><a href="/dashboard/">Back to the dashboard</a></p>` }));
+		const status =
+			err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+		const message =
+			err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET'
+				? 'This form was not sent from the dashboard (missing or invalid CSRF token). Nothing was changed.'
+				: err.message;
+		return reply
+			.code(status)
+			.type('text/html; charset=utf-8')
+			.send(
+				layout({
+					title: 'Refused',
+					body: html`<h1>Refused</h1>
+						<p class="notice bad" role="alert">${message}</p>
+						<p><a href="/dashboard/">Back to the dashboard</a></p>`,
+				}),
+			);
 	});
 }
 
 /** Sign in with the admin token, sign out. */
-function signIn(app: FastifyInstance, sessions: Sessions, cookieOpts: CookieSerializeOptions): void {
+function signIn(
+	app: FastifyInstance,
+	sessions: Sessions,
+	cookieOpts: CookieSerializeOptions,
+): void {
 	const s = app.sandbox;
 	const loginPage = (reply: FastifyReply, next: string, error?: string) =>
-		reply.code(error ? 401 : 200).type('text/html; charset=utf-8').send(
-			layout({
-				title: 'Sign in',
-				body: html`<div class="login card"><p><strong>${PRODUCT}</strong> <span class="pill wait">local sandbox</span></p><h1>Sign in</h1>
-<p class="muted">Paste the admin token printed at start: <code>npm run dev</code> shows it as “Admin token for /__sandbox/ and the dashboard”, <code>npm run sandbox</code> as <code>SANDBOX_ADMIN_TOKEN=</code>.</p>
-<form method="post" action="/dashboard/login"><input type="hidden" name="_csrf" value="${reply.generateCsrf()}"><input type="hidden" name="next" value="${next}">
-${field({ name: 'token', label: 'Admin token', type: 'password', required: true, errors: error ? [error] : undefined, attrs: 'autocomplete="current-password" autofocus' })}
-<button class="primary" type="submit">Sign in</button></form></div>`,
-			}),
-		);
-	const safeNext = (n: unknown) => (typeof n === 'string' && /^\/dashboard\/[^\\]*$/.test(n) && !n.startsWith('//') ? n : '/dashboard/');
+		reply
+			.code(error ? 401 : 200)
+			.type('text/html; charset=utf-8')
+			.send(
+				layout({
+					title: 'Sign in',
+					body: html`<div class="login card">
+						<p><strong>${PRODUCT}</strong> <span class="pill wait">local sandbox</span></p>
+						<h1>Sign in</h1>
+						<p class="muted">
+							Paste the admin token printed at start: <code>npm run dev</code> shows it as “Admin
+							token for /__sandbox/ and the dashboard”, <code>npm run sandbox</code> as
+							<code>SANDBOX_ADMIN_TOKEN=</code>.
+						</p>
+						<form method="post" action="/dashboard/login">
+							<input type="hidden" name="_csrf" value="${reply.generateCsrf()}" /><input
+								type="hidden"
+								name="next"
+								value="${next}"
+							/>
+							${field({
+								name: 'token',
+								label: 'Admin token',
+								type: 'password',
+								required: true,
+								errors: error ? [error] : undefined,
+								attrs: 'autocomplete="current-password" autofocus',
+							})}
+							<button class="primary" type="submit">Sign in</button>
+						</form>
+					</div>`,
+				}),
+			);
+	const safeNext = (n: unknown) =>
+		typeof n === 'string' && /^\/dashboard\/[^\\]*$/.test(n) && !n.startsWith('//')
+			? n
+			: '/dashboard/';
 
-	app.get('/login', async (req, reply) => loginPage(reply, safeNext((req.query as { next?: string }).next)));
+	app.get('/login', async (req, reply) =>
+		loginPage(reply, safeNext((req.query as { next?: string }).next)),
+	);
 	app.post('/login', async (req, reply) => {
 		const b = (req.body ?? {}) as { token?: unknown; next?: unknown };
 		const given = typeof b.token === 'string' ? Buffer.from(b.token) : Buffer.alloc(0);
 		const want = Buffer.from(s.adminToken);
-		if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) return loginPage(reply, safeNext(b.next), 'Not the admin token.');
+		if (given.length !== want.length || !crypto.timingSafeEqual(given, want))
+			return loginPage(reply, safeNext(b.next), 'Not the admin token.');
 		const id = sessions.open();
 		reply.setCookie(SESSION, id, { ...cookieOpts, maxAge: SESSION_MS / 1000 });
 		return reply.redirect(safeNext(b.next), 303);
@@ -133,7 +195,13 @@ ${field({ name: 'token', label: 'Admin token', type: 'password', required: true,
 
 export default async function dashboard(app: FastifyInstance) {
 	const secure = app.sandbox.options.tls !== undefined;
-	const cookieOpts = { path: '/dashboard', httpOnly: true, sameSite: 'strict' as const, secure, signed: true };
+	const cookieOpts = {
+		path: '/dashboard',
+		httpOnly: true,
+		sameSite: 'strict' as const,
+		secure,
+		signed: true,
+	};
 	await app.register(cookie, { secret: crypto.randomBytes(32).toString('base64url') });
 	await app.register(formbody, { bodyLimit: 1_048_576 });
 	await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'sbx_csrf', cookieOpts });
@@ -142,7 +210,16 @@ export default async function dashboard(app: FastifyInstance) {
 	guards(app, sessions);
 	signIn(app, sessions, cookieOpts);
 	app.get('/', async (_req, reply) => reply.redirect('/dashboard/appointments/', 303));
-	app.setNotFoundHandler(async (_req, reply) => reply.page({ title: 'Not found', body: html`<h1>Not found</h1><p>No such page. <a href="/dashboard/">Dashboard</a></p>` }, 404));
+	app.setNotFoundHandler(async (_req, reply) =>
+		reply.page(
+			{
+				title: 'Not found',
+				body: html`<h1>Not found</h1>
+					<p>No such page. <a href="/dashboard/">Dashboard</a></p>`,
+			},
+			404,
+		),
+	);
 
 	await app.register(webhookPages);
 	await app.register(appointmentPages);

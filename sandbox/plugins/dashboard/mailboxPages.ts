@@ -11,14 +11,24 @@ import { crumbs, csrfInput, html } from './html';
 
 const BASE = '/dashboard/mailbox/';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
+const HTML_CSP =
+	"default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
 
 export async function mailboxPages(app: FastifyInstance) {
 	const s = app.sandbox;
 	const when = (m: MailMessage) => formatHuman(Date.parse(m.received_at), s.cfg.timeZone, true);
 	const find = (id: string) => (UUID.test(id) ? s.mailbox.get(id) : undefined);
 	const missing = (reply: FastifyReply) =>
-		reply.page({ title: 'Not found', section: 'mailbox', body: html`${crumbs([['Mailbox', BASE]], 'Not found')}<h1>Not found</h1><p>No such message; the mailbox keeps the latest 500. <a href="${BASE}">Mailbox</a></p>` }, 404);
+		reply.page(
+			{
+				title: 'Not found',
+				section: 'mailbox',
+				body: html`${crumbs([['Mailbox', BASE]], 'Not found')}
+					<h1>Not found</h1>
+					<p>No such message; the mailbox keeps the latest 500. <a href="${BASE}">Mailbox</a></p>`,
+			},
+			404,
+		);
 
 	app.get('/mailbox/', async (req, reply) => {
 		const notice = (req.query as { notice?: string }).notice;
@@ -28,14 +38,47 @@ export async function mailboxPages(app: FastifyInstance) {
 			title: 'Mailbox',
 			section: 'mailbox',
 			body: html`<h1>Mailbox</h1>
-${notice === 'emptied' ? html`<p class="notice" role="status">Mailbox emptied.</p>` : ''}
-<p class="muted">${port === undefined ? 'The mail sink is off (start the sandbox with an SMTP port).' : html`Emails sent to the local mail sink (SMTP at <code>${s.smtpHost}:${port}</code>, no TLS, no password) and the service's own emails to clients. Nothing leaves this machine.`} Times in ${s.cfg.timeZone}.</p>
-${list.length
-	? html`<form class="bar" method="post" action="${BASE}empty">${csrfInput(reply.csrfToken())}<button type="submit">Empty mailbox</button></form>
-<table><caption>${list.length} message${list.length === 1 ? '' : 's'}</caption>
-<thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th></tr></thead><tbody>
-${list.map((m) => html`<tr><td class="nowrap">${when(m)}</td><td>${m.from}</td><td>${m.to.join(', ')}</td><td><a href="${BASE}${m.id}/">${m.subject || '(no subject)'}</a></td></tr>`)}</tbody></table>`
-	: html`<p class="card muted">No emails yet. Run a workflow that sends one with the Local mail sink credential, or cancel an appointment with <em>Send email to client</em>.</p>`}`,
+				${notice === 'emptied' ? html`<p class="notice" role="status">Mailbox emptied.</p>` : ''}
+				<p class="muted">
+					${port === undefined
+						? 'The mail sink is off (start the sandbox with an SMTP port).'
+						: html`Emails sent to the local mail sink (SMTP at <code>${s.smtpHost}:${port}</code>,
+								no TLS, no password) and the service's own emails to clients. Nothing leaves this
+								machine.`}
+					Times in ${s.cfg.timeZone}.
+				</p>
+				${list.length
+					? html`<form class="bar" method="post" action="${BASE}empty">
+								${csrfInput(reply.csrfToken())}<button type="submit">Empty mailbox</button>
+							</form>
+							<table>
+								<caption>
+									${list.length} message${list.length === 1 ? '' : 's'}
+								</caption>
+								<thead>
+									<tr>
+										<th scope="col">Received</th>
+										<th scope="col">From</th>
+										<th scope="col">To</th>
+										<th scope="col">Subject</th>
+									</tr>
+								</thead>
+								<tbody>
+									${list.map(
+										(m) =>
+											html`<tr>
+												<td class="nowrap">${when(m)}</td>
+												<td>${m.from}</td>
+												<td>${m.to.join(', ')}</td>
+												<td><a href="${BASE}${m.id}/">${m.subject || '(no subject)'}</a></td>
+											</tr>`,
+									)}
+								</tbody>
+							</table>`
+					: html`<p class="card muted">
+							No emails yet. Run a workflow that sends one with the Local mail sink credential, or
+							cancel an appointment with <em>Send email to client</em>.
+						</p>`}`,
 		});
 	});
 
@@ -45,21 +88,46 @@ ${list.map((m) => html`<tr><td class="nowrap">${when(m)}</td><td>${m.from}</td><
 		return reply.page({
 			title: m.subject || 'Message',
 			section: 'mailbox',
-			body: html`${crumbs([['Mailbox', BASE]], m.subject || '(no subject)')}<h1>${m.subject || '(no subject)'}</h1>
-<table><tbody>
-<tr><th scope="row">From</th><td>${m.from}</td></tr>
-<tr><th scope="row">To</th><td>${m.to.join(', ')}</td></tr>
-<tr><th scope="row">Received</th><td>${when(m)} <span class="muted">(${s.cfg.timeZone})</span></td></tr>
-</tbody></table>
-${m.html !== null ? html`<h2>HTML</h2><iframe class="mail" title="HTML of the email" sandbox src="${BASE}${m.id}/html" referrerpolicy="no-referrer"></iframe>` : ''}
-<h2>Text</h2><pre class="mail" aria-label="Text of the email">${m.text || '(empty)'}</pre>`,
+			body: html`${crumbs([['Mailbox', BASE]], m.subject || '(no subject)')}
+				<h1>${m.subject || '(no subject)'}</h1>
+				<table>
+					<tbody>
+						<tr>
+							<th scope="row">From</th>
+							<td>${m.from}</td>
+						</tr>
+						<tr>
+							<th scope="row">To</th>
+							<td>${m.to.join(', ')}</td>
+						</tr>
+						<tr>
+							<th scope="row">Received</th>
+							<td>${when(m)} <span class="muted">(${s.cfg.timeZone})</span></td>
+						</tr>
+					</tbody>
+				</table>
+				${m.html !== null
+					? html`<h2>HTML</h2>
+							<iframe
+								class="mail"
+								title="HTML of the email"
+								sandbox
+								src="${BASE}${m.id}/html"
+								referrerpolicy="no-referrer"
+							></iframe>`
+					: ''}
+				<h2>Text</h2>
+				<pre class="mail" aria-label="Text of the email">${m.text || '(empty)'}</pre>`,
 		});
 	});
 
 	app.get('/mailbox/:id/html', async (req, reply) => {
 		const m = find((req.params as { id: string }).id);
 		if (!m || m.html === null) return missing(reply);
-		return reply.header('content-security-policy', HTML_CSP).type('text/html; charset=utf-8').send(m.html);
+		return reply
+			.header('content-security-policy', HTML_CSP)
+			.type('text/html; charset=utf-8')
+			.send(m.html);
 	});
 
 	app.post('/mailbox/empty', async (_req, reply) => {

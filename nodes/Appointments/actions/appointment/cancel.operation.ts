@@ -14,7 +14,13 @@ import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [
 	appointmentKeyField,
-	{ displayName: 'Send Email to Client', name: 'sendEmail', type: 'boolean', default: false, description: 'Whether the service sends the client a cancellation email' },
+	{
+		displayName: 'Send Email to Client',
+		name: 'sendEmail',
+		type: 'boolean',
+		default: false,
+		description: 'Whether the service sends the client a cancellation email',
+	},
 	optionsCollection(false),
 ];
 
@@ -22,9 +28,17 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
 	const key = readAppointmentKey(this, i);
-	const sendEmail = toBoolean(node, this.getNodeParameter('sendEmail', i, false), 'Send Email to Client', i);
+	const sendEmail = toBoolean(
+		node,
+		this.getNodeParameter('sendEmail', i, false),
+		'Send Email to Client',
+		i,
+	);
 	return async () => {
-		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, { itemIndex: i, policy: item.policy });
+		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, {
+			itemIndex: i,
+			policy: item.policy,
+		});
 		if (alreadyCancelled) hintAlreadyCancelled(this);
 		// A field of our own beside the service's record changes the output's shape: from version 4 on only.
 		return node.typeVersion >= 4 ? { ...record, already_canceled: alreadyCancelled } : record;
@@ -38,7 +52,8 @@ function hintAlreadyCancelled(ctx: IExecuteFunctions): void {
 	if (hinted.has(ctx) || typeof ctx.addExecutionHints !== 'function') return;
 	hinted.add(ctx);
 	ctx.addExecutionHints({
-		message: 'Some appointments were already canceled: they were not canceled again and their clients got no email',
+		message:
+			'Some appointments were already canceled: they were not canceled again and their clients got no email',
 		type: 'info',
 		location: 'outputPane',
 	});

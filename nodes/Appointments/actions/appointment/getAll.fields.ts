@@ -10,7 +10,8 @@ export const simplifyProperty: INodeProperties = {
 	name: 'simplify',
 	type: 'boolean',
 	default: true,
-	description: 'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record',
+	description:
+		'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record',
 };
 
 export const MAX_PAGE_CONCURRENCY = 10;

@@ -27,23 +27,111 @@ export interface FilterRow {
 }
 
 export const GET_MANY_FILTERS: readonly FilterRow[] = [
-	{ label: 'Calendar Key', labelV3: 'Calendar', name: 'calendarKey', param: 'calendar_key', kind: 'uuid', description: 'Only appointments of this calendar (UUID)' },
-	{ label: 'Client Key', name: 'clientKey', param: 'client_key', kind: 'uuid', description: 'Only appointments of this client (UUID)' },
-	{ label: 'Person Key', name: 'personKey', param: 'person_key', kind: 'uuid', description: 'Only appointments of this person (UUID)' },
+	{
+		label: 'Calendar Key',
+		labelV3: 'Calendar',
+		name: 'calendarKey',
+		param: 'calendar_key',
+		kind: 'uuid',
+		description: 'Only appointments of this calendar (UUID)',
+	},
+	{
+		label: 'Client Key',
+		name: 'clientKey',
+		param: 'client_key',
+		kind: 'uuid',
+		description: 'Only appointments of this client (UUID)',
+	},
+	{
+		label: 'Person Key',
+		name: 'personKey',
+		param: 'person_key',
+		kind: 'uuid',
+		description: 'Only appointments of this person (UUID)',
+	},
 	{ label: 'Status', name: 'status', param: 'status', kind: 'status' },
-	{ label: 'Start Date', name: 'startDate', param: 'start_date', kind: 'datetime', in: 'dateRange', description: 'Earliest start to include; a date alone means from 00:00 of that day' },
-	{ label: 'End Date', name: 'endDate', param: 'end_date', kind: 'datetime', in: 'dateRange', description: 'Latest start to include; a date alone means until 23:59:59 of that day' },
-	{ label: 'Email', name: 'email', param: 'email', kind: 'email', description: "The person's email address" },
-	{ label: 'Phone', name: 'phone', param: 'phone', kind: 'text', description: "The person's telephone" },
+	{
+		label: 'Start Date',
+		name: 'startDate',
+		param: 'start_date',
+		kind: 'datetime',
+		in: 'dateRange',
+		description: 'Earliest start to include; a date alone means from 00:00 of that day',
+	},
+	{
+		label: 'End Date',
+		name: 'endDate',
+		param: 'end_date',
+		kind: 'datetime',
+		in: 'dateRange',
+		description: 'Latest start to include; a date alone means until 23:59:59 of that day',
+	},
+	{
+		label: 'Email',
+		name: 'email',
+		param: 'email',
+		kind: 'email',
+		description: "The person's email address",
+	},
+	{
+		label: 'Phone',
+		name: 'phone',
+		param: 'phone',
+		kind: 'text',
+		description: "The person's telephone",
+	},
 	{ label: 'Name', name: 'name', param: 'name', kind: 'text', description: "The person's name" },
-	{ label: 'Identification Code', name: 'identificationCode', param: 'identification_code', kind: 'text', description: 'National ID or document number of the person' },
+	{
+		label: 'Identification Code',
+		name: 'identificationCode',
+		param: 'identification_code',
+		kind: 'text',
+		description: 'National ID or document number of the person',
+	},
 	{ label: 'External ID', name: 'externalId', param: 'external_id', kind: 'text' },
-	{ label: 'Search Code', name: 'searchCode', param: 'search_code', kind: 'text', description: 'The human-readable appointment code' },
-	{ label: 'Owner User', name: 'ownerUser', param: 'owner_user', kind: 'text', description: 'The responsible user' },
-	{ label: 'Is Canceled', name: 'isCancelled', param: 'is_cancelled', kind: 'boolean', description: 'Whether to return only canceled appointments (on) or only not canceled ones (off)' },
-	{ label: 'Service Keys', name: 'serviceKeys', param: 'service_keys', kind: 'uuidList', description: 'Service UUIDs, comma-separated (an expression may also return an array)' },
-	{ label: 'Tag Keys', name: 'tagKeys', param: 'tag_keys', kind: 'uuidList', description: 'Tag UUIDs, comma-separated (an expression may also return an array)' },
-	{ label: 'Created At', name: 'createdAt', param: 'created_at', kind: 'datetime', description: 'Creation date, sent as local wall clock in the chosen time zone' },
+	{
+		label: 'Search Code',
+		name: 'searchCode',
+		param: 'search_code',
+		kind: 'text',
+		description: 'The human-readable appointment code',
+	},
+	{
+		label: 'Owner User',
+		name: 'ownerUser',
+		param: 'owner_user',
+		kind: 'text',
+		description: 'The responsible user',
+	},
+	{
+		label: 'Is Canceled',
+		name: 'isCancelled',
+		param: 'is_cancelled',
+		kind: 'boolean',
+		description:
+			'Whether to return only canceled appointments (on) or only not canceled ones (off)',
+	},
+	{
+		label: 'Service Keys',
+		name: 'serviceKeys',
+		param: 'service_keys',
+		kind: 'uuidList',
+		description: 'Service UUIDs, comma-separated (an expression may also return an array)',
+	},
+	{
+		label: 'Tag Keys',
+		name: 'tagKeys',
+		param: 'tag_keys',
+		kind: 'uuidList',
+		description: 'Tag UUIDs, comma-separated (an expression may also return an array)',
+	},
+	{
+		label: 'Created At',
+		name: 'createdAt',
+		param: 'created_at',
+		kind: 'datetime',
+		description: 'Creation date, sent as local wall clock in the chosen time zone',
+	},
 ];
 
 /** The editor's field for each kind (its type, default and placeholder). */
@@ -67,7 +155,14 @@ export function filtersCollection(): INodeProperties {
 	const options = GET_MANY_FILTERS.filter((row) => row.in === undefined)
 		.map(field)
 		.sort((a, b) => (a.displayName < b.displayName ? -1 : 1));
-	return { displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {}, options };
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options,
+	};
 }
 
 /** The Date Range's Start Date and End Date, shown when it is Custom. */

@@ -6,7 +6,18 @@
  */
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
-import { choiceError, inputError, instantValue, numberValue, requireEmail, requireStatus, requireUuid, toBoolean, uuidList, withFix } from '../../shared/validation.js';
+import {
+	choiceError,
+	inputError,
+	instantValue,
+	numberValue,
+	requireEmail,
+	requireStatus,
+	requireUuid,
+	toBoolean,
+	uuidList,
+	withFix,
+} from '../../shared/validation.js';
 import { edgeWallClock, inWindow, wallClock, type StartWindow } from '../../shared/dateWindow.js';
 import { locatorValue } from '../../shared/calendar.js';
 import { presetRange, type DateRangePreset } from '../../shared/dateInput.js';
@@ -24,13 +35,19 @@ const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
 export { properties } from './getAll.fields.js';
 
 const isBlank = (value: unknown) =>
-	value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+	value === undefined ||
+	value === null ||
+	(typeof value === 'string' && value.trim() === '') ||
+	(Array.isArray(value) && value.length === 0);
 
 /** A query value; a number is an instant (a datetime), written in the account's zone when the request is sent. */
 type QueryValue = string | string[] | boolean | number;
 
 /** How each kind of filter is read from the editor and written into the query. */
-const READ: Record<FilterKind, (node: INode, value: unknown, label: string, i: number, zone: () => string) => QueryValue> = {
+const READ: Record<
+	FilterKind,
+	(node: INode, value: unknown, label: string, i: number, zone: () => string) => QueryValue
+> = {
 	uuid: requireUuid,
 	uuidList,
 	status: requireStatus,
@@ -38,7 +55,8 @@ const READ: Record<FilterKind, (node: INode, value: unknown, label: string, i: n
 	boolean: toBoolean,
 	datetime: (node, value, label, i, zone) => instantValue(node, value, label, i, zone()),
 	text: (node, value, label, i) => {
-		if (typeof value !== 'string' && typeof value !== 'number') throw inputError(node, label, i, 'a text', value);
+		if (typeof value !== 'string' && typeof value !== 'number')
+			throw inputError(node, label, i, 'a text', value);
 		return String(value).trim();
 	},
 };
@@ -48,7 +66,11 @@ const isUnset = (kind: FilterKind, value: unknown) =>
 	kind === 'boolean' ? value === undefined || value === '' : isBlank(value);
 
 /** The Date Range's instants, read in the item's zone; undefined for All Dates. */
-function dateRangeWindow(ctx: IExecuteFunctions, item: ItemContext, dateRange: DateRangePreset): StartWindow | undefined {
+function dateRangeWindow(
+	ctx: IExecuteFunctions,
+	item: ItemContext,
+	dateRange: DateRangePreset,
+): StartWindow | undefined {
 	const i = item.itemIndex;
 	const node = ctx.getNode();
 	if (dateRange === 'all') return undefined;
@@ -68,10 +90,18 @@ function dateRangeWindow(ctx: IExecuteFunctions, item: ItemContext, dateRange: D
 			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
 		);
 	}
-	const from = isBlank(start) ? undefined : instantValue(node, start, START.label, i, zone, 'start');
+	const from = isBlank(start)
+		? undefined
+		: instantValue(node, start, START.label, i, zone, 'start');
 	const to = isBlank(end) ? undefined : instantValue(node, end, END.label, i, zone, 'end');
 	if (from !== undefined && to !== undefined && from > to) {
-		throw inputError(node, END.label, i, `on or after the ${START.label} ${wallClock(from, zone)}`, wallClock(to, zone));
+		throw inputError(
+			node,
+			END.label,
+			i,
+			`on or after the ${START.label} ${wallClock(from, zone)}`,
+			wallClock(to, zone),
+		);
 	}
 	return { from, to };
 }
@@ -80,7 +110,12 @@ function dateRangeWindow(ctx: IExecuteFunctions, item: ItemContext, dateRange: D
  * The list query of one item, row by row in the table's order (so its first bad field is the one named, and the
  * query keeps that order); the Date Range is read when its first row comes. Instants stay numbers until sent.
  */
-function filterQuery(node: INode, item: ItemContext, filters: IDataObject, range: () => StartWindow | undefined): Array<[string, QueryValue]> {
+function filterQuery(
+	node: INode,
+	item: ItemContext,
+	filters: IDataObject,
+	range: () => StartWindow | undefined,
+): Array<[string, QueryValue]> {
 	const i = item.itemIndex;
 	const query: Array<[string, QueryValue]> = [];
 	for (const row of GET_MANY_FILTERS) {
@@ -102,7 +137,10 @@ function filterQuery(node: INode, item: ItemContext, filters: IDataObject, range
 function writeQuery(query: Array<[string, QueryValue]>, accountZone: string): IDataObject {
 	const qs: IDataObject = {};
 	for (const [param, value] of query) {
-		qs[param] = typeof value === 'number' ? edgeWallClock(value, accountZone, param === END.param ? 'upper' : 'lower') : value;
+		qs[param] =
+			typeof value === 'number'
+				? edgeWallClock(value, accountZone, param === END.param ? 'upper' : 'lower')
+				: value;
 	}
 	return qs;
 }
@@ -114,7 +152,11 @@ export const prepare: PrepareOperation = function (item) {
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
 	const pageConcurrency =
-		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, { min: 1, max: MAX_PAGE_CONCURRENCY, whole: true }) ?? 4;
+		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, {
+			min: 1,
+			max: MAX_PAGE_CONCURRENCY,
+			whole: true,
+		}) ?? 4;
 	let range: { window: StartWindow | undefined } | undefined;
 	const window = () => (range ??= { window: dateRangeWindow(this, item, dateRange) }).window;
 	const query = filterQuery(node, item, filters, window);
@@ -122,7 +164,9 @@ export const prepare: PrepareOperation = function (item) {
 
 	return async () => {
 		// Read only when a date goes out: an empty Account Time Zone means the zone the dates were read in.
-		const zone = query.some(([, value]) => typeof value === 'number') ? ((await accountTimeZone(this)) ?? item.zone()) : '';
+		const zone = query.some(([, value]) => typeof value === 'number')
+			? ((await accountTimeZone(this)) ?? item.zone())
+			: '';
 		const cut = window();
 		const records = await paginateAll<IDataObject>(this, 'appointments/', writeQuery(query, zone), {
 			keep: cut && ((record) => inWindow(cut, record.start_date, zone)),

@@ -3,7 +3,12 @@
  * n8n's own nodes offer it, so a builder decides what an AI agent reads; versions 2 and 3: the *Simplify* switch;
  * version 1: the full record from Get.
  */
-import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 import { fieldPicker, simplifyAppointment } from '../../shared/simplify.js';
 import { inputError, withFix } from '../../shared/validation.js';
@@ -11,14 +16,22 @@ import { inputError, withFix } from '../../shared/validation.js';
 type Shape = (record: IDataObject) => IDataObject;
 
 export const OUTPUTS = [
-	{ name: 'Simplified', value: 'simple', description: 'Key, code, status, start, calendar and client' },
+	{
+		name: 'Simplified',
+		value: 'simple',
+		description: 'Key, code, status, start, calendar and client',
+	},
 	{ name: 'Raw', value: 'raw', description: 'The full record, as the service gives it' },
 	{ name: 'Selected Fields', value: 'selectedFields', description: 'Only the fields picked below' },
 ] as const satisfies readonly INodePropertyOptions[];
 
 /** The record's documented fields, as dot paths (each option's description): a field keeps its place (`person.email`). */
 export const FIELD_OPTIONS: INodePropertyOptions[] = [
-	{ name: 'Calendar Key', value: 'calendar.calendar_key', description: "The record's calendar.calendar_key" },
+	{
+		name: 'Calendar Key',
+		value: 'calendar.calendar_key',
+		description: "The record's calendar.calendar_key",
+	},
 	{ name: 'Calendar Name', value: 'calendar.name', description: "The record's calendar.name" },
 	{ name: 'Client Email', value: 'person.email', description: "The record's person.email" },
 	{ name: 'Client Name', value: 'person.full_name', description: "The record's person.full_name" },
@@ -29,7 +42,9 @@ export const FIELD_OPTIONS: INodePropertyOptions[] = [
 ];
 
 /** Version 4's Output and Fields, shown where the earlier versions showed Simplify. */
-export function outputProperties(displayOptions: INodeProperties['displayOptions']): INodeProperties[] {
+export function outputProperties(
+	displayOptions: INodeProperties['displayOptions'],
+): INodeProperties[] {
 	return [
 		{
 			displayName: 'Output',
@@ -48,7 +63,10 @@ export function outputProperties(displayOptions: INodeProperties['displayOptions
 			options: FIELD_OPTIONS,
 			description:
 				'The fields each appointment keeps, nested as in the record; an expression may give other dot paths of the record, such as person.email',
-			displayOptions: { ...displayOptions, show: { ...displayOptions?.show, output: ['selectedFields'] } },
+			displayOptions: {
+				...displayOptions,
+				show: { ...displayOptions?.show, output: ['selectedFields'] },
+			},
 		},
 	];
 }
@@ -57,12 +75,27 @@ const PATH = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 
 function readFields(ctx: IExecuteFunctions, i: number): string[] {
 	const given = ctx.getNodeParameter('fields', i, []) as unknown;
-	const list = typeof given === 'string' ? given.split(',') : Array.isArray(given) ? given : [given];
+	const list =
+		typeof given === 'string' ? given.split(',') : Array.isArray(given) ? given : [given];
 	const paths = list.map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => p !== '');
-	const bad = paths.find((p) => typeof p !== 'string' || !PATH.test(p) || /(^|\.)(__proto__|constructor|prototype)(\.|$)/.test(p));
+	const bad = paths.find(
+		(p) =>
+			typeof p !== 'string' ||
+			!PATH.test(p) ||
+			/(^|\.)(__proto__|constructor|prototype)(\.|$)/.test(p),
+	);
 	if (paths.length === 0 || bad !== undefined) {
-		const error = inputError(ctx.getNode(), 'Fields', i, 'one or more fields of the appointment, such as status or person.email', bad ?? given);
-		throw withFix(error, 'Pick the fields from the list; an expression must give dot paths separated by commas.');
+		const error = inputError(
+			ctx.getNode(),
+			'Fields',
+			i,
+			'one or more fields of the appointment, such as status or person.email',
+			bad ?? given,
+		);
+		throw withFix(
+			error,
+			'Pick the fields from the list; an expression must give dot paths separated by commas.',
+		);
 	}
 	return paths as string[];
 }
@@ -71,7 +104,11 @@ function readFields(ctx: IExecuteFunctions, i: number): string[] {
  * How the item's records are shaped, read before anything is sent: version 4's Output (and Fields), else the
  * Simplify switch with the operation's default (Get Many: on; Get: off where version 1 has no switch).
  */
-export function readShape(ctx: IExecuteFunctions, i: number, simplifyDefault: boolean): Shape | undefined {
+export function readShape(
+	ctx: IExecuteFunctions,
+	i: number,
+	simplifyDefault: boolean,
+): Shape | undefined {
 	if (ctx.getNode().typeVersion < 4) {
 		return ctx.getNodeParameter('simplify', i, simplifyDefault) ? simplifyAppointment : undefined;
 	}
@@ -80,5 +117,8 @@ export function readShape(ctx: IExecuteFunctions, i: number, simplifyDefault: bo
 	if (output === 'raw') return undefined;
 	if (output === 'selectedFields') return fieldPicker(readFields(ctx, i));
 	const names = OUTPUTS.map((o) => `${o.name} (${o.value})`).join(', ');
-	throw withFix(inputError(ctx.getNode(), 'Output', i, `one of ${names}`, output), 'Pick "Output" from the list.');
+	throw withFix(
+		inputError(ctx.getNode(), 'Output', i, `one of ${names}`, output),
+		'Pick "Output" from the list.',
+	);
 }

@@ -18,7 +18,8 @@ export const properties: INodeProperties[] = [
 		type: 'dateTime',
 		required: true,
 		default: '',
-		description: "The new start; a time without an offset is read in the chosen time zone (default: the workflow's)",
+		description:
+			"The new start; a time without an offset is read in the chosen time zone (default: the workflow's)",
 		hint: 'The service does not check that the new time is free: check availability first',
 	},
 	optionsCollection(true),
@@ -27,7 +28,18 @@ export const properties: INodeProperties[] = [
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	const startDate = offsetIsoValue(this.getNode(), this.getNodeParameter('startDate', i), 'New Start', i, item.zone());
+	const startDate = offsetIsoValue(
+		this.getNode(),
+		this.getNodeParameter('startDate', i),
+		'New Start',
+		i,
+		item.zone(),
+	);
 	const body = { start_date: startDate };
-	return async () => await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, { body, itemIndex: i, policy: item.policy });
+	return async () =>
+		await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, {
+			body,
+			itemIndex: i,
+			policy: item.policy,
+		});
 };

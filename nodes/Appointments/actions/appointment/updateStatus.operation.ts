@@ -10,13 +10,28 @@ import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [
 	appointmentKeyField,
-	{ displayName: 'Status', name: 'status', type: 'options', required: true, options: [...STATUSES], default: 'CONFIRMED', description: 'The new status of the appointment' },
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		required: true,
+		options: [...STATUSES],
+		default: 'CONFIRMED',
+		description: 'The new status of the appointment',
+	},
 	optionsCollection(false),
 ];
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	const body = { status: requireStatus(this.getNode(), this.getNodeParameter('status', i), 'Status', i) };
-	return async () => await mutateAppointment(this, 'PATCH', appointmentPath(key), key, { body, itemIndex: i, policy: item.policy });
+	const body = {
+		status: requireStatus(this.getNode(), this.getNodeParameter('status', i), 'Status', i),
+	};
+	return async () =>
+		await mutateAppointment(this, 'PATCH', appointmentPath(key), key, {
+			body,
+			itemIndex: i,
+			policy: item.policy,
+		});
 };

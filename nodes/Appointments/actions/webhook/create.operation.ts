@@ -17,5 +17,6 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const input = readWebhookInput(this, i);
 	const firstRun = rerunMemo<FirstRun>(this, i);
-	return async () => await createWebhook(this, input, { itemIndex: i, policy: item.policy, firstRun });
+	return async () =>
+		await createWebhook(this, input, { itemIndex: i, policy: item.policy, firstRun });
 };

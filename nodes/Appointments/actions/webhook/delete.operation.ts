@@ -15,7 +15,11 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readWebhookKey(this, i);
 	return async () => {
-		const result = await deleteWebhook(this, key, { itemIndex: i, policy: item.policy, keyAsListed: true });
+		const result = await deleteWebhook(this, key, {
+			itemIndex: i,
+			policy: item.policy,
+			keyAsListed: true,
+		});
 		return { deleted: result.deleted, webhook_key: result.webhook_key };
 	};
 };

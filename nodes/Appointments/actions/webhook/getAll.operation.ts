@@ -5,11 +5,20 @@ import { paginateAll } from '../../transport/list/paginate.js';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions.js';
 import type { PrepareOperation } from '../types.js';
 
-export const properties: INodeProperties[] = [...returnAllOrLimit('webhooks'), optionsCollection(false)];
+export const properties: INodeProperties[] = [
+	...returnAllOrLimit('webhooks'),
+	optionsCollection(false),
+];
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const limit = readLimit(this, i);
-	const options = { limit, itemIndex: i, policy: item.policy, keyField: 'webhook_key', resource: 'webhooks' };
+	const options = {
+		limit,
+		itemIndex: i,
+		policy: item.policy,
+		keyField: 'webhook_key',
+		resource: 'webhooks',
+	};
 	return async () => await paginateAll<IDataObject>(this, 'webhooks/', undefined, options);
 };

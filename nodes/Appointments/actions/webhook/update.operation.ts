@@ -11,7 +11,9 @@ import type { PrepareOperation } from '../types.js';
 export const properties: INodeProperties[] = [
 	webhookKeyField,
 	...webhookFields.map((field) =>
-		field.name === 'url' ? { ...field, hint: 'Replaces the URL and the events of the webhook; only HTTPS is accepted' } : field,
+		field.name === 'url'
+			? { ...field, hint: 'Replaces the URL and the events of the webhook; only HTTPS is accepted' }
+			: field,
 	),
 	optionsCollection(false),
 ];
@@ -20,7 +22,12 @@ export const properties: INodeProperties[] = [
 export function readWebhookInput(ctx: IExecuteFunctions, i: number): WebhookInput {
 	const node = ctx.getNode();
 	const url = validateWebhookUrl(node, ctx.getNodeParameter('url', i, ''), i);
-	const events = eventList(node, ctx.getNodeParameter('events', i, []), ctx.getNodeParameter('otherEvents', i, ''), i);
+	const events = eventList(
+		node,
+		ctx.getNodeParameter('events', i, []),
+		ctx.getNodeParameter('otherEvents', i, ''),
+		i,
+	);
 	return { url, events };
 }
 

@@ -2,7 +2,12 @@
  * Errors the transport throws, built from the status and the parsed body only: no HTTP library error (which
  * carries the request headers, i.e. the token) is passed on, and the token is redacted from every text.
  */
-import { NodeApiError, type IDataObject, type IHttpRequestMethods, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	type IDataObject,
+	type IHttpRequestMethods,
+	type JsonObject,
+} from 'n8n-workflow';
 
 import type { SendResult } from './httpAttempt.js';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo.js';
@@ -24,19 +29,24 @@ function rawBodyText(body: unknown, max = 2000): string | undefined {
 function messagesOf(value: unknown, depth = 0): string[] {
 	if (depth > 5 || value === undefined || value === null) return [];
 	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
-	if (typeof value !== 'object') return typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [];
+	if (typeof value !== 'object')
+		return typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [];
 	if (Array.isArray(value)) return value.flatMap((v) => messagesOf(v, depth + 1));
 	const obj = value as Record<string, unknown>;
 	for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
 		const found = key in obj ? messagesOf(obj[key], depth + 1) : [];
 		if (!found.length) continue;
 		// An entry of an error list such as { field: "events", message: "..." } names its field.
-		const field = ['field', 'attr', 'param', 'parameter'].map((f) => obj[f]).find((f) => typeof f === 'string' && f);
+		const field = ['field', 'attr', 'param', 'parameter']
+			.map((f) => obj[f])
+			.find((f) => typeof f === 'string' && f);
 		return field ? [`${String(field)}: ${found.join(' ')}`] : found;
 	}
 	// A field map: { field: ["msg", ...] } -> "field: msg; msg"
 	const named = (field: string, msgs: string[]) =>
-		!msgs.length || ['non_field_errors', 'errors'].includes(field) ? msgs : [`${field}: ${msgs.join(' ')}`];
+		!msgs.length || ['non_field_errors', 'errors'].includes(field)
+			? msgs
+			: [`${field}: ${msgs.join(' ')}`];
 	return Object.entries(obj).flatMap(([field, v]) => named(field, messagesOf(v, depth + 1)));
 }
 
@@ -52,7 +62,10 @@ export function formatErrorBody(body: unknown): string {
 	}
 	if (typeof value === 'string') {
 		// Not JSON (HTML error page etc.): keep it short and strip tags.
-		const plain = value.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+		const plain = value
+			.replace(/<[^>]*>/g, ' ')
+			.replace(/\s+/g, ' ')
+			.trim();
 		return plain.length > 300 ? `${plain.slice(0, 297)}...` : plain;
 	}
 	const text = messagesOf(value).join('; ');
@@ -60,24 +73,48 @@ export function formatErrorBody(body: unknown): string {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-	400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-	409: 'Conflict', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
-	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+	400: 'Bad Request',
+	401: 'Unauthorized',
+	403: 'Forbidden',
+	404: 'Not Found',
+	405: 'Method Not Allowed',
+	409: 'Conflict',
+	415: 'Unsupported Media Type',
+	422: 'Unprocessable Entity',
+	429: 'Too Many Requests',
+	500: 'Internal Server Error',
+	502: 'Bad Gateway',
+	503: 'Service Unavailable',
+	504: 'Gateway Timeout',
 };
 
 type Message = (detail: string, resource: string | undefined, statusCode: number) => string;
 const rejected: Message = (detail, _, statusCode) =>
-	detail ? `The service rejected the request: ${detail}` : `The service rejected the request (${statusCode})`;
+	detail
+		? `The service rejected the request: ${detail}`
+		: `The service rejected the request (${statusCode})`;
 const REJECTED_FIX = 'Change the field the message names and run the node again.';
 
 /** Per status: the message, and how a builder fixes it in one sentence (the request and body follow it). */
 const BY_STATUS: Record<number, [Message, string]> = {
 	400: [rejected, REJECTED_FIX],
 	422: [rejected, REJECTED_FIX],
-	401: [() => 'Authorization failed - check the access token', 'Open the Appointments API credential and paste the access token again from the service dashboard (Settings › API access).'],
-	403: [(_, resource) => `The access token lacks permission for ${resource ?? 'this operation'}`, "Use an access token with this permission: the service dashboard's Settings › API access shows the account's token."],
-	404: [(_, resource) => (resource ? `${resource} not found` : 'The requested resource was not found'), 'Pick the record from the list, or check the key: it may have been deleted or belong to another account.'],
-	429: [() => 'The service is rate limiting requests (429 Too Many Requests)', 'The service asks for fewer requests: lower Concurrency under Advanced, or run the workflow less often.'],
+	401: [
+		() => 'Authorization failed - check the access token',
+		'Open the Appointments API credential and paste the access token again from the service dashboard (Settings › API access).',
+	],
+	403: [
+		(_, resource) => `The access token lacks permission for ${resource ?? 'this operation'}`,
+		"Use an access token with this permission: the service dashboard's Settings › API access shows the account's token.",
+	],
+	404: [
+		(_, resource) => (resource ? `${resource} not found` : 'The requested resource was not found'),
+		'Pick the record from the list, or check the key: it may have been deleted or belong to another account.',
+	],
+	429: [
+		() => 'The service is rate limiting requests (429 Too Many Requests)',
+		'The service asks for fewer requests: lower Concurrency under Advanced, or run the workflow less often.',
+	],
 };
 
 export function statusMessage(statusCode: number, body: unknown, resource?: string): string {
@@ -87,9 +124,11 @@ export function statusMessage(statusCode: number, body: unknown, resource?: stri
 	return `${statusCode >= 500 ? `The service failed (${label})` : `The service answered ${label}`}${detail ? ': ' + detail : ''}`;
 }
 
-const SERVER_FIX = "The service had a problem: run again later, or turn on Retry On Fail in the node's settings.";
+const SERVER_FIX =
+	"The service had a problem: run again later, or turn on Retry On Fail in the node's settings.";
 const OTHER_FIX = 'Check the fields of the node and the Base URL of the credential.';
-const NETWORK_FIX = "Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.";
+const NETWORK_FIX =
+	'Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.';
 
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
 
@@ -99,12 +138,31 @@ function where(info: CredentialInfo, method: string, url: string): string {
 }
 
 /** An error about an answer the service gave (`request` shown as "METHOD /path"). */
-export function answerError(ctx: TransportContext, statusCode: number, message: string, description: string, itemIndex?: number, request?: string): Error {
+export function answerError(
+	ctx: TransportContext,
+	statusCode: number,
+	message: string,
+	description: string,
+	itemIndex?: number,
+	request?: string,
+): Error {
 	const context = (request === undefined ? { statusCode } : { statusCode, request }) as JsonObject;
-	return new NodeApiError(ctx.getNode(), context, { message, description, httpCode: String(statusCode), itemIndex });
+	return new NodeApiError(ctx.getNode(), context, {
+		message,
+		description,
+		httpCode: String(statusCode),
+		itemIndex,
+	});
 }
 
-export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: SendResult, request: { method: string; url: string }, labels: ErrorLabels, tried?: Tried): Error {
+export function apiError(
+	ctx: TransportContext,
+	info: CredentialInfo,
+	outcome: SendResult,
+	request: { method: string; url: string },
+	labels: ErrorLabels,
+	tried?: Tried,
+): Error {
 	const clean = (text: string) => redact(text, info.secrets);
 	const at = where(info, request.method, request.url);
 	const triedText = tried
@@ -112,28 +170,58 @@ export function apiError(ctx: TransportContext, info: CredentialInfo, outcome: S
 		: '';
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
-		return new NodeApiError(ctx.getNode(), { networkError: outcome.code, request: at } as JsonObject, {
-			message: clean(`Could not reach the service: ${outcome.detail}${triedText}`),
-			description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
-			itemIndex,
-		});
+		return new NodeApiError(
+			ctx.getNode(),
+			{ networkError: outcome.code, request: at } as JsonObject,
+			{
+				message: clean(`Could not reach the service: ${outcome.detail}${triedText}`),
+				description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
+				itemIndex,
+			},
+		);
 	}
 	const { statusCode } = outcome;
 	if (outcome.kind === 'tooLarge') {
 		const mb = Math.round(outcome.limit / (1024 * 1024));
 		const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
-		return answerError(ctx, statusCode, `The service's answer was too large: more than ${mb} MB, so it was not read`, description, itemIndex, at);
+		return answerError(
+			ctx,
+			statusCode,
+			`The service's answer was too large: more than ${mb} MB, so it was not read`,
+			description,
+			itemIndex,
+			at,
+		);
 	}
 	const body = redactBody(outcome.body, info.secrets);
 	const raw = rawBodyText(body);
 	const fix = BY_STATUS[statusCode]?.[1] ?? (statusCode >= 500 ? SERVER_FIX : OTHER_FIX);
-	const description = clean(`${fix} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`);
-	return answerError(ctx, statusCode, clean(statusMessage(statusCode, body, labels.resource) + triedText), description, itemIndex, at);
+	const description = clean(
+		`${fix} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`,
+	);
+	return answerError(
+		ctx,
+		statusCode,
+		clean(statusMessage(statusCode, body, labels.resource) + triedText),
+		description,
+		itemIndex,
+		at,
+	);
 }
 
 /** The NodeApiError apiRequest would have thrown for a response the caller accepted via `allowStatus`. */
-export async function responseError(ctx: TransportContext, response: Answer, method: IHttpRequestMethods, labels: ErrorLabels = {}): Promise<Error> {
-	const outcome: SendResult = { kind: 'response', statusCode: response.statusCode, headers: {}, body: response.body };
+export async function responseError(
+	ctx: TransportContext,
+	response: Answer,
+	method: IHttpRequestMethods,
+	labels: ErrorLabels = {},
+): Promise<Error> {
+	const outcome: SendResult = {
+		kind: 'response',
+		statusCode: response.statusCode,
+		headers: {},
+		body: response.body,
+	};
 	return apiError(ctx, await credentialInfo(ctx), outcome, { method, url: response.url }, labels);
 }
 
@@ -146,7 +234,13 @@ function kindOf(body: unknown): string {
  * The answer as one record: a JSON object, or undefined for an empty answer (the caller reads it back). Anything
  * else (a proxy's HTML login page, a string, a number, an array) is not taken as success: it throws.
  */
-export async function recordOf(ctx: TransportContext, response: Answer, method: IHttpRequestMethods, labels: ErrorLabels = {}, allowEmpty = true): Promise<IDataObject | undefined> {
+export async function recordOf(
+	ctx: TransportContext,
+	response: Answer,
+	method: IHttpRequestMethods,
+	labels: ErrorLabels = {},
+	allowEmpty = true,
+): Promise<IDataObject | undefined> {
 	const { body, statusCode } = response;
 	if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as IDataObject;
 	if (body === undefined && allowEmpty) return undefined;
@@ -159,7 +253,18 @@ export async function recordOf(ctx: TransportContext, response: Answer, method: 
 }
 
 /** An empty answer to a webhook create or update whose subscription the list does not show either. */
-export function unconfirmedError(ctx: TransportContext, statusCode: number, what: string, itemIndex?: number): Error {
+export function unconfirmedError(
+	ctx: TransportContext,
+	statusCode: number,
+	what: string,
+	itemIndex?: number,
+): Error {
 	const message = `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`;
-	return answerError(ctx, statusCode, message, 'Run Webhook > Get Many to see whether it was made before trying again.', itemIndex);
+	return answerError(
+		ctx,
+		statusCode,
+		message,
+		'Run Webhook > Get Many to see whether it was made before trying again.',
+		itemIndex,
+	);
 }

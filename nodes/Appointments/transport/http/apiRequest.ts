@@ -5,11 +5,22 @@
  * 500/502/504, resets and time-outs for idempotent ones. Backoff with full jitter or `Retry-After`, all waits inside
  * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` beyond what is left fails at once, saying so.
  */
-import { NodeOperationError, sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	sleep,
+	type IDataObject,
+	type IHttpRequestMethods,
+} from 'n8n-workflow';
 
 import { apiError, seconds, type ErrorLabels } from './apiErrors.js';
 import { buildApiUrl, originOf } from './apiUrls.js';
-import { credentialInfo, resolvePolicy, type CredentialInfo, type RequestPolicy, type TransportContext } from './credentialInfo.js';
+import {
+	credentialInfo,
+	resolvePolicy,
+	type CredentialInfo,
+	type RequestPolicy,
+	type TransportContext,
+} from './credentialInfo.js';
 import { sendOnce, type SendResult } from './httpAttempt.js';
 import { redactError } from './redaction.js';
 
@@ -17,10 +28,22 @@ import { redactError } from './redaction.js';
 type SharedWait = { pausedUntil: number; waitedMs: number };
 
 /** `allowStatus` statuses are returned, not thrown; `info` is the credential as the caller already read it (a list, once). */
-export type SendOptions = ErrorLabels & { body?: IDataObject | IDataObject[]; policy?: Partial<RequestPolicy>; allowStatus?: number[]; sharedWait?: SharedWait; info?: CredentialInfo };
+export type SendOptions = ErrorLabels & {
+	body?: IDataObject | IDataObject[];
+	policy?: Partial<RequestPolicy>;
+	allowStatus?: number[];
+	sharedWait?: SharedWait;
+	info?: CredentialInfo;
+};
 
 /** `afterAmbiguousFailure`: an earlier attempt failed in a way that may have been processed (time-out, reset, 5xx but 503). */
-export type ApiResponse<T = IDataObject> = { statusCode: number; body: T | undefined; attempts: number; url: string; afterAmbiguousFailure?: boolean };
+export type ApiResponse<T = IDataObject> = {
+	statusCode: number;
+	body: T | undefined;
+	attempts: number;
+	url: string;
+	afterAmbiguousFailure?: boolean;
+};
 
 export type RetryBudget = { attempts: number; waitedMs: number; remainingMs: number };
 
@@ -28,17 +51,24 @@ export type RetryBudget = { attempts: number; waitedMs: number; remainingMs: num
  * `beforeRetry` is asked before retrying an outcome that may have been processed: a response it returns ends the
  * request (the earlier attempt did the work); undefined sends again. It may wait, inside `remainingMs`, and may throw.
  */
-export type RetryHooks = { retryable?: (outcome: SendResult) => boolean; beforeRetry?: (outcome: SendResult, budget: RetryBudget) => Promise<ApiResponse | undefined> };
+export type RetryHooks = {
+	retryable?: (outcome: SendResult) => boolean;
+	beforeRetry?: (outcome: SendResult, budget: RetryBudget) => Promise<ApiResponse | undefined>;
+};
 
 function isRetryable(outcome: SendResult, idempotent: boolean): boolean {
 	if (outcome.kind === 'network') return outcome.refused || idempotent;
-	return [429, 503].includes(outcome.statusCode) || (idempotent && [500, 502, 504].includes(outcome.statusCode));
+	return (
+		[429, 503].includes(outcome.statusCode) ||
+		(idempotent && [500, 502, 504].includes(outcome.statusCode))
+	);
 }
 
 /** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
 export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
 	if (Array.isArray(value)) value = value[0];
-	if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
+	if (typeof value === 'number')
+		return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
 	// An HTTP-date (IMF-fixdate, RFC 850 or asctime) names a weekday or a month.
@@ -47,36 +77,79 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]. attempt starts at 1. */
-export function backoffDelay(attempt: number, baseDelayMs: number, capMs: number, random: () => number = Math.random): number {
-	return Math.floor(random() * Math.max(0, Math.min(capMs, baseDelayMs * Math.pow(2, Math.max(0, attempt - 1)))));
+export function backoffDelay(
+	attempt: number,
+	baseDelayMs: number,
+	capMs: number,
+	random: () => number = Math.random,
+): number {
+	return Math.floor(
+		random() * Math.max(0, Math.min(capMs, baseDelayMs * Math.pow(2, Math.max(0, attempt - 1)))),
+	);
 }
 
 /** The wait before the next attempt, or why there is none: what is left of the budget cannot cover it. */
-function nextDelay(outcome: SendResult, policy: RequestPolicy, attempt: number, waitedMs: number): { delay: number } | { reason: string } {
+function nextDelay(
+	outcome: SendResult,
+	policy: RequestPolicy,
+	attempt: number,
+	waitedMs: number,
+): { delay: number } | { reason: string } {
 	const remaining = policy.maxWaitMs - waitedMs;
-	const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After']) : undefined;
+	const retryAfter =
+		outcome.kind === 'response'
+			? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After'])
+			: undefined;
 	if (retryAfter !== undefined && retryAfter <= remaining) return { delay: retryAfter };
 	if (retryAfter !== undefined) {
-		return { reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget` };
+		return {
+			reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget`,
+		};
 	}
 	if (remaining <= 0) return { reason: 'retry wait budget exhausted' };
-	return { delay: Math.min(remaining, backoffDelay(attempt, policy.baseDelayMs, policy.maxWaitMs)) };
+	return {
+		delay: Math.min(remaining, backoffDelay(attempt, policy.baseDelayMs, policy.maxWaitMs)),
+	};
 }
 
 /** Sends until an answer is accepted, the outcome is not retryable, or the attempts or the wait budget run out. */
-async function requestWithRetries<T>(ctx: TransportContext, info: CredentialInfo, method: IHttpRequestMethods, url: string, opts: SendOptions, hooks: RetryHooks = {}): Promise<ApiResponse<T>> {
+async function requestWithRetries<T>(
+	ctx: TransportContext,
+	info: CredentialInfo,
+	method: IHttpRequestMethods,
+	url: string,
+	opts: SendOptions,
+	hooks: RetryHooks = {},
+): Promise<ApiResponse<T>> {
 	const policy = resolvePolicy(opts.policy);
-	const retryable = hooks.retryable ?? ((outcome: SendResult) => isRetryable(outcome, method !== 'POST'));
+	const retryable =
+		hooks.retryable ?? ((outcome: SendResult) => isRetryable(outcome, method !== 'POST'));
 	const fail = (outcome: SendResult, attempts: number, waitedMs: number, reason?: string) =>
-		apiError(ctx, info, outcome, { method, url }, opts, attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined);
+		apiError(
+			ctx,
+			info,
+			outcome,
+			{ method, url },
+			opts,
+			attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined,
+		);
 	const wait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
 	let ambiguousBefore = false;
 	for (let attempt = 1; ; attempt++) {
 		if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
 		const outcome = await sendOnce(ctx, method, url, opts.body, policy.timeoutMs);
 		const waitedMs = wait.waitedMs;
-		if (outcome.kind === 'response' && ((outcome.statusCode >= 200 && outcome.statusCode < 300) || opts.allowStatus?.includes(outcome.statusCode))) {
-			const response: ApiResponse<T> = { statusCode: outcome.statusCode, body: outcome.body as T | undefined, attempts: attempt, url };
+		if (
+			outcome.kind === 'response' &&
+			((outcome.statusCode >= 200 && outcome.statusCode < 300) ||
+				opts.allowStatus?.includes(outcome.statusCode))
+		) {
+			const response: ApiResponse<T> = {
+				statusCode: outcome.statusCode,
+				body: outcome.body as T | undefined,
+				attempts: attempt,
+				url,
+			};
 			return ambiguousBefore ? { ...response, afterAmbiguousFailure: true } : response;
 		}
 		if (!retryable(outcome)) throw fail(outcome, attempt, waitedMs);
@@ -84,28 +157,46 @@ async function requestWithRetries<T>(ctx: TransportContext, info: CredentialInfo
 		const next = nextDelay(outcome, policy, attempt, waitedMs);
 		if ('reason' in next) throw fail(outcome, attempt, waitedMs, next.reason);
 		const failed = outcome.kind === 'network' ? outcome.code : `status ${outcome.statusCode}`;
-		ctx.logger?.debug(`Appointments API: ${method} attempt ${attempt} failed (${failed}); retrying in ${next.delay} ms`);
+		ctx.logger?.debug(
+			`Appointments API: ${method} attempt ${attempt} failed (${failed}); retrying in ${next.delay} ms`,
+		);
 		// Pauses every request that shares `wait`, counting only time not already paused.
 		const until = Date.now() + next.delay;
 		wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));
 		wait.pausedUntil = Math.max(wait.pausedUntil, until);
 		if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
 		// An outcome that may have been processed (not a refused connection, a 5xx but 503): the caller may check first.
-		if (outcome.kind === 'network' ? !outcome.refused : outcome.statusCode >= 500 && outcome.statusCode !== 503) {
+		if (
+			outcome.kind === 'network'
+				? !outcome.refused
+				: outcome.statusCode >= 500 && outcome.statusCode !== 503
+		) {
 			ambiguousBefore = true;
-			const done = await hooks.beforeRetry?.(outcome, { attempts: attempt, waitedMs: wait.waitedMs, remainingMs: policy.maxWaitMs - wait.waitedMs });
+			const done = await hooks.beforeRetry?.(outcome, {
+				attempts: attempt,
+				waitedMs: wait.waitedMs,
+				remainingMs: policy.maxWaitMs - wait.waitedMs,
+			});
 			if (done) return { ...done, attempts: attempt } as ApiResponse<T>;
 		}
 	}
 }
 
-async function send<T>(ctx: TransportContext, method: IHttpRequestMethods, urlOf: (info: CredentialInfo) => string, opts: SendOptions, hooks?: RetryHooks): Promise<ApiResponse<T>> {
+async function send<T>(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	urlOf: (info: CredentialInfo) => string,
+	opts: SendOptions,
+	hooks?: RetryHooks,
+): Promise<ApiResponse<T>> {
 	const info = opts.info ?? (await credentialInfo(ctx));
 	let url: string;
 	try {
 		url = urlOf(info);
 	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), (error as Error).message, { itemIndex: opts.itemIndex });
+		throw new NodeOperationError(ctx.getNode(), (error as Error).message, {
+			itemIndex: opts.itemIndex,
+		});
 	}
 	const origin = originOf(url);
 	try {
@@ -121,11 +212,29 @@ async function send<T>(ctx: TransportContext, method: IHttpRequestMethods, urlOf
 }
 
 /** A request to `/api/v3/<path>` at the credential's base URL; `path` ends with '/'. */
-export async function apiRequest<T = IDataObject>(ctx: TransportContext, method: IHttpRequestMethods, path: string, opts: SendOptions & { qs?: IDataObject } = {}, hooks?: RetryHooks): Promise<ApiResponse<T>> {
-	return await send<T>(ctx, method, (info) => buildApiUrl(info.baseUrl, path, opts.qs), opts, hooks);
+export async function apiRequest<T = IDataObject>(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	path: string,
+	opts: SendOptions & { qs?: IDataObject } = {},
+	hooks?: RetryHooks,
+): Promise<ApiResponse<T>> {
+	return await send<T>(
+		ctx,
+		method,
+		(info) => buildApiUrl(info.baseUrl, path, opts.qs),
+		opts,
+		hooks,
+	);
 }
 
 /** A request to an absolute URL (a `next` link), refused without sending unless it has the base URL's origin. */
-export async function apiRequestUrl<T = IDataObject>(ctx: TransportContext, method: IHttpRequestMethods, absoluteUrl: string, opts: SendOptions = {}, hooks?: RetryHooks): Promise<ApiResponse<T>> {
+export async function apiRequestUrl<T = IDataObject>(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	absoluteUrl: string,
+	opts: SendOptions = {},
+	hooks?: RetryHooks,
+): Promise<ApiResponse<T>> {
 	return await send<T>(ctx, method, () => absoluteUrl, opts, hooks);
 }

@@ -5,12 +5,17 @@ const API_PREFIX = '/api/v3/';
 
 /** Strips whitespace, trailing slashes and a trailing `/api/v3` (any case), then trailing slashes again. */
 export function normaliseBaseUrl(raw: string): string {
-	return String(raw ?? '').trim().replace(/\/+$/, '').replace(/\/api\/v3$/i, '').replace(/\/+$/, '');
+	return String(raw ?? '')
+		.trim()
+		.replace(/\/+$/, '')
+		.replace(/\/api\/v3$/i, '')
+		.replace(/\/+$/, '');
 }
 
 function appendValue(params: URLSearchParams, key: string, value: unknown): void {
 	if (Array.isArray(value)) for (const v of value) appendValue(params, key, v);
-	else if (value !== undefined && value !== null) params.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
+	else if (value !== undefined && value !== null)
+		params.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 /** Encodes a query; arrays become repeated parameters (`service_keys=a&service_keys=b`); undefined/null are dropped. */
@@ -25,11 +30,14 @@ export function encodeQuery(qs?: IDataObject): string {
  * start with `/`, or contain `..` segments (so it can never leave the credential's origin).
  */
 export function buildApiUrl(baseUrl: string, path: string, qs?: IDataObject): string {
-	if (typeof path !== 'string' || path.length === 0) throw new Error('API path must be a non-empty string');
-	if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\')) throw new Error(`API path must be relative to ${API_PREFIX} (got "${path}")`);
+	if (typeof path !== 'string' || path.length === 0)
+		throw new Error('API path must be a non-empty string');
+	if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\'))
+		throw new Error(`API path must be relative to ${API_PREFIX} (got "${path}")`);
 	const [pathOnly] = path.split('?');
 	if (!pathOnly.endsWith('/')) throw new Error(`API path must end with "/" (got "${path}")`);
-	if (pathOnly.split('/').some((segment) => segment === '..' || segment === '.')) throw new Error(`API path may not contain "." or ".." segments (got "${path}")`);
+	if (pathOnly.split('/').some((segment) => segment === '..' || segment === '.'))
+		throw new Error(`API path may not contain "." or ".." segments (got "${path}")`);
 	const [url, query] = [`${normaliseBaseUrl(baseUrl)}${API_PREFIX}${path}`, encodeQuery(qs)];
 	return query ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url;
 }
@@ -39,7 +47,11 @@ export function originOf(url: string): string | undefined {
 }
 
 /** A `next` link (absolute, or relative to its page) resolved, or undefined when it is unparsable or off `origin` (the credential's). */
-export function resolveSameOrigin(origin: string, link: string, current: string): string | undefined {
+export function resolveSameOrigin(
+	origin: string,
+	link: string,
+	current: string,
+): string | undefined {
 	if (!URL.canParse(link, current)) return undefined;
 	const resolved = new URL(link, current);
 	if (resolved.origin !== origin || resolved.username || resolved.password) return undefined;

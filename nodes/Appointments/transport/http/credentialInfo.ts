@@ -1,24 +1,53 @@
 /** What every request shares: the retry/time-out policy, and what the credential says (base URL, token, account zone). */
 import { IANAZone } from 'luxon';
-import { NodeOperationError, type IExecuteFunctions, type IHookFunctions, type ILoadOptionsFunctions, type IPollFunctions, type IWebhookFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type IHookFunctions,
+	type ILoadOptionsFunctions,
+	type IPollFunctions,
+	type IWebhookFunctions,
+} from 'n8n-workflow';
 
 import { normaliseBaseUrl, originOf } from './apiUrls.js';
 
-export type TransportContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IPollFunctions;
+export type TransportContext =
+	| IExecuteFunctions
+	| IHookFunctions
+	| IWebhookFunctions
+	| ILoadOptionsFunctions
+	| IPollFunctions;
 
 /** Attempts in all (the first included), the wait between them in all, one attempt's time-out, the first backoff ceiling (doubling). */
-export type RequestPolicy = { maxAttempts: number; maxWaitMs: number; timeoutMs: number; baseDelayMs: number };
+export type RequestPolicy = {
+	maxAttempts: number;
+	maxWaitMs: number;
+	timeoutMs: number;
+	baseDelayMs: number;
+};
 
-export const DEFAULT_POLICY: RequestPolicy = Object.freeze({ maxAttempts: 5, maxWaitMs: 60000, timeoutMs: 30000, baseDelayMs: 500 });
+export const DEFAULT_POLICY: RequestPolicy = Object.freeze({
+	maxAttempts: 5,
+	maxWaitMs: 60000,
+	timeoutMs: 30000,
+	baseDelayMs: 500,
+});
 
 export const CREDENTIAL_NAME = 'appointmentsApi';
 
 export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
 	const pick = (key: keyof RequestPolicy, min: number) => {
 		const value: unknown = partial?.[key];
-		return typeof value === 'number' && Number.isFinite(value) && value >= min ? value : DEFAULT_POLICY[key];
+		return typeof value === 'number' && Number.isFinite(value) && value >= min
+			? value
+			: DEFAULT_POLICY[key];
 	};
-	return { maxAttempts: Math.floor(pick('maxAttempts', 1)), maxWaitMs: pick('maxWaitMs', 0), timeoutMs: pick('timeoutMs', 1), baseDelayMs: pick('baseDelayMs', 0) };
+	return {
+		maxAttempts: Math.floor(pick('maxAttempts', 1)),
+		maxWaitMs: pick('maxWaitMs', 0),
+		timeoutMs: pick('timeoutMs', 1),
+		baseDelayMs: pick('baseDelayMs', 0),
+	};
 }
 
 export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[] };
@@ -33,9 +62,17 @@ function baseUrlProblem(raw: string): string | undefined {
 		return "The credential's Base URL must not contain a user name or password (user:password@): the service is authenticated with the Access Token only";
 	}
 	const url = URL.canParse(raw) ? new URL(raw) : undefined;
-	const part = raw.includes('?') ? 'a query (?…)' : raw.includes('#') ? 'a fragment (#…)' : undefined;
-	if (url && part) return `The credential's Base URL must not contain ${part}: give the service's address only, such as ${url.origin}`;
-	const valid = url !== undefined && /^https?:$/.test(url.protocol) && originOf(normaliseBaseUrl(raw)) !== undefined;
+	const part = raw.includes('?')
+		? 'a query (?…)'
+		: raw.includes('#')
+			? 'a fragment (#…)'
+			: undefined;
+	if (url && part)
+		return `The credential's Base URL must not contain ${part}: give the service's address only, such as ${url.origin}`;
+	const valid =
+		url !== undefined &&
+		/^https?:$/.test(url.protocol) &&
+		originOf(normaliseBaseUrl(raw)) !== undefined;
 	return valid ? undefined : `The credential's Base URL "${raw}" is not a valid http(s) address`;
 }
 
@@ -45,11 +82,16 @@ export async function credentialInfo(ctx: TransportContext): Promise<CredentialI
 	const raw = String(credentials?.baseUrl ?? '').trim();
 	const problem = baseUrlProblem(raw);
 	if (problem !== undefined) {
-		const description = 'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.';
+		const description =
+			'Open the Appointments API credential and paste the base URL from the service dashboard (Settings › API access), such as https://api.example.com.';
 		throw new NodeOperationError(ctx.getNode(), problem, { description });
 	}
 	const [baseUrl, token] = [normaliseBaseUrl(raw), credentials?.accessToken];
-	return { baseUrl, origin: originOf(baseUrl) as string, secrets: typeof token === 'string' ? [token] : [] };
+	return {
+		baseUrl,
+		origin: originOf(baseUrl) as string,
+		secrets: typeof token === 'string' ? [token] : [],
+	};
 }
 
 /**
@@ -60,8 +102,14 @@ export async function credentialInfo(ctx: TransportContext): Promise<CredentialI
 export async function accountTimeZone(ctx: TransportContext): Promise<string | undefined> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
 	const raw = credentials?.accountTimeZone;
-	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
+	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
+		return undefined;
 	if (typeof raw === 'string' && IANAZone.isValidZone(raw.trim())) return raw.trim();
-	const description = "Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.";
-	throw new NodeOperationError(ctx.getNode(), `The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`, { description });
+	const description =
+		"Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.";
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`,
+		{ description },
+	);
 }

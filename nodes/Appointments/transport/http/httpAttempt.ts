@@ -1,5 +1,10 @@
 /** One HTTP attempt through n8n's helper, and what came of it: a response, or a network failure classified. */
-import { sleep, type IDataObject, type IHttpRequestMethods, type IHttpRequestOptions } from 'n8n-workflow';
+import {
+	sleep,
+	type IDataObject,
+	type IHttpRequestMethods,
+	type IHttpRequestOptions,
+} from 'n8n-workflow';
 
 import { CREDENTIAL_NAME, type TransportContext } from './credentialInfo.js';
 
@@ -11,7 +16,10 @@ export type SendResult =
 	| { kind: 'tooLarge'; statusCode: number; limit: number }
 	| { kind: 'network'; code: string; timedOut: boolean; refused: boolean; detail: string };
 
-type BodyStream = { on: (event: string, listener: (arg: never) => void) => unknown; destroy: () => void };
+type BodyStream = {
+	on: (event: string, listener: (arg: never) => void) => unknown;
+	destroy: () => void;
+};
 type BodyRead = string | 'tooLarge' | 'timedOut' | { failed: unknown };
 
 /**
@@ -38,7 +46,9 @@ async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
 		});
 		body.on('end', () => finish(Buffer.concat(chunks).toString('utf8')));
 		body.on('error', (error: unknown) => finish({ failed: error }));
-		body.on('close', () => finish({ failed: { code: 'ECONNRESET', message: 'the answer ended early' } }));
+		body.on('close', () =>
+			finish({ failed: { code: 'ECONNRESET', message: 'the answer ended early' } }),
+		);
 		void (async () => {
 			while (!done && Date.now() < deadline) await sleep(Math.min(100, deadline - Date.now()));
 			finish('timedOut', true);
@@ -59,14 +69,32 @@ function parseBody(raw: unknown): unknown {
 }
 
 const NETWORK_CODES = [
-	'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH',
-	'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ERR_CANCELED',
+	'ECONNRESET',
+	'ECONNREFUSED',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'EPIPE',
+	'EAI_AGAIN',
+	'ENOTFOUND',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'UND_ERR_SOCKET',
+	'UND_ERR_CONNECT_TIMEOUT',
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+	'ERR_CANCELED',
 ];
 
 const [RESET, UNRESOLVED] = ['the connection was reset', 'the host name could not be resolved'];
 const DETAIL: Record<string, string> = {
-	ECONNRESET: RESET, EPIPE: RESET, UND_ERR_SOCKET: RESET, ENOTFOUND: UNRESOLVED, EAI_AGAIN: UNRESOLVED,
-	ECONNREFUSED: 'the connection was refused', EUNKNOWN: 'the request failed without a response',
+	ECONNRESET: RESET,
+	EPIPE: RESET,
+	UND_ERR_SOCKET: RESET,
+	ENOTFOUND: UNRESOLVED,
+	EAI_AGAIN: UNRESOLVED,
+	ECONNREFUSED: 'the connection was refused',
+	EUNKNOWN: 'the request failed without a response',
 };
 
 /**
@@ -92,33 +120,74 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 	}
 	const text = messages.join(' | ');
 	found ||= NETWORK_CODES.find((c) => text.includes(c)) ?? '';
-	const timedOut = /timeout|timed out/i.test(text) || ['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(found);
+	const timedOut =
+		/timeout|timed out/i.test(text) ||
+		['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(found);
 	const code = found || (timedOut ? 'ETIMEDOUT' : 'EUNKNOWN');
-	const detail = timedOut ? 'the request timed out' : (DETAIL[code] ?? `the request failed (${code})`);
+	const detail = timedOut
+		? 'the request timed out'
+		: (DETAIL[code] ?? `the request failed (${code})`);
 	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
 }
 
 /** One attempt: the answer read as a stream with its status, no redirect followed, the body bounded (readBody). */
-export async function sendOnce(ctx: TransportContext, method: IHttpRequestMethods, url: string, body: IDataObject | IDataObject[] | undefined, timeoutMs: number): Promise<SendResult> {
+export async function sendOnce(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	url: string,
+	body: IDataObject | IDataObject[] | undefined,
+	timeoutMs: number,
+): Promise<SendResult> {
 	const options: IHttpRequestOptions = {
-		method, url, headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-		encoding: 'stream', returnFullResponse: true, ignoreHttpStatusErrors: true, disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false, timeout: timeoutMs, ...(body === undefined ? {} : { body }),
+		method,
+		url,
+		headers: {
+			Accept: 'application/json',
+			...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+		},
+		encoding: 'stream',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+		timeout: timeoutMs,
+		...(body === undefined ? {} : { body }),
 	};
 	const deadline = Date.now() + timeoutMs;
 	try {
 		type Response = { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, options)) as Response;
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			CREDENTIAL_NAME,
+			options,
+		)) as Response;
 		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
 		let answer = response?.body;
-		if (answer !== null && typeof answer === 'object' && typeof (answer as BodyStream).on === 'function' && typeof (answer as BodyStream).destroy === 'function') {
+		if (
+			answer !== null &&
+			typeof answer === 'object' &&
+			typeof (answer as BodyStream).on === 'function' &&
+			typeof (answer as BodyStream).destroy === 'function'
+		) {
 			const read = await readBody(answer as BodyStream, deadline);
 			if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
-			if (read === 'timedOut') return { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the request timed out (the answer was still arriving)' };
+			if (read === 'timedOut')
+				return {
+					kind: 'network',
+					code: 'ETIMEDOUT',
+					timedOut: true,
+					refused: false,
+					detail: 'the request timed out (the answer was still arriving)',
+				};
 			if (typeof read === 'object') return classifyThrown(read.failed);
 			answer = read;
 		}
-		return { kind: 'response', statusCode, headers: response?.headers ?? {}, body: parseBody(answer) };
+		return {
+			kind: 'response',
+			statusCode,
+			headers: response?.headers ?? {},
+			body: parseBody(answer),
+		};
 	} catch (error) {
 		return classifyThrown(error);
 	}

@@ -2,7 +2,13 @@
  * The transport's one redaction of what the service sent back (a link, a body, a field name). A service may echo the
  * token as given, percent-encoded, lower-cased (a host name) or in part: every run of 8 of its characters goes.
  */
-import { NodeApiError, NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type INode,
+	type JsonObject,
+} from 'n8n-workflow';
 
 /** A body's strings are cut here before redaction: no error shows more than a few thousand characters. */
 const MAX_REDACTED = 100_000;
@@ -37,7 +43,11 @@ function piecesOf(secret: string): string[] {
 function hide(hidden: Uint8Array, pieces: string[], chars: string, starts?: number[]): void {
 	for (const piece of pieces) {
 		for (let at = chars.indexOf(piece); at !== -1; at = chars.indexOf(piece, at + 1)) {
-			hidden.fill(1, starts ? starts[at] : at, starts ? starts[at + piece.length] : at + piece.length);
+			hidden.fill(
+				1,
+				starts ? starts[at] : at,
+				starts ? starts[at + piece.length] : at + piece.length,
+			);
 		}
 	}
 }
@@ -53,18 +63,29 @@ export function redact(text: string, secrets: Array<string | undefined>): string
 		hide(hidden, pieces, chars, starts);
 	}
 	// A run of hidden characters becomes one `***` (hidden[-1] is undefined).
-	return hidden.includes(1) ? text.split('').map((c, i) => (!hidden[i] ? c : hidden[i - 1] ? '' : '***')).join('') : text;
+	return hidden.includes(1)
+		? text
+				.split('')
+				.map((c, i) => (!hidden[i] ? c : hidden[i - 1] ? '' : '***'))
+				.join('')
+		: text;
 }
 
 /** A parsed body with the secrets redacted from every string and key in it, before anything is cut short. */
 export function redactBody(body: unknown, secrets: string[], depth = 0): unknown {
-	if (typeof body === 'string') return redact(body.length > MAX_REDACTED ? body.slice(0, MAX_REDACTED) : body, secrets);
+	if (typeof body === 'string')
+		return redact(body.length > MAX_REDACTED ? body.slice(0, MAX_REDACTED) : body, secrets);
 	if (body === null || typeof body !== 'object' || depth > 50) return body;
 	if (Array.isArray(body)) return body.map((v) => redactBody(v, secrets, depth + 1));
 	const out: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(body)) {
 		// defineProperty: a key such as `__proto__` stays a key.
-		Object.defineProperty(out, redact(key, secrets), { value: redactBody(value, secrets, depth + 1), enumerable: true, writable: true, configurable: true });
+		Object.defineProperty(out, redact(key, secrets), {
+			value: redactBody(value, secrets, depth + 1),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
 	}
 	return out;
 }
@@ -75,7 +96,12 @@ export function redactBody(body: unknown, secrets: string[], depth = 0): unknown
  */
 export function redactError(error: unknown, secrets: string[]): unknown {
 	if (!(error instanceof Error)) return error;
-	const e = error as Error & { description?: unknown; node?: INode; httpCode?: string | null; context?: IDataObject };
+	const e = error as Error & {
+		description?: unknown;
+		node?: INode;
+		httpCode?: string | null;
+		context?: IDataObject;
+	};
 	const cause = e.cause instanceof Error ? `${e.cause.message} ${e.cause.stack ?? ''}` : '';
 	let json = '';
 	try {
@@ -87,11 +113,17 @@ export function redactError(error: unknown, secrets: string[]): unknown {
 	if (redact(texts, secrets) === texts) return error;
 	const message = redact(e.message, secrets);
 	if (!e.node) return new Error(message);
-	const description = typeof e.description === 'string' ? redact(e.description, secrets) : undefined;
+	const description =
+		typeof e.description === 'string' ? redact(e.description, secrets) : undefined;
 	const itemIndex = typeof e.context?.itemIndex === 'number' ? e.context.itemIndex : undefined;
 	if (error instanceof NodeApiError) {
 		const httpCode = e.httpCode ?? undefined;
-		return new NodeApiError(e.node, { statusCode: httpCode ?? null } as JsonObject, { message, description, httpCode, itemIndex });
+		return new NodeApiError(e.node, { statusCode: httpCode ?? null } as JsonObject, {
+			message,
+			description,
+			httpCode,
+			itemIndex,
+		});
 	}
 	return new NodeOperationError(e.node, message, { description, itemIndex });
 }

@@ -10,18 +10,33 @@ import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
 import { apiRequest, apiRequestUrl, type ApiResponse } from '../http/apiRequest.js';
 import { resolveSameOrigin } from '../http/apiUrls.js';
-import { credentialInfo, type CredentialInfo, type RequestPolicy, type TransportContext } from '../http/credentialInfo.js';
+import {
+	credentialInfo,
+	type CredentialInfo,
+	type RequestPolicy,
+	type TransportContext,
+} from '../http/credentialInfo.js';
 import { redactError } from '../http/redaction.js';
 
 type ListPage = { url: string; records: IDataObject[]; next?: string; count?: number };
 
 function describe(value: unknown): string {
-	if (typeof value === 'string') return `the text "${value.length > 40 ? `${value.slice(0, 37)}...` : value}"`;
-	return value === null ? 'null' : Array.isArray(value) ? 'an array' : `${typeof value} ${String(value)}`;
+	if (typeof value === 'string')
+		return `the text "${value.length > 40 ? `${value.slice(0, 37)}...` : value}"`;
+	return value === null
+		? 'null'
+		: Array.isArray(value)
+			? 'an array'
+			: `${typeof value} ${String(value)}`;
 }
 
 /** A record that is not an object fails here, with its position, not as a TypeError further on; so does a 200 without body. */
-function readListPage(node: INode, response: { url: string; body: unknown; statusCode: number }, pageNo: number, itemIndex?: number): ListPage {
+function readListPage(
+	node: INode,
+	response: { url: string; body: unknown; statusCode: number },
+	pageNo: number,
+	itemIndex?: number,
+): ListPage {
 	const { url, body, statusCode } = response;
 	const b = body as IDataObject | undefined;
 	const page: ListPage = { url, records: [] };
@@ -29,19 +44,30 @@ function readListPage(node: INode, response: { url: string; body: unknown; statu
 	else if (b && typeof b === 'object' && Array.isArray(b.results)) {
 		page.records = b.results as IDataObject[];
 		if (typeof b.next === 'string' && b.next.trim() !== '') page.next = b.next.trim();
-		if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0) page.count = b.count;
+		if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0)
+			page.count = b.count;
 	} else if (body !== undefined || statusCode !== 204) {
-		throw new NodeOperationError(node, 'Unexpected list response from the service: expected a JSON array or an object with a "results" array', {
-			itemIndex,
-			description: `GET ${url} answered ${statusCode}${body === undefined ? ' with an empty body' : ''}`,
-		});
+		throw new NodeOperationError(
+			node,
+			'Unexpected list response from the service: expected a JSON array or an object with a "results" array',
+			{
+				itemIndex,
+				description: `GET ${url} answered ${statusCode}${body === undefined ? ' with an empty body' : ''}`,
+			},
+		);
 	}
-	const bad = (page.records as unknown[]).findIndex((r) => r === null || typeof r !== 'object' || Array.isArray(r));
+	const bad = (page.records as unknown[]).findIndex(
+		(r) => r === null || typeof r !== 'object' || Array.isArray(r),
+	);
 	if (bad === -1) return page;
-	throw new NodeOperationError(node, `The service's list answer held a record that is not an object: ${describe(page.records[bad])} at position ${bad + 1} of page ${pageNo}`, {
-		itemIndex,
-		description: `GET ${url}: every element of "results" must be a JSON object`,
-	});
+	throw new NodeOperationError(
+		node,
+		`The service's list answer held a record that is not an object: ${describe(page.records[bad])} at position ${bad + 1} of page ${pageNo}`,
+		{
+			itemIndex,
+			description: `GET ${url}: every element of "results" must be a JSON object`,
+		},
+	);
 }
 
 /** A URL's path as the service serves it: percent-decoded once (a `%2F` or `%5C` counts as a separator), dots resolved. */
@@ -65,49 +91,95 @@ function pageKey(url: string): string {
 }
 
 /** `next` resolved against its page; one on another origin or whose path leaves `listPath` is refused, nothing sent. */
-function followLink(node: INode, origin: string, listPath: string, link: string, current: string, itemIndex?: number): string {
+function followLink(
+	node: INode,
+	origin: string,
+	listPath: string,
+	link: string,
+	current: string,
+	itemIndex?: number,
+): string {
 	const url = resolveSameOrigin(origin, link, current);
 	if (url === undefined) {
 		const shown = URL.canParse(link, current) ? new URL(link, current).origin : link;
-		throw new NodeOperationError(node, `Refusing to follow a pagination link to another origin (${shown}); only ${origin} is allowed`, { itemIndex });
+		throw new NodeOperationError(
+			node,
+			`Refusing to follow a pagination link to another origin (${shown}); only ${origin} is allowed`,
+			{ itemIndex },
+		);
 	}
 	// The list's path ends with '/', as every API path does: a path inside the list starts with it.
 	const path = servedPath(url);
 	if (path === undefined || !path.startsWith(listPath)) {
-		throw new NodeOperationError(node, `Refusing to follow a pagination link that leaves the list endpoint ${listPath} (it points to ${path ?? new URL(url).pathname})`, {
-			itemIndex,
-			description: 'A "next" link must stay on the list being read; nothing was sent to it',
-		});
+		throw new NodeOperationError(
+			node,
+			`Refusing to follow a pagination link that leaves the list endpoint ${listPath} (it points to ${path ?? new URL(url).pathname})`,
+			{
+				itemIndex,
+				description: 'A "next" link must stay on the list being read; nothing was sent to it',
+			},
+		);
 	}
 	return url;
 }
 
 /** `maxPages` (default 10000) reached while a `next` is offered is an error; `pageConcurrency` defaults to 1. */
 export type PaginateOptions = {
-	limit?: number; itemIndex?: number; policy?: Partial<RequestPolicy>; maxPages?: number; keyField?: string; resource?: string;
-	pageConcurrency?: number; keep?: (record: IDataObject) => boolean;
+	limit?: number;
+	itemIndex?: number;
+	policy?: Partial<RequestPolicy>;
+	maxPages?: number;
+	keyField?: string;
+	resource?: string;
+	pageConcurrency?: number;
+	keep?: (record: IDataObject) => boolean;
 };
 
 /** Page-number paging as the first page proved it: page `n` is `template` with `param` set to `n`. */
-type PagePlan = { template: URL; param: string; nextPage: number; lastPage: number; pageSize: number };
+type PagePlan = {
+	template: URL;
+	param: string;
+	nextPage: number;
+	lastPage: number;
+	pageSize: number;
+};
 
 const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
 
 /** The plan the first page proves, or undefined (then `next` is followed as given). */
 function planPages(first: ListPage, nextUrl: string, maxPages: number): PagePlan | undefined {
 	// A relative link says nothing about how the service builds its URLs.
-	if (first.count === undefined || first.records.length === 0 || !/^https?:\/\//i.test(first.next ?? '')) return undefined;
+	if (
+		first.count === undefined ||
+		first.records.length === 0 ||
+		!/^https?:\/\//i.test(first.next ?? '')
+	)
+		return undefined;
 	const [from, to] = [new URL(first.url), new URL(nextUrl)];
 	// The same values in any order: a service that rewrites its links may reorder a repeated parameter too.
 	const values = (u: URL, n: string) => JSON.stringify(u.searchParams.getAll(n).sort());
-	const differing = [...new Set([...from.searchParams.keys(), ...to.searchParams.keys()])].filter((n) => values(from, n) !== values(to, n));
-	if (from.origin !== to.origin || from.pathname !== to.pathname || differing.length !== 1) return undefined;
+	const differing = [...new Set([...from.searchParams.keys(), ...to.searchParams.keys()])].filter(
+		(n) => values(from, n) !== values(to, n),
+	);
+	if (from.origin !== to.origin || from.pathname !== to.pathname || differing.length !== 1)
+		return undefined;
 	const [was, now] = [from, to].map((u) => u.searchParams.getAll(differing[0]));
-	if (now.length !== 1 || !PAGE_NUMBER.test(now[0]) || was.length > 1 || (was.length === 1 && !PAGE_NUMBER.test(was[0]))) return undefined;
+	if (
+		now.length !== 1 ||
+		!PAGE_NUMBER.test(now[0]) ||
+		was.length > 1 ||
+		(was.length === 1 && !PAGE_NUMBER.test(was[0]))
+	)
+		return undefined;
 	const firstPage = was.length ? Number(was[0]) : 1;
 	const pageSize = first.records.length;
 	const lastPage = Math.ceil(first.count / pageSize);
-	if (Number(now[0]) !== firstPage + 1 || first.count <= firstPage * pageSize || lastPage > maxPages) return undefined;
+	if (
+		Number(now[0]) !== firstPage + 1 ||
+		first.count <= firstPage * pageSize ||
+		lastPage > maxPages
+	)
+		return undefined;
 	return { template: to, param: differing[0], nextPage: firstPage + 1, lastPage, pageSize };
 }
 
@@ -116,7 +188,10 @@ class Ahead {
 	plan: PagePlan | undefined;
 	private readonly queue: Array<{ key: string; response: Promise<ApiResponse<unknown>> }> = [];
 
-	constructor(private readonly get: (url: string) => Promise<ApiResponse<unknown>>, private readonly concurrency: number) {}
+	constructor(
+		private readonly get: (url: string) => Promise<ApiResponse<unknown>>,
+		private readonly concurrency: number,
+	) {}
 
 	/** The page fetched ahead when it is `nextUrl`'s (`key` its pageKey), else (the plan ends) `nextUrl` requested now. */
 	async read(nextUrl: string, key: string, wanted: number): Promise<ApiResponse<unknown>> {
@@ -134,7 +209,12 @@ class Ahead {
 	/** Starts pages until `concurrency` are ahead of the reader, or their records cover `wanted`. */
 	private fill(wanted: number): void {
 		const plan = this.plan;
-		while (plan && this.queue.length < this.concurrency && plan.nextPage <= plan.lastPage && this.queue.length * plan.pageSize < wanted) {
+		while (
+			plan &&
+			this.queue.length < this.concurrency &&
+			plan.nextPage <= plan.lastPage &&
+			this.queue.length * plan.pageSize < wanted
+		) {
 			const url = new URL(plan.template);
 			url.searchParams.set(plan.param, String(plan.nextPage++));
 			const response = this.get(url.href);
@@ -154,14 +234,27 @@ class Ahead {
 const STALE_PAGES = 3;
 
 /** What one read has seen: pages (by pageKey: a `next` back to one ends the list), records, pages in a row with no new one. */
-type ReadState = { fetched: Set<string>; seen: Set<string>; yielded: number; pages: number; stale: number; repeated: number; firstCount?: number; lastCount?: number };
+type ReadState = {
+	fetched: Set<string>;
+	seen: Set<string>;
+	yielded: number;
+	pages: number;
+	stale: number;
+	repeated: number;
+	firstCount?: number;
+	lastCount?: number;
+};
 
-const RECORD_NOUN: Record<string, string> = { appointment_key: 'an appointment', webhook_key: 'a webhook subscription' };
+const RECORD_NOUN: Record<string, string> = {
+	appointment_key: 'an appointment',
+	webhook_key: 'a webhook subscription',
+};
 
 /** The record's key: the first of `fields` it holds as text or a number. */
 function recordKey(record: IDataObject, fields: string[]): string | undefined {
 	for (const field of fields) {
-		if (typeof record[field] === 'string' || typeof record[field] === 'number') return String(record[field]);
+		if (typeof record[field] === 'string' || typeof record[field] === 'number')
+			return String(record[field]);
 	}
 	return undefined;
 }
@@ -178,7 +271,11 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 		if (key === undefined) {
 			const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
 			const description = `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}`;
-			throw new NodeOperationError(node, `The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${what}`, { itemIndex: opts.itemIndex, description });
+			throw new NodeOperationError(
+				node,
+				`The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${what}`,
+				{ itemIndex: opts.itemIndex, description },
+			);
 		}
 		if (read.seen.has(key)) read.repeated++;
 		else {
@@ -194,19 +291,26 @@ function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: Pag
 /** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
 function noticeChanges(ctx: TransportContext, read: ReadState): void {
 	if (read.lastCount === read.firstCount && read.repeated === 0) return;
-	const what = read.lastCount !== read.firstCount
-		? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
-		: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
+	const what =
+		read.lastCount !== read.firstCount
+			? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
+			: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
 	const message = `${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`;
 	ctx.logger?.warn(`Appointments: ${message}`);
-	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function')
+		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 }
 
 /**
  * Yields each page's records not returned before (never an empty array: whole pages, each yield costs promise turns),
  * in the service's order. Every error goes out redacted: the links and pages it may quote are the service's.
  */
-export async function* paginate<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): AsyncGenerator<T[]> {
+export async function* paginate<T = IDataObject>(
+	ctx: TransportContext,
+	path: string,
+	qs?: IDataObject,
+	opts: PaginateOptions = {},
+): AsyncGenerator<T[]> {
 	const info = await credentialInfo(ctx);
 	try {
 		if (opts.limit === undefined || opts.limit > 0) yield* readPages<T>(ctx, info, path, qs, opts);
@@ -215,16 +319,45 @@ export async function* paginate<T = IDataObject>(ctx: TransportContext, path: st
 	}
 }
 
-async function* readPages<T>(ctx: TransportContext, info: CredentialInfo, path: string, qs: IDataObject | undefined, opts: PaginateOptions): AsyncGenerator<T[]> {
+async function* readPages<T>(
+	ctx: TransportContext,
+	info: CredentialInfo,
+	path: string,
+	qs: IDataObject | undefined,
+	opts: PaginateOptions,
+): AsyncGenerator<T[]> {
 	const { limit, itemIndex, maxPages = 10000 } = opts;
 	const node = ctx.getNode();
 	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list; one credential read.
-	const requestOpts = { itemIndex, policy: opts.policy, resource: opts.resource, sharedWait: { pausedUntil: 0, waitedMs: 0 }, info };
-	let page = readListPage(node, await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs }), 1, itemIndex);
+	const requestOpts = {
+		itemIndex,
+		policy: opts.policy,
+		resource: opts.resource,
+		sharedWait: { pausedUntil: 0, waitedMs: 0 },
+		info,
+	};
+	let page = readListPage(
+		node,
+		await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs }),
+		1,
+		itemIndex,
+	);
 	const listPath = servedPath(page.url) ?? new URL(page.url).pathname;
-	const read: ReadState = { fetched: new Set([pageKey(page.url)]), seen: new Set(), yielded: 0, pages: 1, stale: 0, repeated: 0, firstCount: page.count, lastCount: page.count };
+	const read: ReadState = {
+		fetched: new Set([pageKey(page.url)]),
+		seen: new Set(),
+		yielded: 0,
+		pages: 1,
+		stale: 0,
+		repeated: 0,
+		firstCount: page.count,
+		lastCount: page.count,
+	};
 	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
-	const ahead = new Ahead(async (url) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts), concurrency);
+	const ahead = new Ahead(
+		async (url) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts),
+		concurrency,
+	);
 	try {
 		for (;;) {
 			const fresh = freshRecords<T>(node, page, read, opts);
@@ -238,13 +371,26 @@ async function* readPages<T>(ctx: TransportContext, info: CredentialInfo, path: 
 			if (read.fetched.has(key)) return;
 			if (read.stale >= STALE_PAGES) {
 				const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
-				throw new NodeOperationError(node, `Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`, { itemIndex, description });
+				throw new NodeOperationError(
+					node,
+					`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
+					{ itemIndex, description },
+				);
 			}
 			if (read.pages >= maxPages) {
-				throw new NodeOperationError(node, `Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`, { itemIndex });
+				throw new NodeOperationError(
+					node,
+					`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
+					{ itemIndex },
+				);
 			}
 			if (read.pages++ === 1 && concurrency > 1) ahead.plan = planPages(page, nextUrl, maxPages);
-			page = readListPage(node, await ahead.read(nextUrl, key, limit === undefined ? Infinity : limit - read.yielded), read.pages, itemIndex);
+			page = readListPage(
+				node,
+				await ahead.read(nextUrl, key, limit === undefined ? Infinity : limit - read.yielded),
+				read.pages,
+				itemIndex,
+			);
 			read.fetched.add(key);
 		}
 	} finally {
@@ -253,7 +399,12 @@ async function* readPages<T>(ctx: TransportContext, info: CredentialInfo, path: 
 	}
 }
 
-export async function paginateAll<T = IDataObject>(ctx: TransportContext, path: string, qs?: IDataObject, opts: PaginateOptions = {}): Promise<T[]> {
+export async function paginateAll<T = IDataObject>(
+	ctx: TransportContext,
+	path: string,
+	qs?: IDataObject,
+	opts: PaginateOptions = {},
+): Promise<T[]> {
 	const out: T[] = [];
 	for await (const records of paginate<T>(ctx, path, qs, opts)) out.push(...records);
 	return out;

@@ -20,13 +20,32 @@ function labels(key: string, opts: Opts) {
 	return { itemIndex: opts.itemIndex, policy: opts.policy, resource: `Appointment ${key}` };
 }
 
-export async function getAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject> {
-	return await checkedRecord(ctx, key, await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts)), opts);
+export async function getAppointment(
+	ctx: TransportContext,
+	key: string,
+	opts: Opts = {},
+): Promise<IDataObject> {
+	return await checkedRecord(
+		ctx,
+		key,
+		await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts)),
+		opts,
+	);
 }
 
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
-export async function mutateAppointment(ctx: TransportContext, method: 'PATCH', path: string, key: string, opts: Opts & { qs?: IDataObject; body?: IDataObject } = {}): Promise<IDataObject> {
-	const response = await apiRequest(ctx, method, path, { ...labels(key, opts), qs: opts.qs, body: opts.body });
+export async function mutateAppointment(
+	ctx: TransportContext,
+	method: 'PATCH',
+	path: string,
+	key: string,
+	opts: Opts & { qs?: IDataObject; body?: IDataObject } = {},
+): Promise<IDataObject> {
+	const response = await apiRequest(ctx, method, path, {
+		...labels(key, opts),
+		qs: opts.qs,
+		body: opts.body,
+	});
 	const record = await recordOf(ctx, response, method, labels(key, opts));
 	return namesAppointment(record, key) ? record : await getAppointment(ctx, key, opts);
 }
@@ -38,18 +57,31 @@ function namesAppointment(record: IDataObject | undefined, key: string): record 
 }
 
 /** GET of one appointment: its record, or undefined when the service answers 404. */
-export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}): Promise<IDataObject | undefined> {
-	const response = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
+export async function readAppointment(
+	ctx: TransportContext,
+	key: string,
+	opts: Opts = {},
+): Promise<IDataObject | undefined> {
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), {
+		...labels(key, opts),
+		allowStatus: [404],
+	});
 	return response.statusCode === 404 ? undefined : await checkedRecord(ctx, key, response, opts);
 }
 
 /** A read's answer that is not this appointment's record (a proxy's page, an empty body, `{}`, another one) is an error. */
-async function checkedRecord(ctx: TransportContext, key: string, response: ApiResponse, opts: Opts): Promise<IDataObject> {
+async function checkedRecord(
+	ctx: TransportContext,
+	key: string,
+	response: ApiResponse,
+	opts: Opts,
+): Promise<IDataObject> {
 	const record = await recordOf(ctx, response, 'GET', labels(key, opts), false);
 	const why = notAppointmentReason(record, key);
 	if (why === undefined) return record as IDataObject;
 	const message = `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`;
-	const description = "Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment.";
+	const description =
+		"Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment.";
 	throw answerError(ctx, response.statusCode, message, description, opts.itemIndex);
 }
 
@@ -60,22 +92,46 @@ async function checkedRecord(ctx: TransportContext, key: string, response: ApiRe
  * the first read leaves it to the DELETE.
  * `alreadyCancelled`: no DELETE was sent, nobody e-mailed; `record` is `{ appointment_key, canceled: true }` once gone.
  */
-export async function cancelAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts = {}): Promise<{ record: IDataObject; alreadyCancelled: boolean }> {
+export async function cancelAppointment(
+	ctx: TransportContext,
+	key: string,
+	sendEmail: boolean,
+	opts: Opts = {},
+): Promise<{ record: IDataObject; alreadyCancelled: boolean }> {
 	const before = await readAppointment(ctx, key, opts);
-	if (before !== undefined && isCancelled(before)) return { record: before, alreadyCancelled: true };
+	if (before !== undefined && isCancelled(before))
+		return { record: before, alreadyCancelled: true };
 	return { record: await deleteAppointment(ctx, key, sendEmail, opts), alreadyCancelled: false };
 }
 
-async function deleteAppointment(ctx: TransportContext, key: string, sendEmail: boolean, opts: Opts): Promise<IDataObject> {
+async function deleteAppointment(
+	ctx: TransportContext,
+	key: string,
+	sendEmail: boolean,
+	opts: Opts,
+): Promise<IDataObject> {
 	const gone = { appointment_key: key, canceled: true };
 	const beforeRetry = async () => {
-		const read = await apiRequest(ctx, 'GET', appointmentPath(key), { ...labels(key, opts), allowStatus: [404] });
-		if (read.statusCode !== 404 && !isCancelled((await recordOf(ctx, read, 'GET', labels(key, opts), false)) as IDataObject)) return undefined;
+		const read = await apiRequest(ctx, 'GET', appointmentPath(key), {
+			...labels(key, opts),
+			allowStatus: [404],
+		});
+		if (
+			read.statusCode !== 404 &&
+			!isCancelled((await recordOf(ctx, read, 'GET', labels(key, opts), false)) as IDataObject)
+		)
+			return undefined;
 		ctx.logger?.debug('Appointments API: an unanswered cancel went through; not sending it again');
 		return { ...read, afterAmbiguousFailure: true };
 	};
 	const query = { send_email: sendEmail ? 'true' : 'false' };
-	const response = await apiRequest(ctx, 'DELETE', appointmentPath(key), { ...labels(key, opts), qs: query, allowStatus: [404] }, { beforeRetry });
+	const response = await apiRequest(
+		ctx,
+		'DELETE',
+		appointmentPath(key),
+		{ ...labels(key, opts), qs: query, allowStatus: [404] },
+		{ beforeRetry },
+	);
 	if (response.statusCode === 404) {
 		if (response.afterAmbiguousFailure) return gone;
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));

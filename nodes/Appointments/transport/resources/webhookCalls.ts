@@ -8,25 +8,53 @@
 import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { keyOf, sameEvents, type WebhookInput } from '../../shared/webhookInput.js';
-import { apiError, recordOf, responseError, unconfirmedError, type ErrorLabels } from '../http/apiErrors.js';
+import {
+	apiError,
+	recordOf,
+	responseError,
+	unconfirmedError,
+	type ErrorLabels,
+} from '../http/apiErrors.js';
 import { apiRequest, type ApiResponse, type RetryBudget } from '../http/apiRequest.js';
-import { credentialInfo, resolvePolicy, type RequestPolicy, type TransportContext } from '../http/credentialInfo.js';
+import {
+	credentialInfo,
+	resolvePolicy,
+	type RequestPolicy,
+	type TransportContext,
+} from '../http/credentialInfo.js';
 import type { SendResult } from '../http/httpAttempt.js';
 import { paginateAll } from '../list/paginate.js';
 
 type WebhookOpts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
 /** Every subscription (a bare array or a paginated list). */
-export async function listWebhooks(ctx: TransportContext, opts: WebhookOpts = {}): Promise<IDataObject[]> {
+export async function listWebhooks(
+	ctx: TransportContext,
+	opts: WebhookOpts = {},
+): Promise<IDataObject[]> {
 	const { itemIndex, policy } = opts;
-	return await paginateAll<IDataObject>(ctx, 'webhooks/', undefined, { itemIndex, policy, keyField: 'webhook_key', resource: 'webhooks' });
+	return await paginateAll<IDataObject>(ctx, 'webhooks/', undefined, {
+		itemIndex,
+		policy,
+		keyField: 'webhook_key',
+		resource: 'webhooks',
+	});
 }
 
 /** `input` is checked by the caller before anything is sent (Webhook › Update's prepare, the trigger). */
-export async function updateWebhook(ctx: TransportContext, key: string, input: WebhookInput, opts: WebhookOpts = {}): Promise<IDataObject> {
+export async function updateWebhook(
+	ctx: TransportContext,
+	key: string,
+	input: WebhookInput,
+	opts: WebhookOpts = {},
+): Promise<IDataObject> {
 	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
 	const body = { url: input.url, events: input.events };
-	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, { ...labels, body, policy: opts.policy });
+	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, {
+		...labels,
+		body,
+		policy: opts.policy,
+	});
 	const record = await recordOf(ctx, response, 'PUT', labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
 	// An answer without the subscription (empty, a message): the spec has no single-webhook read, so the list says.
@@ -36,17 +64,26 @@ export async function updateWebhook(ctx: TransportContext, key: string, input: W
 }
 
 /** `keyAsListed`: the webhook_key as the list gives it (a number stays a number), at the cost of reading the list. */
-export async function deleteWebhook(ctx: TransportContext, key: string, opts: WebhookOpts & { notFoundIsSuccess?: boolean; keyAsListed?: boolean } = {}): Promise<{ deleted: true; webhook_key: string | number; alreadyGone?: true }> {
+export async function deleteWebhook(
+	ctx: TransportContext,
+	key: string,
+	opts: WebhookOpts & { notFoundIsSuccess?: boolean; keyAsListed?: boolean } = {},
+): Promise<{ deleted: true; webhook_key: string | number; alreadyGone?: true }> {
 	let shownKey: string | number = key;
 	if (opts.keyAsListed) {
 		const listed = (await listWebhooks(ctx, opts)).find((w) => keyOf(w) === key)?.webhook_key;
 		if (typeof listed === 'number') shownKey = listed;
 	}
 	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
-	const response = await apiRequest(ctx, 'DELETE', `webhooks/${encodeURIComponent(key)}/`, { ...labels, policy: opts.policy, allowStatus: [404] });
+	const response = await apiRequest(ctx, 'DELETE', `webhooks/${encodeURIComponent(key)}/`, {
+		...labels,
+		policy: opts.policy,
+		allowStatus: [404],
+	});
 	if (response.statusCode === 404) {
 		// A 404 after a failed first attempt means that attempt deleted it.
-		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure) return { deleted: true, webhook_key: shownKey, alreadyGone: true };
+		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure)
+			return { deleted: true, webhook_key: shownKey, alreadyGone: true };
 		throw await responseError(ctx, response, 'DELETE', labels);
 	}
 	// A 2xx that is neither empty nor a JSON object (a proxy's login page) did not delete anything.
@@ -57,13 +94,23 @@ export async function deleteWebhook(ctx: TransportContext, key: string, opts: We
 /** The keys listed before the item's first POST, and whether a POST of it timed out (then it is never sent again). */
 export type FirstRun = { before: Set<string>; timedOut: boolean };
 
-type Create = { ctx: TransportContext; body: { url: string; events: string[] }; opts: CreateOpts; labels: ErrorLabels; policy: RequestPolicy; run: FirstRun };
+type Create = {
+	ctx: TransportContext;
+	body: { url: string; events: string[] };
+	opts: CreateOpts;
+	labels: ErrorLabels;
+	policy: RequestPolicy;
+	run: FirstRun;
+};
 
 type CreateOpts = WebhookOpts & { firstRun?: Partial<FirstRun> };
 
 /** The subscription this create stored, when the list shows one that was not there before its first POST. */
 async function stored(c: Create): Promise<ApiResponse | undefined> {
-	const match = (await listWebhooks(c.ctx, c.opts)).find((w) => !c.run.before.has(keyOf(w)) && w.url === c.body.url && sameEvents(w.events, c.body.events));
+	const match = (await listWebhooks(c.ctx, c.opts)).find(
+		(w) =>
+			!c.run.before.has(keyOf(w)) && w.url === c.body.url && sameEvents(w.events, c.body.events),
+	);
 	if (!match) return undefined;
 	c.ctx.logger?.debug('Appointments API: adopted the webhook stored by an unanswered create');
 	return { statusCode: 200, body: match, attempts: 0, url: '' };
@@ -75,11 +122,24 @@ async function watch(c: Create, outcome: SendResult, budget: RetryBudget): Promi
 	for (let round = 0; ; round++) {
 		const left = budget.remainingMs - waited;
 		if (left <= 0) {
-			const reason = 'the service may still process the request that timed out, so it was not sent again; check before trying again';
-			throw apiError(c.ctx, await credentialInfo(c.ctx), outcome, { method: 'POST', url: 'webhooks/' }, c.labels, { attempts: budget.attempts, waitedMs: budget.waitedMs + waited, reason });
+			const reason =
+				'the service may still process the request that timed out, so it was not sent again; check before trying again';
+			throw apiError(
+				c.ctx,
+				await credentialInfo(c.ctx),
+				outcome,
+				{ method: 'POST', url: 'webhooks/' },
+				c.labels,
+				{ attempts: budget.attempts, waitedMs: budget.waitedMs + waited, reason },
+			);
 		}
-		const delay = Math.min(left, Math.max(50, c.policy.baseDelayMs) * Math.pow(2, Math.min(round, 6)));
-		c.ctx.logger?.debug(`Appointments API: POST outcome still unknown; looking again in ${delay} ms`);
+		const delay = Math.min(
+			left,
+			Math.max(50, c.policy.baseDelayMs) * Math.pow(2, Math.min(round, 6)),
+		);
+		c.ctx.logger?.debug(
+			`Appointments API: POST outcome still unknown; looking again in ${delay} ms`,
+		);
 		await sleep(delay);
 		waited += delay;
 		const found = await stored(c);
@@ -93,29 +153,65 @@ async function post(c: Create): Promise<IDataObject> {
 		return outcome.kind === 'network' || [429, 500, 502, 503, 504].includes(outcome.statusCode);
 	};
 	const beforeRetry = async (outcome: SendResult, budget: RetryBudget) =>
-		(await stored(c)) ?? (outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined);
-	const response = await apiRequest<IDataObject>(c.ctx, 'POST', 'webhooks/', { body: c.body, ...c.labels, policy: c.opts.policy }, { retryable, beforeRetry });
+		(await stored(c)) ??
+		(outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined);
+	const response = await apiRequest<IDataObject>(
+		c.ctx,
+		'POST',
+		'webhooks/',
+		{ body: c.body, ...c.labels, policy: c.opts.policy },
+		{ retryable, beforeRetry },
+	);
 	// An answer without the subscription's key (an empty body, a message) is not the subscription: the list decides.
 	const record = await recordOf(c.ctx, response, 'POST', c.labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
 	const readBack = await stored(c);
 	if (readBack) return readBack.body as IDataObject;
-	throw unconfirmedError(c.ctx, response.statusCode, 'a new webhook with this URL and these events', c.opts.itemIndex);
+	throw unconfirmedError(
+		c.ctx,
+		response.statusCode,
+		'a new webhook with this URL and these events',
+		c.opts.itemIndex,
+	);
 }
 
 /** `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create). */
-export async function createWebhook(ctx: TransportContext, input: WebhookInput, opts: CreateOpts = {}): Promise<IDataObject> {
+export async function createWebhook(
+	ctx: TransportContext,
+	input: WebhookInput,
+	opts: CreateOpts = {},
+): Promise<IDataObject> {
 	const policy = resolvePolicy(opts.policy);
 	const labels = { itemIndex: opts.itemIndex, resource: 'webhooks' };
 	const earlier = opts.firstRun?.before !== undefined ? (opts.firstRun as FirstRun) : undefined;
-	const run = earlier ?? Object.assign(opts.firstRun ?? {}, { before: new Set((await listWebhooks(ctx, opts)).map(keyOf)), timedOut: false });
-	const c: Create = { ctx, body: { url: input.url, events: input.events }, opts, labels, policy, run };
+	const run =
+		earlier ??
+		Object.assign(opts.firstRun ?? {}, {
+			before: new Set((await listWebhooks(ctx, opts)).map(keyOf)),
+			timedOut: false,
+		});
+	const c: Create = {
+		ctx,
+		body: { url: input.url, events: input.events },
+		opts,
+		labels,
+		policy,
+		run,
+	};
 	if (earlier) {
 		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
 		const found = await stored(c);
 		if (found) return found.body as IDataObject;
-		const timedOut: SendResult = { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail: 'the create timed out on an earlier try of the node' };
-		if (earlier.timedOut) return (await watch(c, timedOut, { attempts: 1, waitedMs: 0, remainingMs: policy.maxWaitMs })).body as IDataObject;
+		const timedOut: SendResult = {
+			kind: 'network',
+			code: 'ETIMEDOUT',
+			timedOut: true,
+			refused: false,
+			detail: 'the create timed out on an earlier try of the node',
+		};
+		if (earlier.timedOut)
+			return (await watch(c, timedOut, { attempts: 1, waitedMs: 0, remainingMs: policy.maxWaitMs }))
+				.body as IDataObject;
 	}
 	return await post(c);
 }
