@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 import { launchBrowser } from '../../scripts/browser';
 import {
@@ -49,6 +49,9 @@ afterAll(async () => {
 	await hook?.close();
 });
 
+/** An element's text as read: white space collapsed (the markup is formatted by Prettier). */
+const words = async (l: Locator) => (await l.textContent())!.replace(/\s+/g, ' ').trim();
+
 async function signIn() {
 	await page.goto(`${sb.url}/dashboard/`);
 	await page.getByLabel('Admin token').fill(ADMIN);
@@ -72,7 +75,7 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 	}
 	await page.goto(`${sb.url}/dashboard/login`);
 	// the token is named as `npm run dev` prints it (scripts/dev.ts)
-	expect(await page.locator('.login').textContent()).toContain(
+	expect(await page.locator('.login').innerText()).toContain(
 		'“Admin token for /__sandbox/ and the dashboard”',
 	);
 	// the token field has the focus; type a wrong token and press Enter
@@ -99,6 +102,10 @@ it('the chrome names the product; the navigation is Appointments · Deliveries �
 		'Settings',
 	]);
 	expect(await page.locator('header .brand').textContent()).toBe('Citaflow local sandbox');
+	// the stylesheet applies (the CSP allows it by its hash)
+	expect(
+		await page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor"),
+	).toBe('rgb(29, 36, 51)');
 	for (const [label, path, h1] of [
 		['Deliveries', '/dashboard/deliveries/', 'Deliveries'],
 		['Mailbox', '/dashboard/mailbox/', 'Mailbox'],
@@ -124,8 +131,8 @@ it('times are shown in the account time zone in a human format, the zone named o
 	expect(text).toContain('times in America/Santiago');
 	expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
 	await page.getByRole('link', { name: human }).click();
-	expect(await page.getByRole('row', { name: /^Start/ }).textContent()).toBe(
-		`Start${human} (America/Santiago)`,
+	expect(await words(page.getByRole('row', { name: /^Start/ }))).toBe(
+		`Start ${human} (America/Santiago)`,
 	);
 });
 
@@ -170,7 +177,7 @@ it("Settings › API access shows the base URL, the access token (the credential
 it('breadcrumbs are links to the pages above', async () => {
 	await page.goto(`${sb.url}${WEBHOOKS}new`);
 	const crumbs = page.getByRole('navigation', { name: 'Breadcrumb' });
-	expect(await crumbs.textContent()).toBe('Settings › Integrations › Webhooks › Add webhook');
+	expect(await words(crumbs)).toBe('Settings › Integrations › Webhooks › Add webhook');
 	expect(await crumbs.locator('[aria-current=page]').textContent()).toBe('Add webhook');
 	for (const [label, path, h1] of [
 		['Webhooks', WEBHOOKS, 'Webhooks'],
@@ -285,7 +292,7 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	// Cancel asks first, naming the appointment; nothing is canceled before the confirmation
 	await page.getByRole('link', { name: 'Cancel appointment…' }).click();
 	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cancel appointment?');
-	expect(await page.locator('form.card p').first().textContent()).toContain(
+	expect(await words(page.locator('form.card p').first())).toContain(
 		`The appointment of ${evil} on Wed 25 Nov 2026, 10:30`,
 	);
 	expect(
@@ -342,7 +349,7 @@ it('Deliveries counts in words that agree with the number: 1 attempt, 2 attempts
 	});
 	const counts = async () => {
 		await page.goto(`${sb.url}/dashboard/deliveries/`);
-		return (await page.locator('main > p.muted').first().textContent())!;
+		return await words(page.locator('main > p.muted').first());
 	};
 	for (const [n, words] of [
 		[1, '1 delivered · 0 given up · 1 attempt in all.'],
