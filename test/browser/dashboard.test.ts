@@ -93,6 +93,63 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Appointments');
 });
 
+/** A browser restarted: the cookies with an expiry (the sign-in) come back, the session-only ones do not. */
+async function restarted(keep: (c: { name: string; expires: number }) => boolean = () => true) {
+	const persistent = (await context.cookies()).filter((c) => c.expires !== -1 && keep(c));
+	expect(persistent.map((c) => c.name)).toContain('sbx_session');
+	const again = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+	await again.addCookies(persistent);
+	return again;
+}
+
+it('after a browser restart the first page loaded works: its form and its Sign out (the CSRF cookie lives as long as the sign-in)', async () => {
+	const csrf = (await context.cookies()).find((c) => c.name === 'sbx_csrf')!;
+	const session = (await context.cookies()).find((c) => c.name === 'sbx_session')!;
+	expect(csrf.expires).toBeGreaterThan(session.expires - 60);
+	// the CSRF cookie kept, or gone (expired, deleted): either way the first page's form is accepted
+	for (const keep of [() => true, (c: { name: string }) => c.name !== 'sbx_csrf']) {
+		const ctx = await restarted(keep);
+		try {
+			const p = await ctx.newPage();
+			await p.goto(`${sb.url}/dashboard/appointments/new`);
+			await p.getByLabel('Client name').fill('Back After Restart');
+			await p.getByLabel('Client email').fill('restart@example.com');
+			await p.getByRole('button', { name: 'Create appointment' }).click();
+			await p.waitForURL(/\/dashboard\/appointments\/[0-9a-f-]{36}\/\?done=/);
+		} finally {
+			await ctx.close();
+		}
+	}
+	expect((await api.ok('GET', '/api/v3/appointments/?email=restart@example.com')).count).toBe(2);
+	const ctx = await restarted((c) => c.name !== 'sbx_csrf');
+	try {
+		const p = await ctx.newPage();
+		await p.goto(`${sb.url}/dashboard/mailbox/`);
+		await p.getByRole('button', { name: 'Sign out' }).click();
+		await p.waitForURL(/\/dashboard\/login$/);
+	} finally {
+		await ctx.close();
+	}
+	await signIn(); // that signed this browser out too: one session
+});
+
+it('a form refused for its CSRF token says to reload the form, and its link back to the form works', async () => {
+	await page.goto(`${sb.url}/dashboard/appointments/new`);
+	await context.clearCookies({ name: 'sbx_csrf' });
+	await page.getByLabel('Client name').fill('Refused Once');
+	await page.getByRole('button', { name: 'Create appointment' }).click();
+	const alert = (await page.getByRole('alert').textContent())!;
+	expect(alert).toMatch(/Nothing was changed/);
+	expect(alert).toMatch(/reload/i);
+	expect((await api.ok('GET', '/api/v3/appointments/?name=Refused%20Once')).count).toBe(0);
+	await page.getByRole('link', { name: 'Back to the form' }).click();
+	await page.waitForURL(`${sb.url}/dashboard/appointments/new`);
+	await page.getByLabel('Client name').fill('Refused Once');
+	await page.getByRole('button', { name: 'Create appointment' }).click();
+	await page.waitForURL(/\?done=/);
+	expect((await api.ok('GET', '/api/v3/appointments/?name=Refused%20Once')).count).toBe(1);
+});
+
 it('the chrome names the product; the navigation is Appointments · Deliveries · Mailbox · Settings and marks the page shown', async () => {
 	const nav = page.getByRole('navigation', { name: 'Main' });
 	expect(await nav.getByRole('link').allTextContents()).toEqual([
