@@ -49,6 +49,12 @@ afterAll(async () => {
 	await hook?.close();
 });
 
+/** An appointment's start as the dashboard shows it. */
+const shown = (a: { start_date: string }) =>
+	DateTime.fromISO(a.start_date, { zone: 'America/Santiago' })
+		.setLocale('en-GB')
+		.toFormat('ccc d LLL yyyy, HH:mm');
+
 /** An element's text as read: white space collapsed (the markup is formatted by Prettier). */
 const words = async (l: Locator) => (await l.textContent())!.replace(/\s+/g, ' ').trim();
 
@@ -178,11 +184,10 @@ it('the chrome names the product; the navigation is Appointments · Deliveries �
 });
 
 it('times are shown in the account time zone in a human format, the zone named on the page', async () => {
-	const first = (await api.ok('GET', '/api/v3/appointments/?page_size=1')).results[0];
-	const human = DateTime.fromISO(first.start_date, { zone: 'America/Santiago' })
-		.setLocale('en-GB')
-		.toFormat('ccc d LLL yyyy, HH:mm');
-	await page.goto(`${sb.url}/dashboard/appointments/`);
+	const first = (await api.ok('GET', '/api/v3/appointments/?start_date=2026-11-20&page_size=1'))
+		.results[0];
+	const human = shown(first);
+	await page.goto(`${sb.url}/dashboard/appointments/?from=2026-11-20`);
 	expect(await page.getByRole('row').nth(1).getByRole('link').textContent()).toBe(human);
 	const text = (await page.locator('main').textContent())!;
 	expect(text).toContain('times in America/Santiago');
@@ -396,6 +401,50 @@ it('a new appointment named <script> shows as text; canceling it with email show
 			person: { full_name: evil },
 		},
 	});
+});
+
+it('the appointment list opens at today, as a calendar does; the earlier ones are a click away, and Today leads back', async () => {
+	// a seed laid around the real time: today is what the browser's clock says
+	const now = DateTime.now().setZone('America/Santiago');
+	await adm.ok('POST', '/__sandbox/reset/', { seed: 200, now: now.toISO() });
+	const today = now.toISODate()!;
+	const yesterday = now.minus({ days: 1 }).toISODate()!;
+	const fromToday = (await api.ok('GET', `/api/v3/appointments/?start_date=${today}&page_size=1`))
+		.results[0];
+	const earlier = (await api.ok('GET', `/api/v3/appointments/?end_date=${yesterday}&page_size=500`))
+		.results;
+	expect(earlier.length).toBeGreaterThan(25); // more than a page before today
+	const startLinks = () =>
+		page
+			.locator('tbody tr')
+			.evaluateAll((rows) => rows.map((r) => r.querySelector('td a')!.textContent!.trim()));
+
+	await page
+		.getByRole('navigation', { name: 'Main' })
+		.getByRole('link', { name: 'Appointments' })
+		.click();
+	await page.waitForURL(`${sb.url}/dashboard/appointments/`);
+	expect((await startLinks())[0]).toBe(shown(fromToday));
+	expect(await words(page.locator('main > p.muted'))).toContain(
+		`the list opens at today, ${now.setLocale('en-GB').toFormat('ccc d LLL yyyy')}`,
+	);
+	await page.getByRole('link', { name: '‹ Earlier' }).click();
+	const before = await startLinks();
+	expect(before.at(-1)).toBe(shown(earlier.at(-1)));
+	expect(before).toHaveLength(25);
+	await page.getByRole('link', { name: 'Today' }).click();
+	expect((await startLinks())[0]).toBe(shown(fromToday));
+	// a From date opens the list at that date
+	await page.getByLabel('From').fill(now.minus({ days: 3 }).toISODate()!);
+	await page.getByRole('button', { name: 'Filter' }).click();
+	const first = (
+		await api.ok(
+			'GET',
+			`/api/v3/appointments/?start_date=${now.minus({ days: 3 }).toISODate()}&page_size=1`,
+		)
+	).results[0];
+	expect((await startLinks())[0]).toBe(shown(first));
+	expect(await page.getByRole('link', { name: '‹ Earlier' }).count()).toBe(0);
 });
 
 it('Deliveries counts in words that agree with the number: 1 attempt, 2 attempts', async () => {
