@@ -32,6 +32,8 @@ let hook: Awaited<ReturnType<typeof receiver>>;
 const api = client(() => sb.url, TOKEN);
 const adm = client(() => sb.url, ADMIN);
 const WEBHOOKS = '/dashboard/settings/integrations/webhooks/';
+const STAND_IN =
+	"Citaflow is the sandbox's stand-in name for the appointment scheduling service your n8n nodes talk to: its API, webhooks, dashboard and e-mails, all running on this machine.";
 
 beforeAll(async () => {
 	hook = await receiver();
@@ -80,6 +82,7 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 		expect(new URL(page.url()).pathname).toBe('/dashboard/login');
 	}
 	await page.goto(`${sb.url}/dashboard/login`);
+	expect(await words(page.getByRole('contentinfo'))).toBe(STAND_IN);
 	// the token is named as `npm run dev` prints it (scripts/dev.ts)
 	expect(await page.locator('.login').innerText()).toContain(
 		'“Admin token for /__sandbox/ and the dashboard”',
@@ -165,6 +168,8 @@ it('the chrome names the product; the navigation is Appointments · Deliveries �
 		'Settings',
 	]);
 	expect(await page.locator('header .brand').textContent()).toBe('Citaflow local sandbox');
+	// what the name is, said where a newcomer meets it (the sign-in page included: first test)
+	expect(await words(page.getByRole('contentinfo'))).toBe(STAND_IN);
 	// the stylesheet applies (the CSP allows it by its hash)
 	expect(
 		await page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor"),

@@ -99,6 +99,7 @@ form.bar{margin:0 0 10px}
 .actions{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .actions .card{margin:0}
 .login{max-width:380px;margin:80px auto}
+footer{max-width:1180px;margin:0 auto;padding:0 24px 24px;font-size:13px;color:#57606a}
 `;
 export const CSS_HASH = `'sha256-${crypto.createHash('sha256').update(CSS).digest('base64')}'`;
 
@@ -166,6 +167,11 @@ export function layout(p: Page): string {
 			<body>
 				<a class="skip" href="#main">Skip to content</a>${header}
 				<main id="main">${p.body}</main>
+				<footer>
+					<strong>${PRODUCT}</strong> is the sandbox's stand-in name for the appointment scheduling
+					service your n8n nodes talk to: its API, webhooks, dashboard and e-mails, all running on
+					this machine.
+				</footer>
 				${p.csrf ? SCRIPT_TAG : ''}
 			</body>
 		</html>`.text;
