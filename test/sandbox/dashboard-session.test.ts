@@ -115,3 +115,30 @@ it('a signed-in page loaded without the CSRF cookie (a browser restart) sets one
 		expect(create.statusCode).toBe(303);
 	}
 });
+
+it('a form sent after the session ended changes nothing and leads through sign-in back to the form', async () => {
+	const r = await request(`${sb.url}/dashboard/appointments/new`, {
+		method: 'POST',
+		dispatcher: agent,
+		headers: {
+			referer: `${sb.url}/dashboard/appointments/new`,
+			'content-type': 'application/x-www-form-urlencoded',
+		},
+		body: new URLSearchParams({ email: 'late@example.com' }).toString(),
+	});
+	expect(r.statusCode).toBe(401);
+	const html = await r.body.text();
+	expect(html).toContain('nothing was changed');
+	expect(html).toContain('href="/dashboard/login?next=%2Fdashboard%2Fappointments%2Fnew"');
+	// a foreign page is not a way back
+	const foreign = await request(`${sb.url}/dashboard/appointments/new`, {
+		method: 'POST',
+		dispatcher: agent,
+		headers: {
+			referer: 'https://evil.example/dashboard/x',
+			'content-type': 'application/x-www-form-urlencoded',
+		},
+		body: '',
+	});
+	expect(await foreign.body.text()).toContain('href="/dashboard/login?next=%2Fdashboard%2F"');
+});

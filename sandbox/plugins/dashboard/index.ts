@@ -105,7 +105,13 @@ function guards(app: FastifyInstance, sessions: Sessions): void {
 				layout({
 					title: 'Signed out',
 					body: html`<h1>Signed out</h1>
-						<p>Your session has ended. <a href="/dashboard/login">Sign in</a> again.</p>`,
+						<p>
+							Your session has ended; nothing was changed.
+							<a href="/dashboard/login?next=${encodeURIComponent(formPage(req) ?? '/dashboard/')}"
+								>Sign in</a
+							>
+							again, and you are back at the form.
+						</p>`,
 				}),
 			);
 	});
