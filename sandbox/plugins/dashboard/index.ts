@@ -179,7 +179,7 @@ function signIn(
 							<code>SANDBOX_ADMIN_TOKEN=</code>.
 						</p>
 						<form method="post" action="/dashboard/login">
-							<input type="hidden" name="_csrf" value="${reply.generateCsrf()}" /><input
+							<input type="hidden" name="_csrf" value="${reply.csrfToken()}" /><input
 								type="hidden"
 								name="next"
 								value="${next}"
