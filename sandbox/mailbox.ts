@@ -16,6 +16,10 @@ export interface MailMessage {
 	from: string;
 	/** The envelope recipients (every address the message was delivered to, Bcc included). */
 	to: string[];
+	/** `service`: the service's own e-mail; `smtp`: received by the mail sink (a workflow's Send Email node). */
+	source: 'service' | 'smtp';
+	/** Who sent it, to tell look-alike messages apart: see sentBy(); the product's name for the service's own. */
+	sent_by: string;
 	subject: string;
 	text: string;
 	html: string | null;
@@ -47,6 +51,7 @@ export class Mailbox {
 					message.subject.length +
 					message.text.length +
 					(message.html?.length ?? 0) +
+					message.sent_by.length +
 					message.to.join().length) +
 			200;
 		this.messages.push({ m: message, size });
@@ -77,6 +82,16 @@ export class Mailbox {
 export interface MailSink {
 	port: number;
 	close(): Promise<void>;
+}
+
+/**
+ * Which workflow sent a message, as far as the message tells: n8n's Send Email node sets no header of its own, so
+ * the subject's leading `[tag]` (the examples name themselves so: "[Example 3] Canceled: …"), else the From name,
+ * else the From address.
+ */
+export function sentBy(subject: string, fromName: string | undefined, fromAddress: string): string {
+	const tag = /^\s*\[([^\]\n]{1,80})\]/.exec(subject)?.[1].trim();
+	return tag || fromName?.trim() || fromAddress || '(unknown)';
 }
 
 /** Starts the SMTP server: no TLS, any or no authentication, every recipient accepted. */
@@ -116,14 +131,18 @@ export async function startMailSink(
 					(mail) => {
 						const sender = mail.from?.value[0];
 						const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+						const from = sender?.address
+							? sender.name
+								? `${sender.name} <${sender.address}>`
+								: sender.address
+							: envelopeFrom;
+						const subject = mail.subject ?? '';
 						const stored = mailbox.add({
-							from: sender?.address
-								? sender.name
-									? `${sender.name} <${sender.address}>`
-									: sender.address
-								: envelopeFrom,
+							from,
 							to: session.envelope.rcptTo.map((r) => r.address),
-							subject: mail.subject ?? '',
+							source: 'smtp',
+							sent_by: sentBy(subject, sender?.name, sender?.address || envelopeFrom),
+							subject,
 							text: mail.text ?? '',
 							html: typeof mail.html === 'string' ? mail.html : null,
 						});
@@ -167,6 +186,8 @@ export function cancellationMessage(
 	return {
 		from: `${PRODUCT} <no-reply@citaflow.example>`,
 		to: [a.person.email],
+		source: 'service' as const,
+		sent_by: PRODUCT,
 		subject: `Your appointment on ${when} was canceled`,
 		text: [
 			`Hello ${a.person.full_name},`,

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 import { launchBrowser } from '../../scripts/browser';
 import {
@@ -32,6 +32,8 @@ let hook: Awaited<ReturnType<typeof receiver>>;
 const api = client(() => sb.url, TOKEN);
 const adm = client(() => sb.url, ADMIN);
 const WEBHOOKS = '/dashboard/settings/integrations/webhooks/';
+const STAND_IN =
+	"Citaflow is the sandbox's stand-in name for the appointment scheduling service your n8n nodes talk to: its API, webhooks, dashboard and e-mails, all running on this machine.";
 
 beforeAll(async () => {
 	hook = await receiver();
@@ -48,6 +50,15 @@ afterAll(async () => {
 	await sb?.close();
 	await hook?.close();
 });
+
+/** An appointment's start as the dashboard shows it. */
+const shown = (a: { start_date: string }) =>
+	DateTime.fromISO(a.start_date, { zone: 'America/Santiago' })
+		.setLocale('en-GB')
+		.toFormat('ccc d LLL yyyy, HH:mm');
+
+/** An element's text as read: white space collapsed (the markup is formatted by Prettier). */
+const words = async (l: Locator) => (await l.textContent())!.replace(/\s+/g, ' ').trim();
 
 async function signIn() {
 	await page.goto(`${sb.url}/dashboard/`);
@@ -71,8 +82,9 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 		expect(new URL(page.url()).pathname).toBe('/dashboard/login');
 	}
 	await page.goto(`${sb.url}/dashboard/login`);
+	expect(await words(page.getByRole('contentinfo'))).toBe(STAND_IN);
 	// the token is named as `npm run dev` prints it (scripts/dev.ts)
-	expect(await page.locator('.login').textContent()).toContain(
+	expect(await page.locator('.login').innerText()).toContain(
 		'“Admin token for /__sandbox/ and the dashboard”',
 	);
 	// the token field has the focus; type a wrong token and press Enter
@@ -90,6 +102,63 @@ it('signs in with the admin token only, keyboard alone; nothing is reachable bef
 	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Appointments');
 });
 
+/** A browser restarted: the cookies with an expiry (the sign-in) come back, the session-only ones do not. */
+async function restarted(keep: (c: { name: string; expires: number }) => boolean = () => true) {
+	const persistent = (await context.cookies()).filter((c) => c.expires !== -1 && keep(c));
+	expect(persistent.map((c) => c.name)).toContain('sbx_session');
+	const again = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+	await again.addCookies(persistent);
+	return again;
+}
+
+it('after a browser restart the first page loaded works: its form and its Sign out (the CSRF cookie lives as long as the sign-in)', async () => {
+	const csrf = (await context.cookies()).find((c) => c.name === 'sbx_csrf')!;
+	const session = (await context.cookies()).find((c) => c.name === 'sbx_session')!;
+	expect(csrf.expires).toBeGreaterThan(session.expires - 60);
+	// the CSRF cookie kept, or gone (expired, deleted): either way the first page's form is accepted
+	for (const keep of [() => true, (c: { name: string }) => c.name !== 'sbx_csrf']) {
+		const ctx = await restarted(keep);
+		try {
+			const p = await ctx.newPage();
+			await p.goto(`${sb.url}/dashboard/appointments/new`);
+			await p.getByLabel('Client name').fill('Back After Restart');
+			await p.getByLabel('Client email').fill('restart@example.com');
+			await p.getByRole('button', { name: 'Create appointment' }).click();
+			await p.waitForURL(/\/dashboard\/appointments\/[0-9a-f-]{36}\/\?done=/);
+		} finally {
+			await ctx.close();
+		}
+	}
+	expect((await api.ok('GET', '/api/v3/appointments/?email=restart@example.com')).count).toBe(2);
+	const ctx = await restarted((c) => c.name !== 'sbx_csrf');
+	try {
+		const p = await ctx.newPage();
+		await p.goto(`${sb.url}/dashboard/mailbox/`);
+		await p.getByRole('button', { name: 'Sign out' }).click();
+		await p.waitForURL(/\/dashboard\/login$/);
+	} finally {
+		await ctx.close();
+	}
+	await signIn(); // that signed this browser out too: one session
+});
+
+it('a form refused for its CSRF token says to reload the form, and its link back to the form works', async () => {
+	await page.goto(`${sb.url}/dashboard/appointments/new`);
+	await context.clearCookies({ name: 'sbx_csrf' });
+	await page.getByLabel('Client name').fill('Refused Once');
+	await page.getByRole('button', { name: 'Create appointment' }).click();
+	const alert = (await page.getByRole('alert').textContent())!;
+	expect(alert).toMatch(/Nothing was changed/);
+	expect(alert).toMatch(/reload/i);
+	expect((await api.ok('GET', '/api/v3/appointments/?name=Refused%20Once')).count).toBe(0);
+	await page.getByRole('link', { name: 'Back to the form' }).click();
+	await page.waitForURL(`${sb.url}/dashboard/appointments/new`);
+	await page.getByLabel('Client name').fill('Refused Once');
+	await page.getByRole('button', { name: 'Create appointment' }).click();
+	await page.waitForURL(/\?done=/);
+	expect((await api.ok('GET', '/api/v3/appointments/?name=Refused%20Once')).count).toBe(1);
+});
+
 it('the chrome names the product; the navigation is Appointments · Deliveries · Mailbox · Settings and marks the page shown', async () => {
 	const nav = page.getByRole('navigation', { name: 'Main' });
 	expect(await nav.getByRole('link').allTextContents()).toEqual([
@@ -99,6 +168,12 @@ it('the chrome names the product; the navigation is Appointments · Deliveries �
 		'Settings',
 	]);
 	expect(await page.locator('header .brand').textContent()).toBe('Citaflow local sandbox');
+	// what the name is, said where a newcomer meets it (the sign-in page included: first test)
+	expect(await words(page.getByRole('contentinfo'))).toBe(STAND_IN);
+	// the stylesheet applies (the CSP allows it by its hash)
+	expect(
+		await page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor"),
+	).toBe('rgb(29, 36, 51)');
 	for (const [label, path, h1] of [
 		['Deliveries', '/dashboard/deliveries/', 'Deliveries'],
 		['Mailbox', '/dashboard/mailbox/', 'Mailbox'],
@@ -114,18 +189,17 @@ it('the chrome names the product; the navigation is Appointments · Deliveries �
 });
 
 it('times are shown in the account time zone in a human format, the zone named on the page', async () => {
-	const first = (await api.ok('GET', '/api/v3/appointments/?page_size=1')).results[0];
-	const human = DateTime.fromISO(first.start_date, { zone: 'America/Santiago' })
-		.setLocale('en-GB')
-		.toFormat('ccc d LLL yyyy, HH:mm');
-	await page.goto(`${sb.url}/dashboard/appointments/`);
+	const first = (await api.ok('GET', '/api/v3/appointments/?start_date=2026-11-20&page_size=1'))
+		.results[0];
+	const human = shown(first);
+	await page.goto(`${sb.url}/dashboard/appointments/?from=2026-11-20`);
 	expect(await page.getByRole('row').nth(1).getByRole('link').textContent()).toBe(human);
 	const text = (await page.locator('main').textContent())!;
 	expect(text).toContain('times in America/Santiago');
 	expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
 	await page.getByRole('link', { name: human }).click();
-	expect(await page.getByRole('row', { name: /^Start/ }).textContent()).toBe(
-		`Start${human} (America/Santiago)`,
+	expect(await words(page.getByRole('row', { name: /^Start/ }))).toBe(
+		`Start ${human} (America/Santiago)`,
 	);
 });
 
@@ -170,7 +244,7 @@ it("Settings › API access shows the base URL, the access token (the credential
 it('breadcrumbs are links to the pages above', async () => {
 	await page.goto(`${sb.url}${WEBHOOKS}new`);
 	const crumbs = page.getByRole('navigation', { name: 'Breadcrumb' });
-	expect(await crumbs.textContent()).toBe('Settings › Integrations › Webhooks › Add webhook');
+	expect(await words(crumbs)).toBe('Settings › Integrations › Webhooks › Add webhook');
 	expect(await crumbs.locator('[aria-current=page]').textContent()).toBe('Add webhook');
 	for (const [label, path, h1] of [
 		['Webhooks', WEBHOOKS, 'Webhooks'],
@@ -285,7 +359,7 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	// Cancel asks first, naming the appointment; nothing is canceled before the confirmation
 	await page.getByRole('link', { name: 'Cancel appointment…' }).click();
 	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cancel appointment?');
-	expect(await page.locator('form.card p').first().textContent()).toContain(
+	expect(await words(page.locator('form.card p').first())).toContain(
 		`The appointment of ${evil} on Wed 25 Nov 2026, 10:30`,
 	);
 	expect(
@@ -334,6 +408,50 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	});
 });
 
+it('the appointment list opens at today, as a calendar does; the earlier ones are a click away, and Today leads back', async () => {
+	// a seed laid around the real time: today is what the browser's clock says
+	const now = DateTime.now().setZone('America/Santiago');
+	await adm.ok('POST', '/__sandbox/reset/', { seed: 200, now: now.toISO() });
+	const today = now.toISODate()!;
+	const yesterday = now.minus({ days: 1 }).toISODate()!;
+	const fromToday = (await api.ok('GET', `/api/v3/appointments/?start_date=${today}&page_size=1`))
+		.results[0];
+	const earlier = (await api.ok('GET', `/api/v3/appointments/?end_date=${yesterday}&page_size=500`))
+		.results;
+	expect(earlier.length).toBeGreaterThan(25); // more than a page before today
+	const startLinks = () =>
+		page
+			.locator('tbody tr')
+			.evaluateAll((rows) => rows.map((r) => r.querySelector('td a')!.textContent!.trim()));
+
+	await page
+		.getByRole('navigation', { name: 'Main' })
+		.getByRole('link', { name: 'Appointments' })
+		.click();
+	await page.waitForURL(`${sb.url}/dashboard/appointments/`);
+	expect((await startLinks())[0]).toBe(shown(fromToday));
+	expect(await words(page.locator('main > p.muted'))).toContain(
+		`the list opens at today, ${now.setLocale('en-GB').toFormat('ccc d LLL yyyy')}`,
+	);
+	await page.getByRole('link', { name: '‹ Earlier' }).click();
+	const before = await startLinks();
+	expect(before.at(-1)).toBe(shown(earlier.at(-1)));
+	expect(before).toHaveLength(25);
+	await page.getByRole('link', { name: 'Today' }).click();
+	expect((await startLinks())[0]).toBe(shown(fromToday));
+	// a From date opens the list at that date
+	await page.getByLabel('From').fill(now.minus({ days: 3 }).toISODate()!);
+	await page.getByRole('button', { name: 'Filter' }).click();
+	const first = (
+		await api.ok(
+			'GET',
+			`/api/v3/appointments/?start_date=${now.minus({ days: 3 }).toISODate()}&page_size=1`,
+		)
+	).results[0];
+	expect((await startLinks())[0]).toBe(shown(first));
+	expect(await page.getByRole('link', { name: '‹ Earlier' }).count()).toBe(0);
+});
+
 it('Deliveries counts in words that agree with the number: 1 attempt, 2 attempts', async () => {
 	await adm.ok('POST', '/__sandbox/reset/', { seed: 60 });
 	await api.ok('POST', '/api/v3/webhooks/', {
@@ -342,7 +460,7 @@ it('Deliveries counts in words that agree with the number: 1 attempt, 2 attempts
 	});
 	const counts = async () => {
 		await page.goto(`${sb.url}/dashboard/deliveries/`);
-		return (await page.locator('main > p.muted').first().textContent())!;
+		return await words(page.locator('main > p.muted').first());
 	};
 	for (const [n, words] of [
 		[1, '1 delivered · 0 given up · 1 attempt in all.'],

@@ -62,13 +62,13 @@ it('a delivered message shows in the list (received, from, to, subject) and on i
 		.setZone('America/Santiago')
 		.setLocale('en-GB')
 		.toFormat('ccc d LLL yyyy, HH:mm:ss');
-	expect(await row.getByRole('cell').allTextContents()).toEqual([
+	expect(await row.getByRole('cell').allInnerTexts()).toEqual([
 		received,
-		'Clínica Norte <bookings@example.com>',
+		'Clínica Norte\nClínica Norte <bookings@example.com>',
 		'recepcion@example.com',
 		'Agenda for Tue 24 Nov 2026',
 	]);
-	expect(await page.locator('main').textContent()).toContain('Times in America/Santiago.');
+	expect(await page.locator('main').innerText()).toContain('Times in America/Santiago.');
 	expect(await page.locator('main').textContent()).toContain(`SMTP at 127.0.0.1:${sb.smtpPort}`);
 
 	await row.getByRole('link', { name: 'Agenda for Tue 24 Nov 2026' }).click();
@@ -76,8 +76,11 @@ it('a delivered message shows in the list (received, from, to, subject) and on i
 	expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
 		'Agenda for Tue 24 Nov 2026',
 	);
-	expect(await page.getByRole('row', { name: /^From/ }).textContent()).toBe(
-		'FromClínica Norte <bookings@example.com>',
+	expect(await page.getByRole('row', { name: /^From/ }).innerText()).toBe(
+		'From\tClínica Norte <bookings@example.com>',
+	);
+	expect(await page.getByRole('row', { name: /^Sent by/ }).innerText()).toBe(
+		'Sent by\tClínica Norte',
 	);
 	expect(await page.getByLabel('Text of the email').textContent()).toBe(
 		'10:00 Ana Rojas (Box 1)\n10:30 Diego Soto (Box 2)',
@@ -129,6 +132,40 @@ it('hostile HTML stays inert: no script runs, nothing remote loads, the subject 
 	expect(csp).toMatch(/(^|; )sandbox(;|$)/);
 	expect(csp).not.toMatch(/script-src/);
 	expect(csp).toMatch(/frame-ancestors 'self'/);
+});
+
+it("Sent by tells look-alike messages apart: a workflow by its subject's [tag] or From name, the service's own as the service", async () => {
+	const a = (await api.ok('GET', '/api/v3/appointments/?is_cancelled=false&page_size=1'))
+		.results[0];
+	for (const tag of ['Example 3', 'Example 4'])
+		await send({
+			from: 'bookings@example.com',
+			to: 'recepcion@example.com',
+			subject: `[${tag}] Canceled: Ana Rojas, Sat 28 Nov, 12:45`,
+			text: 'Canceled.',
+		});
+	await send({
+		from: 'Morning agenda <bookings@example.com>',
+		to: 'recepcion@example.com',
+		subject: 'Agenda for Sat 28 Nov',
+		text: '.',
+	});
+	await api.ok('DELETE', `/api/v3/appointments/${a.appointment_key}/?send_email=true`);
+	await page.goto(`${sb.url}/dashboard/mailbox/`);
+	const sentBy = async (subject: RegExp) =>
+		(await page.getByRole('row', { name: subject }).getByRole('cell').nth(1).innerText()).trim();
+	expect(await sentBy(/\[Example 3\] Canceled/)).toBe('Example 3\nbookings@example.com');
+	expect(await sentBy(/\[Example 4\] Canceled/)).toBe('Example 4\nbookings@example.com');
+	expect(await sentBy(/Agenda for Sat 28 Nov/)).toBe(
+		'Morning agenda\nMorning agenda <bookings@example.com>',
+	);
+	expect(await sentBy(/Your appointment on/)).toBe(
+		'the service Citaflow <no-reply@citaflow.example>',
+	);
+	await page.getByRole('link', { name: /^Your appointment on/ }).click();
+	expect(await page.getByRole('row', { name: /^Sent by/ }).innerText()).toBe(
+		'Sent by\tthe service',
+	);
 });
 
 it("an appointment canceled with email shows the service's email in the Mailbox; Empty mailbox empties it", async () => {

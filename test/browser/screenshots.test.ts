@@ -72,7 +72,7 @@ async function sendAgenda() {
 		ignoreTLS: c.disableStartTls,
 	});
 	await t.sendMail({
-		from: 'bookings@example.com',
+		from: 'Morning agenda <bookings@example.com>',
 		to: 'recepcion@clinica.example',
 		subject: `Agenda for ${day.setLocale('en-GB').toFormat('ccc d LLL yyyy')}: ${rows.length} confirmed appointments`,
 		text: [
@@ -117,8 +117,16 @@ it('sign-in, Appointments, Settings › Integrations › Webhooks and API access
 	await page.getByLabel('Admin token').fill(ADMIN);
 	await page.getByRole('button', { name: 'Sign in' }).click();
 	await page.waitForURL(/\/dashboard\/appointments\/$/);
-	await page.goto(`${sb.url}/dashboard/appointments/?from=${today()}`);
-	expect(await page.getByRole('row').count()).toBe(26); // a full page of the demo account's coming appointments
+	// the list opens at today: a full page of the demo account's coming appointments
+	const first = (await api.ok('GET', `/api/v3/appointments/?start_date=${today()}&page_size=1`))
+		.results[0];
+	expect(await page.getByRole('row').count()).toBe(26);
+	expect(await page.getByRole('row').nth(1).getByRole('link').textContent()).toBe(
+		DateTime.fromISO(first.start_date)
+			.setZone(ZONE)
+			.setLocale('en-GB')
+			.toFormat('ccc d LLL yyyy, HH:mm'),
+	);
 	await settle(page, 'dashboard-appointments');
 
 	// the subscription n8n's Appointments Trigger makes when its workflow is published

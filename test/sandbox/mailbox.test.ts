@@ -61,6 +61,8 @@ it('a message sent over SMTP is in the mailbox with sender, envelope recipients,
 		'html',
 		'id',
 		'received_at',
+		'sent_by',
+		'source',
 		'subject',
 		'text',
 		'to',
@@ -69,6 +71,8 @@ it('a message sent over SMTP is in the mailbox with sender, envelope recipients,
 		id: expect.stringMatching(/^[0-9a-f-]{36}$/),
 		from: 'Clínica Norte <bookings@example.com>',
 		to: ['ana.rojas@example.com', 'recepcion@example.com', 'audit@example.com'],
+		source: 'smtp',
+		sent_by: 'Clínica Norte',
 		subject: 'Your agenda for today',
 		text: 'Ana Rojas, 10:00',
 		html: '<p>Ana Rojas, <b>10:00</b></p>',
@@ -77,6 +81,35 @@ it('a message sent over SMTP is in the mailbox with sender, envelope recipients,
 	expect(Date.now() - Date.parse(first.received_at)).toBeLessThan(60_000);
 	expect(box[0].html).toBeNull();
 	t.close();
+});
+
+it("each message says who sent it: the subject's [tag], else the From name, else the From address", async () => {
+	const t = transport();
+	const cases: Array<[from: string, subject: string, sentBy: string]> = [
+		['bookings@example.com', '[Example 3] Canceled: Ana Rojas, Sat 28 Nov, 12:45', 'Example 3'],
+		['Front desk <bookings@example.com>', ' [Example 4]Canceled: Ana', 'Example 4'],
+		['Morning agenda <bookings@example.com>', 'Agenda for Sat 28 Nov', 'Morning agenda'],
+		[
+			'Morning agenda <bookings@example.com>',
+			'Re: [Example 3] not a leading tag',
+			'Morning agenda',
+		],
+		['bookings@example.com', '[] empty tag', 'bookings@example.com'],
+		['bookings@example.com', 'No tag', 'bookings@example.com'],
+	];
+	for (const [from, subject] of cases)
+		await t.sendMail({ from, to: 'x@example.com', subject, text: '.' });
+	t.close();
+	const box = (await readMailbox(sb.url, ADMIN)).reverse();
+	expect(box.map((m) => [m.from, m.subject, m.sent_by])).toEqual(
+		cases.map(([from, subject, sentBy]) => [
+			from,
+			subject.trim() === subject ? subject : expect.any(String),
+			sentBy,
+		]),
+	);
+	expect(box.every((m) => m.source === 'smtp')).toBe(true);
+	await adm.ok('DELETE', '/__sandbox/mailbox/');
 });
 
 it('an HTML-only message gets its text from the HTML; a credential with a user and password is accepted too', async () => {
@@ -158,6 +191,8 @@ it('by default the mailbox keeps the newest 500 messages', () => {
 		box.add({
 			from: 'a@example.com',
 			to: ['b@example.com'],
+			source: 'smtp',
+			sent_by: 'a@example.com',
 			subject: `n${i}`,
 			text: String(i),
 			html: null,
@@ -181,6 +216,7 @@ it('DELETE of an appointment with send_email=true puts the service cancellation 
 	await api.ok('DELETE', `/api/v3/appointments/${b.appointment_key}/?send_email=true`);
 	const m = await waitForMail(sb.url, ADMIN, (x) => x.to.includes(b.person.email));
 	expect(m.from).toBe('Citaflow <no-reply@citaflow.example>');
+	expect(m).toMatchObject({ source: 'service', sent_by: 'Citaflow' });
 	expect(m.to).toEqual([b.person.email]);
 	expect(m.subject).toMatch(
 		/^Your appointment on \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} was canceled$/,

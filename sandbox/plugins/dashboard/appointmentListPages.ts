@@ -1,7 +1,8 @@
 /** Appointments: the paged, filtered list and the New appointment form. The detail page is in appointmentDetailPages.ts. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { DateTime } from 'luxon';
 
-import { formatHuman } from '../../dateTimes';
+import { dayBounds, formatHuman } from '../../dateTimes';
 import { createAppointment } from '../../operations';
 import { zodFieldErrors } from '../../options';
 import { adminCreateSchema } from '../../schemas';
@@ -54,6 +55,34 @@ function listRows(
 	return { rows, errors };
 }
 
+/** The first row starting today or later (rows are in start order); rows.length when none does. */
+function todayIndex(rows: Appointment[], startOfToday: number): number {
+	const i = rows.findIndex((a) => a.start >= startOfToday);
+	return i === -1 ? rows.length : i;
+}
+
+/**
+ * Pages of PAGE_SIZE rows laid so that one starts at `anchor` (today's first row), as a calendar opens at today: the
+ * rows before it fill the pages before, the first of them shorter. A list that fits on one page is one page.
+ */
+function paging(rows: Appointment[], anchor: number) {
+	const lead = rows.length <= PAGE_SIZE ? 0 : anchor % PAGE_SIZE;
+	const pages = Math.max(1, (lead ? 1 : 0) + Math.ceil((rows.length - lead) / PAGE_SIZE));
+	const start = (p: number) => (p === 1 ? 0 : lead + (p - (lead ? 2 : 1)) * PAGE_SIZE);
+	const todayPage =
+		rows.length <= PAGE_SIZE
+			? 1
+			: Math.min(pages, (lead ? 2 : 1) + Math.floor((anchor - lead) / PAGE_SIZE));
+	return {
+		pages,
+		todayPage,
+		slice: (p: number): [number, number] => [
+			start(p),
+			p === 1 && lead ? lead : start(p) + PAGE_SIZE,
+		],
+	};
+}
+
 /** The paged, filtered list. */
 function listPage(app: FastifyInstance): void {
 	const s = app.sandbox;
@@ -67,15 +96,19 @@ function listPage(app: FastifyInstance): void {
 			q: str(q.q).trim(),
 		};
 		const { rows, errors } = listRows(app, f);
-		const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
-		const page = Math.min(pages, Math.max(1, Number.parseInt(str(q.page), 10) || 1));
-		const shown = rows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+		const tz = s.cfg.timeZone;
+		const today = dayBounds(Date.now(), tz)[0];
+		const paged = paging(rows, f.from ? 0 : todayIndex(rows, today));
+		const page = Math.min(
+			paged.pages,
+			Math.max(1, Number.parseInt(str(q.page), 10) || paged.todayPage),
+		);
+		const shown = rows.slice(...paged.slice(page));
 		const pageLink = (n: number) => {
 			const u = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== ''));
-			if (n > 1) u.set('page', String(n));
+			u.set('page', String(n));
 			return `/dashboard/appointments/?${u}`;
 		};
-		const tz = s.cfg.timeZone;
 		return reply.page({
 			title: 'Appointments',
 			section: 'appointments',
@@ -112,7 +145,15 @@ function listPage(app: FastifyInstance): void {
 					<div class="field"><button class="primary" type="submit">Filter</button></div>
 				</form>
 				<p class="muted">
-					${rows.length} appointment${rows.length === 1 ? '' : 's'}; times in ${tz}.
+					${rows.length}
+					appointment${rows.length === 1 ? '' : 's'}${f.from
+						? ''
+						: html`; the list opens at today,
+							${DateTime.fromMillis(today, { zone: tz })
+								.setLocale('en-GB')
+								.toFormat('ccc d LLL yyyy')},
+							with the earlier ones on the pages before`};
+					times in ${tz}.
 				</p>
 				<table>
 					<thead>
@@ -142,9 +183,13 @@ function listPage(app: FastifyInstance): void {
 					</tbody>
 				</table>
 				<nav class="pager" aria-label="Pages">
-					${page > 1 ? html`<a href="${pageLink(page - 1)}" rel="prev">‹ Previous</a>` : ''}<span
-						>Page ${page} of ${pages}</span
-					>${page < pages ? html`<a href="${pageLink(page + 1)}" rel="next">Next ›</a>` : ''}
+					${page > 1 ? html`<a href="${pageLink(page - 1)}" rel="prev">‹ Earlier</a>` : ''}<span
+						>Page ${page} of ${paged.pages}</span
+					>${page < paged.pages
+						? html`<a href="${pageLink(page + 1)}" rel="next">Later ›</a>`
+						: ''}${f.from || page === paged.todayPage
+						? ''
+						: html`<a href="${pageLink(paged.todayPage)}">Today</a>`}
 				</nav>`,
 		});
 	});

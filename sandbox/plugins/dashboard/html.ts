@@ -99,12 +99,17 @@ form.bar{margin:0 0 10px}
 .actions{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .actions .card{margin:0}
 .login{max-width:380px;margin:80px auto}
+footer{max-width:1180px;margin:0 auto;padding:0 24px 24px;font-size:13px;color:#57606a}
 `;
 export const CSS_HASH = `'sha256-${crypto.createHash('sha256').update(CSS).digest('base64')}'`;
 
 /** Copy buttons (`data-copy="<input id>"`) and reveal buttons (`data-reveal="<password input id>"`). */
 const SCRIPT = `document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('button[data-copy],button[data-reveal]');if(!b)return;var t=document.getElementById(b.getAttribute('data-copy')||b.getAttribute('data-reveal'));if(!t)return;if(b.hasAttribute('data-reveal')){var show=t.type==='password';t.type=show?'text':'password';b.textContent=show?'Hide':'Reveal';b.setAttribute('aria-label',(show?'Hide':'Reveal')+b.getAttribute('aria-label').replace(/^\\S+/,''));b.setAttribute('aria-pressed',String(show));return}var done=function(){b.textContent='Copied';setTimeout(function(){b.textContent='Copy'},1500)};var old=function(){var type=t.type;t.type='text';t.select();document.execCommand('copy');t.type=type;done()};if(navigator.clipboard)navigator.clipboard.writeText(t.value).then(done,old);else old()});`;
 export const SCRIPT_HASH = `'sha256-${crypto.createHash('sha256').update(SCRIPT).digest('base64')}'`;
+
+/** Built outside the html templates, which Prettier formats: the CSP hashes cover these tags' exact text. */
+const STYLE_TAG = raw(`<style>${CSS}</style>`);
+const SCRIPT_TAG = raw(`<script>${SCRIPT}</script>`);
 
 export type Section = 'appointments' | 'deliveries' | 'mailbox' | 'settings';
 
@@ -157,18 +162,17 @@ export function layout(p: Page): string {
 				<meta charset="utf-8" />
 				<meta name="viewport" content="width=device-width, initial-scale=1" />
 				<title>${p.title} · ${PRODUCT}</title>
-				<style>
-					${raw(CSS)}
-				</style>
+				${STYLE_TAG}
 			</head>
 			<body>
 				<a class="skip" href="#main">Skip to content</a>${header}
 				<main id="main">${p.body}</main>
-				${p.csrf
-					? html`<script>
-							${raw(SCRIPT)};
-						</script>`
-					: ''}
+				<footer>
+					<strong>${PRODUCT}</strong> is the sandbox's stand-in name for the appointment scheduling
+					service your n8n nodes talk to: its API, webhooks, dashboard and e-mails, all running on
+					this machine.
+				</footer>
+				${p.csrf ? SCRIPT_TAG : ''}
 			</body>
 		</html>`.text;
 }

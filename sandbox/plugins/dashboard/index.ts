@@ -26,6 +26,7 @@ declare module 'fastify' {
 }
 
 const SESSION = 'sbx_session';
+const CSRF = 'sbx_csrf';
 const SESSION_MS = 12 * 60 * 60 * 1000;
 
 interface Sessions {
@@ -60,11 +61,18 @@ function sessionStore(): Sessions {
 	};
 }
 
-/** reply.page() and reply.csrfToken(): a page carries the CSRF token for its forms when signed in. */
+/**
+ * reply.page() and reply.csrfToken(): a page carries the CSRF token for its forms when signed in. One token per
+ * reply: without a CSRF cookie each generateCsrf() call makes a new secret, and a page with two forms (its own and
+ * Sign out) would hand the browser a cookie that matches only the last one.
+ */
 function pages(app: FastifyInstance, sessions: Sessions): void {
 	const session = sessions.of;
+	const tokens = new WeakMap<FastifyReply, string>();
 	app.decorateReply('csrfToken', function (this: FastifyReply) {
-		return this.generateCsrf();
+		let token = tokens.get(this);
+		if (token === undefined) tokens.set(this, (token = this.generateCsrf()));
+		return token;
 	});
 	app.decorateReply('page', function (this: FastifyReply, p: Omit<Page, 'csrf'>, status = 200) {
 		const signedIn = session(this.request) !== undefined;
@@ -97,7 +105,13 @@ function guards(app: FastifyInstance, sessions: Sessions): void {
 				layout({
 					title: 'Signed out',
 					body: html`<h1>Signed out</h1>
-						<p>Your session has ended. <a href="/dashboard/login">Sign in</a> again.</p>`,
+						<p>
+							Your session has ended; nothing was changed.
+							<a href="/dashboard/login?next=${encodeURIComponent(formPage(req) ?? '/dashboard/')}"
+								>Sign in</a
+							>
+							again, and you are back at the form.
+						</p>`,
 				}),
 			);
 	});
@@ -105,25 +119,41 @@ function guards(app: FastifyInstance, sessions: Sessions): void {
 		if (req.method !== 'POST') return done();
 		return app.csrfProtection(req, reply, done);
 	});
-	app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+	app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
 		const status =
 			err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-		const message =
-			err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET'
-				? 'This form was not sent from the dashboard (missing or invalid CSRF token). Nothing was changed.'
-				: err.message;
-		return reply
-			.code(status)
-			.type('text/html; charset=utf-8')
-			.send(
-				layout({
-					title: 'Refused',
-					body: html`<h1>Refused</h1>
-						<p class="notice bad" role="alert">${message}</p>
-						<p><a href="/dashboard/">Back to the dashboard</a></p>`,
-				}),
-			);
+		const csrf = err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET';
+		const form = csrf ? formPage(req) : undefined;
+		return reply.page(
+			{
+				title: 'Refused',
+				body: html`<h1>Refused</h1>
+					<p class="notice bad" role="alert">
+						${csrf
+							? 'This form was not sent from the dashboard (missing or invalid CSRF token), or from a page loaded before your browser lost its dashboard cookies. Nothing was changed. Reload the form and send it again.'
+							: err.message}
+					</p>
+					<p>
+						${form ? html`<a href="${form}">Back to the form</a> · ` : ''}<a href="/dashboard/"
+							>Back to the dashboard</a
+						>
+					</p>`,
+			},
+			status,
+		);
 	});
+}
+
+/** The dashboard page a form was sent from (the Referer, same origin only), to load it again with a fresh token. */
+function formPage(req: FastifyRequest): string | undefined {
+	try {
+		const from = new URL(req.headers.referer ?? '');
+		return from.host === req.headers.host && from.pathname.startsWith('/dashboard/')
+			? from.pathname + from.search
+			: undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Sign in with the admin token, sign out. */
@@ -149,7 +179,7 @@ function signIn(
 							<code>SANDBOX_ADMIN_TOKEN=</code>.
 						</p>
 						<form method="post" action="/dashboard/login">
-							<input type="hidden" name="_csrf" value="${reply.generateCsrf()}" /><input
+							<input type="hidden" name="_csrf" value="${reply.csrfToken()}" /><input
 								type="hidden"
 								name="next"
 								value="${next}"
@@ -183,6 +213,9 @@ function signIn(
 			return loginPage(reply, safeNext(b.next), 'Not the admin token.');
 		const id = sessions.open();
 		reply.setCookie(SESSION, id, { ...cookieOpts, maxAge: SESSION_MS / 1000 });
+		// the CSRF secret lives as long as the sign-in (a browser restart keeps both)
+		const secret = req.unsignCookie(req.cookies[CSRF] ?? '').value;
+		if (secret) reply.setCookie(CSRF, secret, { ...cookieOpts, maxAge: SESSION_MS / 1000 });
 		return reply.redirect(safeNext(b.next), 303);
 	});
 	app.post('/logout', async (req, reply) => {
@@ -204,7 +237,11 @@ export default async function dashboard(app: FastifyInstance) {
 	};
 	await app.register(cookie, { secret: crypto.randomBytes(32).toString('base64url') });
 	await app.register(formbody, { bodyLimit: 1_048_576 });
-	await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'sbx_csrf', cookieOpts });
+	await app.register(csrf, {
+		sessionPlugin: '@fastify/cookie',
+		cookieKey: CSRF,
+		cookieOpts: { ...cookieOpts, maxAge: SESSION_MS / 1000 },
+	});
 	const sessions = sessionStore();
 	pages(app, sessions);
 	guards(app, sessions);

@@ -14,6 +14,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HTML_CSP =
 	"default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
 
+/** Who sent it: the service's own e-mail marked so; a workflow's by its subject's [tag], From name or address. */
+const sender = (m: MailMessage) =>
+	m.source === 'service'
+		? html`<span class="pill wait">the service</span> <span class="muted">${m.from}</span>`
+		: m.sent_by === m.from
+			? m.from
+			: html`<strong>${m.sent_by}</strong><br /><span class="muted">${m.from}</span>`;
+
 export async function mailboxPages(app: FastifyInstance) {
 	const s = app.sandbox;
 	const when = (m: MailMessage) => formatHuman(Date.parse(m.received_at), s.cfg.timeZone, true);
@@ -44,7 +52,8 @@ export async function mailboxPages(app: FastifyInstance) {
 						? 'The mail sink is off (start the sandbox with an SMTP port).'
 						: html`Emails sent to the local mail sink (SMTP at <code>${s.smtpHost}:${port}</code>,
 								no TLS, no password) and the service's own emails to clients. Nothing leaves this
-								machine.`}
+								machine. <em>Sent by</em> names the workflow by the subject's leading [tag], else
+								the From name or address.`}
 					Times in ${s.cfg.timeZone}.
 				</p>
 				${list.length
@@ -58,7 +67,7 @@ export async function mailboxPages(app: FastifyInstance) {
 								<thead>
 									<tr>
 										<th scope="col">Received</th>
-										<th scope="col">From</th>
+										<th scope="col">Sent by</th>
 										<th scope="col">To</th>
 										<th scope="col">Subject</th>
 									</tr>
@@ -68,7 +77,7 @@ export async function mailboxPages(app: FastifyInstance) {
 										(m) =>
 											html`<tr>
 												<td class="nowrap">${when(m)}</td>
-												<td>${m.from}</td>
+												<td>${sender(m)}</td>
 												<td>${m.to.join(', ')}</td>
 												<td><a href="${BASE}${m.id}/">${m.subject || '(no subject)'}</a></td>
 											</tr>`,
@@ -92,6 +101,14 @@ export async function mailboxPages(app: FastifyInstance) {
 				<h1>${m.subject || '(no subject)'}</h1>
 				<table>
 					<tbody>
+						<tr>
+							<th scope="row">Sent by</th>
+							<td>
+								${m.source === 'service'
+									? html`<span class="pill wait">the service</span>`
+									: m.sent_by}
+							</td>
+						</tr>
 						<tr>
 							<th scope="row">From</th>
 							<td>${m.from}</td>
