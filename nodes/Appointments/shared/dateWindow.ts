@@ -74,6 +74,27 @@ export function windowQuery(
 	return query;
 }
 
+/** More than the largest difference between two zones' offsets (26 h), and half a day to reach a noon. */
+const PAD = (27 + 12) * 60 * 60 * 1000;
+const NOON = { hour: 12, minute: 0, second: 0, millisecond: 0 };
+
+/**
+ * The list query that asks the service for at least the starts of `window`: written in the account's zone, or, when
+ * the credential names none (`account` undefined), in `zone`, each edge moved outward by 27 h and on to a noon (a
+ * wall-clock time no zone skips or repeats), so that the service's reading in its own zone still holds the window.
+ * The caller cuts the answer to `window` with inWindow.
+ */
+export function startWindowQuery(window: StartWindow, account: string | undefined, zone: string) {
+	if (account !== undefined) return windowQuery(window, account);
+	const noon = (ms: number | undefined, by: number) =>
+		ms === undefined
+			? ms
+			: DateTime.fromMillis(ms + by, { zone })
+					.set(NOON)
+					.toMillis();
+	return windowQuery({ from: noon(window.from, -PAD), to: noon(window.to, PAD) }, zone);
+}
+
 /** A time followed by an offset (a date alone ends in "-10" too). */
 const TIME_WITH_OFFSET = /\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 
