@@ -107,10 +107,6 @@ export function startInstant(startDate: unknown, zone: string): number {
 
 /** Whether a record's start lies in the window (an unreadable start never does). */
 export function inWindow(window: StartWindow, startDate: unknown, zone: string): boolean {
-	const start = startInstant(startDate, zone);
-	if (Number.isNaN(start)) return false;
-	return (
-		(window.from === undefined || start >= window.from) &&
-		(window.to === undefined || start <= window.to)
-	);
+	const start = startInstant(startDate, zone); // NaN (unreadable) compares false
+	return start >= (window.from ?? -Infinity) && start <= (window.to ?? Infinity);
 }

@@ -32,7 +32,7 @@ import { paginateAll } from '../../transport/list/paginate.js';
 import { readLimit } from '../common.descriptions.js';
 import type { ItemContext, PrepareOperation } from '../types.js';
 import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields.js';
-import { GET_MANY_FILTERS, type FilterKind } from './getAll.filters.js';
+import { GET_MANY_FILTERS, type FilterKind, type FilterRow } from './getAll.filters.js';
 import { readShape } from './output.js';
 
 /** The Date Range's two rows (Custom's Start Date and End Date). */
@@ -77,7 +77,7 @@ const isUnset = (kind: FilterKind, value: unknown) =>
 	kind === 'boolean' ? value === undefined || value === '' : isBlank(value);
 
 /** The Date Range's instants, read in the item's zone; undefined for All Dates. */
-function dateRangeWindow(
+export function dateRangeWindow(
 	ctx: IExecuteFunctions,
 	item: ItemContext,
 	dateRange: DateRangePreset,
@@ -93,18 +93,17 @@ function dateRangeWindow(
 			throw choiceError(node, 'Date Range', i, DATE_RANGES, dateRange, 'one of their values');
 		}
 	}
-	const start = ctx.getNodeParameter(START.name, i, '') as unknown;
-	const end = ctx.getNodeParameter(END.name, i, '') as unknown;
-	if (isBlank(start) && isBlank(end)) {
+	const at = (row: FilterRow, bound: 'start' | 'end') => {
+		const value = ctx.getNodeParameter(row.name, i, '') as unknown;
+		return isBlank(value) ? undefined : instantValue(node, value, row.label, i, zone, bound);
+	};
+	const [from, to] = [at(START, 'start'), at(END, 'end')];
+	if (from === undefined && to === undefined) {
 		throw withFix(
 			inputError(node, START.label, i, 'a date (or an End Date) when Date Range is Custom'),
 			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
 		);
 	}
-	const from = isBlank(start)
-		? undefined
-		: instantValue(node, start, START.label, i, zone, 'start');
-	const to = isBlank(end) ? undefined : instantValue(node, end, END.label, i, zone, 'end');
 	if (from !== undefined && to !== undefined && from > to) {
 		throw inputError(
 			node,
@@ -127,7 +126,6 @@ function filterQuery(
 	filters: IDataObject,
 	range: () => StartWindow | undefined,
 ): Array<[string, QueryValue]> {
-	const i = item.itemIndex;
 	const query: Array<[string, QueryValue]> = [];
 	for (const row of GET_MANY_FILTERS) {
 		if (row.in === 'dateRange') {
@@ -140,7 +138,7 @@ function filterQuery(
 		const value = row.kind === 'uuid' ? locatorValue(filters[row.name]) : filters[row.name];
 		if (isUnset(row.kind, value)) continue;
 		const label = node.typeVersion >= 3 && row.labelV3 !== undefined ? row.labelV3 : row.label;
-		query.push([row.param, READ[row.kind](node, value, label, i, item.zone)]);
+		query.push([row.param, READ[row.kind](node, value, label, item.itemIndex, item.zone)]);
 	}
 	return query;
 }
