@@ -78,12 +78,9 @@ export function startWindowQuery(window: StartWindow, account: string | undefine
 	const edge = (ms: number, side: 'lower' | 'upper', pad: number) =>
 		account !== undefined
 			? edgeWallClock(ms, account, side)
-			: wallClock(
-					DateTime.fromMillis(ms + pad, { zone })
-						.set(NOON)
-						.toMillis(),
-					zone,
-				);
+			: DateTime.fromMillis(ms + pad, { zone })
+					.set(NOON)
+					.toFormat(WALL_CLOCK_FORMAT);
 	if (window.from !== undefined) query.start_date = edge(window.from, 'lower', -PAD);
 	if (window.to !== undefined) query.end_date = edge(window.to, 'upper', PAD);
 	return query;
