@@ -16,7 +16,7 @@ import {
 	inWindow,
 	startInstant,
 	wallClockReadings,
-	windowQuery,
+	startWindowQuery,
 } from '../../nodes/Appointments/shared/dateWindow';
 
 const SCL = 'America/Santiago';
@@ -263,14 +263,14 @@ describe('window edges in the account zone (dateWindow)', () => {
 
 	test('the same instants, written in another zone', () => {
 		const berlinToday = presetRange('today', BER, at('2026-03-10T12:00:00+01:00'))!;
-		expect(windowQuery(berlinToday, SCL)).toEqual({
+		expect(startWindowQuery(berlinToday, SCL, SCL)).toEqual({
 			start_date: '2026-03-09T20:00:00',
 			end_date: '2026-03-10T19:59:59',
 		});
-		expect(windowQuery({ from: berlinToday.from }, SCL)).toEqual({
+		expect(startWindowQuery({ from: berlinToday.from }, SCL, SCL)).toEqual({
 			start_date: '2026-03-09T20:00:00',
 		});
-		expect(windowQuery({}, SCL)).toEqual({});
+		expect(startWindowQuery({}, SCL, SCL)).toEqual({});
 	});
 
 	test('an edge in a repeated hour moves outward past it: the lower one before its first occurrence, the upper one after its second', () => {

@@ -23,6 +23,8 @@ let admin: Admin;
 let all: IDataObject[];
 
 const base = { resource: 'appointment', operation: 'getAll', returnAll: true, output: 'raw' };
+/** A credential naming the account's zone: the query holds exactly the window (empty, it is padded: getAllWindows). */
+const ACCOUNT = { accountTimeZone: ZONE };
 
 useSandbox({ seed: 60, seedValue: 11 }, (started) => ({ sb, admin } = started));
 
@@ -155,13 +157,17 @@ describe('filters', () => {
 		const start = DateTime.fromISO(String(a.start_date), { setZone: true }).setZone(ZONE);
 		const from = start.minus({ days: 2 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
 		const to = start.plus({ days: 2 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
-		const out = await runOk(sb, {
-			...base,
-			dateRange: 'custom',
-			startDate: from,
-			endDate: to,
-			filters: { status: a.status, calendarKey: (a.calendar as IDataObject).calendar_key },
-		});
+		const out = await runOk(
+			sb,
+			{
+				...base,
+				dateRange: 'custom',
+				startDate: from,
+				endDate: to,
+				filters: { status: a.status, calendarKey: (a.calendar as IDataObject).calendar_key },
+			},
+			ACCOUNT,
+		);
 		const q = await lastListQuery();
 		expect(q).toMatchObject({ start_date: from, end_date: to, status: a.status });
 		const lo = start.minus({ days: 2 }).toMillis();
@@ -180,18 +186,17 @@ describe('filters', () => {
 	});
 
 	test('custom range with dates only covers whole days; values with an offset are converted to the zone', async () => {
-		await runOk(sb, {
-			...base,
-			dateRange: 'custom',
-			startDate: '2026-11-20',
-			endDate: '2026-11-21',
-		});
+		await runOk(
+			sb,
+			{ ...base, dateRange: 'custom', startDate: '2026-11-20', endDate: '2026-11-21' },
+			ACCOUNT,
+		);
 		expect(await lastListQuery()).toMatchObject({
 			start_date: '2026-11-20T00:00:00',
 			end_date: '2026-11-21T23:59:59',
 		});
 		await admin.clearRequests();
-		await runOk(sb, { ...base, dateRange: 'custom', startDate: '2026-11-20T12:00:00Z' });
+		await runOk(sb, { ...base, dateRange: 'custom', startDate: '2026-11-20T12:00:00Z' }, ACCOUNT);
 		const q = await lastListQuery();
 		expect(q.start_date).toBe('2026-11-20T09:00:00');
 		expect(q.end_date).toBeUndefined();
@@ -241,7 +246,7 @@ describe('date range presets', () => {
 	test('today (real clock) selects the appointments of the current day in the workflow zone', async () => {
 		const now = DateTime.now().setZone(ZONE);
 		const today = now.toFormat('yyyy-MM-dd');
-		const out = await runOk(sb, { ...base, dateRange: 'today' });
+		const out = await runOk(sb, { ...base, dateRange: 'today' }, ACCOUNT);
 		// On the days Santiago's clocks change the edges move (tests with the clock fixed below say how).
 		const changeDay =
 			now.startOf('day').minus({ milliseconds: 1 }).offset !== now.endOf('day').offset;
@@ -266,7 +271,7 @@ describe('date range presets', () => {
 		await admin.create({ start_date: '2026-09-07T00:15:00-03:00' });
 		await admin.clearRequests();
 		Settings.now = () => Date.parse('2026-09-06T15:00:00-03:00');
-		const out = await runOk(sb, { ...base, dateRange: 'today' });
+		const out = await runOk(sb, { ...base, dateRange: 'today' }, ACCOUNT);
 		expect(await lastListQuery()).toEqual({
 			start_date: '2026-09-06T01:00:00',
 			end_date: '2026-09-06T23:59:59',
@@ -285,17 +290,23 @@ describe('date range presets', () => {
 		];
 		for (const [dateRange, startDate, endDate] of cases) {
 			await admin.clearRequests();
-			await runOk(sb, { ...base, dateRange, options: { timeZone: 'Europe/Berlin' } });
+			// An account in Berlin too: the query is the days as built, on Berlin's clock.
+			await runOk(
+				sb,
+				{ ...base, dateRange, options: { timeZone: 'Europe/Berlin' } },
+				{ accountTimeZone: 'Europe/Berlin' },
+			);
 			expect(await lastListQuery()).toEqual({ start_date: startDate, end_date: endDate });
 		}
 	});
 
 	test('the workflow time zone is the default', async () => {
 		Settings.now = () => Date.parse('2026-03-10T02:00:00Z'); // 9 March in Santiago, 10 March in Berlin
-		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: 'Europe/Berlin' });
+		const berlin = { timezone: 'Europe/Berlin', accountTimeZone: 'Europe/Berlin' };
+		await runOk(sb, { ...base, dateRange: 'today' }, berlin);
 		expect((await lastListQuery()).start_date).toBe('2026-03-10T00:00:00');
 		await admin.clearRequests();
-		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: 'America/Santiago' });
+		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: ZONE, ...ACCOUNT });
 		expect((await lastListQuery()).start_date).toBe('2026-03-09T00:00:00');
 	});
 });
@@ -395,21 +406,12 @@ describe('the account time zone, and the days its clocks change', () => {
 		}
 	});
 
-	test("Created At is the same instant on the account's clock (here the day before Berlin's)", async () => {
-		await runOk(
-			sb,
-			{ ...base, filters: { createdAt: '2026-03-10T03:00:00' } },
-			{ timezone: BER, accountTimeZone: SCL },
-		);
-		expect((await lastListQuery()).created_at).toBe('2026-03-09T23:00:00');
-	});
-
-	test('an empty Account Time Zone is the zone the dates are read in, as before the field existed', async () => {
+	test('an empty Account Time Zone: the window goes out in the zone the dates are read in, from and to a noon 27 h or more outside it', async () => {
 		Settings.now = () => ms('2026-04-05T12:00:00+02:00');
 		await runOk(sb, { ...base, dateRange: 'today' }, { timezone: BER });
 		expect(await lastListQuery()).toEqual({
-			start_date: '2026-04-05T00:00:00',
-			end_date: '2026-04-05T23:59:59',
+			start_date: '2026-04-03T12:00:00',
+			end_date: '2026-04-07T12:00:00',
 		});
 		await admin.clearRequests();
 		await runOk(
@@ -418,8 +420,8 @@ describe('the account time zone, and the days its clocks change', () => {
 			{ timezone: BER, accountTimeZone: '  ' },
 		);
 		expect(await lastListQuery()).toEqual({
-			start_date: '2026-04-05T00:00:00',
-			end_date: '2026-04-05T23:59:59',
+			start_date: '2026-04-03T12:00:00',
+			end_date: '2026-04-07T12:00:00',
 		});
 	});
 

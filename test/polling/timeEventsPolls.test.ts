@@ -98,14 +98,15 @@ describe("selection, cost and the builder's view", () => {
 		expect(await pollAt(time, T0 + HOUR)).toEqual([`${SOON} ${a}`]);
 		const { requests } = await admin('GET', '/__sandbox/requests/');
 		expect(requests.length).toBeGreaterThan(0);
-		// one window: the time events' (now - 24 h .. now + Lead Time, padded 27 h each side for the account's zone)
+		// one window: the time events' (now - 24 h .. now + Lead Time), for the account's zone padded 27 h each side
+		// and on to a noon (a wall-clock time no zone skips or repeats)
 		const windows = new Set(
 			requests.map((r: Json) => `${r.method} ${r.path} ${r.query.start_date} ${r.query.end_date}`),
 		);
-		const wall = (ms: number) =>
-			DateTime.fromMillis(ms, { zone: ZONE }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+		const noon = (ms: number) =>
+			DateTime.fromMillis(ms, { zone: ZONE }).toFormat("yyyy-MM-dd'T'12:00:00");
 		expect([...windows]).toEqual([
-			`GET /api/v3/appointments/ ${wall(T0 + HOUR - 51 * HOUR)} ${wall(T0 + 2 * HOUR + 27 * HOUR)}`,
+			`GET /api/v3/appointments/ ${noon(T0 + HOUR - 63 * HOUR)} ${noon(T0 + 2 * HOUR + 39 * HOUR)}`,
 		]);
 		expect(b).toBeDefined();
 		expect(Object.keys(time.saved()['node:Appointments Polling Trigger'] as Json)).toEqual([

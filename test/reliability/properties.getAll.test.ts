@@ -198,6 +198,25 @@ function presetBounds(preset: string, zone: string): { start: string; end: strin
 	};
 }
 
+const HOUR = 3_600_000;
+
+/**
+ * A Date Range edge as sent without an Account Time Zone (this file's credential has none): in the item's zone, a
+ * noon at least 27 h outside `v`'s (more than two zones differ, so any account's reading holds the range), and less
+ * than a day past that; `slack` widens it for a run that may straddle midnight.
+ */
+function padded(v: Verdict, zone: string, side: 'start' | 'end', slack = 0): Verdict {
+	const want = wantOf(v);
+	if (want === undefined || (v.kind !== 'exact' && v.kind !== 'open')) return v;
+	const at = DateTime.fromISO(want, { zone }).toMillis();
+	const accept = (sent: string | string[] | undefined) => {
+		if (typeof sent !== 'string' || !sent.endsWith('T12:00:00')) return false;
+		const out = (DateTime.fromISO(sent, { zone }).toMillis() - at) * (side === 'start' ? -1 : 1);
+		return out >= 26 * HOUR - slack && out <= 53 * HOUR + slack;
+	};
+	return v.kind === 'exact' ? { kind: 'sent', accept } : { ...v, accept };
+}
+
 /** The checks of the Date Range's start_date and end_date. */
 function dateRangeChecks(
 	run: Run,
@@ -218,26 +237,24 @@ function dateRangeChecks(
 		const [sw, ew] = [wantOf(s), wantOf(e)];
 		const reversed = sw !== undefined && ew !== undefined && sw > ew;
 		return [
-			{ label: START.label, param: START.param, verdict: s },
+			{ label: START.label, param: START.param, verdict: zone ? padded(s, zone, 'start') : s },
 			{
 				label: END.label,
 				param: END.param,
-				verdict: reversed && e.kind === 'exact' ? openExactly(String(e.value)) : e,
+				verdict: zone
+					? padded(reversed && e.kind === 'exact' ? openExactly(String(e.value)) : e, zone, 'end')
+					: e,
 			},
 		];
 	}
 	if (run.dateRange === 'all' || zone === undefined) return [];
 	const b = presetBounds(run.dateRange, zone);
 	// (a run that straddles midnight may see the next day: accept the day before and after too)
-	const near = (want: string) =>
-		open(
-			(sent) =>
-				typeof sent === 'string' &&
-				Math.abs(DateTime.fromISO(sent).diff(DateTime.fromISO(want), 'days').days) <= 1,
-		);
+	const near = (want: string, side: 'start' | 'end') =>
+		padded({ kind: 'open', accept: () => true, want }, zone, side, 24 * HOUR);
 	return [
-		{ label: 'Date Range', param: START.param, verdict: near(b.start) },
-		{ label: 'Date Range', param: END.param, verdict: near(b.end) },
+		{ label: 'Date Range', param: START.param, verdict: near(b.start, 'start') },
+		{ label: 'Date Range', param: END.param, verdict: near(b.end, 'end') },
 	];
 }
 

@@ -80,6 +80,7 @@ export function usePropertySandbox(
 export type Verdict =
 	| { kind: 'omit' } // nothing to send for this field
 	| { kind: 'exact'; value: string | string[] } // must be sent exactly so
+	| { kind: 'sent'; accept: (sent: string | string[] | undefined) => boolean } // must be sent, something accepted
 	| { kind: 'invalid' } // the item must fail naming this field
 	| { kind: 'open'; accept: (sent: string | string[] | undefined) => boolean; want?: string }; // either fail naming it, or send something accepted
 
@@ -166,7 +167,7 @@ function queryMatches(
 			return `${f.param} sent (${JSON.stringify(sent)}) though empty`;
 		if (v.kind === 'exact' && JSON.stringify(asList(sent)) !== JSON.stringify(asList(v.value)))
 			return `${f.param}: sent ${JSON.stringify(sent)}, expected ${JSON.stringify(v.value)}`;
-		if (v.kind === 'open' && !v.accept(sent))
+		if ((v.kind === 'open' || v.kind === 'sent') && !v.accept(sent))
 			return `${f.param}: sent ${JSON.stringify(sent)}, not acceptable`;
 	}
 	for (const name of Object.keys(query)) {

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { canonicalUuid, EMAIL } from '../shared/validation.js';
-import { startInstant, windowQuery } from '../shared/dateWindow.js';
+import { startInstant, startWindowQuery } from '../shared/dateWindow.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { apiRequest } from '../transport/http/apiRequest.js';
 import { appointmentPath } from '../transport/resources/appointmentCalls.js';
@@ -86,8 +86,8 @@ async function phasePage(
 	account: string,
 ) {
 	const bounds: Record<Phase, IDataObject> = {
-		upcoming: windowQuery({ from: today }, account),
-		earlier: windowQuery({ to: today - 1000 }, account),
+		upcoming: startWindowQuery({ from: today }, account, account),
+		earlier: startWindowQuery({ to: today - 1000 }, account, account),
 	};
 	const isUpcoming = (record: IDataObject) => startInstant(record.start_date, account) >= today;
 	let { phase, next } = parseToken(token);

@@ -12,7 +12,7 @@ import {
 import { eventList, numberValue } from '../shared/validation.js';
 import { notAppointmentReason } from '../shared/appointmentRecord.js';
 import { readEventFilter } from '../shared/eventFilter.js';
-import { startInstant, windowQuery } from '../shared/dateWindow.js';
+import { startInstant, startWindowQuery } from '../shared/dateWindow.js';
 import { STARTING_SOON } from '../shared/constants.js';
 import { withoutItem } from '../shared/triggerError.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
@@ -103,19 +103,13 @@ export function unselected(staticData: IDataObject, field: string): PollPart {
 	};
 }
 
-/** More than the largest difference between two time zones' offsets (26 h): with no Account Time Zone the window
- * goes out in the workflow's zone this much wider, so the service's reading in its own zone still covers it. */
-const PAD = 27 * 60 * 60 * 1000;
-
 /** The list query of the window of starts [from, to], as the service reads it; the caller cuts the answer to it. */
 export async function serviceWindow(
 	ctx: IPollFunctions,
 	from: number,
 	to: number,
 ): Promise<IDataObject> {
-	const account = await accountTimeZone(ctx);
-	if (account !== undefined) return windowQuery({ from, to }, account);
-	return windowQuery({ from: from - PAD, to: to + PAD }, ctx.getTimezone());
+	return startWindowQuery({ from, to }, await accountTimeZone(ctx), ctx.getTimezone());
 }
 
 /**

@@ -173,16 +173,8 @@ export function toInstant(value: unknown, zone: string, bound: 'start' | 'end' =
 	// Only a string read as wall clock in `zone` can mean two instants; anything else already is one.
 	if (typeof value !== 'string' || HAS_OFFSET.test(value.trim()) || dt.zoneName !== zone)
 		return dt.toMillis();
-	const wall = DateTime.utc(
-		dt.year,
-		dt.month,
-		dt.day,
-		dt.hour,
-		dt.minute,
-		dt.second,
-		dt.millisecond,
-	);
-	const readings = wallClockReadings(wall.toMillis(), zone);
+	const wall = dt.toMillis() + dt.offset * 60_000; // its wall-clock fields read as UTC
+	const readings = wallClockReadings(wall, zone);
 	return bound === 'end' ? readings.later : readings.earlier;
 }
 

@@ -63,14 +63,26 @@ export function edgeWallClock(ms: number, zone: string, side: 'lower' | 'upper')
 	return wallClock(t, zone);
 }
 
-/** The list query of a window: its edges as wall clock in the account zone, an open edge left out. */
-export function windowQuery(
-	window: StartWindow,
-	zone: string,
-): { start_date?: string; end_date?: string } {
+/** More than the largest difference between two zones' offsets (26 h), and half a day to move on to a noon. */
+const PAD = (27 + 12) * 60 * 60 * 1000;
+const NOON = { hour: 12, minute: 0, second: 0, millisecond: 0 };
+
+/**
+ * The list query that asks the service for at least the starts of `window` (an open edge left out): its edges on the
+ * account's clock, or, when the credential names no zone (`account` undefined), in `zone` 27 h wider and on to a noon
+ * (a wall-clock time no zone skips or repeats), so that the service's reading in its own zone still holds the window.
+ * The caller cuts the answer to `window` with inWindow.
+ */
+export function startWindowQuery(window: StartWindow, account: string | undefined, zone: string) {
 	const query: { start_date?: string; end_date?: string } = {};
-	if (window.from !== undefined) query.start_date = edgeWallClock(window.from, zone, 'lower');
-	if (window.to !== undefined) query.end_date = edgeWallClock(window.to, zone, 'upper');
+	const edge = (ms: number, side: 'lower' | 'upper', pad: number) =>
+		account !== undefined
+			? edgeWallClock(ms, account, side)
+			: DateTime.fromMillis(ms + pad, { zone })
+					.set(NOON)
+					.toFormat(WALL_CLOCK_FORMAT);
+	if (window.from !== undefined) query.start_date = edge(window.from, 'lower', -PAD);
+	if (window.to !== undefined) query.end_date = edge(window.to, 'upper', PAD);
 	return query;
 }
 
@@ -92,10 +104,6 @@ export function startInstant(startDate: unknown, zone: string): number {
 
 /** Whether a record's start lies in the window (an unreadable start never does). */
 export function inWindow(window: StartWindow, startDate: unknown, zone: string): boolean {
-	const start = startInstant(startDate, zone);
-	if (Number.isNaN(start)) return false;
-	return (
-		(window.from === undefined || start >= window.from) &&
-		(window.to === undefined || start <= window.to)
-	);
+	const start = startInstant(startDate, zone); // NaN (unreadable) compares false
+	return start >= (window.from ?? -Infinity) && start <= (window.to ?? Infinity);
 }

@@ -72,7 +72,7 @@ export const hints: NodeHint[] = [
 		location: 'ndv',
 		whenToDisplay: 'always',
 		message:
-			"Date Range and dates without an offset are read in the workflow's time zone (workflow Settings), or in Options > Time Zone when set.",
+			"Date Range and its dates without an offset are read in the workflow's time zone (workflow Settings), or in Options > Time Zone when set.",
 		displayCondition: `={{ ${isAppointmentGetMany} && $parameter.dateRange !== "all" }}`,
 	},
 ];

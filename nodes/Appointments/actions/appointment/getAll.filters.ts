@@ -130,7 +130,7 @@ export const GET_MANY_FILTERS: readonly FilterRow[] = [
 		name: 'createdAt',
 		param: 'created_at',
 		kind: 'datetime',
-		description: 'Creation date, sent as local wall clock in the chosen time zone',
+		description: "Day of creation on the account's calendar (a typed date is that date there)",
 	},
 ];
 

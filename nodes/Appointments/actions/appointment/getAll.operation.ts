@@ -1,8 +1,8 @@
 /**
  * Appointment > Get Many: GET /api/v3/appointments/ with any of the 17 filters (the rows of getAll.filters.ts),
- * following pages until the limit. Dates are read in the item's zone (Options > Time Zone, else the workflow's) as
- * instants and go out as wall clock in the account's zone (the service reads offset-less filters that way), each
- * edge one that every parser reads alike (dateWindow.ts); the Date Range is then cut here on each record's start.
+ * following pages until the limit. The Date Range is read in the item's zone (Options > Time Zone, else the
+ * workflow's) as instants, asked for on the account's clock (padded when its zone is unknown: dateWindow.ts) and cut
+ * here on each record's start. Created At is a day of the account's calendar: a date typed is that date there.
  */
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
@@ -18,7 +18,13 @@ import {
 	uuidList,
 	withFix,
 } from '../../shared/validation.js';
-import { edgeWallClock, inWindow, wallClock, type StartWindow } from '../../shared/dateWindow.js';
+import {
+	edgeWallClock,
+	inWindow,
+	startWindowQuery,
+	wallClock,
+	type StartWindow,
+} from '../../shared/dateWindow.js';
 import { locatorValue } from '../../shared/calendar.js';
 import { presetRange, type DateRangePreset } from '../../shared/dateInput.js';
 import { accountTimeZone } from '../../transport/http/credentialInfo.js';
@@ -26,7 +32,7 @@ import { paginateAll } from '../../transport/list/paginate.js';
 import { readLimit } from '../common.descriptions.js';
 import type { ItemContext, PrepareOperation } from '../types.js';
 import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields.js';
-import { GET_MANY_FILTERS, type FilterKind } from './getAll.filters.js';
+import { GET_MANY_FILTERS, type FilterKind, type FilterRow } from './getAll.filters.js';
 import { readShape } from './output.js';
 
 /** The Date Range's two rows (Custom's Start Date and End Date). */
@@ -40,8 +46,8 @@ const isBlank = (value: unknown) =>
 	(typeof value === 'string' && value.trim() === '') ||
 	(Array.isArray(value) && value.length === 0);
 
-/** A query value; a number is an instant (a datetime), written in the account's zone when the request is sent. */
-type QueryValue = string | string[] | boolean | number;
+/** A query value; a function is a date, written once the account's zone is known (undefined: the credential has none). */
+type QueryValue = string | string[] | boolean | ((account?: string) => string | undefined);
 
 /** How each kind of filter is read from the editor and written into the query. */
 const READ: Record<
@@ -53,7 +59,12 @@ const READ: Record<
 	status: requireStatus,
 	email: requireEmail,
 	boolean: toBoolean,
-	datetime: (node, value, label, i, zone) => instantValue(node, value, label, i, zone()),
+	// Checked before any request; a date or time without offset is then read on the account's calendar.
+	datetime: (node, value, label, i, zone) => {
+		instantValue(node, value, label, i, zone());
+		return (account = zone()) =>
+			edgeWallClock(instantValue(node, value, label, i, account), account, 'lower');
+	},
 	text: (node, value, label, i) => {
 		if (typeof value !== 'string' && typeof value !== 'number')
 			throw inputError(node, label, i, 'a text', value);
@@ -66,7 +77,7 @@ const isUnset = (kind: FilterKind, value: unknown) =>
 	kind === 'boolean' ? value === undefined || value === '' : isBlank(value);
 
 /** The Date Range's instants, read in the item's zone; undefined for All Dates. */
-function dateRangeWindow(
+export function dateRangeWindow(
 	ctx: IExecuteFunctions,
 	item: ItemContext,
 	dateRange: DateRangePreset,
@@ -82,18 +93,17 @@ function dateRangeWindow(
 			throw choiceError(node, 'Date Range', i, DATE_RANGES, dateRange, 'one of their values');
 		}
 	}
-	const start = ctx.getNodeParameter(START.name, i, '') as unknown;
-	const end = ctx.getNodeParameter(END.name, i, '') as unknown;
-	if (isBlank(start) && isBlank(end)) {
+	const at = (row: FilterRow, bound: 'start' | 'end') => {
+		const value = ctx.getNodeParameter(row.name, i, '') as unknown;
+		return isBlank(value) ? undefined : instantValue(node, value, row.label, i, zone, bound);
+	};
+	const [from, to] = [at(START, 'start'), at(END, 'end')];
+	if (from === undefined && to === undefined) {
 		throw withFix(
 			inputError(node, START.label, i, 'a date (or an End Date) when Date Range is Custom'),
 			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
 		);
 	}
-	const from = isBlank(start)
-		? undefined
-		: instantValue(node, start, START.label, i, zone, 'start');
-	const to = isBlank(end) ? undefined : instantValue(node, end, END.label, i, zone, 'end');
 	if (from !== undefined && to !== undefined && from > to) {
 		throw inputError(
 			node,
@@ -108,7 +118,7 @@ function dateRangeWindow(
 
 /**
  * The list query of one item, row by row in the table's order (so its first bad field is the one named, and the
- * query keeps that order); the Date Range is read when its first row comes. Instants stay numbers until sent.
+ * query keeps that order); the Date Range is read when its first row comes. Dates are written when sent.
  */
 function filterQuery(
 	node: INode,
@@ -116,33 +126,21 @@ function filterQuery(
 	filters: IDataObject,
 	range: () => StartWindow | undefined,
 ): Array<[string, QueryValue]> {
-	const i = item.itemIndex;
 	const query: Array<[string, QueryValue]> = [];
 	for (const row of GET_MANY_FILTERS) {
 		if (row.in === 'dateRange') {
-			const at = row === START ? range()?.from : range()?.to;
-			if (at !== undefined) query.push([row.param, at]);
+			const [window, param] = [range(), row.param as 'start_date' | 'end_date'];
+			if (window?.[row === START ? 'from' : 'to'] !== undefined)
+				query.push([param, (account) => startWindowQuery(window, account, item.zone())[param]]);
 			continue;
 		}
 		// Calendar is a locator from version 3 on: its value is the key.
 		const value = row.kind === 'uuid' ? locatorValue(filters[row.name]) : filters[row.name];
 		if (isUnset(row.kind, value)) continue;
 		const label = node.typeVersion >= 3 && row.labelV3 !== undefined ? row.labelV3 : row.label;
-		query.push([row.param, READ[row.kind](node, value, label, i, item.zone)]);
+		query.push([row.param, READ[row.kind](node, value, label, item.itemIndex, item.zone)]);
 	}
 	return query;
-}
-
-/** The query as sent: instants as wall clock in the account's zone, the Date Range's end as an upper edge. */
-function writeQuery(query: Array<[string, QueryValue]>, accountZone: string): IDataObject {
-	const qs: IDataObject = {};
-	for (const [param, value] of query) {
-		qs[param] =
-			typeof value === 'number'
-				? edgeWallClock(value, accountZone, param === END.param ? 'upper' : 'lower')
-				: value;
-	}
-	return qs;
 }
 
 export const prepare: PrepareOperation = function (item) {
@@ -163,13 +161,15 @@ export const prepare: PrepareOperation = function (item) {
 	const shape = readShape(this, i, true);
 
 	return async () => {
-		// Read only when a date goes out: an empty Account Time Zone means the zone the dates were read in.
-		const zone = query.some(([, value]) => typeof value === 'number')
-			? ((await accountTimeZone(this)) ?? item.zone())
-			: '';
+		// Read only when a date goes out (a Get Many without one works whatever the field holds).
+		const dated = query.some(([, value]) => typeof value === 'function');
+		const account = dated ? await accountTimeZone(this) : undefined;
+		const qs: IDataObject = {};
+		for (const [param, value] of query)
+			qs[param] = typeof value === 'function' ? value(account) : value;
 		const cut = window();
-		const records = await paginateAll<IDataObject>(this, 'appointments/', writeQuery(query, zone), {
-			keep: cut && ((record) => inWindow(cut, record.start_date, zone)),
+		const records = await paginateAll<IDataObject>(this, 'appointments/', qs, {
+			keep: cut && ((record) => inWindow(cut, record.start_date, account ?? item.zone())),
 			limit,
 			itemIndex: i,
 			policy: item.policy,
