@@ -1,15 +1,28 @@
 /**
- * The trigger's dedupe protocol: a delivery claims its event (claimEvent), then settles it with run() or drop().
- * The first copy settled wins; the others' run()/drop() give false, and wait for that run's answer while n8n gives
- * it. A claim never settled (a failed re-read) or a run the service got no 2xx for leaves the event free for the
- * resend. The memory lives in the process only: n8n gives webhook functions no processed-data helper and does not
- * save what webhook() writes to static data (seen in 2.41.1).
+ * The trigger's dedupe protocol: one state machine per delivery (claimEvent), in one file. The memory lives in the
+ * process only: n8n gives webhook functions no processed-data helper and does not save what webhook() writes to
+ * static data (seen in 2.41.1).
+ *
+ *   claimed ─run─► running ─its answer closes after a 2xx─► answered      (remembered: later copies are duplicates)
+ *      │              └──── closes otherwise (an error, the caller hung up) ─► forgotten   (the resend runs it)
+ *      ├─drop─► answered                  (remembered by notification only: never makes a later event a duplicate)
+ *      ├─run, its caller already gone ─► forgotten          (nothing runs: the service resends what it got no 2xx for)
+ *      └─never settled (a failed re-read) ─► forgotten       (nothing was remembered, nobody waits on a claim)
+ *
+ * The first copy settled wins. A copy settling while another copy's run is still answered waits for that answer
+ * (at most MAX_WAITERS per event; more are answered busy) and settles again; every way out of running (close, a
+ * close that already happened) wakes them. The answer's state is read, not only its 'close' event, which a caller
+ * that hung up before the run has emitted already.
  */
 export type DedupeMode = 'eventKeyTimestamp' | 'appointmentKey' | 'off';
+export type State = 'claimed' | 'running' | 'answered' | 'forgotten';
+/** ran / dropped: settled by this copy; taken: by another copy (a duplicate); hungUp: its caller is gone; busy: too many copies wait. */
+export type Settled = 'ran' | 'dropped' | 'taken' | 'hungUp' | 'busy';
 
 export const DEFAULT_WINDOW = 10000;
 export const MAX_WINDOW = 1000000;
 export const MAX_SCOPES = 1000;
+export const MAX_WAITERS = 16;
 
 /**
  * What a notification is remembered by. The timestamp (validated ISO, no spaces) comes first and the event is
@@ -34,8 +47,8 @@ export class RecentKeys {
 	private readonly keys = new Map<string, unknown>();
 	// One iterator across evictions: a fresh one would step over every deleted slot at the Map's front each time.
 	private readonly oldest = this.keys.keys();
-	/** Keys of the runs n8n is still answering, with who waits for that answer. */
-	readonly answering = new Map<string, Array<() => void>>();
+	/** Keys of the runs whose answer is still open, with the copies waiting for it. */
+	readonly running = new Map<string, Array<() => void>>();
 	constructor(private limit: number) {}
 
 	get size(): number {
@@ -69,68 +82,90 @@ export class RecentKeys {
 	}
 }
 
-/** n8n's answer to the delivery, after webhook() returned: Node's ServerResponse, 'close' last (sent, or connection lost). */
+/** The delivery's answer: Node's ServerResponse, which n8n hands the node ('close' last: sent, or connection lost). */
 export type Answer = {
 	statusCode: number;
 	writableFinished: boolean;
+	closed?: boolean;
+	destroyed?: boolean;
+	socket?: { destroyed: boolean } | null;
 	once(event: 'close', listener: () => void): unknown;
 };
 
-export interface Claim {
-	/** Remembered, and forgotten again unless the service got a 2xx: n8n could not start the run, or it gave up waiting. */
-	run(answer: Answer): boolean;
-	/** Settled without a run: remembered only by notification, so it never makes a later event a duplicate. */
-	drop(): boolean;
-	/** After run() or drop() gave false: settles again once each run of the event n8n is answering has its answer. */
-	retryAfterAnswer(settle: () => boolean): Promise<boolean>;
-}
+/** No 'close' is coming any more: the caller hung up, or the answer was given. */
+const over = (a: Answer) =>
+	a.closed === true || a.destroyed === true || a.writableFinished || a.socket?.destroyed === true;
 
 export type Notification = { event: string; appointmentKey: string; timestamp: string };
 
-const UNREMEMBERED: Claim = {
-	run: () => true,
-	drop: () => true,
-	retryAfterAnswer: async () => false,
-};
 let claims = 0;
+
+export class Claim {
+	state: State = 'claimed';
+	// A number, not the claim, marks what this claim remembered: the memory keeps no claim alive.
+	private readonly id = ++claims;
+	constructor(
+		private readonly answer: Answer,
+		private readonly store?: RecentKeys,
+		private readonly key?: string,
+		private readonly byNotification = false,
+	) {}
+
+	/** Settles as `how`; while another copy's run is answered, again once that answer is given. */
+	async settle(how: 'run' | 'drop'): Promise<Settled> {
+		for (;;) {
+			const got = how === 'run' ? this.run() : this.drop();
+			const waiters = got === 'taken' ? this.store!.running.get(this.key!) : undefined;
+			if (waiters === undefined) return got;
+			if (waiters.length >= MAX_WAITERS) return 'busy';
+			await new Promise<void>((wake) => waiters.push(wake));
+		}
+	}
+
+	run(): Settled {
+		if (over(this.answer)) return this.to('forgotten', 'hungUp');
+		if (this.store === undefined || this.key === undefined) return this.to('running', 'ran');
+		if (!this.store.remember(this.key, this.id)) return 'taken';
+		const waiters: Array<() => void> = [];
+		this.store.running.set(this.key, waiters);
+		this.answer.once('close', () => this.closed(this.store!, this.key!, waiters));
+		return this.to('running', 'ran');
+	}
+
+	private closed(store: RecentKeys, key: string, waiters: Array<() => void>): void {
+		const { statusCode, writableFinished } = this.answer;
+		this.state =
+			writableFinished && statusCode >= 200 && statusCode <= 299 ? 'answered' : 'forgotten';
+		if (this.state === 'forgotten') store.forget(key, this.id);
+		if (store.running.get(key) === waiters) store.running.delete(key);
+		for (const wake of waiters) wake();
+	}
+
+	drop(): Settled {
+		if (this.store === undefined || this.key === undefined) return this.to('answered', 'dropped');
+		const free = this.byNotification
+			? this.store.remember(this.key, this.id)
+			: !this.store.has(this.key);
+		return free ? this.to('answered', 'dropped') : 'taken';
+	}
+
+	private to(state: State, settled: Settled): Settled {
+		this.state = state;
+		return settled;
+	}
+}
 
 /** undefined when a copy was settled already (a duplicate, its run answered); copies claimed meanwhile each get their own. */
 export function claimEvent(
 	store: RecentKeys | undefined,
 	mode: DedupeMode,
 	n: Notification,
+	answer: Answer,
 ): Claim | undefined {
 	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
-	if (store === undefined || key === undefined) return UNREMEMBERED;
-	if (store.has(key) && !store.answering.has(key)) return undefined;
-	// A number, not the claim, marks what this claim remembered: the memory keeps no claim alive.
-	const id = ++claims;
-	return {
-		run(answer) {
-			if (!store.remember(key, id)) return false;
-			const waiting: Array<() => void> = [];
-			store.answering.set(key, waiting);
-			answer.once('close', () => {
-				if (!answer.writableFinished || answer.statusCode < 200 || answer.statusCode > 299)
-					store.forget(key, id);
-				if (store.answering.get(key) === waiting) store.answering.delete(key);
-				for (const wake of waiting) wake();
-			});
-			return true;
-		},
-		drop: () => (mode === 'eventKeyTimestamp' ? store.remember(key, id) : !store.has(key)),
-		async retryAfterAnswer(settle) {
-			for (
-				let waiting = store.answering.get(key);
-				waiting !== undefined;
-				waiting = store.answering.get(key)
-			) {
-				await new Promise<void>((wake) => waiting!.push(wake));
-				if (settle()) return true;
-			}
-			return false;
-		},
-	};
+	if (store === undefined || key === undefined) return new Claim(answer);
+	if (store.has(key) && !store.running.has(key)) return undefined;
+	return new Claim(answer, store, key, mode === 'eventKeyTimestamp');
 }
 
 // One memory per (workflow, node, mode, dedupe key); the Map's order is recency, the first scope the oldest.

@@ -14,7 +14,7 @@ import { matches } from '../shared/eventFilter.js';
 import { triggerItem, type DeliveredEvent } from '../shared/simplify.js';
 import { receiverConfig, type ReceiverConfig } from './config.js';
 import { checkEnvelope, MAX_NAME } from './envelope.js';
-import { claimEvent, type Claim } from './dedupe.js';
+import { claimEvent, type Claim, type Settled } from './dedupe.js';
 
 // One attempt, well inside a callback time-out: a service that gave up waiting would resend anyway, and that
 // resend retries a failed re-read.
@@ -56,16 +56,11 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const verify = config.options.verifyWithApi;
 	if (!verify && !matches(config.filter, envelope.data)) return filteredOut(d);
 
-	const claim = claimEvent(config.store, config.options.dedupeKey, {
-		event: envelope.event,
-		appointmentKey,
-		timestamp: envelope.timestamp,
-	});
+	const n = { event: envelope.event, appointmentKey, timestamp: envelope.timestamp };
+	const claim = claimEvent(config.store, config.options.dedupeKey, n, this.getResponseObject());
 	if (claim === undefined) return duplicate(d);
 	if (verify) return await verifyThenRun(d, claim);
-	const run = () => claim.run(this.getResponseObject());
-	if (!run() && !(await claim.retryAfterAnswer(run))) return duplicate(d);
-	return started(d, envelope.data);
+	return settled(d, await claim.settle('run'), envelope.data);
 }
 
 /**
@@ -75,16 +70,23 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
 	const record = await reread(d.ctx, d.envelope.data.appointment_key as string);
 	const runs = record !== undefined && matches(d.config.filter, record);
-	const settle = () => (runs ? claim.run(d.ctx.getResponseObject()) : claim.drop());
-	if (!settle() && !(await claim.retryAfterAnswer(settle))) return duplicate(d);
-	if (record === undefined) {
-		d.ctx.logger.warn(
-			`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
-			d.meta,
-		);
-		return notStarted(d, 'appointment not found', 'rejection reason: appointment not found (404)');
-	}
-	return runs ? started(d, record) : filteredOut(d);
+	const got = await claim.settle(runs ? 'run' : 'drop');
+	if (got !== 'dropped' || record !== undefined) return settled(d, got, record!);
+	d.ctx.logger.warn(
+		`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
+		d.meta,
+	);
+	return notStarted(d, 'appointment not found', 'rejection reason: appointment not found (404)');
+}
+
+/** The answer to how a claim settled: record is what a run outputs. */
+function settled(d: Delivery, got: Settled, record: IDataObject): IWebhookResponseData {
+	if (got === 'ran') return started(d, record);
+	if (got === 'dropped') return filteredOut(d);
+	if (got === 'taken') return duplicate(d);
+	if (got === 'busy') return answer(d.ctx, 503, { received: true, started: false, reason: 'busy' });
+	const log = `did not start ${JSON.stringify(d.envelope.event)}: the caller hung up before its run (the service resends it)`;
+	return notStarted(d, 'caller hung up', log);
 }
 
 /**
