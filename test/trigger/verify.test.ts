@@ -8,6 +8,7 @@ import {
 	ALL_EVENTS,
 	admin,
 	api,
+	apiRequests,
 	deliveries,
 	envelope,
 	harness,
@@ -95,6 +96,30 @@ describe('Verify with API', () => {
 				),
 		).toBe(true);
 	});
+
+	it.each(['../webhooks', '..%2Fwebhooks', '?page=2', 'QX7-204', ' '])(
+		'an appointment_key that is not a UUID (%j) is refused 400 before any request: it never reaches an authenticated path',
+		async (key) => {
+			const h = await harness(ctx, {
+				parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
+			});
+			await h.activate();
+			await admin(ctx, 'DELETE', '/__sandbox/requests/');
+			const answer = await post(
+				h.productionUrl,
+				JSON.stringify(envelope({}, { appointment_key: key })),
+			);
+			expect(answer).toMatchObject({
+				status: 400,
+				body: {
+					error: 'invalid notification',
+					reason: expect.stringMatching(/^data\.appointment_key must be a UUID/),
+				},
+			});
+			expect(await apiRequests(ctx)).toEqual([]);
+			expect(h.starts).toHaveLength(0);
+		},
+	);
 
 	it('Dedupe Key "Appointment Key": an event the re-read filters out does not make a later matching event of the appointment a duplicate', async () => {
 		const h = await harness(ctx, {

@@ -11,6 +11,7 @@ import {
 
 import { getAppointment } from '../transport/resources/appointmentCalls.js';
 import { matches } from '../shared/eventFilter.js';
+import { canonicalUuid } from '../shared/validation.js';
 import { triggerItem, type DeliveredEvent } from '../shared/simplify.js';
 import { receiverConfig, type ReceiverConfig } from './config.js';
 import { checkEnvelope, MAX_NAME } from './envelope.js';
@@ -38,7 +39,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	if (problem !== undefined) return invalid(this, where, body, problem);
 
 	const envelope = body as DeliveredEvent;
-	const appointmentKey = envelope.data.appointment_key as string;
+	const appointmentKey = canonicalUuid(envelope.data.appointment_key)!;
 	const meta = { ...where, event: envelope.event, appointmentKey };
 	let config: ReceiverConfig;
 	try {
@@ -68,7 +69,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
  * The first copy settled wins, so a copy whose re-read ends later answers duplicate once that copy's run was answered 2xx.
  */
 async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
-	const record = await reread(d.ctx, d.envelope.data.appointment_key as string);
+	const record = await reread(d.ctx, d.meta.appointmentKey!);
 	const runs = record !== undefined && matches(d.config.filter, record);
 	const got = await claim.settle(runs ? 'run' : 'drop');
 	if (got !== 'dropped' || record !== undefined) return settled(d, got, record!);
