@@ -9,6 +9,8 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { DateTime } from 'luxon';
+
 import { getAppointment } from '../transport/resources/appointmentCalls.js';
 import { matches } from '../shared/eventFilter.js';
 import { canonicalUuid } from '../shared/validation.js';
@@ -65,19 +67,46 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 }
 
 /**
+ * How long after its event an appointment the service does not know (404) is asked for again (answered 503): a
+ * service may notify before the record is readable (read-after-write lag). Then the event is logged and dropped.
+ */
+export const NOT_FOUND_RESEND_MINUTES = 10;
+
+/**
  * Verify With API. Every copy makes its own short re-read: sharing a slow one's fate would refuse this copy too.
  * The first copy settled wins, so a copy whose re-read ends later answers duplicate once that copy's run was answered 2xx.
  */
 async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
 	const record = await reread(d.ctx, d.meta.appointmentKey!);
-	const runs = record !== undefined && matches(d.config.filter, record);
-	const got = await claim.settle(runs ? 'run' : 'drop');
-	if (got !== 'dropped' || record !== undefined) return settled(d, got, record!);
+	// A service that deletes what it cancels: for a cancellation, the delivered data is all there is.
+	const data = record ?? (/cancel/i.test(d.envelope.event) ? d.envelope.data : undefined);
+	if (data === undefined) return await notFound(d, claim);
+	return settled(d, await claim.settle(matches(d.config.filter, data) ? 'run' : 'drop'), data);
+}
+
+/** Another event of an appointment the service does not know: resent while it is recent, then dropped. */
+async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
+	const event = JSON.stringify(d.envelope.event);
+	const key = JSON.stringify(d.meta.appointmentKey);
+	const age = Date.now() - DateTime.fromISO(d.envelope.timestamp).toMillis();
+	if (age <= NOT_FOUND_RESEND_MINUTES * 60_000) {
+		d.ctx.logger.debug(
+			`Appointments Trigger: answered 503 to ${event}: the service does not know appointment ${key} yet (Verify with API), so that it resends it`,
+			d.meta,
+		);
+		return answer(d.ctx, 503, {
+			received: true,
+			started: false,
+			reason: 'appointment not found yet',
+		});
+	}
+	const got = await claim.settle('drop');
+	if (got !== 'dropped') return settled(d, got, d.envelope.data);
 	d.ctx.logger.warn(
-		`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
+		`Appointments Trigger: dropped ${event}: the service still does not know appointment ${key} ${NOT_FOUND_RESEND_MINUTES} minutes after the event (Verify with API)`,
 		d.meta,
 	);
-	return notStarted(d, 'appointment not found', 'rejection reason: appointment not found (404)');
+	return { webhookResponse: { received: true, started: false, reason: 'appointment not found' } };
 }
 
 /** The answer to how a claim settled: record is what a run outputs. */
