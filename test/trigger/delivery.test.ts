@@ -80,7 +80,7 @@ describe('delivery from the sandbox', () => {
 		expect(h.starts.every((s) => s.items.length === 1 && s.mode === 'production')).toBe(true);
 		// The redeliveries were answered 200 (no resend) and logged as duplicates.
 		expect(h.responses.filter((r) => r.status === 200)).toHaveLength(16);
-		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toHaveLength(8);
+		expect(h.logs().filter((l) => l.includes('it is a duplicate'))).toHaveLength(8);
 		const updated = startsOf(h).find((j) => j.event === 'appointment.updated')!;
 		expect(updated.data.status).toBe('ATTENDED');
 		expect(updated.timestamp).toMatch(
@@ -135,7 +135,7 @@ describe('delivery from the sandbox', () => {
 				.map((j) => j.data.appointment_key)
 				.sort(),
 		).toEqual([...keys].sort());
-		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toEqual([]);
+		expect(h.logs().filter((l) => l.includes('it is a duplicate'))).toEqual([]);
 	});
 
 	it('a copy arriving while n8n is still answering the first waits for that answer: when n8n fails the first, the copy starts the workflow', async () => {

@@ -1,22 +1,19 @@
 /**
- * The trigger's dedupe protocol: one state machine per delivery (claimEvent), in one file. The memory lives in the
- * process only: n8n gives webhook functions no processed-data helper and does not save what webhook() writes to
- * static data (seen in 2.41.1).
+ * The trigger's dedupe protocol, one state machine per delivery (claimEvent). The memory lives in the process only:
+ * n8n gives webhook functions no processed-data helper and does not save what webhook() writes to static data.
  *
- *   claimed ─run─► running ─its answer closes after a 2xx─► answered      (remembered: later copies are duplicates)
- *      │              └──── closes otherwise (an error, the caller hung up) ─► forgotten   (the resend runs it)
- *      ├─drop─► answered                  (remembered by notification only: never makes a later event a duplicate)
- *      ├─run, its caller already gone ─► forgotten          (nothing runs: the service resends what it got no 2xx for)
- *      └─never settled (a failed re-read) ─► forgotten       (nothing was remembered, nobody waits on a claim)
+ *   claimed ─run─► running ─its answer closes after a 2xx─► answered  (remembered: later copies are duplicates)
+ *      │              └─ closes otherwise (an error, the caller hung up) ─► forgotten  (the resend runs it)
+ *      ├─drop─► answered      (remembered by notification only: never makes a later event a duplicate)
+ *      ├─run, its caller gone already ─► forgotten   (nothing runs: the service resends what got no 2xx)
+ *      └─never settled (a failed re-read) ─► forgotten   (nothing was remembered, nobody waits on a claim)
  *
- * The first copy settled wins. A copy settling while another copy's run is still answered waits for that answer
- * (at most MAX_WAITERS per event; more are answered busy) and settles again; every way out of running (close, a
- * close that already happened) wakes them. The answer's state is read, not only its 'close' event, which a caller
- * that hung up before the run has emitted already.
+ * The first copy settled wins; one settling while another's run is answered waits for that answer (at most
+ * MAX_WAITERS an event), woken on every way out of running. The answer's state is read, not only its 'close'.
  */
 export type DedupeMode = 'eventKeyTimestamp' | 'appointmentKey' | 'off';
 export type State = 'claimed' | 'running' | 'answered' | 'forgotten';
-/** ran / dropped: settled by this copy; taken: by another copy (a duplicate); hungUp: its caller is gone; busy: too many copies wait. */
+/** ran, dropped: by this copy; taken: by another (a duplicate); hungUp: the caller is gone; busy: too many wait. */
 export type Settled = 'ran' | 'dropped' | 'taken' | 'hungUp' | 'busy';
 
 export const DEFAULT_WINDOW = 10000;
@@ -43,32 +40,25 @@ export function dedupeKey(
  * The last `limit` keys (1..MAX_WINDOW, checked by config.ts), oldest first in the Map's insertion order. Each key
  * holds who remembered it, so forget() undoes only that remembering.
  */
-export class RecentKeys {
-	private readonly keys = new Map<string, unknown>();
+export class RecentKeys extends Map<string, unknown> {
 	// One iterator across evictions: a fresh one would step over every deleted slot at the Map's front each time.
-	private readonly oldest = this.keys.keys();
+	private readonly oldest = this.keys();
 	/** Keys of the runs whose answer is still open, with the copies waiting for it. */
 	readonly running = new Map<string, Array<() => void>>();
-	constructor(private limit: number) {}
-
-	get size(): number {
-		return this.keys.size;
-	}
-
-	has(key: string): boolean {
-		return this.keys.has(key);
+	constructor(private limit: number) {
+		super();
 	}
 
 	/** Adds `key` unless it is held, forgetting the oldest when full; true when it was new. */
 	remember(key: string, by: unknown = true): boolean {
-		if (this.keys.has(key)) return false;
-		this.keys.set(key, by);
+		if (this.has(key)) return false;
+		this.set(key, by);
 		this.trim();
 		return true;
 	}
 
 	forget(key: string, by: unknown = true): void {
-		if (this.keys.get(key) === by) this.keys.delete(key);
+		if (this.get(key) === by) this.delete(key);
 	}
 
 	/** A new window keeps the newest keys that fit. */
@@ -78,7 +68,7 @@ export class RecentKeys {
 	}
 
 	private trim(): void {
-		while (this.keys.size > this.limit) this.keys.delete(this.oldest.next().value as string);
+		while (this.size > this.limit) this.delete(this.oldest.next().value as string);
 	}
 }
 
@@ -107,7 +97,7 @@ export class Claim {
 	constructor(
 		private readonly answer: Answer,
 		private readonly store?: RecentKeys,
-		private readonly key?: string,
+		private readonly key = '',
 		private readonly byNotification = false,
 	) {}
 
@@ -115,7 +105,7 @@ export class Claim {
 	async settle(how: 'run' | 'drop'): Promise<Settled> {
 		for (;;) {
 			const got = how === 'run' ? this.run() : this.drop();
-			const waiters = got === 'taken' ? this.store!.running.get(this.key!) : undefined;
+			const waiters = got === 'taken' ? this.store?.running.get(this.key) : undefined;
 			if (waiters === undefined) return got;
 			if (waiters.length >= MAX_WAITERS) return 'busy';
 			await new Promise<void>((wake) => waiters.push(wake));
@@ -124,29 +114,27 @@ export class Claim {
 
 	run(): Settled {
 		if (over(this.answer)) return this.to('forgotten', 'hungUp');
-		if (this.store === undefined || this.key === undefined) return this.to('running', 'ran');
-		if (!this.store.remember(this.key, this.id)) return 'taken';
+		if (this.store !== undefined && !this.store.remember(this.key, this.id)) return 'taken';
 		const waiters: Array<() => void> = [];
-		this.store.running.set(this.key, waiters);
-		this.answer.once('close', () => this.closed(this.store!, this.key!, waiters));
+		this.store?.running.set(this.key, waiters);
+		this.answer.once('close', () => this.closed(waiters));
 		return this.to('running', 'ran');
 	}
 
-	private closed(store: RecentKeys, key: string, waiters: Array<() => void>): void {
+	private closed(waiters: Array<() => void>): void {
 		const { statusCode, writableFinished } = this.answer;
-		this.state =
-			writableFinished && statusCode >= 200 && statusCode <= 299 ? 'answered' : 'forgotten';
-		if (this.state === 'forgotten') store.forget(key, this.id);
-		if (store.running.get(key) === waiters) store.running.delete(key);
+		const acknowledged = writableFinished && statusCode >= 200 && statusCode <= 299;
+		this.state = acknowledged ? 'answered' : 'forgotten';
+		if (!acknowledged) this.store?.forget(this.key, this.id);
+		if (this.store?.running.get(this.key) === waiters) this.store.running.delete(this.key);
 		for (const wake of waiters) wake();
 	}
 
 	drop(): Settled {
-		if (this.store === undefined || this.key === undefined) return this.to('answered', 'dropped');
-		const free = this.byNotification
-			? this.store.remember(this.key, this.id)
-			: !this.store.has(this.key);
-		return free ? this.to('answered', 'dropped') : 'taken';
+		const { store, key } = this;
+		const byNotification = () =>
+			this.byNotification ? store!.remember(key, this.id) : !store!.has(key);
+		return store === undefined || byNotification() ? this.to('answered', 'dropped') : 'taken';
 	}
 
 	private to(state: State, settled: Settled): Settled {

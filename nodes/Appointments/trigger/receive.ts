@@ -16,7 +16,7 @@ import { matches } from '../shared/eventFilter.js';
 import { canonicalUuid } from '../shared/validation.js';
 import { triggerItem, type DeliveredEvent } from '../shared/simplify.js';
 import { receiverConfig, type ReceiverConfig } from './config.js';
-import { checkEnvelope, MAX_NAME } from './envelope.js';
+import { checkEnvelope } from './envelope.js';
 import { claimEvent, type Claim, type Settled } from './dedupe.js';
 
 // One attempt, well inside a callback time-out: a service that gave up waiting would resend anyway, and that
@@ -38,7 +38,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const node = this.getNode();
 	const where = { workflowId: String(this.getWorkflow().id ?? ''), node: node.name };
 	const problem = checkEnvelope(body);
-	if (problem !== undefined) return invalid(this, where, body, problem);
+	if (problem !== undefined) return invalid(this, where, problem);
 
 	const envelope = body as DeliveredEvent;
 	const appointmentKey = canonicalUuid(envelope.data.appointment_key)!;
@@ -50,18 +50,13 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return notEvaluated(this, meta, error as Error);
 	}
 	const d: Delivery = { ctx: this, config, envelope, meta };
-	if (!config.events.includes(envelope.event))
-		return notStarted(
-			d,
-			'event not subscribed',
-			`ignored ${JSON.stringify(envelope.event)}: not one of the subscribed events`,
-		);
+	if (!config.events.includes(envelope.event)) return notStarted(d, 'event not subscribed');
 	const verify = config.options.verifyWithApi;
-	if (!verify && !matches(config.filter, envelope.data)) return filteredOut(d);
+	if (!verify && !matches(config.filter, envelope.data)) return notStarted(d, 'filtered out');
 
 	const n = { event: envelope.event, appointmentKey, timestamp: envelope.timestamp };
 	const claim = claimEvent(config.store, config.options.dedupeKey, n, this.getResponseObject());
-	if (claim === undefined) return duplicate(d);
+	if (claim === undefined) return notStarted(d, 'duplicate');
 	if (verify) return await verifyThenRun(d, claim);
 	return settled(d, await claim.settle('run'), envelope.data);
 }
@@ -84,39 +79,30 @@ async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookRespons
 	return settled(d, await claim.settle(matches(d.config.filter, data) ? 'run' : 'drop'), data);
 }
 
-/** Another event of an appointment the service does not know: resent while it is recent, then dropped. */
+/** Another event of an appointment the service does not know: asked for again while it is recent, then dropped. */
 async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
-	const event = JSON.stringify(d.envelope.event);
-	const key = JSON.stringify(d.meta.appointmentKey);
 	const age = Date.now() - DateTime.fromISO(d.envelope.timestamp).toMillis();
-	if (age <= NOT_FOUND_RESEND_MINUTES * 60_000) {
-		d.ctx.logger.debug(
-			`Appointments Trigger: answered 503 to ${event}: the service does not know appointment ${key} yet (Verify with API), so that it resends it`,
-			d.meta,
-		);
-		return answer(d.ctx, 503, {
-			received: true,
-			started: false,
-			reason: 'appointment not found yet',
-		});
+	if (age > NOT_FOUND_RESEND_MINUTES * 60_000) {
+		const got = await claim.settle('drop');
+		return got === 'dropped' ? notStarted(d, 'appointment not found') : settled(d, got, {});
 	}
-	const got = await claim.settle('drop');
-	if (got !== 'dropped') return settled(d, got, d.envelope.data);
-	d.ctx.logger.warn(
-		`Appointments Trigger: dropped ${event}: the service still does not know appointment ${key} ${NOT_FOUND_RESEND_MINUTES} minutes after the event (Verify with API)`,
+	d.ctx.logger.debug(
+		`Appointments Trigger: answered 503 to ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} yet (Verify with API)`,
 		d.meta,
 	);
-	return { webhookResponse: { received: true, started: false, reason: 'appointment not found' } };
+	return resend(d.ctx, 'appointment not found yet');
 }
 
 /** The answer to how a claim settled: record is what a run outputs. */
 function settled(d: Delivery, got: Settled, record: IDataObject): IWebhookResponseData {
 	if (got === 'ran') return started(d, record);
-	if (got === 'dropped') return filteredOut(d);
-	if (got === 'taken') return duplicate(d);
-	if (got === 'busy') return answer(d.ctx, 503, { received: true, started: false, reason: 'busy' });
-	const log = `did not start ${JSON.stringify(d.envelope.event)}: the caller hung up before its run (the service resends it)`;
-	return notStarted(d, 'caller hung up', log);
+	if (got === 'busy') return resend(d.ctx, 'busy');
+	const reasons = {
+		dropped: 'filtered out',
+		taken: 'duplicate',
+		hungUp: 'caller hung up',
+	} as const;
+	return notStarted(d, reasons[got]);
 }
 
 /**
@@ -140,53 +126,34 @@ async function reread(
 	}
 }
 
-function started(d: Delivery, data: IDataObject): IWebhookResponseData {
-	const delivered = data === d.envelope.data ? d.envelope : { ...d.envelope, data };
-	return { workflowData: [[triggerItem(delivered, d.config.options.simplify)]] };
-}
+const started = (d: Delivery, data: IDataObject): IWebhookResponseData => ({
+	workflowData: [[triggerItem({ ...d.envelope, data }, d.config.options.simplify)]],
+});
 
-/** 200 without a run, logged at debug level. */
-function notStarted(d: Delivery, reason: string, log: string): IWebhookResponseData {
-	d.ctx.logger.debug(`Appointments Trigger: ${log}`, d.meta);
+/** Why a delivery answered 200 starts nothing, as its log line says it. */
+const WHY = {
+	'event not subscribed': 'it is not one of the subscribed events',
+	'filtered out': 'the appointment does not match the Filters',
+	duplicate: 'it is a duplicate (Dedupe Key)',
+	'caller hung up': 'the caller hung up before its run (the service resends it)',
+	'appointment not found': `the service still does not know the appointment ${NOT_FOUND_RESEND_MINUTES} minutes after the event (Verify with API)`,
+};
+
+/** 200 without a run, logged at debug level (warn for an event dropped unseen). */
+function notStarted(d: Delivery, reason: keyof typeof WHY): IWebhookResponseData {
+	const level = reason === 'appointment not found' ? 'warn' : 'debug';
+	d.ctx.logger[level](
+		`Appointments Trigger: ignored ${JSON.stringify(d.envelope.event)} of appointment ${JSON.stringify(d.meta.appointmentKey)}: ${WHY[reason]}`,
+		d.meta,
+	);
 	return { webhookResponse: { received: true, started: false, reason } };
 }
 
-function filteredOut(d: Delivery): IWebhookResponseData {
-	return notStarted(
-		d,
-		'filtered out',
-		`ignored ${JSON.stringify(d.envelope.event)}: the appointment does not match the Filters`,
-	);
-}
-
-function duplicate(d: Delivery): IWebhookResponseData {
-	return notStarted(
-		d,
-		'duplicate',
-		`ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`,
-	);
-}
-
-/** A name of an invalid body, for its log line, when it is a string of sensible length. */
-const nameIn = (value: unknown) =>
-	typeof value === 'string' && value.length <= MAX_NAME ? value : undefined;
-
 /** The node's own 400: n8n would answer 200 to anything webhook() returns. */
-function invalid(
-	ctx: IWebhookFunctions,
-	where: Meta,
-	body: unknown,
-	problem: string,
-): IWebhookResponseData {
-	const b = body as { event?: unknown; data?: { appointment_key?: unknown } } | null;
-	const meta = {
-		...where,
-		event: nameIn(b?.event),
-		appointmentKey: nameIn(b?.data?.appointment_key),
-	};
+function invalid(ctx: IWebhookFunctions, where: Meta, problem: string): IWebhookResponseData {
 	ctx.logger.debug(
 		`Appointments Trigger: rejected an invalid notification (400): ${problem}`,
-		meta,
+		where,
 	);
 	return answer(ctx, 400, { error: 'invalid notification', reason: problem });
 }
@@ -197,8 +164,12 @@ function notEvaluated(ctx: IWebhookFunctions, meta: Meta, error: Error): IWebhoo
 		`Appointments Trigger: could not evaluate ${JSON.stringify(meta.event)} for appointment ${JSON.stringify(meta.appointmentKey)}, answered 503 so that the service sends it again: ${error.message}`,
 		meta,
 	);
-	return answer(ctx, 503, { received: true, started: false, reason: 'not evaluated' });
+	return resend(ctx, 'not evaluated');
 }
+
+/** 503: not acknowledged, so the service sends the event again. */
+const resend = (ctx: IWebhookFunctions, reason: string) =>
+	answer(ctx, 503, { received: true, started: false, reason });
 
 function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
 	const res = ctx.getResponseObject();
