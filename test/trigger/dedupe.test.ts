@@ -96,7 +96,7 @@ describe('module-level stores', () => {
 describe('dedupeKey', () => {
 	it('event + key + timestamp (default): a redelivery has the same key, a later event of the appointment does not', () => {
 		const k = (event: string, key: string, ts: string) =>
-			dedupeKey('eventKeyTimestamp', event, key, ts);
+			dedupeKey('eventKeyTimestamp', { event, appointmentKey: key, timestamp: ts });
 		expect(k('appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(
 			k('appointment.created', 'k1', '2026-01-01T00:00:00Z'),
 		);
@@ -115,13 +115,14 @@ describe('dedupeKey', () => {
 	});
 
 	it('appointment key alone: every event of an appointment has the same key', () => {
-		expect(dedupeKey('appointmentKey', 'appointment.created', 'k1', 't1')).toBe(
-			dedupeKey('appointmentKey', 'appointment.canceled', 'k1', 't2'),
+		const n = (event: string, timestamp: string) => ({ event, appointmentKey: 'k1', timestamp });
+		expect(dedupeKey('appointmentKey', n('appointment.created', 't1'))).toBe(
+			dedupeKey('appointmentKey', n('appointment.canceled', 't2')),
 		);
 	});
 
 	it('off: no key, nothing remembered', () => {
-		expect(dedupeKey('off', 'e', 'k1', 't1')).toBeUndefined();
+		expect(dedupeKey('off', { event: 'e', appointmentKey: 'k1', timestamp: 't1' })).toBeUndefined();
 	});
 });
 
@@ -179,7 +180,13 @@ describe('claimEvent: claimed, then running and answered or forgotten, or droppe
 		expect(first.run()).toBe('hungUp');
 		expect(first.state).toBe('forgotten');
 		expect(
-			keys.has(dedupeKey('eventKeyTimestamp', 'appointment.created', 'e', '2026-01-01T00:00:00Z')!),
+			keys.has(
+				dedupeKey('eventKeyTimestamp', {
+					event: 'appointment.created',
+					appointmentKey: 'e',
+					timestamp: '2026-01-01T00:00:00Z',
+				})!,
+			),
 		).toBe(false);
 		await expect(claim(keys, 'e')!.settle('run')).resolves.toBe('ran'); // the resend
 		expect(claim(undefined, 'f', 'off', undefined, gone)!.run()).toBe('hungUp');

@@ -12,7 +12,6 @@
  * MAX_WAITERS an event), woken on every way out of running. The answer's state is read, not only its 'close'.
  */
 export type DedupeMode = 'eventKeyTimestamp' | 'appointmentKey' | 'off';
-export type State = 'claimed' | 'running' | 'answered' | 'forgotten';
 /** ran, dropped: by this copy; taken: by another (a duplicate); hungUp: the caller is gone; busy: too many wait. */
 export type Settled = 'ran' | 'dropped' | 'taken' | 'hungUp' | 'busy';
 
@@ -25,15 +24,10 @@ export const MAX_WAITERS = 16;
  * What a notification is remembered by. The timestamp (validated ISO, no spaces) comes first and the event is
  * length-prefixed, so two triples never give the same string.
  */
-export function dedupeKey(
-	mode: DedupeMode,
-	event: string,
-	appointmentKey: string,
-	timestamp: string,
-): string | undefined {
+export function dedupeKey(mode: DedupeMode, n: Notification): string | undefined {
 	if (mode === 'off') return undefined;
-	if (mode === 'appointmentKey') return appointmentKey;
-	return [timestamp, event.length, event, appointmentKey].join(' ');
+	if (mode === 'appointmentKey') return n.appointmentKey;
+	return [n.timestamp, n.event.length, n.event, n.appointmentKey].join(' ');
 }
 
 /**
@@ -91,7 +85,7 @@ export type Notification = { event: string; appointmentKey: string; timestamp: s
 let claims = 0;
 
 export class Claim {
-	state: State = 'claimed';
+	state: 'claimed' | 'running' | 'answered' | 'forgotten' = 'claimed';
 	// A number, not the claim, marks what this claim remembered: the memory keeps no claim alive.
 	private readonly id = ++claims;
 	constructor(
@@ -137,7 +131,7 @@ export class Claim {
 		return store === undefined || byNotification() ? this.to('answered', 'dropped') : 'taken';
 	}
 
-	private to(state: State, settled: Settled): Settled {
+	private to(state: Claim['state'], settled: Settled): Settled {
 		this.state = state;
 		return settled;
 	}
@@ -150,7 +144,7 @@ export function claimEvent(
 	n: Notification,
 	answer: Answer,
 ): Claim | undefined {
-	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
+	const key = dedupeKey(mode, n);
 	if (store === undefined || key === undefined) return new Claim(answer);
 	if (store.has(key) && !store.running.has(key)) return undefined;
 	return new Claim(answer, store, key, mode === 'eventKeyTimestamp');

@@ -72,7 +72,7 @@ export const NOT_FOUND_RESEND_MINUTES = 10;
  * The first copy settled wins, so a copy whose re-read ends later answers duplicate once that copy's run was answered 2xx.
  */
 async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
-	const record = await reread(d.ctx, d.meta.appointmentKey!);
+	const record = await reread(d);
 	// A service that deletes what it cancels: for a cancellation, the delivered data is all there is.
 	const data = record ?? (/cancel/i.test(d.envelope.event) ? d.envelope.data : undefined);
 	if (data === undefined) return await notFound(d, claim);
@@ -86,41 +86,30 @@ async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData
 		const got = await claim.settle('drop');
 		return got === 'dropped' ? notStarted(d, 'appointment not found') : settled(d, got, {});
 	}
-	d.ctx.logger.debug(
-		`Appointments Trigger: answered 503 to ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} yet (Verify with API)`,
-		d.meta,
-	);
-	return resend(d.ctx, 'appointment not found yet');
+	return resend(d, 'appointment not found yet');
 }
+
+const NOT_RUN = { dropped: 'filtered out', taken: 'duplicate', hungUp: 'caller hung up' } as const;
 
 /** The answer to how a claim settled: record is what a run outputs. */
 function settled(d: Delivery, got: Settled, record: IDataObject): IWebhookResponseData {
 	if (got === 'ran') return started(d, record);
-	if (got === 'busy') return resend(d.ctx, 'busy');
-	const reasons = {
-		dropped: 'filtered out',
-		taken: 'duplicate',
-		hungUp: 'caller hung up',
-	} as const;
-	return notStarted(d, reasons[got]);
+	return got === 'busy' ? resend(d, 'busy') : notStarted(d, NOT_RUN[got]);
 }
 
 /**
  * The service's current record; undefined when it does not know the appointment (404). A 2xx that is not this
  * appointment's record fails in getAppointment like any failed re-read: n8n answers 500, the service resends.
  */
-async function reread(
-	ctx: IWebhookFunctions,
-	appointmentKey: string,
-): Promise<IDataObject | undefined> {
+async function reread(d: Delivery): Promise<IDataObject | undefined> {
 	try {
-		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
+		return await getAppointment(d.ctx, d.meta.appointmentKey!, { policy: VERIFY_POLICY });
 	} catch (error) {
 		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
 		const description = (error as { description?: string }).description;
 		throw new NodeOperationError(
-			ctx.getNode(),
-			`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
+			d.ctx.getNode(),
+			`Could not verify appointment ${d.meta.appointmentKey} with the API: ${(error as Error).message}`,
 			{ description },
 		);
 	}
@@ -164,12 +153,15 @@ function notEvaluated(ctx: IWebhookFunctions, meta: Meta, error: Error): IWebhoo
 		`Appointments Trigger: could not evaluate ${JSON.stringify(meta.event)} for appointment ${JSON.stringify(meta.appointmentKey)}, answered 503 so that the service sends it again: ${error.message}`,
 		meta,
 	);
-	return resend(ctx, 'not evaluated');
+	return answer(ctx, 503, { received: true, started: false, reason: 'not evaluated' });
 }
 
-/** 503: not acknowledged, so the service sends the event again. */
-const resend = (ctx: IWebhookFunctions, reason: string) =>
-	answer(ctx, 503, { received: true, started: false, reason });
+/** 503, logged at debug level: not acknowledged, so the service sends the event again. */
+function resend(d: Delivery, reason: string): IWebhookResponseData {
+	const event = `${JSON.stringify(d.envelope.event)} of appointment ${JSON.stringify(d.meta.appointmentKey)}`;
+	d.ctx.logger.debug(`Appointments Trigger: answered 503 (${reason}) to ${event}`, d.meta);
+	return answer(d.ctx, 503, { received: true, started: false, reason });
+}
 
 function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
 	const res = ctx.getResponseObject();
