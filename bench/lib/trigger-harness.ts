@@ -42,7 +42,7 @@ export function envelope(i: number, salt: string): Record<string, unknown> {
 		event: EVENTS[i % 3],
 		timestamp: new Date(1_790_000_000_000 + i * 1000).toISOString().replace('Z', '+00:00'),
 		data: {
-			appointment_key: `${salt}${hex}-7c1e-4b5a-9d2f-${hex}${hex.slice(0, 4)}`,
+			appointment_key: `${salt}${hex.slice(1)}-7c1e-4b5a-9d2f-${hex}${hex.slice(0, 4)}`, // a UUID, as the trigger requires
 			search_code: `APT-${hex.toUpperCase()}`,
 			status: STATUSES[i % STATUSES.length],
 			start_date: start,

@@ -1,11 +1,4 @@
-import {
-	NodeConnectionTypes,
-	type IHookFunctions,
-	type INodeType,
-	type INodeTypeDescription,
-	type IWebhookFunctions,
-	type IWebhookResponseData,
-} from 'n8n-workflow';
+import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
 import { searchCalendars } from './listSearch/calendarList.js';
 import { eventFields, optionsProperty } from './shared/nodeFields.js';
@@ -100,7 +93,7 @@ export class AppointmentsTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to read the appointment from the service and output its current record, so an appointment the service no longer knows starts nothing',
+						'Whether to read the appointment from the service and output its current record; an appointment it does not know starts nothing, except a cancellation (its delivered data)',
 				},
 			]),
 		],
@@ -108,22 +101,19 @@ export class AppointmentsTrigger implements INodeType {
 
 	methods = { listSearch: { searchCalendars } };
 
-	webhookMethods = {
+	webhookMethods: INodeType['webhookMethods'] = {
 		default: {
-			checkExists(this: IHookFunctions) {
+			checkExists() {
 				return checkExists.call(this);
 			},
-			create(this: IHookFunctions) {
+			create() {
 				return create.call(this);
 			},
-			delete(this: IHookFunctions) {
+			delete() {
 				return remove.call(this);
 			},
 		},
 	};
 
-	// Not async itself: one promise per notification, not two (webhook() is on the hot path).
-	webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return receive.call(this);
-	}
+	webhook = receive;
 }

@@ -15,8 +15,10 @@
  *     webhookBaseUrl?: string,           replaces n8n's public base (WEBHOOK_URL) for both URLs, e.g.
  *                                        'http://127.0.0.1:5678' to see a non-https URL refused; default: the
  *                                        receiver's own https origin
- *     onRequest?: (r: { mode, path, body }) => number | undefined,
- *                                        fault injection: answer this status without calling the node
+ *     onRequest?: (r: { mode, path, body, closed }) => number | undefined | Promise<…>,
+ *                                        fault injection: answer this status without calling the node;
+ *                                        `closed` settles when the client's connection closed (hang up, await
+ *                                        it, return undefined: the node reads a delivery whose caller is gone)
  *     startFails?: (items) => boolean | Promise<boolean>,
  *                                        fault injection after the node: n8n could not store or queue the
  *                                        execution webhook() asked for (e.g. no database connection in time):

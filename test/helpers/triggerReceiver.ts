@@ -45,11 +45,13 @@ export interface CallResult {
 
 /** Fault injection and n8n's test-webhook rule (a part of TriggerHarnessOptions). */
 export interface ReceiverOptions {
+	/** `closed` settles when the client's connection closes (to hang up at this step and go on once it is gone). */
 	onRequest?: (request: {
 		mode: TriggerMode | 'none';
 		path: string;
 		body: unknown;
-	}) => number | undefined;
+		closed: Promise<void>;
+	}) => number | undefined | Promise<number | undefined>;
 	startFails?: (items: INodeExecutionData[]) => boolean | Promise<boolean>;
 	autoStopTest?: boolean;
 }
@@ -272,13 +274,14 @@ export class Receiver {
 				return;
 			}
 		}
-		const injected = this.options.onRequest?.({ mode, path, body });
+		const capture = new CapturingResponse(res);
+		res.once('close', () => capture.lost());
+		const closed = new Promise<void>((resolve) => res.once('close', resolve));
+		const injected = await this.options.onRequest?.({ mode, path, body, closed });
 		if (injected !== undefined) {
 			send(injected, { code: injected, message: 'injected by the trigger harness' });
 			return;
 		}
-		const capture = new CapturingResponse();
-		res.once('close', () => capture.lost());
 		const result = await this.dispatch(mode, { body, headers, rawBody, path }, capture);
 		if (result.status !== OWN_ANSWER) {
 			send(result.status, result.body);

@@ -2,9 +2,12 @@
  * A response object with the parts of express.Response a node may use (writeHead/end/status/json/send), captured
  * for the trigger harness (triggerReceiver.ts). Its events follow Node's http.ServerResponse, which n8n hands the
  * node: end() emits 'finish' and then 'close'; lost() is the connection closing first (the service gave up
- * waiting): 'close' at once, and an end() after it emits nothing, its answer going nowhere.
+ * waiting): 'close' at once, and an end() after it emits nothing, its answer going nowhere. Given the real
+ * ServerResponse of the harness's https receiver (`live`), its `closed`, `destroyed` and `socket` are Node's own:
+ * what a node reads of a connection the client destroyed.
  */
 import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
 
 export class CapturingResponse extends EventEmitter {
 	statusCode = 200;
@@ -13,9 +16,21 @@ export class CapturingResponse extends EventEmitter {
 	finished = false;
 	writableFinished = false;
 	headersSent = false;
-	private closed = false;
+	private isClosed = false;
 	private done!: () => void;
 	readonly ended = new Promise<void>((resolve) => (this.done = resolve));
+	constructor(private readonly live?: ServerResponse) {
+		super();
+	}
+	get closed(): boolean {
+		return this.live?.closed ?? this.isClosed;
+	}
+	get destroyed(): boolean {
+		return this.live?.destroyed ?? false;
+	}
+	get socket(): ServerResponse['socket'] {
+		return this.live?.socket ?? null;
+	}
 	setHeader(name: string, value: string): this {
 		this.headers[name.toLowerCase()] = String(value);
 		return this;
@@ -43,7 +58,7 @@ export class CapturingResponse extends EventEmitter {
 		this.headersSent = true;
 		this.finished = true;
 		this.done();
-		if (this.closed) return this;
+		if (this.isClosed || this.destroyed) return this;
 		this.writableFinished = true;
 		this.emit('finish');
 		this.close();
@@ -53,8 +68,8 @@ export class CapturingResponse extends EventEmitter {
 		if (!this.writableFinished) this.close();
 	}
 	private close(): void {
-		if (this.closed) return;
-		this.closed = true;
+		if (this.isClosed) return;
+		this.isClosed = true;
 		process.nextTick(() => this.emit('close'));
 	}
 	json(value: unknown): this {

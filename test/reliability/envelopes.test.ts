@@ -6,8 +6,9 @@
  * hundred over real HTTPS to the harness receiver (invalid JSON, wrong content types, 1 MB bodies, deep nesting).
  *
  * An oracle written from the spec classifies each body:
- *   - invalid (not an object; event, timestamp, data or data.appointment_key missing or of the wrong type; a
- *     timestamp that is not an ISO 8601 date-time with offset; a documented field of the wrong JSON type):
+ *   - invalid (not an object; event, timestamp, data or data.appointment_key missing or of the wrong type; an
+ *     appointment_key that is not a UUID; a timestamp that is not an ISO 8601 date-time with offset; a documented
+ *     field of the wrong JSON type):
  *     answered 400 and no workflow starts;
  *   - valid: answered 200; the workflow starts once with the envelope iff the event is subscribed;
  *   - open (the spec is silent: null or missing documented fields, very long strings, an unparseable start_date):
@@ -103,7 +104,7 @@ const validEnvelope = fc.record({
 	),
 	timestamp: isoWithOffset,
 	data: fc.record({
-		appointment_key: fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 50 })),
+		appointment_key: fc.uuid(),
 		search_code: shortText,
 		status: fc.constantFrom('CONFIRMED', 'PENDING', 'CANCELED', 'ATTENDED', 'NO_SHOW'),
 		start_date: isoWithOffset,
@@ -186,7 +187,16 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 	fc.constantFrom(...NAME_FIELDS).map((p) => m(p, 'invalid', `${p} empty`, '')),
 	fc
 		.tuple(fc.constantFrom(...NAME_FIELDS), longText(201, 20000))
-		.map(([p, v]) => m(p, 'open', `${p} ${v.length} chars`, v)),
+		.map(([p, v]) => m(p, p === 'event' ? 'open' : 'invalid', `${p} ${v.length} chars`, v)),
+	// appointment_key: a UUID, as the action node reads one (it goes into Verify With API's request path)
+	fc
+		.oneof(
+			fc
+				.string({ minLength: 1, maxLength: 50 })
+				.filter((v) => !/^\s*[0-9a-f-]{32,36}\s*$/i.test(v)),
+			fc.constantFrom('../webhooks', '..%2Fwebhooks', 'QX7-204', '?page=2'),
+		)
+		.map((v) => m('data.appointment_key', 'invalid', `appointment_key ${JSON.stringify(v)}`, v)),
 	// timestamp: required ISO 8601 date-time with offset
 	fc.constant(m('timestamp', 'invalid', 'timestamp missing', undefined, true)),
 	fc
@@ -483,7 +493,7 @@ describe('random envelope bodies over real HTTPS', () => {
 			event: 'appointment.created',
 			timestamp: '2026-11-23T10:00:00-03:00',
 			data: {
-				appointment_key: 'big-1',
+				appointment_key: 'b16b16b1-0000-4000-8000-000000000001',
 				search_code: 'B1',
 				status: 'CONFIRMED',
 				start_date: '2026-11-24T10:00:00-03:00',
@@ -496,7 +506,9 @@ describe('random envelope bodies over real HTTPS', () => {
 		let res = await post(h.productionUrl, JSON.stringify(big), 'application/json');
 		expect(res.status).toBe(200);
 		expect(h.starts.length - before).toBe(1);
-		expect((h.starts[h.starts.length - 1].items[0].json as any).data.appointment_key).toBe('big-1');
+		expect((h.starts[h.starts.length - 1].items[0].json as any).data.appointment_key).toBe(
+			'b16b16b1-0000-4000-8000-000000000001',
+		);
 		// a 1 MB appointment key or event name, a 1 MB timestamp, 1 MB of nested arrays, 1 MB of non-JSON
 		const junk: Array<[string, string]> = [
 			[
@@ -534,7 +546,7 @@ describe('random envelope bodies over real HTTPS', () => {
 	it('deeply nested extra data (10,000 levels) is kept or refused, never a 500', async () => {
 		let nested = '"leaf"';
 		for (let i = 0; i < 10000; i++) nested = `{"n":${nested}}`;
-		const payload = `{"event":"appointment.created","timestamp":"2026-11-23T10:00:00Z","data":{"appointment_key":"deep-1","extra":${nested}}}`;
+		const payload = `{"event":"appointment.created","timestamp":"2026-11-23T10:00:00Z","data":{"appointment_key":"dee9dee9-0000-4000-8000-000000000001","extra":${nested}}}`;
 		const before = h.starts.length;
 		const res = await post(h.productionUrl, payload, 'application/json');
 		expect([200, 400, 422]).toContain(res.status);

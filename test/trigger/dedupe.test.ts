@@ -9,6 +9,7 @@ import {
 	dedupeKey,
 	forgetScope,
 	MAX_SCOPES,
+	MAX_WAITERS,
 	RecentKeys,
 	recentKeysFor,
 	scopeCount,
@@ -95,7 +96,7 @@ describe('module-level stores', () => {
 describe('dedupeKey', () => {
 	it('event + key + timestamp (default): a redelivery has the same key, a later event of the appointment does not', () => {
 		const k = (event: string, key: string, ts: string) =>
-			dedupeKey('eventKeyTimestamp', event, key, ts);
+			dedupeKey('eventKeyTimestamp', { event, appointmentKey: key, timestamp: ts });
 		expect(k('appointment.created', 'k1', '2026-01-01T00:00:00Z')).toBe(
 			k('appointment.created', 'k1', '2026-01-01T00:00:00Z'),
 		);
@@ -114,30 +115,34 @@ describe('dedupeKey', () => {
 	});
 
 	it('appointment key alone: every event of an appointment has the same key', () => {
-		expect(dedupeKey('appointmentKey', 'appointment.created', 'k1', 't1')).toBe(
-			dedupeKey('appointmentKey', 'appointment.canceled', 'k1', 't2'),
+		const n = (event: string, timestamp: string) => ({ event, appointmentKey: 'k1', timestamp });
+		expect(dedupeKey('appointmentKey', n('appointment.created', 't1'))).toBe(
+			dedupeKey('appointmentKey', n('appointment.canceled', 't2')),
 		);
 	});
 
 	it('off: no key, nothing remembered', () => {
-		expect(dedupeKey('off', 'e', 'k1', 't1')).toBeUndefined();
+		expect(dedupeKey('off', { event: 'e', appointmentKey: 'k1', timestamp: 't1' })).toBeUndefined();
 	});
 });
 
-/** A claim for the notification of appointment `key` (event + key + timestamp by default). */
+/** A claim for the notification of appointment `key` (event + key + timestamp by default), answered by `answer`. */
 const claim = (
 	keys: RecentKeys | undefined,
 	key: string,
 	mode: DedupeMode = 'eventKeyTimestamp',
 	event = 'appointment.created',
-) => claimEvent(keys, mode, { event, appointmentKey: key, timestamp: '2026-01-01T00:00:00Z' });
+	answer = new Answer(),
+) =>
+	claimEvent(keys, mode, { event, appointmentKey: key, timestamp: '2026-01-01T00:00:00Z' }, answer);
 
-describe('claimEvent: claim, then settle as run or dropped', () => {
+describe('claimEvent: claimed, then running and answered or forgotten, or dropped', () => {
 	it('a settled event makes later copies duplicates; an unsettled one stays free for the resend', () => {
 		const keys = new RecentKeys(10);
 		const first = claim(keys, 'e1')!;
 		expect(claim(keys, 'e1')).toBeDefined(); // claimed, not settled: a copy gets its own claim
-		expect(first.drop()).toBe(true);
+		expect(first.drop()).toBe('dropped');
+		expect(first.state).toBe('answered');
 		expect(claim(keys, 'e1')).toBeUndefined();
 		claim(keys, 'e2'); // never settled (the re-read failed)
 		expect(claim(keys, 'e2')).toBeDefined();
@@ -145,55 +150,87 @@ describe('claimEvent: claim, then settle as run or dropped', () => {
 
 	it('of two copies claimed at once, the first settled wins and the other settles nothing', () => {
 		const keys = new RecentKeys(10);
-		const [a, b] = [claim(keys, 'e')!, claim(keys, 'e')!];
 		const answer = new Answer();
-		expect(a.run(answer)).toBe(true);
-		expect(b.drop()).toBe(false);
-		expect(b.run(new Answer())).toBe(false);
+		const [a, b] = [claim(keys, 'e', undefined, undefined, answer)!, claim(keys, 'e')!];
+		expect(a.run()).toBe('ran');
+		expect(a.state).toBe('running');
+		expect(b.drop()).toBe('taken');
+		expect(b.run()).toBe('taken');
 		answer.finish(200);
+		expect(a.state).toBe('answered');
 		expect(claim(keys, 'e')).toBeUndefined();
 	});
 
 	it('a run that n8n answers with an error is forgotten again, so the resend runs', () => {
 		const keys = new RecentKeys(10);
 		const answer = new Answer();
-		expect(claim(keys, 'e')!.run(answer)).toBe(true);
-		expect(claim(keys, 'e')!.run(new Answer())).toBe(false); // remembered while n8n stores the execution
+		const first = claim(keys, 'e', undefined, undefined, answer)!;
+		expect(first.run()).toBe('ran');
+		expect(claim(keys, 'e')!.run()).toBe('taken'); // remembered while n8n stores the execution
 		answer.finish(500);
-		expect(claim(keys, 'e')!.run(new Answer())).toBe(true);
+		expect(first.state).toBe('forgotten');
+		expect(claim(keys, 'e')!.run()).toBe('ran');
+	});
+
+	it('a caller that hung up before the run: nothing runs, nothing is remembered, and nobody waits for a close that already happened', async () => {
+		const keys = new RecentKeys(10);
+		const gone = new Answer();
+		const first = claim(keys, 'e', undefined, undefined, gone)!;
+		gone.lose(); // during the re-read, or while n8n read the request
+		expect(first.run()).toBe('hungUp');
+		expect(first.state).toBe('forgotten');
+		expect(
+			keys.has(
+				dedupeKey('eventKeyTimestamp', {
+					event: 'appointment.created',
+					appointmentKey: 'e',
+					timestamp: '2026-01-01T00:00:00Z',
+				})!,
+			),
+		).toBe(false);
+		await expect(claim(keys, 'e')!.settle('run')).resolves.toBe('ran'); // the resend
+		expect(claim(undefined, 'f', 'off', undefined, gone)!.run()).toBe('hungUp');
 	});
 
 	it('copies settling while n8n still answers a run wait for that answer, each settling once the one before was not a 2xx', async () => {
 		const keys = new RecentKeys(10);
 		const first = new Answer();
-		expect(claim(keys, 'e')!.run(first)).toBe(true);
-		const [copy, later] = [claim(keys, 'e')!, claim(keys, 'e')!]; // claimed while n8n answers the first
+		expect(claim(keys, 'e', undefined, undefined, first)!.run()).toBe('ran');
 		const copyAnswer = new Answer();
-		const run = () => copy.run(copyAnswer);
-		const drop = () => later.drop();
-		expect([run(), drop()]).toEqual([false, false]);
-		const [ran, dropped] = [copy.retryAfterAnswer(run), later.retryAfterAnswer(drop)];
+		const [copy, later] = [claim(keys, 'e', undefined, undefined, copyAnswer)!, claim(keys, 'e')!];
+		const [ran, dropped] = [copy.settle('run'), later.settle('drop')];
 		first.lose(); // the service gave up waiting: the copy runs, the later one now waits for the copy's answer
-		await expect(ran).resolves.toBe(true);
+		await expect(ran).resolves.toBe('ran');
 		copyAnswer.finish(500); // n8n could not start the copy's run either: the later one settles (filtered out)
-		await expect(dropped).resolves.toBe(true);
+		await expect(dropped).resolves.toBe('dropped');
 		expect(claim(keys, 'e')).toBeUndefined();
-		const answered = claim(keys, 'f')!;
 		const ok = new Answer();
-		expect(answered.run(ok)).toBe(true);
-		const duplicate = claim(keys, 'f')!;
-		const settled = duplicate.retryAfterAnswer(() => duplicate.drop());
+		expect(claim(keys, 'f', undefined, undefined, ok)!.run()).toBe('ran');
+		const settled = claim(keys, 'f')!.settle('drop');
 		ok.finish(200);
-		await expect(settled).resolves.toBe(false);
+		await expect(settled).resolves.toBe('taken');
+	});
+
+	it('a waiting copy whose caller hangs up while it waits runs nothing when it wakes; at most MAX_WAITERS copies wait, the next is busy', async () => {
+		const keys = new RecentKeys(10);
+		const first = new Answer();
+		expect(claim(keys, 'e', undefined, undefined, first)!.run()).toBe('ran');
+		const answers = Array.from({ length: MAX_WAITERS }, () => new Answer());
+		const waits = answers.map((a) => claim(keys, 'e', undefined, undefined, a)!.settle('run'));
+		await expect(claim(keys, 'e')!.settle('run')).resolves.toBe('busy');
+		for (const a of answers) a.lose();
+		first.finish(503);
+		expect(await Promise.all(waits)).toEqual(answers.map(() => 'hungUp'));
+		await expect(claim(keys, 'e')!.settle('run')).resolves.toBe('ran'); // nothing left blocking the resend
 	});
 
 	it("an error answer forgets only its own run: a later copy's run of the same event stays remembered", () => {
 		const keys = new RecentKeys(1);
 		const first = new Answer();
-		expect(claim(keys, 'e')!.run(first)).toBe(true);
+		expect(claim(keys, 'e', undefined, undefined, first)!.run()).toBe('ran');
 		keys.remember('x'); // the window moves on while n8n still stores the first execution: 'e' is evicted
 		const resend = new Answer();
-		expect(claim(keys, 'e')!.run(resend)).toBe(true);
+		expect(claim(keys, 'e', undefined, undefined, resend)!.run()).toBe('ran');
 		first.finish(500);
 		resend.finish(200);
 		expect(claim(keys, 'e')).toBeUndefined();
@@ -201,25 +238,25 @@ describe('claimEvent: claim, then settle as run or dropped', () => {
 
 	it('a dropped event never makes another one a duplicate: by notification a resend of it is, by appointment key nothing is remembered', () => {
 		const keys = new RecentKeys(10);
-		expect(claim(keys, 'e')!.drop()).toBe(true); // filtered out on its re-read
+		expect(claim(keys, 'e')!.drop()).toBe('dropped'); // filtered out on its re-read
 		expect(claim(keys, 'e')).toBeUndefined(); // its resend would end the same way
 		expect(claim(keys, 'e', 'eventKeyTimestamp', 'appointment.updated')).toBeDefined();
-		expect(claim(keys, 'a', 'appointmentKey')!.drop()).toBe(true);
+		expect(claim(keys, 'a', 'appointmentKey')!.drop()).toBe('dropped');
 		expect(keys.size).toBe(1);
 		const later = new Answer();
-		expect(claim(keys, 'a', 'appointmentKey', 'appointment.updated')!.run(later)).toBe(true);
+		expect(claim(keys, 'a', 'appointmentKey', 'appointment.updated', later)!.run()).toBe('ran');
 		later.finish(200);
 		expect(claim(keys, 'a', 'appointmentKey', 'appointment.canceled')).toBeUndefined();
 		// A copy dropped after another copy ran: settled by that run, so it is the duplicate.
 		const copy = claim(keys, 'b', 'appointmentKey')!;
-		expect(claim(keys, 'b', 'appointmentKey')!.run(new Answer())).toBe(true);
-		expect(copy.drop()).toBe(false);
+		expect(claim(keys, 'b', 'appointmentKey')!.run()).toBe('ran');
+		expect(copy.drop()).toBe('taken');
 	});
 
 	it('dedupe off: every copy gets a claim and nothing is remembered', () => {
 		const keys = new RecentKeys(10);
-		expect(claim(undefined, 'e')!.drop()).toBe(true);
-		expect(claim(keys, 'e', 'off')!.run(new Answer())).toBe(true);
+		expect(claim(undefined, 'e')!.drop()).toBe('dropped');
+		expect(claim(keys, 'e', 'off')!.run()).toBe('ran');
 		expect(claim(keys, 'e', 'off')).toBeDefined();
 		expect(keys.size).toBe(0);
 	});
@@ -235,9 +272,9 @@ describe('the memory and the claim protocol against a plain reference model (fas
 		['small', 1000],
 		['large', 15],
 	] as const)(
-		'%s windows: random claims, runs (answered 2xx, an error or a lost connection), drops and resizes agree with the reference',
-		(size, numRuns) => {
-			fc.assert(fc.property(stepsArbitrary(size), checkCase), { seed, numRuns });
+		'%s windows: random claims, runs, waits, drops, answers (2xx, an error), callers hanging up at every step and resizes agree with the reference',
+		async (size, numRuns) => {
+			await fc.assert(fc.asyncProperty(stepsArbitrary(size), checkCase), { seed, numRuns });
 		},
 	);
 });

@@ -17,8 +17,11 @@ import {
 	settledDeliveries,
 	signal,
 	startsOf,
+	TOKEN,
 	useSandbox,
 } from './common';
+import { pollUntil } from '../helpers/trigger';
+import { startTriggerService } from '../helpers/triggerService';
 
 const ctx = useSandbox();
 
@@ -77,7 +80,7 @@ describe('delivery from the sandbox', () => {
 		expect(h.starts.every((s) => s.items.length === 1 && s.mode === 'production')).toBe(true);
 		// The redeliveries were answered 200 (no resend) and logged as duplicates.
 		expect(h.responses.filter((r) => r.status === 200)).toHaveLength(16);
-		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toHaveLength(8);
+		expect(h.logs().filter((l) => l.includes('it is a duplicate'))).toHaveLength(8);
 		const updated = startsOf(h).find((j) => j.event === 'appointment.updated')!;
 		expect(updated.data.status).toBe('ATTENDED');
 		expect(updated.timestamp).toMatch(
@@ -132,7 +135,7 @@ describe('delivery from the sandbox', () => {
 				.map((j) => j.data.appointment_key)
 				.sort(),
 		).toEqual([...keys].sort());
-		expect(h.logs().filter((l) => l.includes('ignored a duplicate'))).toEqual([]);
+		expect(h.logs().filter((l) => l.includes('it is a duplicate'))).toEqual([]);
 	});
 
 	it('a copy arriving while n8n is still answering the first waits for that answer: when n8n fails the first, the copy starts the workflow', async () => {
@@ -228,6 +231,94 @@ describe('delivery from the sandbox', () => {
 			'appointment.created',
 			'appointment.created',
 		]);
+	});
+});
+
+describe('a caller that hangs up (the service gave up waiting) at each step: the resend runs the event once', () => {
+	/** The first request's caller hangs up as the receiver reads it; the node then reads a delivery whose caller is gone. */
+	const hangUpFirst = (delivery: () => { abort(): void }) => {
+		let requests = 0;
+		return async ({ closed }: { closed: Promise<void> }) => {
+			if (++requests === 1) {
+				delivery().abort();
+				await closed;
+			}
+			return undefined;
+		};
+	};
+	const answered = (h: { responses: unknown[] }, n: number) =>
+		pollUntil(`${n} answered requests`, () => h.responses.length >= n);
+
+	it('before the node reads the delivery: nothing starts, nothing is remembered', async () => {
+		const body = JSON.stringify(envelope());
+		let first: { abort(): void } | undefined;
+		const h = await harness(ctx, { onRequest: hangUpFirst(() => first!) });
+		await h.activate();
+		first = abortablePost(h.productionUrl, body);
+		await answered(h, 1);
+		expect(await post(h.productionUrl, body)).toEqual({ status: 200, body: undefined });
+		expect(h.responses[0].body).toMatchObject({ started: false, reason: 'caller hung up' });
+		expect(await post(h.productionUrl, body)).toMatchObject({ body: { reason: 'duplicate' } });
+		expect(h.starts).toHaveLength(1);
+	});
+
+	it("during Verify With API's re-read", async () => {
+		const service = await startTriggerService();
+		const e = envelope();
+		const [reread, release] = [signal<void>(), signal<void>()];
+		service.read = async () => {
+			reread.resolve();
+			await release.promise;
+			return { status: 200, body: e.data };
+		};
+		let closed: Promise<void> | undefined;
+		const h = await harness(ctx, {
+			credentials: { baseUrl: service.url, accessToken: TOKEN },
+			parameters: { events: ALL_EVENTS, otherEvents: '', options: { verifyWithApi: true } },
+			onRequest: (r) => {
+				closed ??= r.closed;
+				return undefined;
+			},
+		});
+		try {
+			await h.activate();
+			const first = abortablePost(h.productionUrl, JSON.stringify(e));
+			await reread.promise;
+			first.abort();
+			await closed;
+			release.resolve();
+			await answered(h, 1);
+			expect(await post(h.productionUrl, JSON.stringify(e))).toEqual({
+				status: 200,
+				body: undefined,
+			});
+			expect(startsOf(h).map((j) => j.data)).toEqual([e.data]);
+		} finally {
+			await service.close();
+		}
+	});
+
+	it("a copy whose caller hung up while the first copy's run is still answered: when n8n fails the first, a later resend runs", async () => {
+		const body = JSON.stringify(envelope());
+		const slow = slowFirstStart();
+		let copy: { abort(): void } | undefined;
+		let requests = 0;
+		const hangUpCopy = hangUpFirst(() => copy!);
+		const h = await harness(ctx, {
+			startFails: slow.startFails,
+			onRequest: (r) => (++requests === 2 ? hangUpCopy(r) : undefined),
+		});
+		await h.activate();
+		const first = post(h.productionUrl, body);
+		first.catch(() => undefined); // asserted below; a failed test must not leave it unhandled
+		await slow.firstAtStart.promise;
+		copy = abortablePost(h.productionUrl, body);
+		await answered(h, 1);
+		slow.n8nFails.resolve(true);
+		expect((await first).status).toBe(500);
+		expect(h.starts).toHaveLength(0);
+		expect(await post(h.productionUrl, body)).toEqual({ status: 200, body: undefined });
+		expect(h.starts).toHaveLength(1);
 	});
 });
 

@@ -27,11 +27,16 @@ const optionalText = z.string().max(MAX_TEXT).nullish();
 const isoWithOffset = z
 	.string()
 	.refine(isIsoDateTimeWithOffset, 'ISO 8601 date and time with a UTC offset');
+// The key as the action node reads one: a UUID, hyphenated or as 32 hex digits, around spaces.
+const uuid = z
+	.string()
+	.trim()
+	.pipe(z.union([z.guid(), z.string().regex(/^[0-9a-f]{32}$/i)]));
 const envelopeSchema = z.looseObject({
 	event: name,
 	timestamp: isoWithOffset,
 	data: z.looseObject({
-		appointment_key: name,
+		appointment_key: uuid,
 		search_code: optionalText,
 		status: optionalText,
 		start_date: isoWithOffset.nullish(),
@@ -42,6 +47,7 @@ const envelopeSchema = z.looseObject({
 
 // Made-up identifiers (the secret-detection rule mistakes *_key fields for credentials).
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets */
+const KEY = '0b7a2c1e99994222833344445555aaaa';
 const valid = () => ({
 	event: 'appointment.created',
 	timestamp: '2026-11-23T10:15:00-03:00',
@@ -181,7 +187,7 @@ describe('checkEnvelope', () => {
 	it('accepts the documented envelope and one with only the key, and keeps extra fields', () => {
 		expect(agree(valid())).toBeUndefined();
 		expect(
-			agree({ event: 'x.y', timestamp: '2026-01-01T00:00:00Z', data: { appointment_key: 'k' } }),
+			agree({ event: 'x.y', timestamp: '2026-01-01T00:00:00Z', data: { appointment_key: KEY } }),
 		).toBeUndefined();
 		const extra = {
 			...valid(),
@@ -200,7 +206,7 @@ describe('checkEnvelope', () => {
 			agree({
 				...valid(),
 				data: {
-					appointment_key: 'k',
+					appointment_key: KEY,
 					search_code: null,
 					status: null,
 					start_date: null,
@@ -230,12 +236,22 @@ describe('checkEnvelope', () => {
 		[
 			'key missing',
 			(b) => ({ ...b, data: { ...b.data, appointment_key: undefined } }),
-			/^data.appointment_key must be a string/,
+			/^data.appointment_key must be a UUID/,
 		],
 		[
 			'key a number',
 			(b) => ({ ...b, data: { ...b.data, appointment_key: 12 } }),
-			/^data.appointment_key must be a string/,
+			/^data.appointment_key must be a UUID/,
+		],
+		[
+			'key a path',
+			(b) => ({ ...b, data: { ...b.data, appointment_key: '../webhooks' } }),
+			/^data.appointment_key must be a UUID/,
+		],
+		[
+			'key a search code',
+			(b) => ({ ...b, data: { ...b.data, appointment_key: 'QX7-204' } }),
+			/^data.appointment_key must be a UUID/,
 		],
 		[
 			'status a number',
@@ -309,7 +325,12 @@ describe('checkEnvelope', () => {
 				data: fc.oneof(
 					fc.record(
 						{
-							appointment_key: fc.oneof(fc.uuid(), fc.string(), anything),
+							appointment_key: fc.oneof(
+								fc.uuid(),
+								fc.uuid().map((u) => ` ${u.replace(/-/g, '')}`),
+								fc.string(),
+								anything,
+							),
 							search_code: text,
 							status: text,
 							start_date: fc.oneof(iso, fc.constant(null), anything),

@@ -8,6 +8,7 @@ import {
 	ALL_EVENTS,
 	admin,
 	api,
+	apiRequests,
 	deliveries,
 	envelope,
 	harness,
@@ -15,10 +16,13 @@ import {
 	reset,
 	settledDeliveries,
 	startsOf,
+	TOKEN,
 	useSandbox,
 	type Json,
 } from './common';
+import { startTriggerService } from '../helpers/triggerService';
 import { pollUntil } from '../helpers/trigger';
+import { NOT_FOUND_RESEND_MINUTES } from '../../nodes/Appointments/trigger/receive';
 
 const ctx = useSandbox();
 
@@ -26,6 +30,12 @@ const settled = (url: string, atLeast: number) => settledDeliveries(ctx, url, at
 
 beforeEach(async () => {
 	await reset(ctx);
+});
+
+const closing: Array<() => Promise<void>> = [];
+const afterThis = (close: () => Promise<void>) => closing.push(close);
+afterEach(async () => {
+	await Promise.allSettled(closing.splice(0).map((close) => close()));
 });
 
 describe('Verify with API', () => {
@@ -73,6 +83,102 @@ describe('Verify with API', () => {
 		).toHaveLength(3);
 	});
 
+	it('a canceled event whose appointment the service deleted (404) runs with the delivered data', async () => {
+		const h = await harness(ctx, {
+			parameters: { events: ['appointment.canceled'], options: { verifyWithApi: true } },
+		});
+		await h.activate();
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		// A service whose DELETE removes the record: every re-read of it from now on is a 404.
+		await admin(ctx, 'POST', '/__sandbox/faults/', {
+			count: 100,
+			status: 404,
+			body: { detail: 'Not found.' },
+			match: { method: 'GET', path: `/api/v3/appointments/${created.appointment_key}/` },
+		});
+		expect(
+			(await api(ctx, 'DELETE', `appointments/${created.appointment_key}/?send_email=false`))
+				.status,
+		).toBeLessThan(300);
+		const [delivery] = await settled(h.productionUrl, 1);
+		expect(delivery).toMatchObject({ attempt: 1, status: 200 });
+		expect(startsOf(h).map((j) => [j.event, j.data.appointment_key, j.data.status])).toEqual([
+			['appointment.canceled', created.appointment_key, 'CANCELED'],
+		]);
+	});
+
+	it("a gone appointment's cancellation is still filtered, on the delivered data; any event named like a cancellation counts", async () => {
+		// A service that takes other event names (the sandbox takes only the spec's three); every re-read is a 404.
+		const service = await startTriggerService();
+		afterThis(() => service.close());
+		const h = await harness(ctx, {
+			credentials: { baseUrl: service.url, accessToken: TOKEN },
+			parameters: {
+				events: ['appointment.canceled'],
+				otherEvents: 'appointment.cancelled, booking.canceled_by_client',
+				filters: { statuses: ['CANCELED'] },
+				options: { verifyWithApi: true },
+			},
+		});
+		await h.activate();
+		const gone = (event: string, status: string) =>
+			envelope({ event, timestamp: new Date().toISOString() }, { status });
+		const other = gone('appointment.canceled', 'CANCELED_CLIENT');
+		expect((await h.callWebhook(other)).body).toMatchObject({ reason: 'filtered out' });
+		for (const event of [
+			'appointment.canceled',
+			'appointment.cancelled',
+			'booking.canceled_by_client',
+		])
+			expect((await h.callWebhook(gone(event, 'CANCELED'))).items).toHaveLength(1);
+		expect(startsOf(h).map((j) => j.event)).toEqual([
+			'appointment.canceled',
+			'appointment.cancelled',
+			'booking.canceled_by_client',
+		]);
+	});
+
+	it('a created event the service cannot read yet (read-after-write lag) is answered 503 until it can: it runs once', async () => {
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
+		});
+		await h.activate();
+		await admin(ctx, 'POST', '/__sandbox/faults/', {
+			count: 2,
+			status: 404,
+			body: { detail: 'Not found.' },
+			match: { method: 'GET', path: '/api/v3/appointments/*' },
+		});
+		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		const mine = await settled(h.productionUrl, 1);
+		expect(mine.map((d) => d.status)).toEqual([503, 503, 200]);
+		expect(h.responses.filter((r) => r.status === 503).map((r) => r.body)).toEqual([
+			{ received: true, started: false, reason: 'appointment not found yet' },
+			{ received: true, started: false, reason: 'appointment not found yet' },
+		]);
+		expect(startsOf(h).map((j) => j.data)).toEqual([
+			(await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body,
+		]);
+	});
+
+	it(`an appointment still unknown ${NOT_FOUND_RESEND_MINUTES} minutes after its event is dropped with a warning; before, the service is asked to resend`, async () => {
+		const h = await harness(ctx, {
+			parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
+		});
+		await h.activate();
+		const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+		const recent = envelope({ timestamp: minutesAgo(NOT_FOUND_RESEND_MINUTES - 1) });
+		expect((await post(h.productionUrl, JSON.stringify(recent))).status).toBe(503);
+		const old = envelope({ timestamp: minutesAgo(NOT_FOUND_RESEND_MINUTES + 1) });
+		expect(await post(h.productionUrl, JSON.stringify(old))).toMatchObject({
+			status: 200,
+			body: { started: false, reason: 'appointment not found' },
+		});
+		expect(h.starts).toHaveLength(0);
+		const warnings = h.logs().filter((l) => l.startsWith('[warn]'));
+		expect(warnings).toEqual([expect.stringContaining(old.data.appointment_key)]);
+	});
+
 	it('drops a notification for an unknown appointment with a warning', async () => {
 		const h = await harness(ctx, {
 			parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
@@ -95,6 +201,30 @@ describe('Verify with API', () => {
 				),
 		).toBe(true);
 	});
+
+	it.each(['../webhooks', '..%2Fwebhooks', '?page=2', 'QX7-204', ' '])(
+		'an appointment_key that is not a UUID (%j) is refused 400 before any request: it never reaches an authenticated path',
+		async (key) => {
+			const h = await harness(ctx, {
+				parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
+			});
+			await h.activate();
+			await admin(ctx, 'DELETE', '/__sandbox/requests/');
+			const answer = await post(
+				h.productionUrl,
+				JSON.stringify(envelope({}, { appointment_key: key })),
+			);
+			expect(answer).toMatchObject({
+				status: 400,
+				body: {
+					error: 'invalid notification',
+					reason: expect.stringMatching(/^data\.appointment_key must be a UUID/),
+				},
+			});
+			expect(await apiRequests(ctx)).toEqual([]);
+			expect(h.starts).toHaveLength(0);
+		},
+	);
 
 	it('Dedupe Key "Appointment Key": an event the re-read filters out does not make a later matching event of the appointment a duplicate', async () => {
 		const h = await harness(ctx, {

@@ -10,7 +10,7 @@ import {
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { eventList, numberValue, toBoolean } from '../shared/validation.js';
+import { choiceError, eventList, numberValue, toBoolean } from '../shared/validation.js';
 import { readEventFilter, type EventFilter } from '../shared/eventFilter.js';
 import { withoutItem } from '../shared/triggerError.js';
 import {
@@ -99,20 +99,12 @@ function savedParameters(ctx: IWebhookFunctions, node: INode): ReadParameter {
 function readTriggerOptions(node: INode, value: unknown) {
 	const options = (value ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
-	if (!DEDUPE_CHOICES.some((c) => c.value === mode)) {
-		const values = DEDUPE_CHOICES.map((c) => `${c.value} (${c.name})`).join(', ');
-		throw new NodeOperationError(
-			node,
-			`The field "Options › Dedupe Key" must be one of ${DEDUPE_CHOICES.map((c) => c.name).join(', ')} (got ${JSON.stringify(mode)})`,
-			{
-				description: `Pick "Dedupe Key" from the list; an expression must give one of their values: ${values}.`,
-			},
-		);
-	}
 	// A boolean option is off when left out.
 	const flag = (v: unknown, field: string) =>
 		v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0);
 	return withoutItem(node, () => {
+		if (!DEDUPE_CHOICES.some((c) => c.value === mode))
+			throw choiceError(node, 'Options › Dedupe Key', 0, DEDUPE_CHOICES, mode, 'one of these');
 		// A window with decimals (the editor's number field allows them) keeps its whole part.
 		const window = numberValue(node, options.dedupeWindow, 'Options › Dedupe Window', 0, {
 			min: 1,

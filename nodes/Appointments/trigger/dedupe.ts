@@ -1,61 +1,58 @@
 /**
- * The trigger's dedupe protocol: a delivery claims its event (claimEvent), then settles it with run() or drop().
- * The first copy settled wins; the others' run()/drop() give false, and wait for that run's answer while n8n gives
- * it. A claim never settled (a failed re-read) or a run the service got no 2xx for leaves the event free for the
- * resend. The memory lives in the process only: n8n gives webhook functions no processed-data helper and does not
- * save what webhook() writes to static data (seen in 2.41.1).
+ * The trigger's dedupe protocol, one state machine per delivery (claimEvent). The memory lives in the process only:
+ * n8n gives webhook functions no processed-data helper and does not save what webhook() writes to static data.
+ *
+ *   claimed ─run─► running ─its answer closes after a 2xx─► answered  (remembered: later copies are duplicates)
+ *      │              └─ closes otherwise (an error, the caller hung up) ─► forgotten  (the resend runs it)
+ *      ├─drop─► answered      (remembered by notification only: never makes a later event a duplicate)
+ *      ├─run, its caller gone already ─► forgotten   (nothing runs: the service resends what got no 2xx)
+ *      └─never settled (a failed re-read) ─► forgotten   (nothing was remembered, nobody waits on a claim)
+ *
+ * The first copy settled wins; one settling while another's run is answered waits for that answer (at most
+ * MAX_WAITERS an event), woken on every way out of running. The answer's state is read, not only its 'close'.
  */
 export type DedupeMode = 'eventKeyTimestamp' | 'appointmentKey' | 'off';
+/** ran, dropped: by this copy; taken: by another (a duplicate); hungUp: the caller is gone; busy: too many wait. */
+export type Settled = 'ran' | 'dropped' | 'taken' | 'hungUp' | 'busy';
 
 export const DEFAULT_WINDOW = 10000;
 export const MAX_WINDOW = 1000000;
 export const MAX_SCOPES = 1000;
+export const MAX_WAITERS = 16;
 
 /**
  * What a notification is remembered by. The timestamp (validated ISO, no spaces) comes first and the event is
  * length-prefixed, so two triples never give the same string.
  */
-export function dedupeKey(
-	mode: DedupeMode,
-	event: string,
-	appointmentKey: string,
-	timestamp: string,
-): string | undefined {
+export function dedupeKey(mode: DedupeMode, n: Notification): string | undefined {
 	if (mode === 'off') return undefined;
-	if (mode === 'appointmentKey') return appointmentKey;
-	return [timestamp, event.length, event, appointmentKey].join(' ');
+	if (mode === 'appointmentKey') return n.appointmentKey;
+	return [n.timestamp, n.event.length, n.event, n.appointmentKey].join(' ');
 }
 
 /**
  * The last `limit` keys (1..MAX_WINDOW, checked by config.ts), oldest first in the Map's insertion order. Each key
  * holds who remembered it, so forget() undoes only that remembering.
  */
-export class RecentKeys {
-	private readonly keys = new Map<string, unknown>();
+export class RecentKeys extends Map<string, unknown> {
 	// One iterator across evictions: a fresh one would step over every deleted slot at the Map's front each time.
-	private readonly oldest = this.keys.keys();
-	/** Keys of the runs n8n is still answering, with who waits for that answer. */
-	readonly answering = new Map<string, Array<() => void>>();
-	constructor(private limit: number) {}
-
-	get size(): number {
-		return this.keys.size;
-	}
-
-	has(key: string): boolean {
-		return this.keys.has(key);
+	private readonly oldest = this.keys();
+	/** Keys of the runs whose answer is still open, with the copies waiting for it. */
+	readonly running = new Map<string, Array<() => void>>();
+	constructor(private limit: number) {
+		super();
 	}
 
 	/** Adds `key` unless it is held, forgetting the oldest when full; true when it was new. */
 	remember(key: string, by: unknown = true): boolean {
-		if (this.keys.has(key)) return false;
-		this.keys.set(key, by);
+		if (this.has(key)) return false;
+		this.set(key, by);
 		this.trim();
 		return true;
 	}
 
 	forget(key: string, by: unknown = true): void {
-		if (this.keys.get(key) === by) this.keys.delete(key);
+		if (this.get(key) === by) this.delete(key);
 	}
 
 	/** A new window keeps the newest keys that fit. */
@@ -65,72 +62,92 @@ export class RecentKeys {
 	}
 
 	private trim(): void {
-		while (this.keys.size > this.limit) this.keys.delete(this.oldest.next().value as string);
+		while (this.size > this.limit) this.delete(this.oldest.next().value as string);
 	}
 }
 
-/** n8n's answer to the delivery, after webhook() returned: Node's ServerResponse, 'close' last (sent, or connection lost). */
+/** The delivery's answer: Node's ServerResponse, which n8n hands the node ('close' last: sent, or connection lost). */
 export type Answer = {
 	statusCode: number;
 	writableFinished: boolean;
+	closed?: boolean;
+	destroyed?: boolean;
+	socket?: { destroyed: boolean } | null;
 	once(event: 'close', listener: () => void): unknown;
 };
 
-export interface Claim {
-	/** Remembered, and forgotten again unless the service got a 2xx: n8n could not start the run, or it gave up waiting. */
-	run(answer: Answer): boolean;
-	/** Settled without a run: remembered only by notification, so it never makes a later event a duplicate. */
-	drop(): boolean;
-	/** After run() or drop() gave false: settles again once each run of the event n8n is answering has its answer. */
-	retryAfterAnswer(settle: () => boolean): Promise<boolean>;
-}
+/** No 'close' is coming any more: the caller hung up, or the answer was given. */
+const over = (a: Answer) =>
+	a.closed === true || a.destroyed === true || a.writableFinished || a.socket?.destroyed === true;
 
 export type Notification = { event: string; appointmentKey: string; timestamp: string };
 
-const UNREMEMBERED: Claim = {
-	run: () => true,
-	drop: () => true,
-	retryAfterAnswer: async () => false,
-};
 let claims = 0;
+
+export class Claim {
+	state: 'claimed' | 'running' | 'answered' | 'forgotten' = 'claimed';
+	// A number, not the claim, marks what this claim remembered: the memory keeps no claim alive.
+	private readonly id = ++claims;
+	constructor(
+		private readonly answer: Answer,
+		private readonly store?: RecentKeys,
+		private readonly key = '',
+		private readonly byNotification = false,
+	) {}
+
+	/** Settles as `how`; while another copy's run is answered, again once that answer is given. */
+	async settle(how: 'run' | 'drop'): Promise<Settled> {
+		for (;;) {
+			const got = how === 'run' ? this.run() : this.drop();
+			const waiters = got === 'taken' ? this.store?.running.get(this.key) : undefined;
+			if (waiters === undefined) return got;
+			if (waiters.length >= MAX_WAITERS) return 'busy';
+			await new Promise<void>((wake) => waiters.push(wake));
+		}
+	}
+
+	run(): Settled {
+		if (over(this.answer)) return this.to('forgotten', 'hungUp');
+		if (this.store !== undefined && !this.store.remember(this.key, this.id)) return 'taken';
+		const waiters: Array<() => void> = [];
+		this.store?.running.set(this.key, waiters);
+		this.answer.once('close', () => this.closed(waiters));
+		return this.to('running', 'ran');
+	}
+
+	private closed(waiters: Array<() => void>): void {
+		const { statusCode, writableFinished } = this.answer;
+		const acknowledged = writableFinished && statusCode >= 200 && statusCode <= 299;
+		this.state = acknowledged ? 'answered' : 'forgotten';
+		if (!acknowledged) this.store?.forget(this.key, this.id);
+		if (this.store?.running.get(this.key) === waiters) this.store.running.delete(this.key);
+		for (const wake of waiters) wake();
+	}
+
+	drop(): Settled {
+		const { store, key } = this;
+		const byNotification = () =>
+			this.byNotification ? store!.remember(key, this.id) : !store!.has(key);
+		return store === undefined || byNotification() ? this.to('answered', 'dropped') : 'taken';
+	}
+
+	private to(state: Claim['state'], settled: Settled): Settled {
+		this.state = state;
+		return settled;
+	}
+}
 
 /** undefined when a copy was settled already (a duplicate, its run answered); copies claimed meanwhile each get their own. */
 export function claimEvent(
 	store: RecentKeys | undefined,
 	mode: DedupeMode,
 	n: Notification,
+	answer: Answer,
 ): Claim | undefined {
-	const key = dedupeKey(mode, n.event, n.appointmentKey, n.timestamp);
-	if (store === undefined || key === undefined) return UNREMEMBERED;
-	if (store.has(key) && !store.answering.has(key)) return undefined;
-	// A number, not the claim, marks what this claim remembered: the memory keeps no claim alive.
-	const id = ++claims;
-	return {
-		run(answer) {
-			if (!store.remember(key, id)) return false;
-			const waiting: Array<() => void> = [];
-			store.answering.set(key, waiting);
-			answer.once('close', () => {
-				if (!answer.writableFinished || answer.statusCode < 200 || answer.statusCode > 299)
-					store.forget(key, id);
-				if (store.answering.get(key) === waiting) store.answering.delete(key);
-				for (const wake of waiting) wake();
-			});
-			return true;
-		},
-		drop: () => (mode === 'eventKeyTimestamp' ? store.remember(key, id) : !store.has(key)),
-		async retryAfterAnswer(settle) {
-			for (
-				let waiting = store.answering.get(key);
-				waiting !== undefined;
-				waiting = store.answering.get(key)
-			) {
-				await new Promise<void>((wake) => waiting!.push(wake));
-				if (settle()) return true;
-			}
-			return false;
-		},
-	};
+	const key = dedupeKey(mode, n);
+	if (store === undefined || key === undefined) return new Claim(answer);
+	if (store.has(key) && !store.running.has(key)) return undefined;
+	return new Claim(answer, store, key, mode === 'eventKeyTimestamp');
 }
 
 // One memory per (workflow, node, mode, dedupe key); the Map's order is recency, the first scope the oldest.

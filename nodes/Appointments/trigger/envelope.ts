@@ -5,6 +5,7 @@
  * than zod (test/trigger/envelope.test.ts checks it against a zod schema): bench part 3 bounds its cost.
  */
 import { isObject } from '../shared/simplify.js';
+import { canonicalUuid, UUID_EXPECTED } from '../shared/validation.js';
 
 export const MAX_NAME = 200;
 export const MAX_TEXT = 10000;
@@ -52,7 +53,10 @@ export function checkEnvelope(body: unknown): string | undefined {
 	const data = body.data;
 	if (!isObject(data)) return 'data must be an object';
 	return (
-		checkName(data.appointment_key, 'data.appointment_key') ??
+		// Checked as the action node checks an appointment's key: it goes into Verify With API's request path.
+		(canonicalUuid(data.appointment_key) === undefined
+			? `data.appointment_key must be ${UUID_EXPECTED}`
+			: undefined) ??
 		checkOptionalText(data.search_code, 'data.search_code') ??
 		checkOptionalText(data.status, 'data.status') ??
 		(data.start_date === undefined || data.start_date === null

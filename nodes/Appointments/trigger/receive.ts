@@ -9,12 +9,15 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { DateTime } from 'luxon';
+
 import { getAppointment } from '../transport/resources/appointmentCalls.js';
 import { matches } from '../shared/eventFilter.js';
+import { canonicalUuid } from '../shared/validation.js';
 import { triggerItem, type DeliveredEvent } from '../shared/simplify.js';
 import { receiverConfig, type ReceiverConfig } from './config.js';
-import { checkEnvelope, MAX_NAME } from './envelope.js';
-import { claimEvent, type Claim } from './dedupe.js';
+import { checkEnvelope } from './envelope.js';
+import { claimEvent, type Claim, type Settled } from './dedupe.js';
 
 // One attempt, well inside a callback time-out: a service that gave up waiting would resend anyway, and that
 // resend retries a failed re-read.
@@ -35,10 +38,10 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const node = this.getNode();
 	const where = { workflowId: String(this.getWorkflow().id ?? ''), node: node.name };
 	const problem = checkEnvelope(body);
-	if (problem !== undefined) return invalid(this, where, body, problem);
+	if (problem !== undefined) return invalid(this, where, problem);
 
 	const envelope = body as DeliveredEvent;
-	const appointmentKey = envelope.data.appointment_key as string;
+	const appointmentKey = canonicalUuid(envelope.data.appointment_key)!;
 	const meta = { ...where, event: envelope.event, appointmentKey };
 	let config: ReceiverConfig;
 	try {
@@ -47,114 +50,99 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return notEvaluated(this, meta, error as Error);
 	}
 	const d: Delivery = { ctx: this, config, envelope, meta };
-	if (!config.events.includes(envelope.event))
-		return notStarted(
-			d,
-			'event not subscribed',
-			`ignored ${JSON.stringify(envelope.event)}: not one of the subscribed events`,
-		);
+	if (!config.events.includes(envelope.event)) return notStarted(d, 'event not subscribed');
 	const verify = config.options.verifyWithApi;
-	if (!verify && !matches(config.filter, envelope.data)) return filteredOut(d);
+	if (!verify && !matches(config.filter, envelope.data)) return notStarted(d, 'filtered out');
 
-	const claim = claimEvent(config.store, config.options.dedupeKey, {
-		event: envelope.event,
-		appointmentKey,
-		timestamp: envelope.timestamp,
-	});
-	if (claim === undefined) return duplicate(d);
+	const n = { event: envelope.event, appointmentKey, timestamp: envelope.timestamp };
+	const claim = claimEvent(config.store, config.options.dedupeKey, n, this.getResponseObject());
+	if (claim === undefined) return notStarted(d, 'duplicate');
 	if (verify) return await verifyThenRun(d, claim);
-	const run = () => claim.run(this.getResponseObject());
-	if (!run() && !(await claim.retryAfterAnswer(run))) return duplicate(d);
-	return started(d, envelope.data);
+	return settled(d, await claim.settle('run'), envelope.data);
 }
+
+/**
+ * How long after its event an appointment the service does not know (404) is asked for again (answered 503): a
+ * service may notify before the record is readable (read-after-write lag). Then the event is logged and dropped.
+ */
+export const NOT_FOUND_RESEND_MINUTES = 10;
 
 /**
  * Verify With API. Every copy makes its own short re-read: sharing a slow one's fate would refuse this copy too.
  * The first copy settled wins, so a copy whose re-read ends later answers duplicate once that copy's run was answered 2xx.
  */
 async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
-	const record = await reread(d.ctx, d.envelope.data.appointment_key as string);
-	const runs = record !== undefined && matches(d.config.filter, record);
-	const settle = () => (runs ? claim.run(d.ctx.getResponseObject()) : claim.drop());
-	if (!settle() && !(await claim.retryAfterAnswer(settle))) return duplicate(d);
-	if (record === undefined) {
-		d.ctx.logger.warn(
-			`Appointments Trigger: dropped ${JSON.stringify(d.envelope.event)}: the service does not know appointment ${JSON.stringify(d.meta.appointmentKey)} (Verify with API)`,
-			d.meta,
-		);
-		return notStarted(d, 'appointment not found', 'rejection reason: appointment not found (404)');
+	const record = await reread(d);
+	// A service that deletes what it cancels: for a cancellation, the delivered data is all there is.
+	const data = record ?? (/cancel/i.test(d.envelope.event) ? d.envelope.data : undefined);
+	if (data === undefined) return await notFound(d, claim);
+	return settled(d, await claim.settle(matches(d.config.filter, data) ? 'run' : 'drop'), data);
+}
+
+/** Another event of an appointment the service does not know: asked for again while it is recent, then dropped. */
+async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
+	const age = Date.now() - DateTime.fromISO(d.envelope.timestamp).toMillis();
+	if (age > NOT_FOUND_RESEND_MINUTES * 60_000) {
+		const got = await claim.settle('drop');
+		return got === 'dropped' ? notStarted(d, 'appointment not found') : settled(d, got, {});
 	}
-	return runs ? started(d, record) : filteredOut(d);
+	return resend(d, 'appointment not found yet');
+}
+
+const NOT_RUN = { dropped: 'filtered out', taken: 'duplicate', hungUp: 'caller hung up' } as const;
+
+/** The answer to how a claim settled: record is what a run outputs. */
+function settled(d: Delivery, got: Settled, record: IDataObject): IWebhookResponseData {
+	if (got === 'ran') return started(d, record);
+	return got === 'busy' ? resend(d, 'busy') : notStarted(d, NOT_RUN[got]);
 }
 
 /**
  * The service's current record; undefined when it does not know the appointment (404). A 2xx that is not this
  * appointment's record fails in getAppointment like any failed re-read: n8n answers 500, the service resends.
  */
-async function reread(
-	ctx: IWebhookFunctions,
-	appointmentKey: string,
-): Promise<IDataObject | undefined> {
+async function reread(d: Delivery): Promise<IDataObject | undefined> {
 	try {
-		return await getAppointment(ctx, appointmentKey, { policy: VERIFY_POLICY });
+		return await getAppointment(d.ctx, d.meta.appointmentKey!, { policy: VERIFY_POLICY });
 	} catch (error) {
 		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
 		const description = (error as { description?: string }).description;
 		throw new NodeOperationError(
-			ctx.getNode(),
-			`Could not verify appointment ${appointmentKey} with the API: ${(error as Error).message}`,
+			d.ctx.getNode(),
+			`Could not verify appointment ${d.meta.appointmentKey} with the API: ${(error as Error).message}`,
 			{ description },
 		);
 	}
 }
 
-function started(d: Delivery, data: IDataObject): IWebhookResponseData {
-	const delivered = data === d.envelope.data ? d.envelope : { ...d.envelope, data };
-	return { workflowData: [[triggerItem(delivered, d.config.options.simplify)]] };
-}
+const started = (d: Delivery, data: IDataObject): IWebhookResponseData => ({
+	workflowData: [[triggerItem({ ...d.envelope, data }, d.config.options.simplify)]],
+});
 
-/** 200 without a run, logged at debug level. */
-function notStarted(d: Delivery, reason: string, log: string): IWebhookResponseData {
-	d.ctx.logger.debug(`Appointments Trigger: ${log}`, d.meta);
+/** Why a delivery answered 200 starts nothing, as its log line says it. */
+const WHY = {
+	'event not subscribed': 'it is not one of the subscribed events',
+	'filtered out': 'the appointment does not match the Filters',
+	duplicate: 'it is a duplicate (Dedupe Key)',
+	'caller hung up': 'the caller hung up before its run (the service resends it)',
+	'appointment not found': `the service still does not know the appointment ${NOT_FOUND_RESEND_MINUTES} minutes after the event (Verify with API)`,
+};
+
+/** 200 without a run, logged at debug level (warn for an event dropped unseen). */
+function notStarted(d: Delivery, reason: keyof typeof WHY): IWebhookResponseData {
+	const level = reason === 'appointment not found' ? 'warn' : 'debug';
+	d.ctx.logger[level](
+		`Appointments Trigger: ignored ${JSON.stringify(d.envelope.event)} of appointment ${JSON.stringify(d.meta.appointmentKey)}: ${WHY[reason]}`,
+		d.meta,
+	);
 	return { webhookResponse: { received: true, started: false, reason } };
 }
 
-function filteredOut(d: Delivery): IWebhookResponseData {
-	return notStarted(
-		d,
-		'filtered out',
-		`ignored ${JSON.stringify(d.envelope.event)}: the appointment does not match the Filters`,
-	);
-}
-
-function duplicate(d: Delivery): IWebhookResponseData {
-	return notStarted(
-		d,
-		'duplicate',
-		`ignored a duplicate of ${JSON.stringify(d.envelope.event)} (dedupe key: ${d.config.options.dedupeKey})`,
-	);
-}
-
-/** A name of an invalid body, for its log line, when it is a string of sensible length. */
-const nameIn = (value: unknown) =>
-	typeof value === 'string' && value.length <= MAX_NAME ? value : undefined;
-
 /** The node's own 400: n8n would answer 200 to anything webhook() returns. */
-function invalid(
-	ctx: IWebhookFunctions,
-	where: Meta,
-	body: unknown,
-	problem: string,
-): IWebhookResponseData {
-	const b = body as { event?: unknown; data?: { appointment_key?: unknown } } | null;
-	const meta = {
-		...where,
-		event: nameIn(b?.event),
-		appointmentKey: nameIn(b?.data?.appointment_key),
-	};
+function invalid(ctx: IWebhookFunctions, where: Meta, problem: string): IWebhookResponseData {
 	ctx.logger.debug(
 		`Appointments Trigger: rejected an invalid notification (400): ${problem}`,
-		meta,
+		where,
 	);
 	return answer(ctx, 400, { error: 'invalid notification', reason: problem });
 }
@@ -166,6 +154,13 @@ function notEvaluated(ctx: IWebhookFunctions, meta: Meta, error: Error): IWebhoo
 		meta,
 	);
 	return answer(ctx, 503, { received: true, started: false, reason: 'not evaluated' });
+}
+
+/** 503, logged at debug level: not acknowledged, so the service sends the event again. */
+function resend(d: Delivery, reason: string): IWebhookResponseData {
+	const event = `${JSON.stringify(d.envelope.event)} of appointment ${JSON.stringify(d.meta.appointmentKey)}`;
+	d.ctx.logger.debug(`Appointments Trigger: answered 503 (${reason}) to ${event}`, d.meta);
+	return answer(d.ctx, 503, { received: true, started: false, reason });
 }
 
 function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
