@@ -211,6 +211,72 @@ describe("version 4 under n8n's Retry On Fail: what the first try completed is n
 			}
 		},
 	);
+
+	/**
+	 * `batches` executions at the same time, each an Update Status of `size` items whose item `failing` is refused
+	 * once (a 409, which the node does not retry itself): n8n's Retry On Fail runs each again, and no write an
+	 * execution completed is sent twice, whatever the batch size and whatever the other executions keep.
+	 */
+	async function batchesUnderRetryOnFail(batches: number, size: number, failing: number) {
+		const sb = await ownSandbox();
+		await sb.reset(Math.ceil(batches * size * 1.6), 5);
+		const open = (await sb.allAppointments())
+			.filter((a) => !CANCELED.includes(a.status) && a.status !== 'ATTENDED')
+			.map((a) => String(a.appointment_key));
+		expect(open.length).toBeGreaterThanOrEqual(batches * size);
+		const keys = Array.from({ length: batches }, (_, b) => open.slice(b * size, (b + 1) * size));
+		const path = (key: string) => `/api/v3/appointments/${key}/`;
+		await sb.clearRequests();
+		for (const batch of keys)
+			await sb.fault({
+				count: 1,
+				status: 409,
+				match: { method: 'PATCH', path: path(batch[failing]) },
+			});
+		const runs = await Promise.all(
+			keys.map(
+				async (batch) =>
+					await runNode({
+						parameters: {
+							resource: 'appointment',
+							operation: 'updateStatus',
+							appointmentKey: '={{ $json.key }}',
+							status: 'ATTENDED',
+							advanced: { concurrency: 10 },
+						},
+						credentials: { baseUrl: sb.url, accessToken: TOKEN },
+						input: batch.map((key) => ({ key })),
+						settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 10 },
+					}),
+			),
+		);
+		const patches = (await sb.requests()).filter((q) => q.method === 'PATCH');
+		const sentTo = new Map<string, Array<number | null>>();
+		for (const q of patches) sentTo.set(q.path, [...(sentTo.get(q.path) ?? []), q.status]);
+		runs.forEach((r, b) => {
+			expect(r.error).toBeUndefined();
+			expect(out(r).map((a) => [a.appointment_key, a.status])).toEqual(
+				keys[b].map((key) => [key, 'ATTENDED']),
+			);
+			const twice = keys[b].filter(
+				(key, i) => i !== failing && sentTo.get(path(key))?.length !== 1,
+			);
+			expect({ batch: b, completedWritesSentAgain: twice.length }).toEqual({
+				batch: b,
+				completedWritesSentAgain: 0,
+			});
+			expect(sentTo.get(path(keys[b][failing]))).toEqual([409, 200]);
+		});
+		expect(patches).toHaveLength(batches * (size + 1));
+	}
+
+	it('1,500 items whose item 1,400 is refused once: the re-run sends only that one again', async () => {
+		await batchesUnderRetryOnFail(1, 1500, 1399);
+	}, 300_000);
+
+	it('two executions at the same time keep their own memories: neither re-run sends again what it completed', async () => {
+		await batchesUnderRetryOnFail(2, 600, 550);
+	}, 300_000);
 });
 
 // the last test of the file: the concurrent ones above have ended when it starts

@@ -14,7 +14,7 @@ import { numberValue, resolveZone } from '../shared/validation.js';
 import type { RequestPolicy } from '../transport/http/credentialInfo.js';
 import * as appointment from './appointment/index.js';
 import { OPTION_RULES } from './common.descriptions.js';
-import { recallWrite, rememberWrite, rerunKeyOf } from './reruns.js';
+import { remembered } from './reruns.js';
 import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types.js';
 import * as webhook from './webhook/index.js';
 
@@ -108,19 +108,6 @@ function prepareAll(
 		}
 	}
 	return runs;
-}
-
-/** A write that returns, in a re-run by n8n's Retry On Fail, what its completed first run returned. */
-function remembered(ctx: IExecuteFunctions, run: PreparedRun, itemIndex: number): PreparedRun {
-	const key = rerunKeyOf(ctx, itemIndex);
-	if (key === undefined) return run;
-	return async () => {
-		const earlier = recallWrite(key);
-		if (earlier !== undefined) return earlier;
-		const result = await run();
-		rememberWrite(key, result);
-		return result;
-	};
 }
 
 /**
