@@ -319,6 +319,93 @@ export async function* paginate<T = IDataObject>(
 	}
 }
 
+function startState(first: ListPage): ReadState {
+	const counts = { firstCount: first.count, lastCount: first.count };
+	return {
+		fetched: new Set([pageKey(first.url)]),
+		seen: new Set(),
+		yielded: 0,
+		pages: 1,
+		stale: 0,
+		repeated: 0,
+		...counts,
+	};
+}
+
+/** One read under way: the list's path, what was seen, and the pages fetched ahead. */
+type Reader = {
+	node: INode;
+	origin: string;
+	listPath: string;
+	read: ReadState;
+	ahead: Ahead;
+	opts: PaginateOptions;
+	maxPages: number;
+	concurrency: number;
+};
+
+/** Reading must stop although the service offers more: pages in a row with nothing new, or `maxPages` read. */
+function checkProgress(r: Reader, page: ListPage, nextUrl: string): void {
+	const { read, opts } = r;
+	if (read.stale >= STALE_PAGES) {
+		const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
+		throw new NodeOperationError(
+			r.node,
+			`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
+			{ itemIndex: opts.itemIndex, description },
+		);
+	}
+	if (read.pages >= r.maxPages) {
+		throw new NodeOperationError(
+			r.node,
+			`Stopped after ${r.maxPages} pages while the service still offered more; narrow the filters or use a limit`,
+			{ itemIndex: opts.itemIndex },
+		);
+	}
+}
+
+/** The page after `page`, or undefined when the list ends there (no `next`, or one back to a page already read). */
+async function nextPage(r: Reader, page: ListPage): Promise<ListPage | undefined> {
+	const { read, opts } = r;
+	if (page.records.length === 0 || page.next === undefined) return undefined;
+	const nextUrl = followLink(r.node, r.origin, r.listPath, page.next, page.url, opts.itemIndex);
+	const key = pageKey(nextUrl);
+	if (read.fetched.has(key)) return undefined;
+	checkProgress(r, page, nextUrl);
+	if (read.pages++ === 1 && r.concurrency > 1) r.ahead.plan = planPages(page, nextUrl, r.maxPages);
+	const wanted = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
+	const response = await r.ahead.read(nextUrl, key, wanted);
+	const next = readListPage(r.node, response, read.pages, opts.itemIndex);
+	read.fetched.add(key);
+	return next;
+}
+
+/** The first page, and the read it starts. */
+async function startRead(
+	ctx: TransportContext,
+	info: CredentialInfo,
+	path: string,
+	qs: IDataObject | undefined,
+	opts: PaginateOptions,
+): Promise<[Reader, ListPage]> {
+	const node = ctx.getNode();
+	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list; one credential read.
+	const { itemIndex, policy, resource } = opts;
+	const sharedWait = { pausedUntil: 0, waitedMs: 0 };
+	const requestOpts = { itemIndex, policy, resource, sharedWait, info };
+	const first = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
+	const page = readListPage(node, first, 1, itemIndex);
+	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
+	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
+	const reader: Reader = {
+		...{ node, origin: info.origin, opts, concurrency, maxPages: opts.maxPages ?? 10000 },
+		listPath: servedPath(page.url) ?? new URL(page.url).pathname,
+		read: startState(page),
+		ahead: new Ahead(get, concurrency),
+	};
+	return [reader, page];
+}
+
 async function* readPages<T>(
 	ctx: TransportContext,
 	info: CredentialInfo,
@@ -326,75 +413,18 @@ async function* readPages<T>(
 	qs: IDataObject | undefined,
 	opts: PaginateOptions,
 ): AsyncGenerator<T[]> {
-	const { limit, itemIndex, maxPages = 10000 } = opts;
-	const node = ctx.getNode();
-	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list; one credential read.
-	const requestOpts = {
-		itemIndex,
-		policy: opts.policy,
-		resource: opts.resource,
-		sharedWait: { pausedUntil: 0, waitedMs: 0 },
-		info,
-	};
-	let page = readListPage(
-		node,
-		await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs }),
-		1,
-		itemIndex,
-	);
-	const listPath = servedPath(page.url) ?? new URL(page.url).pathname;
-	const read: ReadState = {
-		fetched: new Set([pageKey(page.url)]),
-		seen: new Set(),
-		yielded: 0,
-		pages: 1,
-		stale: 0,
-		repeated: 0,
-		firstCount: page.count,
-		lastCount: page.count,
-	};
-	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
-	const ahead = new Ahead(
-		async (url) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts),
-		concurrency,
-	);
+	const [r, first] = await startRead(ctx, info, path, qs, opts);
+	const { read } = r;
 	try {
-		for (;;) {
-			const fresh = freshRecords<T>(node, page, read, opts);
+		for (let page: ListPage | undefined = first; page; page = await nextPage(r, page)) {
+			const fresh = freshRecords<T>(r.node, page, read, opts);
 			read.yielded += fresh.length;
 			if (fresh.length > 0) yield fresh;
-			if (limit !== undefined && read.yielded >= limit) return;
+			if (opts.limit !== undefined && read.yielded >= opts.limit) return;
 			if (page.count !== undefined) read.lastCount = page.count;
-			if (page.records.length === 0 || page.next === undefined) return;
-			const nextUrl = followLink(node, info.origin, listPath, page.next, page.url, itemIndex);
-			const key = pageKey(nextUrl);
-			if (read.fetched.has(key)) return;
-			if (read.stale >= STALE_PAGES) {
-				const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
-				throw new NodeOperationError(
-					node,
-					`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
-					{ itemIndex, description },
-				);
-			}
-			if (read.pages >= maxPages) {
-				throw new NodeOperationError(
-					node,
-					`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
-					{ itemIndex },
-				);
-			}
-			if (read.pages++ === 1 && concurrency > 1) ahead.plan = planPages(page, nextUrl, maxPages);
-			page = readListPage(
-				node,
-				await ahead.read(nextUrl, key, limit === undefined ? Infinity : limit - read.yielded),
-				read.pages,
-				itemIndex,
-			);
-			read.fetched.add(key);
 		}
 	} finally {
-		await ahead.settle();
+		await r.ahead.settle();
 		noticeChanges(ctx, read);
 	}
 }
