@@ -107,17 +107,24 @@ function failure(r: Attempts, outcome: SendResult, attempts: number, reason?: st
 	return apiError(r.ctx, r.info, outcome, { method: r.method, url: r.url }, r.opts, tried);
 }
 
+function retryAfterOf(outcome: SendResult): number | undefined {
+	if (outcome.kind !== 'response') return undefined;
+	return parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After']);
+}
+
 /** The wait before the next attempt; throws the request's error when there is none (not retryable, budget spent). */
 function nextDelay(r: Attempts, outcome: SendResult, attempt: number): number {
 	const retryable = r.hooks.retryable ?? ((o: SendResult) => isRetryable(o, r.method !== 'POST'));
 	if (!retryable(outcome)) throw failure(r, outcome, attempt);
 	if (attempt >= r.policy.maxAttempts) throw failure(r, outcome, attempt, 'no attempts left');
 	const remaining = r.policy.maxWaitMs - r.wait.waitedMs;
-	const retryAfter =
-		outcome.kind === 'response'
-			? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After'])
-			: undefined;
+	const retryAfter = retryAfterOf(outcome);
 	if (retryAfter !== undefined && retryAfter <= remaining) return retryAfter;
+	if (r.policy.leaveToRetryOnFail && retryAfter === undefined) {
+		// What n8n's re-run cannot do: check what a lost answer did (at once), before anything is sent again.
+		if (r.hooks.beforeRetry && mayHaveBeenProcessed(outcome)) return 0;
+		throw failure(r, outcome, attempt);
+	}
 	if (retryAfter !== undefined) {
 		const reason = `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget`;
 		throw failure(r, outcome, attempt, reason);
@@ -173,6 +180,13 @@ async function requestWithRetries<T>(r: Attempts): Promise<ApiResponse<T>> {
 		const budget = { attempts: attempt, waitedMs, remainingMs: r.policy.maxWaitMs - waitedMs };
 		const done = await r.hooks.beforeRetry?.(outcome, budget);
 		if (done) return { ...done, attempts: attempt } as ApiResponse<T>;
+		if (r.policy.leaveToRetryOnFail && retryAfterOf(outcome) === undefined)
+			throw failure(
+				r,
+				outcome,
+				attempt,
+				"not done, as a check showed; sending it again is left to n8n's Retry On Fail",
+			);
 	}
 }
 
