@@ -42,20 +42,9 @@ export const DEFAULT_POLICY: RequestPolicy = Object.freeze({
 
 export const CREDENTIAL_NAME = 'appointmentsApi';
 
-export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
-	const pick = (key: Exclude<keyof RequestPolicy, 'leaveToRetryOnFail'>, min: number) => {
-		const value: unknown = partial?.[key];
-		return typeof value === 'number' && Number.isFinite(value) && value >= min
-			? value
-			: DEFAULT_POLICY[key];
-	};
-	return {
-		maxAttempts: Math.floor(pick('maxAttempts', 1)),
-		maxWaitMs: pick('maxWaitMs', 0),
-		timeoutMs: pick('timeoutMs', 1),
-		baseDelayMs: pick('baseDelayMs', 0),
-		leaveToRetryOnFail: partial?.leaveToRetryOnFail === true,
-	};
+/** The defaults with what `partial` sets: its values were checked where they were read (the router's Options). */
+export function resolvePolicy(partial: Partial<RequestPolicy> = {}): RequestPolicy {
+	return { ...DEFAULT_POLICY, ...partial };
 }
 
 export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[] };
