@@ -4,6 +4,7 @@
  * here is redacted (redaction.ts). Retries: 429, 503 and a refused connection (none was processed) for every method;
  * 500/502/504, resets and time-outs for idempotent ones. Backoff with full jitter or `Retry-After`, all waits inside
  * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` beyond what is left fails at once, saying so.
+ * Under `leaveToRetryOnFail` (version 4) only a `Retry-After` is retried, and a lost answer only checked (`beforeRetry`).
  */
 import {
 	NodeOperationError,
