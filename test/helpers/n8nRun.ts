@@ -59,7 +59,6 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		(setsRetryKnobs(options.parameters) ? 3 : undefined) ??
 		nodeType.description.defaultVersion ??
 		(Array.isArray(declared) ? Math.max(...declared) : (declared as number));
-	InputNode.items = options.input ?? [{}];
 
 	const nodes: INode[] = [
 		{
@@ -83,7 +82,10 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 			...options.settings,
 		},
 	];
-	const nodeTypes = new TestNodeTypes({ 'test.testInput': new InputNode(), [typeName]: nodeType });
+	const nodeTypes = new TestNodeTypes({
+		'test.testInput': new InputNode(options.input),
+		[typeName]: nodeType,
+	});
 	const workflow = new workflowLib.Workflow({
 		id: 'wf-test',
 		name: 'Test workflow',

@@ -29,10 +29,14 @@ export class InputNode implements INodeType {
 		properties: [],
 	} as unknown as INodeType['description'];
 
-	static items: IDataObject[] = [{}];
+	/** Its own items, so that executions running at the same time each start from theirs (n8n calls
+	 * `execute` with its own `this`: the items are bound here). */
+	execute: () => Promise<INodeExecutionData[][]>;
 
-	async execute(): Promise<INodeExecutionData[][]> {
-		return [InputNode.items.map((json, index) => ({ json, pairedItem: { item: index } }))];
+	constructor(items: IDataObject[] = [{}]) {
+		this.execute = async () => [
+			items.map((json, index) => ({ json, pairedItem: { item: index } })),
+		];
 	}
 }
 

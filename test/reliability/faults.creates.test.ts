@@ -10,6 +10,8 @@ import { runNode } from '../helpers/n8n';
 import { TOKEN, visibleTexts, waitFor } from './common';
 import { OPERATIONS, out, ownSandbox, prepare, run, sb, seen, useFaultSandbox } from './faults';
 
+const RETRY_ON_FAIL = { retryOnFail: true, maxTries: 3, waitBetweenTries: 10 };
+
 // The cases that wait for a time-out or a late create run at the same time (it.concurrent), each on a sandbox of its
 // own; the others run one after the other on the file's.
 useFaultSandbox();
@@ -32,11 +34,13 @@ describe('a webhook Create whose answer is lost after the service stored it', ()
 			...spec,
 			match: { method: 'POST', path: '/api/v3/webhooks/' },
 		});
+		// version 4: a slow read of the list before the create (a loaded machine, a 0.5 s time-out) is n8n's to retry
 		const r = await run(
 			{ ...OPERATIONS.find((o) => o.name === 'webhook create')!.parameters(f), advanced },
 			false,
 			undefined,
 			sb,
+			RETRY_ON_FAIL,
 		);
 		expect(r.error).toBeUndefined();
 		const stored = (await sb.webhooks()).filter((w) => w.url === f.createUrl);
@@ -205,6 +209,7 @@ describe('a webhook Create the service processes only after the node gave up wai
 				false,
 				undefined,
 				sb,
+				RETRY_ON_FAIL,
 			);
 			expect(r.error).toBeUndefined();
 			// the late create lands 1.5 s after the service received it: watch until then (and a little longer)

@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { runNode, type RunNodeResult } from '../helpers/n8n';
+import { runNode, type RunNodeOptions, type RunNodeResult } from '../helpers/n8n';
 import { TestSandbox, TOKEN, visibleTexts } from './common';
 
 // live bindings: set in beforeAll, read by the tests of the file that called useFaultSandbox
@@ -39,12 +39,14 @@ export async function run(
 	continueOnFail = false,
 	nodeTypeVersion?: number,
 	box: TestSandbox = sb,
+	settings?: RunNodeOptions['settings'],
 ): Promise<RunNodeResult> {
 	const result = await runNode({
 		parameters: parameters as IDataObject,
 		credentials: { baseUrl: box.url, accessToken: TOKEN },
 		continueOnFail,
 		nodeTypeVersion,
+		settings,
 	});
 	seen.push(...visibleTexts(result));
 	return result;

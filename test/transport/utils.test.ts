@@ -168,10 +168,11 @@ describe('redact / resolvePolicy', () => {
 		expect(redact('the end Tb2~Kv only', [secret])).toBe('the end Tb2~Kv only'); // 6 characters: no piece
 		expect(redact('100% sure: Qx7+Lm/Z', [secret])).toBe('100% sure: ***');
 	});
-	it('fills defaults and ignores invalid values', () => {
+	it('fills defaults, and takes what a partial policy sets', () => {
 		expect(resolvePolicy()).toEqual(DEFAULT_POLICY);
-		expect(resolvePolicy({ maxAttempts: 0, timeoutMs: -1, maxWaitMs: 0 })).toEqual({
+		expect(resolvePolicy({ maxAttempts: 2, maxWaitMs: 0 })).toEqual({
 			...DEFAULT_POLICY,
+			maxAttempts: 2,
 			maxWaitMs: 0,
 		});
 	});

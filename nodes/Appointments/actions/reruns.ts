@@ -5,56 +5,60 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { PreparedRun } from './types.js';
+
+type Kept = { result?: IDataObject | IDataObject[]; memo: object };
+
 /**
- * The same for every run of this item that n8n's Retry On Fail makes. Undefined without Retry On Fail, or when
- * n8n does not say which run this is.
+ * Per run of a node in an execution, by item. n8n hands every try of one run the same execute data, and drops it
+ * when the execution moves on: each execution owns its memory, whatever its batch size, for as long as n8n may
+ * re-run it, and none can push another's out.
  */
-export function rerunKeyOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
-	const node = ctx.getNode();
-	if (node.retryOnFail !== true) return undefined;
-	let runIndex: unknown;
+const RUNS = new WeakMap<object, Map<number, Kept>>();
+
+/** This run's items, or undefined without Retry On Fail (nothing runs again) or execute data. */
+function itemsOf(ctx: IExecuteFunctions): Map<number, Kept> | undefined {
+	if (ctx.getNode().retryOnFail !== true) return undefined;
+	let run: unknown;
 	try {
-		runIndex = ctx.getWorkflowDataProxy(itemIndex).$runIndex;
+		run = ctx.getExecuteData();
 	} catch {
 		return undefined;
 	}
-	const executionId = ctx.getExecutionId();
-	if (!executionId || typeof runIndex !== 'number') return undefined;
-	return JSON.stringify([executionId, node.id ?? node.name, runIndex, itemIndex]);
+	if (run === null || typeof run !== 'object') return undefined;
+	let items = RUNS.get(run);
+	if (items === undefined) RUNS.set(run, (items = new Map()));
+	return items;
 }
 
-/**
- * By rerunKeyOf: a completed write's result, and what an operation keeps for its own re-runs (`memo`: Webhook ›
- * Create's list before its first POST). Kept an hour at most, the newest 1000 (a re-run follows within minutes).
- */
-const KEPT = new Map<string, { at: number; result?: IDataObject | IDataObject[]; memo: object }>();
-const KEEP_MS = 60 * 60 * 1000;
-const MAX_KEPT = 1000;
-
-function entry(key: string, now = Date.now()) {
-	// Oldest first (a Map keeps insertion order): drop what is too old or beyond the bound.
-	for (const [k, kept] of KEPT) {
-		if (now - kept.at < KEEP_MS && KEPT.size <= MAX_KEPT) break;
-		KEPT.delete(k);
-	}
-	let kept = KEPT.get(key);
-	if (kept === undefined) KEPT.set(key, (kept = { at: now, memo: {} }));
-	return kept;
+function kept(items: Map<number, Kept>, itemIndex: number): Kept {
+	let item = items.get(itemIndex);
+	if (item === undefined) items.set(itemIndex, (item = { memo: {} }));
+	return item;
 }
 
-export function recallWrite(key: string): IDataObject | IDataObject[] | undefined {
-	return entry(key).result;
+/** A write that returns, when Retry On Fail runs it again, what its completed earlier try returned. */
+export function remembered(
+	ctx: IExecuteFunctions,
+	run: PreparedRun,
+	itemIndex: number,
+): PreparedRun {
+	const items = itemsOf(ctx);
+	if (items === undefined) return run;
+	return async () => {
+		const earlier = items.get(itemIndex)?.result;
+		if (earlier !== undefined) return earlier;
+		const result = await run();
+		kept(items, itemIndex).result = result;
+		return result;
+	};
 }
 
-export function rememberWrite(key: string, result: IDataObject | IDataObject[]): void {
-	entry(key).result = result;
-}
-
-/** The same object in every run of this item that n8n's Retry On Fail makes; undefined without it. */
+/** The same object in every try of this item that n8n's Retry On Fail makes (Webhook › Create's first list); undefined without it. */
 export function rerunMemo<T extends object>(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 ): Partial<T> | undefined {
-	const key = rerunKeyOf(ctx, itemIndex);
-	return key === undefined ? undefined : (entry(key).memo as Partial<T>);
+	const items = itemsOf(ctx);
+	return items === undefined ? undefined : (kept(items, itemIndex).memo as Partial<T>);
 }

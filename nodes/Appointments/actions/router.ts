@@ -14,7 +14,7 @@ import { numberValue, resolveZone } from '../shared/validation.js';
 import type { RequestPolicy } from '../transport/http/credentialInfo.js';
 import * as appointment from './appointment/index.js';
 import { OPTION_RULES } from './common.descriptions.js';
-import { recallWrite, rememberWrite, rerunKeyOf } from './reruns.js';
+import { remembered } from './reruns.js';
 import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types.js';
 import * as webhook from './webhook/index.js';
 
@@ -48,8 +48,9 @@ type ItemResult = { data: IDataObject | IDataObject[] } | { error: Error };
 /**
  * The item's Options, and from version 3 on its Advanced settings with them (the same names: version 3 only
  * moved them). Up to version 3 Max Attempts and Max Retry Wait bound the node's own retries, and n8n's Retry On
- * Fail re-runs the whole node once they are spent; from version 4 on Retry On Fail is the one knob, and the
- * node's own retries keep a fixed budget for what a re-run cannot do (a Retry-After, a lost answer to check).
+ * Fail re-runs the whole node once they are spent. From version 4 on Retry On Fail is the one retry setting: the
+ * node's own retries are left only what a re-run cannot do (`leaveToRetryOnFail`: wait out a `Retry-After`, within
+ * the default 5 attempts and 60 s; check what a lost answer did), and every other failure fails the item at once.
  */
 function readOptions(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): IDataObject {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -70,7 +71,7 @@ function itemContext(ctx: IExecuteFunctions, itemIndex: number, version: number)
 	const maxAttempts = version >= 4 ? undefined : option('maxAttempts');
 	const maxRetryWait = version >= 4 ? undefined : option('maxRetryWaitSeconds');
 	const timeout = option('timeoutSeconds');
-	const policy: Partial<RequestPolicy> = {};
+	const policy: Partial<RequestPolicy> = version >= 4 ? { leaveToRetryOnFail: true } : {};
 	if (maxAttempts !== undefined) policy.maxAttempts = maxAttempts;
 	if (maxRetryWait !== undefined) policy.maxWaitMs = maxRetryWait * 1000;
 	if (timeout !== undefined) policy.timeoutMs = timeout * 1000;
@@ -108,19 +109,6 @@ function prepareAll(
 		}
 	}
 	return runs;
-}
-
-/** A write that returns, in a re-run by n8n's Retry On Fail, what its completed first run returned. */
-function remembered(ctx: IExecuteFunctions, run: PreparedRun, itemIndex: number): PreparedRun {
-	const key = rerunKeyOf(ctx, itemIndex);
-	if (key === undefined) return run;
-	return async () => {
-		const earlier = recallWrite(key);
-		if (earlier !== undefined) return earlier;
-		const result = await run();
-		rememberWrite(key, result);
-		return result;
-	};
 }
 
 /**

@@ -155,6 +155,46 @@ export function answerError(
 	});
 }
 
+/** " after N attempts (waited … in total; why)", or '' when nothing was retried. */
+function triedText(tried?: Tried): string {
+	if (!tried) return '';
+	const reason = tried.reason ? '; ' + tried.reason : '';
+	return ` after ${tried.attempts} attempt${tried.attempts === 1 ? '' : 's'} (waited ${seconds(tried.waitedMs)} in total${reason})`;
+}
+
+/** A request that got no answer: the network failure in words, and where to look. */
+function networkError(
+	ctx: TransportContext,
+	outcome: SendResult & { kind: 'network' },
+	at: string,
+	message: string,
+	itemIndex?: number,
+): Error {
+	return new NodeApiError(
+		ctx.getNode(),
+		{ networkError: outcome.code, request: at } as JsonObject,
+		{
+			message,
+			description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
+			itemIndex,
+		},
+	);
+}
+
+/** An answer over the size cap: it was not read. */
+function tooLargeError(
+	ctx: TransportContext,
+	outcome: SendResult & { kind: 'tooLarge' },
+	at: string,
+	itemIndex?: number,
+): Error {
+	const { statusCode } = outcome;
+	const mb = Math.round(outcome.limit / (1024 * 1024));
+	const message = `The service's answer was too large: more than ${mb} MB, so it was not read`;
+	const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
+	return answerError(ctx, statusCode, message, description, itemIndex, at);
+}
+
 export function apiError(
 	ctx: TransportContext,
 	info: CredentialInfo,
@@ -165,48 +205,21 @@ export function apiError(
 ): Error {
 	const clean = (text: string) => redact(text, info.secrets);
 	const at = where(info, request.method, request.url);
-	const triedText = tried
-		? ` after ${tried.attempts} attempt${tried.attempts === 1 ? '' : 's'} (waited ${seconds(tried.waitedMs)} in total${tried.reason ? '; ' + tried.reason : ''})`
-		: '';
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
-		return new NodeApiError(
-			ctx.getNode(),
-			{ networkError: outcome.code, request: at } as JsonObject,
-			{
-				message: clean(`Could not reach the service: ${outcome.detail}${triedText}`),
-				description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
-				itemIndex,
-			},
-		);
+		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
+		return networkError(ctx, outcome, at, message, itemIndex);
 	}
+	if (outcome.kind === 'tooLarge') return tooLargeError(ctx, outcome, at, itemIndex);
 	const { statusCode } = outcome;
-	if (outcome.kind === 'tooLarge') {
-		const mb = Math.round(outcome.limit / (1024 * 1024));
-		const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
-		return answerError(
-			ctx,
-			statusCode,
-			`The service's answer was too large: more than ${mb} MB, so it was not read`,
-			description,
-			itemIndex,
-			at,
-		);
-	}
 	const body = redactBody(outcome.body, info.secrets);
 	const raw = rawBodyText(body);
 	const fix = BY_STATUS[statusCode]?.[1] ?? (statusCode >= 500 ? SERVER_FIX : OTHER_FIX);
 	const description = clean(
 		`${fix} ${at} answered ${statusCode}${raw ? `. Response body: ${raw}` : ''}`,
 	);
-	return answerError(
-		ctx,
-		statusCode,
-		clean(statusMessage(statusCode, body, labels.resource) + triedText),
-		description,
-		itemIndex,
-		at,
-	);
+	const message = clean(statusMessage(statusCode, body, labels.resource) + triedText(tried));
+	return answerError(ctx, statusCode, message, description, itemIndex, at);
 }
 
 /** The NodeApiError apiRequest would have thrown for a response the caller accepted via `allowStatus`. */

@@ -4,6 +4,7 @@
  * here is redacted (redaction.ts). Retries: 429, 503 and a refused connection (none was processed) for every method;
  * 500/502/504, resets and time-outs for idempotent ones. Backoff with full jitter or `Retry-After`, all waits inside
  * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` beyond what is left fails at once, saying so.
+ * Under `leaveToRetryOnFail` (version 4) only a `Retry-After` is retried, and a lost answer only checked (`beforeRetry`).
  */
 import {
 	NodeOperationError,
@@ -88,97 +89,105 @@ export function backoffDelay(
 	);
 }
 
-/** The wait before the next attempt, or why there is none: what is left of the budget cannot cover it. */
-function nextDelay(
-	outcome: SendResult,
-	policy: RequestPolicy,
-	attempt: number,
-	waitedMs: number,
-): { delay: number } | { reason: string } {
-	const remaining = policy.maxWaitMs - waitedMs;
-	const retryAfter =
-		outcome.kind === 'response'
-			? parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After'])
-			: undefined;
-	if (retryAfter !== undefined && retryAfter <= remaining) return { delay: retryAfter };
-	if (retryAfter !== undefined) {
-		return {
-			reason: `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget`,
-		};
+/** One request under way: what it sends, its policy, and the wait it shares (a list's pages share one). */
+type Attempts = {
+	ctx: TransportContext;
+	info: CredentialInfo;
+	method: IHttpRequestMethods;
+	url: string;
+	opts: SendOptions;
+	hooks: RetryHooks;
+	policy: RequestPolicy;
+	wait: SharedWait;
+};
+
+/** The error that ends the request, saying what was tried once more than one attempt was made or a retry was refused. */
+function failure(r: Attempts, outcome: SendResult, attempts: number, reason?: string): Error {
+	const tried =
+		attempts > 1 || reason ? { attempts, waitedMs: r.wait.waitedMs, reason } : undefined;
+	return apiError(r.ctx, r.info, outcome, { method: r.method, url: r.url }, r.opts, tried);
+}
+
+function retryAfterOf(outcome: SendResult): number | undefined {
+	if (outcome.kind !== 'response') return undefined;
+	return parseRetryAfter(outcome.headers['retry-after'] ?? outcome.headers['Retry-After']);
+}
+
+/** The wait before the next attempt; throws the request's error when there is none (not retryable, budget spent). */
+function nextDelay(r: Attempts, outcome: SendResult, attempt: number): number {
+	const retryable = r.hooks.retryable ?? ((o: SendResult) => isRetryable(o, r.method !== 'POST'));
+	if (!retryable(outcome)) throw failure(r, outcome, attempt);
+	if (attempt >= r.policy.maxAttempts) throw failure(r, outcome, attempt, 'no attempts left');
+	const remaining = r.policy.maxWaitMs - r.wait.waitedMs;
+	const retryAfter = retryAfterOf(outcome);
+	if (retryAfter !== undefined && retryAfter <= remaining) return retryAfter;
+	if (r.policy.leaveToRetryOnFail && retryAfter === undefined) {
+		// What n8n's re-run cannot do: check what a lost answer did (at once), before anything is sent again.
+		if (r.hooks.beforeRetry && mayHaveBeenProcessed(outcome)) return 0;
+		throw failure(r, outcome, attempt);
 	}
-	if (remaining <= 0) return { reason: 'retry wait budget exhausted' };
-	return {
-		delay: Math.min(remaining, backoffDelay(attempt, policy.baseDelayMs, policy.maxWaitMs)),
-	};
+	if (retryAfter !== undefined) {
+		const reason = `the service asked to retry after ${seconds(retryAfter)}, more than the ${seconds(Math.max(0, remaining))} left of the retry budget`;
+		throw failure(r, outcome, attempt, reason);
+	}
+	if (remaining <= 0) throw failure(r, outcome, attempt, 'retry wait budget exhausted');
+	return Math.min(remaining, backoffDelay(attempt, r.policy.baseDelayMs, r.policy.maxWaitMs));
+}
+
+/** An outcome the service may have processed (not a refused connection; a 5xx but 503): the caller may check first. */
+function mayHaveBeenProcessed(outcome: SendResult): boolean {
+	return outcome.kind === 'network'
+		? !outcome.refused
+		: outcome.statusCode >= 500 && outcome.statusCode !== 503;
+}
+
+/** The answer when it is a 2xx or an allowed status, else undefined. */
+function accepted<T>(outcome: SendResult, opts: SendOptions): ApiResponse<T> | undefined {
+	if (outcome.kind !== 'response') return undefined;
+	const { statusCode } = outcome;
+	if ((statusCode < 200 || statusCode >= 300) && !opts.allowStatus?.includes(statusCode))
+		return undefined;
+	return { statusCode, body: outcome.body as T | undefined, attempts: 0, url: '' };
+}
+
+/** Pauses every request that shares `wait` for `delay`, counting only time not already paused. */
+async function pause(wait: SharedWait, delay = 0): Promise<void> {
+	const until = Date.now() + delay;
+	wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));
+	wait.pausedUntil = Math.max(wait.pausedUntil, until);
+	if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
 }
 
 /** Sends until an answer is accepted, the outcome is not retryable, or the attempts or the wait budget run out. */
-async function requestWithRetries<T>(
-	ctx: TransportContext,
-	info: CredentialInfo,
-	method: IHttpRequestMethods,
-	url: string,
-	opts: SendOptions,
-	hooks: RetryHooks = {},
-): Promise<ApiResponse<T>> {
-	const policy = resolvePolicy(opts.policy);
-	const retryable =
-		hooks.retryable ?? ((outcome: SendResult) => isRetryable(outcome, method !== 'POST'));
-	const fail = (outcome: SendResult, attempts: number, waitedMs: number, reason?: string) =>
-		apiError(
-			ctx,
-			info,
-			outcome,
-			{ method, url },
-			opts,
-			attempts > 1 || reason ? { attempts, waitedMs, reason } : undefined,
-		);
-	const wait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
+async function requestWithRetries<T>(r: Attempts): Promise<ApiResponse<T>> {
 	let ambiguousBefore = false;
 	for (let attempt = 1; ; attempt++) {
-		if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
-		const outcome = await sendOnce(ctx, method, url, opts.body, policy.timeoutMs);
-		const waitedMs = wait.waitedMs;
-		if (
-			outcome.kind === 'response' &&
-			((outcome.statusCode >= 200 && outcome.statusCode < 300) ||
-				opts.allowStatus?.includes(outcome.statusCode))
-		) {
-			const response: ApiResponse<T> = {
-				statusCode: outcome.statusCode,
-				body: outcome.body as T | undefined,
-				attempts: attempt,
-				url,
-			};
+		await pause(r.wait);
+		const outcome = await sendOnce(r.ctx, r.method, r.url, r.opts.body, r.policy.timeoutMs);
+		const answer = accepted<T>(outcome, r.opts);
+		if (answer) {
+			const response = { ...answer, attempts: attempt, url: r.url };
 			return ambiguousBefore ? { ...response, afterAmbiguousFailure: true } : response;
 		}
-		if (!retryable(outcome)) throw fail(outcome, attempt, waitedMs);
-		if (attempt >= policy.maxAttempts) throw fail(outcome, attempt, waitedMs, 'no attempts left');
-		const next = nextDelay(outcome, policy, attempt, waitedMs);
-		if ('reason' in next) throw fail(outcome, attempt, waitedMs, next.reason);
+		const delay = nextDelay(r, outcome, attempt);
 		const failed = outcome.kind === 'network' ? outcome.code : `status ${outcome.statusCode}`;
-		ctx.logger?.debug(
-			`Appointments API: ${method} attempt ${attempt} failed (${failed}); retrying in ${next.delay} ms`,
+		r.ctx.logger?.debug(
+			`Appointments API: ${r.method} attempt ${attempt} failed (${failed}); retrying in ${delay} ms`,
 		);
-		// Pauses every request that shares `wait`, counting only time not already paused.
-		const until = Date.now() + next.delay;
-		wait.waitedMs += Math.max(0, until - Math.max(Date.now(), wait.pausedUntil));
-		wait.pausedUntil = Math.max(wait.pausedUntil, until);
-		if (wait.pausedUntil > Date.now()) await sleep(wait.pausedUntil - Date.now());
-		// An outcome that may have been processed (not a refused connection, a 5xx but 503): the caller may check first.
-		if (
-			outcome.kind === 'network'
-				? !outcome.refused
-				: outcome.statusCode >= 500 && outcome.statusCode !== 503
-		) {
-			ambiguousBefore = true;
-			const done = await hooks.beforeRetry?.(outcome, {
-				attempts: attempt,
-				waitedMs: wait.waitedMs,
-				remainingMs: policy.maxWaitMs - wait.waitedMs,
-			});
-			if (done) return { ...done, attempts: attempt } as ApiResponse<T>;
-		}
+		await pause(r.wait, delay);
+		if (!mayHaveBeenProcessed(outcome)) continue;
+		ambiguousBefore = true;
+		const { waitedMs } = r.wait;
+		const budget = { attempts: attempt, waitedMs, remainingMs: r.policy.maxWaitMs - waitedMs };
+		const done = await r.hooks.beforeRetry?.(outcome, budget);
+		if (done) return { ...done, attempts: attempt } as ApiResponse<T>;
+		if (r.policy.leaveToRetryOnFail && retryAfterOf(outcome) === undefined)
+			throw failure(
+				r,
+				outcome,
+				attempt,
+				"not done, as a check showed; sending it again is left to n8n's Retry On Fail",
+			);
 	}
 }
 
@@ -187,7 +196,7 @@ async function send<T>(
 	method: IHttpRequestMethods,
 	urlOf: (info: CredentialInfo) => string,
 	opts: SendOptions,
-	hooks?: RetryHooks,
+	hooks: RetryHooks = {},
 ): Promise<ApiResponse<T>> {
 	const info = opts.info ?? (await credentialInfo(ctx));
 	let url: string;
@@ -204,7 +213,9 @@ async function send<T>(
 			const message = `Refusing to send a request to ${origin ?? 'an invalid address'}: only the credential's origin ${info.origin} is allowed`;
 			throw new NodeOperationError(ctx.getNode(), message, { itemIndex: opts.itemIndex });
 		}
-		return await requestWithRetries<T>(ctx, info, method, url, opts, hooks);
+		const policy = resolvePolicy(opts.policy);
+		const wait = opts.sharedWait ?? { pausedUntil: 0, waitedMs: 0 };
+		return await requestWithRetries<T>({ ctx, info, method, url, opts, hooks, policy, wait });
 	} catch (error) {
 		// The URL and the answer are the service's: whatever error they made goes out redacted.
 		throw redactError(error, info.secrets);

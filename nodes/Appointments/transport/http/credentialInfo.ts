@@ -18,12 +18,18 @@ export type TransportContext =
 	| ILoadOptionsFunctions
 	| IPollFunctions;
 
-/** Attempts in all (the first included), the wait between them in all, one attempt's time-out, the first backoff ceiling (doubling). */
+/**
+ * Attempts in all (the first included), the wait between them in all, one attempt's time-out, the first backoff
+ * ceiling (doubling). `leaveToRetryOnFail` (version 4 of the action node, whose retry setting is n8n's Retry On
+ * Fail): only a `Retry-After` is waited out and sent again, and an outcome the service may have processed is
+ * checked by the caller; everything else fails at once, for n8n to run the node again.
+ */
 export type RequestPolicy = {
 	maxAttempts: number;
 	maxWaitMs: number;
 	timeoutMs: number;
 	baseDelayMs: number;
+	leaveToRetryOnFail: boolean;
 };
 
 export const DEFAULT_POLICY: RequestPolicy = Object.freeze({
@@ -31,23 +37,14 @@ export const DEFAULT_POLICY: RequestPolicy = Object.freeze({
 	maxWaitMs: 60000,
 	timeoutMs: 30000,
 	baseDelayMs: 500,
+	leaveToRetryOnFail: false,
 });
 
 export const CREDENTIAL_NAME = 'appointmentsApi';
 
-export function resolvePolicy(partial?: Partial<RequestPolicy>): RequestPolicy {
-	const pick = (key: keyof RequestPolicy, min: number) => {
-		const value: unknown = partial?.[key];
-		return typeof value === 'number' && Number.isFinite(value) && value >= min
-			? value
-			: DEFAULT_POLICY[key];
-	};
-	return {
-		maxAttempts: Math.floor(pick('maxAttempts', 1)),
-		maxWaitMs: pick('maxWaitMs', 0),
-		timeoutMs: pick('timeoutMs', 1),
-		baseDelayMs: pick('baseDelayMs', 0),
-	};
+/** The defaults with what `partial` sets: its values were checked where they were read (the router's Options). */
+export function resolvePolicy(partial: Partial<RequestPolicy> = {}): RequestPolicy {
+	return { ...DEFAULT_POLICY, ...partial };
 }
 
 export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[] };

@@ -130,21 +130,18 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
 }
 
-/** One attempt: the answer read as a stream with its status, no redirect followed, the body bounded (readBody). */
-export async function sendOnce(
-	ctx: TransportContext,
+/** No redirect followed, every status returned (not thrown), the answer as a stream (read by readBody). */
+function requestOptions(
 	method: IHttpRequestMethods,
 	url: string,
 	body: IDataObject | IDataObject[] | undefined,
 	timeoutMs: number,
-): Promise<SendResult> {
-	const options: IHttpRequestOptions = {
+): IHttpRequestOptions {
+	const json = body === undefined ? {} : { 'Content-Type': 'application/json' };
+	return {
 		method,
 		url,
-		headers: {
-			Accept: 'application/json',
-			...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-		},
+		headers: { Accept: 'application/json', ...json },
 		encoding: 'stream',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
@@ -153,41 +150,50 @@ export async function sendOnce(
 		timeout: timeoutMs,
 		...(body === undefined ? {} : { body }),
 	};
+}
+
+type Response = { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
+
+/** The response as an outcome: its body read to the end (bounded) when it is a stream, then parsed. */
+async function outcomeOf(response: Response, deadline: number): Promise<SendResult> {
+	const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
+	let answer = response?.body;
+	const stream = answer as BodyStream | null;
+	if (typeof stream?.on === 'function' && typeof stream.destroy === 'function') {
+		const read = await readBody(stream, deadline);
+		if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
+		if (read === 'timedOut') {
+			const detail = 'the request timed out (the answer was still arriving)';
+			return { kind: 'network', code: 'ETIMEDOUT', timedOut: true, refused: false, detail };
+		}
+		if (typeof read === 'object') return classifyThrown(read.failed);
+		answer = read;
+	}
+	return {
+		kind: 'response',
+		statusCode,
+		headers: response?.headers ?? {},
+		body: parseBody(answer),
+	};
+}
+
+/** One attempt: the answer read as a stream with its status, no redirect followed, the body bounded (readBody). */
+export async function sendOnce(
+	ctx: TransportContext,
+	method: IHttpRequestMethods,
+	url: string,
+	body: IDataObject | IDataObject[] | undefined,
+	timeoutMs: number,
+): Promise<SendResult> {
 	const deadline = Date.now() + timeoutMs;
 	try {
-		type Response = { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
+		const options = requestOptions(method, url, body, timeoutMs);
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
 			ctx,
 			CREDENTIAL_NAME,
 			options,
 		)) as Response;
-		const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
-		let answer = response?.body;
-		if (
-			answer !== null &&
-			typeof answer === 'object' &&
-			typeof (answer as BodyStream).on === 'function' &&
-			typeof (answer as BodyStream).destroy === 'function'
-		) {
-			const read = await readBody(answer as BodyStream, deadline);
-			if (read === 'tooLarge') return { kind: 'tooLarge', statusCode, limit: MAX_BODY_BYTES };
-			if (read === 'timedOut')
-				return {
-					kind: 'network',
-					code: 'ETIMEDOUT',
-					timedOut: true,
-					refused: false,
-					detail: 'the request timed out (the answer was still arriving)',
-				};
-			if (typeof read === 'object') return classifyThrown(read.failed);
-			answer = read;
-		}
-		return {
-			kind: 'response',
-			statusCode,
-			headers: response?.headers ?? {},
-			body: parseBody(answer),
-		};
+		return await outcomeOf(response, deadline);
 	} catch (error) {
 		return classifyThrown(error);
 	}

@@ -2,13 +2,11 @@
  * Reads a list page by page: each answer `{results, next, count}`, `{results}`, a bare array or a 204, every record a
  * JSON object with its `keyField`, handed over once when `keep` accepts it, no page requested beyond `limit`; a `next`
  * only on the credential's origin and inside the list's path (issue 10: a link out of the list is refused).
- * With `pageConcurrency` > 1 and page-number paging proved by the first page (a `count`, an absolute `next` that is
- * its URL with one parameter set to the next page number), pages are requested ahead; one is used only when the
- * `next` followed is its URL (the service's order, each page read once); from the first other `next`, links rule.
+ * With `pageConcurrency` > 1, pages are requested ahead when the first page allows it (pagesAhead.ts).
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { apiRequest, apiRequestUrl, type ApiResponse } from '../http/apiRequest.js';
+import { apiRequest, apiRequestUrl } from '../http/apiRequest.js';
 import { resolveSameOrigin } from '../http/apiUrls.js';
 import {
 	credentialInfo,
@@ -17,8 +15,7 @@ import {
 	type TransportContext,
 } from '../http/credentialInfo.js';
 import { redactError } from '../http/redaction.js';
-
-type ListPage = { url: string; records: IDataObject[]; next?: string; count?: number };
+import { Ahead, pageKey, planPages, servedPath, type ListPage } from './pagesAhead.js';
 
 function describe(value: unknown): string {
 	if (typeof value === 'string')
@@ -70,26 +67,6 @@ function readListPage(
 	);
 }
 
-/** A URL's path as the service serves it: percent-decoded once (a `%2F` or `%5C` counts as a separator), dots resolved. */
-function servedPath(url: string): string | undefined {
-	try {
-		const decoded = decodeURIComponent(new URL(url).pathname).replace(/\\/g, '/');
-		return new URL(`http://h${decoded.replace(/[?#]/g, encodeURIComponent)}`).pathname;
-	} catch {
-		return undefined;
-	}
-}
-
-/**
- * What identifies a page however the service writes its URL: origin, path as served, and the query as a multiset of
- * decoded parameters (Django REST framework's `replace_query_param` sorts them, say).
- */
-function pageKey(url: string): string {
-	const u = new URL(url);
-	const params = [...u.searchParams].map((pair) => JSON.stringify(pair)).sort();
-	return `${u.origin}${servedPath(url) ?? u.pathname}?${params.join('&')}`;
-}
-
 /** `next` resolved against its page; one on another origin or whose path leaves `listPath` is refused, nothing sent. */
 function followLink(
 	node: INode,
@@ -134,101 +111,6 @@ export type PaginateOptions = {
 	pageConcurrency?: number;
 	keep?: (record: IDataObject) => boolean;
 };
-
-/** Page-number paging as the first page proved it: page `n` is `template` with `param` set to `n`. */
-type PagePlan = {
-	template: URL;
-	param: string;
-	nextPage: number;
-	lastPage: number;
-	pageSize: number;
-};
-
-const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
-
-/** The plan the first page proves, or undefined (then `next` is followed as given). */
-function planPages(first: ListPage, nextUrl: string, maxPages: number): PagePlan | undefined {
-	// A relative link says nothing about how the service builds its URLs.
-	if (
-		first.count === undefined ||
-		first.records.length === 0 ||
-		!/^https?:\/\//i.test(first.next ?? '')
-	)
-		return undefined;
-	const [from, to] = [new URL(first.url), new URL(nextUrl)];
-	// The same values in any order: a service that rewrites its links may reorder a repeated parameter too.
-	const values = (u: URL, n: string) => JSON.stringify(u.searchParams.getAll(n).sort());
-	const differing = [...new Set([...from.searchParams.keys(), ...to.searchParams.keys()])].filter(
-		(n) => values(from, n) !== values(to, n),
-	);
-	if (from.origin !== to.origin || from.pathname !== to.pathname || differing.length !== 1)
-		return undefined;
-	const [was, now] = [from, to].map((u) => u.searchParams.getAll(differing[0]));
-	if (
-		now.length !== 1 ||
-		!PAGE_NUMBER.test(now[0]) ||
-		was.length > 1 ||
-		(was.length === 1 && !PAGE_NUMBER.test(was[0]))
-	)
-		return undefined;
-	const firstPage = was.length ? Number(was[0]) : 1;
-	const pageSize = first.records.length;
-	const lastPage = Math.ceil(first.count / pageSize);
-	if (
-		Number(now[0]) !== firstPage + 1 ||
-		first.count <= firstPage * pageSize ||
-		lastPage > maxPages
-	)
-		return undefined;
-	return { template: to, param: differing[0], nextPage: firstPage + 1, lastPage, pageSize };
-}
-
-/** The pages requested ahead of the reader, in order, and the plan that predicts them. */
-class Ahead {
-	plan: PagePlan | undefined;
-	private readonly queue: Array<{ key: string; response: Promise<ApiResponse<unknown>> }> = [];
-
-	constructor(
-		private readonly get: (url: string) => Promise<ApiResponse<unknown>>,
-		private readonly concurrency: number,
-	) {}
-
-	/** The page fetched ahead when it is `nextUrl`'s (`key` its pageKey), else (the plan ends) `nextUrl` requested now. */
-	async read(nextUrl: string, key: string, wanted: number): Promise<ApiResponse<unknown>> {
-		this.fill(wanted);
-		if (this.queue[0]?.key === key) {
-			const response = await this.queue.shift()!.response;
-			// Keep the window full while this page's records are handed over.
-			if (wanted === Infinity) this.fill(Infinity);
-			return response;
-		}
-		await this.settle();
-		return await this.get(nextUrl);
-	}
-
-	/** Starts pages until `concurrency` are ahead of the reader, or their records cover `wanted`. */
-	private fill(wanted: number): void {
-		const plan = this.plan;
-		while (
-			plan &&
-			this.queue.length < this.concurrency &&
-			plan.nextPage <= plan.lastPage &&
-			this.queue.length * plan.pageSize < wanted
-		) {
-			const url = new URL(plan.template);
-			url.searchParams.set(plan.param, String(plan.nextPage++));
-			const response = this.get(url.href);
-			response.catch(() => undefined); // one that fails after the reader stopped must not go unhandled
-			this.queue.push({ key: pageKey(url.href), response });
-		}
-	}
-
-	/** Drops the plan and waits for the pages in flight (their outcome no longer matters). */
-	async settle(): Promise<void> {
-		this.plan = undefined;
-		await Promise.allSettled(this.queue.splice(0).map((q) => q.response));
-	}
-}
 
 /** Pages in a row that bring no record not already returned before reading stops with an error (issue 10). */
 const STALE_PAGES = 3;
@@ -319,6 +201,93 @@ export async function* paginate<T = IDataObject>(
 	}
 }
 
+function startState(first: ListPage): ReadState {
+	const counts = { firstCount: first.count, lastCount: first.count };
+	return {
+		fetched: new Set([pageKey(first.url)]),
+		seen: new Set(),
+		yielded: 0,
+		pages: 1,
+		stale: 0,
+		repeated: 0,
+		...counts,
+	};
+}
+
+/** One read under way: the list's path, what was seen, and the pages fetched ahead. */
+type Reader = {
+	node: INode;
+	origin: string;
+	listPath: string;
+	read: ReadState;
+	ahead: Ahead;
+	opts: PaginateOptions;
+	maxPages: number;
+	concurrency: number;
+};
+
+/** Reading must stop although the service offers more: pages in a row with nothing new, or `maxPages` read. */
+function checkProgress(r: Reader, page: ListPage, nextUrl: string): void {
+	const { read, opts } = r;
+	if (read.stale >= STALE_PAGES) {
+		const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
+		throw new NodeOperationError(
+			r.node,
+			`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
+			{ itemIndex: opts.itemIndex, description },
+		);
+	}
+	if (read.pages >= r.maxPages) {
+		throw new NodeOperationError(
+			r.node,
+			`Stopped after ${r.maxPages} pages while the service still offered more; narrow the filters or use a limit`,
+			{ itemIndex: opts.itemIndex },
+		);
+	}
+}
+
+/** The page after `page`, or undefined when the list ends there (no `next`, or one back to a page already read). */
+async function nextPage(r: Reader, page: ListPage): Promise<ListPage | undefined> {
+	const { read, opts } = r;
+	if (page.records.length === 0 || page.next === undefined) return undefined;
+	const nextUrl = followLink(r.node, r.origin, r.listPath, page.next, page.url, opts.itemIndex);
+	const key = pageKey(nextUrl);
+	if (read.fetched.has(key)) return undefined;
+	checkProgress(r, page, nextUrl);
+	if (read.pages++ === 1 && r.concurrency > 1) r.ahead.plan = planPages(page, nextUrl, r.maxPages);
+	const wanted = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
+	const response = await r.ahead.read(nextUrl, key, wanted);
+	const next = readListPage(r.node, response, read.pages, opts.itemIndex);
+	read.fetched.add(key);
+	return next;
+}
+
+/** The first page, and the read it starts. */
+async function startRead(
+	ctx: TransportContext,
+	info: CredentialInfo,
+	path: string,
+	qs: IDataObject | undefined,
+	opts: PaginateOptions,
+): Promise<[Reader, ListPage]> {
+	const node = ctx.getNode();
+	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list; one credential read.
+	const { itemIndex, policy, resource } = opts;
+	const sharedWait = { pausedUntil: 0, waitedMs: 0 };
+	const requestOpts = { itemIndex, policy, resource, sharedWait, info };
+	const first = await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs });
+	const page = readListPage(node, first, 1, itemIndex);
+	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
+	const get = async (url: string) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts);
+	const reader: Reader = {
+		...{ node, origin: info.origin, opts, concurrency, maxPages: opts.maxPages ?? 10000 },
+		listPath: servedPath(page.url) ?? new URL(page.url).pathname,
+		read: startState(page),
+		ahead: new Ahead(get, concurrency),
+	};
+	return [reader, page];
+}
+
 async function* readPages<T>(
 	ctx: TransportContext,
 	info: CredentialInfo,
@@ -326,75 +295,18 @@ async function* readPages<T>(
 	qs: IDataObject | undefined,
 	opts: PaginateOptions,
 ): AsyncGenerator<T[]> {
-	const { limit, itemIndex, maxPages = 10000 } = opts;
-	const node = ctx.getNode();
-	// One wait for all pages: a 429 on one pauses them all, and the retry wait budget bounds the whole list; one credential read.
-	const requestOpts = {
-		itemIndex,
-		policy: opts.policy,
-		resource: opts.resource,
-		sharedWait: { pausedUntil: 0, waitedMs: 0 },
-		info,
-	};
-	let page = readListPage(
-		node,
-		await apiRequest<unknown>(ctx, 'GET', path, { ...requestOpts, qs }),
-		1,
-		itemIndex,
-	);
-	const listPath = servedPath(page.url) ?? new URL(page.url).pathname;
-	const read: ReadState = {
-		fetched: new Set([pageKey(page.url)]),
-		seen: new Set(),
-		yielded: 0,
-		pages: 1,
-		stale: 0,
-		repeated: 0,
-		firstCount: page.count,
-		lastCount: page.count,
-	};
-	const concurrency = Math.max(1, Math.floor(opts.pageConcurrency ?? 1));
-	const ahead = new Ahead(
-		async (url) => await apiRequestUrl<unknown>(ctx, 'GET', url, requestOpts),
-		concurrency,
-	);
+	const [r, first] = await startRead(ctx, info, path, qs, opts);
+	const { read } = r;
 	try {
-		for (;;) {
-			const fresh = freshRecords<T>(node, page, read, opts);
+		for (let page: ListPage | undefined = first; page; page = await nextPage(r, page)) {
+			const fresh = freshRecords<T>(r.node, page, read, opts);
 			read.yielded += fresh.length;
 			if (fresh.length > 0) yield fresh;
-			if (limit !== undefined && read.yielded >= limit) return;
+			if (opts.limit !== undefined && read.yielded >= opts.limit) return;
 			if (page.count !== undefined) read.lastCount = page.count;
-			if (page.records.length === 0 || page.next === undefined) return;
-			const nextUrl = followLink(node, info.origin, listPath, page.next, page.url, itemIndex);
-			const key = pageKey(nextUrl);
-			if (read.fetched.has(key)) return;
-			if (read.stale >= STALE_PAGES) {
-				const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
-				throw new NodeOperationError(
-					node,
-					`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
-					{ itemIndex, description },
-				);
-			}
-			if (read.pages >= maxPages) {
-				throw new NodeOperationError(
-					node,
-					`Stopped after ${maxPages} pages while the service still offered more; narrow the filters or use a limit`,
-					{ itemIndex },
-				);
-			}
-			if (read.pages++ === 1 && concurrency > 1) ahead.plan = planPages(page, nextUrl, maxPages);
-			page = readListPage(
-				node,
-				await ahead.read(nextUrl, key, limit === undefined ? Infinity : limit - read.yielded),
-				read.pages,
-				itemIndex,
-			);
-			read.fetched.add(key);
 		}
 	} finally {
-		await ahead.settle();
+		await r.ahead.settle();
 		noticeChanges(ctx, read);
 	}
 }

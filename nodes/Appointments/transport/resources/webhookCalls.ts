@@ -75,11 +75,18 @@ export async function deleteWebhook(
 		if (typeof listed === 'number') shownKey = listed;
 	}
 	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
-	const response = await apiRequest(ctx, 'DELETE', `webhooks/${encodeURIComponent(key)}/`, {
-		...labels,
-		policy: opts.policy,
-		allowStatus: [404],
-	});
+	// Where n8n's Retry On Fail sends it again, a lost answer is checked first: a re-run would find it gone (404).
+	const beforeRetry = async () =>
+		(await listWebhooks(ctx, opts)).some((w) => keyOf(w) === key)
+			? undefined
+			: { statusCode: 404, body: undefined, attempts: 0, url: '', afterAmbiguousFailure: true };
+	const response = await apiRequest(
+		ctx,
+		'DELETE',
+		`webhooks/${encodeURIComponent(key)}/`,
+		{ ...labels, policy: opts.policy, allowStatus: [404] },
+		opts.policy?.leaveToRetryOnFail ? { beforeRetry } : {},
+	);
 	if (response.statusCode === 404) {
 		// A 404 after a failed first attempt means that attempt deleted it.
 		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure)
