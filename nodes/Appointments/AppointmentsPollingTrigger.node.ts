@@ -18,6 +18,7 @@ import {
 	readPollingOptions,
 	WHOLE_OPTIONS,
 } from './polling/listing.js';
+import { logUnreadable, oneAtATime } from './polling/oneAtATime.js';
 import { startChanges } from './polling/poll.js';
 import { sampleItems } from './polling/sample.js';
 import { startTimeEvents } from './polling/timeEvents.js';
@@ -116,13 +117,17 @@ export class AppointmentsPollingTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = readPollingOptions(this);
 		if (this.getMode() === 'manual') return await sampleItems(this, options);
-		// One listing serves both parts; every request before any state is written, so a failed poll changes nothing.
-		const time = startTimeEvents(this, options);
-		const changes = await startChanges(this, options);
-		await listOnce(this, [time, changes]);
-		await time.finish();
-		await changes.finish();
-		const items = [...changes.commit(), ...time.commit()];
-		return items.length > 0 ? [items] : null;
+		return await oneAtATime(this, async () => {
+			// One listing serves both parts; every request before any state is written: a failed poll changes nothing.
+			const unreadable = new Map<string, string>();
+			const time = startTimeEvents(this, options);
+			const changes = await startChanges(this, options, unreadable);
+			await listOnce(this, [time, changes], unreadable);
+			await time.finish();
+			await changes.finish();
+			const items = [...changes.commit(), ...time.commit()];
+			logUnreadable(this, unreadable);
+			return items.length > 0 ? [items] : null;
+		});
 	}
 }

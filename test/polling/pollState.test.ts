@@ -3,12 +3,16 @@
  * survive, and a state that cannot be read means a new baseline, never a crash on every poll.
  */
 import {
-	fingerprint,
+	entryOf,
 	readState,
 	statusOf,
 	writeState,
 	type Entry,
 } from '../../nodes/Appointments/polling/pollState';
+
+const CALENDAR = { calendar_key: '5D1C2B3A-4E5F-4A6B-8C7D-9E0F1A2B3C4D' };
+const fingerprint = (status: unknown, start_date: unknown, more = {}) =>
+	entryOf({ status, start_date, ...more } as never).fp;
 
 test('entries read back as written, whatever the key or status', () => {
 	const entries = new Map<string, Entry>([
@@ -27,6 +31,27 @@ test('entries read back as written, whatever the key or status', () => {
 			},
 		],
 		['no-start', { fp: fingerprint('CANCELED_CLIENT', 'tomorrow'), start: NaN }],
+		[
+			'flagged',
+			entryOf({
+				status: 'PENDING',
+				start_date: '2026-11-25T10:00:00Z',
+				is_cancelled: true,
+				calendar: CALENDAR,
+			}),
+		],
+		[
+			'other-calendar',
+			entryOf({
+				status: 'PENDING',
+				start_date: '2026-11-25T10:00:00Z',
+				calendar: { calendar_key: '6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e' },
+			}),
+		],
+		[
+			'same-calendar',
+			entryOf({ status: 'PENDING', start_date: '2026-11-25T10:00:00Z', calendar: CALENDAR }),
+		],
 	]);
 	const data: Record<string, unknown> = {};
 	writeState(data, { from: 1, to: 2, entries });
@@ -38,7 +63,12 @@ test('entries read back as written, whatever the key or status', () => {
 		'CONFIRMED',
 		'WAITING_LIST',
 		'CANCELED_CLIENT',
+		'PENDING',
+		'PENDING',
+		'PENDING',
 	]);
+	expect(state.entries.get('flagged')!.calendar).toBe(CALENDAR.calendar_key.toLowerCase());
+	expect((data.state as { calendars: string }).calendars.split(';')).toHaveLength(2); // each calendar once
 });
 
 test('a status or start change changes the fingerprint; the same instant in another offset does not', () => {
@@ -46,6 +76,10 @@ test('a status or start change changes the fingerprint; the same instant in anot
 	expect(fingerprint('CONFIRMED', '2026-11-24T13:00:00Z')).toBe(base);
 	expect(fingerprint('PENDING', '2026-11-24T10:00:00-03:00')).not.toBe(base);
 	expect(fingerprint('CONFIRMED', '2026-11-24T10:15:00-03:00')).not.toBe(base);
+	expect(fingerprint('CONFIRMED', '2026-11-24T10:00:00-03:00', { is_cancelled: true })).not.toBe(
+		base,
+	);
+	expect(fingerprint('CONFIRMED', '2026-11-24T10:00:00-03:00', { calendar: CALENDAR })).toBe(base);
 });
 
 test('no state, another version or a damaged one: undefined (the next poll takes a new baseline)', () => {

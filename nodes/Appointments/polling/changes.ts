@@ -1,7 +1,7 @@
 /**
- * The polling trigger's change events, told apart from the start and status the state keeps: created; canceled
- * (became cancelled by the shared rule, whatever else changed, or the service forgot it); else rescheduled (start
- * changed), status_changed and updated (either changed), each at most once per change and with `previous`.
+ * The polling trigger's change events, told apart from the start, status and is_cancelled the state keeps: created;
+ * canceled (became cancelled by the shared rule, whatever else changed, or the service forgot it); else rescheduled
+ * (start changed), status_changed and updated (any changed), each at most once per change and with `previous`.
  */
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -9,13 +9,19 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { CANCELED, CREATED, RESCHEDULED, STATUS_CHANGED, UPDATED } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
 import { triggerItem } from '../shared/simplify.js';
-import { startPart, statusOf, statusPart, type Entry } from './pollState.js';
+import { flaggedCancelled, startPart, statusOf, type Entry } from './pollState.js';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
 
-/** An event found by a poll; `previous`: the start and status before the change (rescheduled, status_changed, updated). */
-export type Change = { event: string; data: IDataObject; previous?: IDataObject };
+/** An event found by a poll; `previous`: the start and status before the change (rescheduled, status_changed,
+ * updated); `known`: what the Filters check when `data` cannot show it (the last seen calendar of one gone). */
+export type Change = {
+	event: string;
+	data: IDataObject;
+	previous?: IDataObject;
+	known?: IDataObject;
+};
 
 export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
 	const { event, data, previous } = change;
@@ -26,8 +32,9 @@ export function toItem(change: Change, timestamp: string, simplify: boolean): IN
 	);
 }
 
-/** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */
-export const wasCancelled = (entry: Entry) => isCancelled({ status: statusOf(entry.fp) });
+/** Whether the appointment was cancelled when its entry was written. */
+export const wasCancelled = ({ fp }: Entry) =>
+	isCancelled({ status: statusOf(fp), is_cancelled: flaggedCancelled(fp) });
 
 /** `previous` from a state entry: the start as ISO 8601 with the offset of `zone` at that instant, the status. */
 function previousOf(entry: Entry, zone: string): IDataObject {
@@ -49,7 +56,7 @@ export function changesOf(
 	const changes: Change[] = [];
 	if (startPart(before.fp) !== startPart(after.fp))
 		changes.push({ event: RESCHEDULED, data: record, previous });
-	if (statusPart(before.fp) !== statusPart(after.fp))
+	if (statusOf(before.fp) !== statusOf(after.fp))
 		changes.push({ event: STATUS_CHANGED, data: record, previous });
 	changes.push({ event: UPDATED, data: record, previous });
 	return changes;
@@ -61,8 +68,10 @@ export function createdChanges(record: IDataObject): Change[] {
 	return isCancelled(record) ? [created, { event: CANCELED, data: record }] : [created];
 }
 
-/** A watched appointment the service answers 404 for: canceled, as the Cancel operation reports one it removed. */
-export const forgottenChange = (key: string): Change => ({
+/** A watched appointment the service answers 404 for: canceled, as the Cancel operation reports one it removed; the
+ * Filters check its last seen calendar. */
+export const forgottenChange = (key: string, before: Entry): Change => ({
 	event: CANCELED,
 	data: { appointment_key: key, canceled: true },
+	known: before.calendar === undefined ? {} : { calendar: { calendar_key: before.calendar } },
 });

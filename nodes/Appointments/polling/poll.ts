@@ -7,6 +7,7 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
+import { unreadableReason } from '../shared/appointmentRecord.js';
 import { CHANGE_EVENTS } from '../shared/constants.js';
 import { matches } from '../shared/eventFilter.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
@@ -20,14 +21,7 @@ import {
 	type Change,
 } from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
-import {
-	fingerprint,
-	readState,
-	startMs,
-	writeState,
-	type Entry,
-	type PollState,
-} from './pollState.js';
+import { entryOf, readState, writeState, type Entry, type PollState } from './pollState.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -42,9 +36,11 @@ export function watchedWindow(
 	};
 }
 
+/** `unreadable`: the poll's records that cannot be used (key → why), listed or read back here: skipped, kept as seen. */
 export async function startChanges(
 	ctx: IPollFunctions,
 	options: PollingOptions,
+	unreadable: Map<string, string>,
 ): Promise<PollPart> {
 	const staticData = ctx.getWorkflowStaticData('node');
 	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value)))
@@ -63,6 +59,7 @@ export async function startChanges(
 		entries: new Map(previous?.entries),
 		changes: [],
 		listed: new Set(),
+		unreadable,
 	};
 	return {
 		reader: { from, to, read: (record) => compareListed(c, record) },
@@ -73,9 +70,8 @@ export async function startChanges(
 		commit() {
 			writeState(staticData, { from, to, entries: c.entries });
 			return c.changes
-				.filter(
-					(change) => options.events.has(change.event) && matches(options.filter, change.data),
-				)
+				.filter((change) => options.events.has(change.event))
+				.filter((change) => matches(options.filter, change.known ?? change.data))
 				.map((change) => toItem(change, now.toISO()!, options.simplify));
 		},
 	};
@@ -91,15 +87,11 @@ interface Comparison {
 	entries: Map<string, Entry>;
 	changes: Change[];
 	listed: Set<string>;
+	unreadable: Map<string, string>;
 }
 
 /** NaN (an unreadable start) is never inside. */
 const startsInComparison = (c: Comparison, start: number) => start >= c.from && start <= c.to;
-
-const entryOf = (record: IDataObject): Entry => ({
-	fp: fingerprint(record.status, record.start_date),
-	start: startMs(record.start_date),
-});
 
 function compareListed(c: Comparison, record: IDataObject): void {
 	const key = record.appointment_key as string;
@@ -115,20 +107,26 @@ function compareListed(c: Comparison, record: IDataObject): void {
 		if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
 			c.changes.push(...createdChanges(record));
 		}
-	} else if (before.fp !== entry.fp) {
-		c.entries.set(key, entry);
-		c.changes.push(...changesOf(before, entry, record, c.zone));
+	} else {
+		c.entries.set(key, entry); // the same, or its calendar moved: kept for the Filters
+		if (before.fp !== entry.fp) c.changes.push(...changesOf(before, entry, record, c.zone));
 	}
 }
 
 /** Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed. */
 async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<void> {
 	for (const [key, before] of c.previous?.entries ?? []) {
-		if (c.listed.has(key) || !startsInComparison(c, before.start) || wasCancelled(before)) continue;
-		const record = await readAppointment(ctx, key);
+		if (c.listed.has(key) || c.unreadable.has(key)) continue;
+		if (!startsInComparison(c, before.start) || wasCancelled(before)) continue;
+		const record = await readAppointment(ctx, key, { unreadable: 'return' });
 		if (record === undefined) {
 			c.entries.delete(key);
-			c.changes.push(forgottenChange(key));
+			c.changes.push(forgottenChange(key, before));
+			continue;
+		}
+		const why = unreadableReason(record);
+		if (why !== undefined) {
+			c.unreadable.set(key, why);
 			continue;
 		}
 		const entry = entryOf(record);

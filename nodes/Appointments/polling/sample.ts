@@ -29,7 +29,7 @@ async function* windowPages(
 ): AsyncGenerator<IDataObject[]> {
 	const inside = (record: IDataObject) =>
 		startMs(record.start_date) >= from && startMs(record.start_date) <= to;
-	yield* appointmentPages(ctx, await serviceWindow(ctx, from, to), {
+	yield* appointmentPages(ctx, await serviceWindow(ctx, from, to), new Map(), {
 		limit: SAMPLE_LIMIT,
 		keep: inside,
 	});

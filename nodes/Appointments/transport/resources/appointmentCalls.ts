@@ -5,12 +5,17 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord.js';
+import {
+	isCancelled,
+	notAppointmentReason,
+	unreadableReason,
+} from '../../shared/appointmentRecord.js';
 import { apiRequest, type ApiResponse } from '../http/apiRequest.js';
 import { answerError, recordOf, responseError } from '../http/apiErrors.js';
 import type { RequestPolicy, TransportContext } from '../http/credentialInfo.js';
 
-type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
+/** `unreadable`: a record of the appointment that cannot be used is returned (the polling trigger skips it). */
+type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy>; unreadable?: 'return' };
 
 export function appointmentPath(key: string, suffix?: string): string {
 	return `appointments/${encodeURIComponent(key)}/${suffix ? `${suffix.replace(/^\/+|\/+$/g, '')}/` : ''}`;
@@ -69,19 +74,24 @@ export async function readAppointment(
 	return response.statusCode === 404 ? undefined : await checkedRecord(ctx, key, response, opts);
 }
 
-/** A read's answer that is not this appointment's record (a proxy's page, an empty body, `{}`, another one) is an error. */
+/** A read's answer that is not this appointment's record (a proxy's page, an empty body, `{}`, another one), or is
+ * its record without a usable status or start, is an error that says which. */
 async function checkedRecord(
 	ctx: TransportContext,
 	key: string,
 	response: ApiResponse,
 	opts: Opts,
 ): Promise<IDataObject> {
-	const record = await recordOf(ctx, response, 'GET', labels(key, opts), false);
-	const why = notAppointmentReason(record, key);
-	if (why === undefined) return record as IDataObject;
-	const message = `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`;
-	const description =
-		"Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment.";
+	const record = (await recordOf(ctx, response, 'GET', labels(key, opts), false)) as IDataObject;
+	const notIt = notAppointmentReason(record, key);
+	const why = notIt ?? (opts.unreadable ? undefined : unreadableReason(record));
+	if (why === undefined) return record;
+	const message = notIt
+		? `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`
+		: `The service's record of appointment ${key} cannot be used: ${why}; nothing is taken from it`;
+	const description = notIt
+		? "Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment."
+		: 'The nodes need a text status and a start_date with a date, time and offset. Check this appointment in the service.';
 	throw answerError(ctx, response.statusCode, message, description, opts.itemIndex);
 }
 
