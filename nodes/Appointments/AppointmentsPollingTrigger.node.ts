@@ -11,13 +11,7 @@ import { searchCalendars } from './listSearch/calendarList.js';
 import { CHANGE_EVENTS, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/constants.js';
 import { eventFilterProperty } from './shared/eventFilter.js';
 import { optionsProperty } from './shared/nodeFields.js';
-import {
-	LEAD_MAX,
-	LEAD_MIN,
-	listOnce,
-	readPollingOptions,
-	WHOLE_OPTIONS,
-} from './polling/listing.js';
+import { LEAD, listOnce, readPollingOptions, WHOLE_OPTIONS } from './polling/listing.js';
 import { logUnreadable, oneAtATime } from './polling/oneAtATime.js';
 import { startChanges } from './polling/poll.js';
 import { sampleItems } from './polling/sample.js';
@@ -81,7 +75,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				type: 'number',
 				// No minValue/maxValue: the editor would silently replace -5 or 0; the poll refuses them by name.
 				default: 1440,
-				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (${LEAD_MAX / 1440} days)`,
+				hint: `From ${LEAD.min} to ${LEAD.max} minutes (${LEAD.max / 1440} days)`,
 				displayOptions: { show: { events: [STARTING_SOON] } },
 				description:
 					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',

@@ -240,6 +240,7 @@ describe('an appointment whose record cannot be used (status null, start_date un
 		});
 		await h.activate();
 		const since = logCount();
+		const aStart = service.records.get('a')!.start_date;
 		service.records.get('a')!.start_date = 'next Tuesday';
 		(service.records.get('b') as { status: unknown }).status = null;
 		service.set('c', { status: 'PENDING' });
@@ -258,7 +259,7 @@ describe('an appointment whose record cannot be used (status null, start_date un
 			expect.stringMatching(/skipped appointment b: its status is null/),
 		]);
 
-		service.set('a', { start: inDays(2), status: 'PENDING' });
+		Object.assign(service.records.get('a')!, { start_date: aStart, status: 'PENDING' });
 		service.set('b', { status: 'CONFIRMED' }); // as it was last seen: nothing to say
 		expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated a']);
 		(service.records.get('b') as { status: unknown }).status = 7; // unusable again, in another way: said again

@@ -9,19 +9,13 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { CANCELED, CREATED, RESCHEDULED, STATUS_CHANGED, UPDATED } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
 import { triggerItem } from '../shared/simplify.js';
-import { flaggedCancelled, startPart, statusOf, type Entry } from './pollState.js';
+import type { Entry } from './pollState.js';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
 
-/** An event found by a poll; `previous`: the start and status before the change (rescheduled, status_changed,
- * updated); `known`: what the Filters check when `data` cannot show it (the last seen calendar of one gone). */
-export type Change = {
-	event: string;
-	data: IDataObject;
-	previous?: IDataObject;
-	known?: IDataObject;
-};
+/** An event found by a poll; `previous`: the start and status before the change (rescheduled, status_changed, updated). */
+export type Change = { event: string; data: IDataObject; previous?: IDataObject };
 
 export function toItem(change: Change, timestamp: string, simplify: boolean): INodeExecutionData {
 	const { event, data, previous } = change;
@@ -33,15 +27,15 @@ export function toItem(change: Change, timestamp: string, simplify: boolean): IN
 }
 
 /** Whether the appointment was cancelled when its entry was written. */
-export const wasCancelled = ({ fp }: Entry) =>
-	isCancelled({ status: statusOf(fp), is_cancelled: flaggedCancelled(fp) });
+export const wasCancelled = (entry: Entry) =>
+	isCancelled({ status: entry.status, is_cancelled: entry.flagged });
 
 /** `previous` from a state entry: the start as ISO 8601 with the offset of `zone` at that instant, the status. */
 function previousOf(entry: Entry, zone: string): IDataObject {
 	const start = Number.isNaN(entry.start)
 		? null
 		: DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
-	return { start_date: start, status: statusOf(entry.fp) };
+	return { start_date: start, status: entry.status };
 }
 
 /** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`). */
@@ -54,9 +48,8 @@ export function changesOf(
 	if (isCancelled(record) && !wasCancelled(before)) return [{ event: CANCELED, data: record }];
 	const previous = previousOf(before, zone);
 	const changes: Change[] = [];
-	if (startPart(before.fp) !== startPart(after.fp))
-		changes.push({ event: RESCHEDULED, data: record, previous });
-	if (statusOf(before.fp) !== statusOf(after.fp))
+	if (before.start !== after.start) changes.push({ event: RESCHEDULED, data: record, previous });
+	if (before.status !== after.status)
 		changes.push({ event: STATUS_CHANGED, data: record, previous });
 	changes.push({ event: UPDATED, data: record, previous });
 	return changes;
@@ -68,10 +61,8 @@ export function createdChanges(record: IDataObject): Change[] {
 	return isCancelled(record) ? [created, { event: CANCELED, data: record }] : [created];
 }
 
-/** A watched appointment the service answers 404 for: canceled, as the Cancel operation reports one it removed; the
- * Filters check its last seen calendar. */
-export const forgottenChange = (key: string, before: Entry): Change => ({
+/** A watched appointment the service answers 404 for: canceled, as the Cancel operation reports one it removed. */
+export const forgottenChange = (key: string): Change => ({
 	event: CANCELED,
 	data: { appointment_key: key, canceled: true },
-	known: before.calendar === undefined ? {} : { calendar: { calendar_key: before.calendar } },
 });

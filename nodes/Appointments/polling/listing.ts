@@ -19,9 +19,8 @@ import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { paginate, type PaginateOptions } from '../transport/list/paginate.js';
 import { startMs } from './pollState.js';
 
-/** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
-export const LEAD_MIN = 1;
-export const LEAD_MAX = 43200;
+/** Lead Time's rule in minutes: up to 30 days, as far as the change events watch by default. */
+export const LEAD = { min: 1, max: 43200, whole: true };
 
 /** The whole-number options: the node's description and readPollingOptions take their bounds from here. */
 export const WHOLE_OPTIONS = {
@@ -52,17 +51,9 @@ export function readPollingOptions(ctx: IPollFunctions) {
 			},
 		);
 	};
-	const leadTime = !events.includes(STARTING_SOON)
-		? 1440
-		: withoutItem(
-				node,
-				() =>
-					numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, {
-						min: LEAD_MIN,
-						max: LEAD_MAX,
-						whole: true,
-					}) ?? 1440,
-			);
+	const lead = () =>
+		numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, LEAD);
+	const leadTime = events.includes(STARTING_SOON) ? (withoutItem(node, lead) ?? 1440) : 1440;
 	return {
 		events: new Set(events),
 		leadTime,
@@ -108,11 +99,7 @@ export function unselected(staticData: IDataObject, field: string): PollPart {
 const PAD = 27 * 60 * 60 * 1000;
 
 /** The list query of the window of starts [from, to], as the service reads it; the caller cuts the answer to it. */
-export async function serviceWindow(
-	ctx: IPollFunctions,
-	from: number,
-	to: number,
-): Promise<IDataObject> {
+export async function serviceWindow(ctx: IPollFunctions, from: number, to: number) {
 	const account = await accountTimeZone(ctx);
 	if (account !== undefined) return windowQuery({ from, to }, account);
 	return windowQuery({ from: from - PAD, to: to + PAD }, ctx.getTimezone());
@@ -150,10 +137,7 @@ export async function* appointmentPages(
 }
 
 /** The instants a window's list query asks for: its wall-clock edges read back in the zone they were written in. */
-async function askedSpan(
-	ctx: IPollFunctions,
-	reader: Reader,
-): Promise<{ from: number; to: number }> {
+async function askedSpan(ctx: IPollFunctions, reader: Reader) {
 	const zone = (await accountTimeZone(ctx)) ?? ctx.getTimezone();
 	const query = await serviceWindow(ctx, reader.from, reader.to);
 	return { from: startInstant(query.start_date, zone), to: startInstant(query.end_date, zone) };

@@ -22,17 +22,10 @@ import { CATCH_UP_MS } from './timeEvents.js';
 
 const SAMPLE_LIMIT = 200;
 
-async function* windowPages(
-	ctx: IPollFunctions,
-	from: number,
-	to: number,
-): AsyncGenerator<IDataObject[]> {
-	const inside = (record: IDataObject) =>
-		startMs(record.start_date) >= from && startMs(record.start_date) <= to;
-	yield* appointmentPages(ctx, await serviceWindow(ctx, from, to), new Map(), {
-		limit: SAMPLE_LIMIT,
-		keep: inside,
-	});
+async function* windowPages(ctx: IPollFunctions, from: number, to: number) {
+	const inside = (r: IDataObject) => startMs(r.start_date) >= from && startMs(r.start_date) <= to;
+	const query = await serviceWindow(ctx, from, to);
+	yield* appointmentPages(ctx, query, new Map(), { limit: SAMPLE_LIMIT, keep: inside });
 }
 
 /** Starting soon: the next to start within Lead Time or Days Ahead; started: the last started within the catch-up. */

@@ -62,11 +62,7 @@ function namesAppointment(record: IDataObject | undefined, key: string): record 
 }
 
 /** GET of one appointment: its record, or undefined when the service answers 404. */
-export async function readAppointment(
-	ctx: TransportContext,
-	key: string,
-	opts: Opts = {},
-): Promise<IDataObject | undefined> {
+export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}) {
 	const response = await apiRequest(ctx, 'GET', appointmentPath(key), {
 		...labels(key, opts),
 		allowStatus: [404],
@@ -76,23 +72,18 @@ export async function readAppointment(
 
 /** A read's answer that is not this appointment's record (a proxy's page, an empty body, `{}`, another one), or is
  * its record without a usable status or start, is an error that says which. */
-async function checkedRecord(
-	ctx: TransportContext,
-	key: string,
-	response: ApiResponse,
-	opts: Opts,
-): Promise<IDataObject> {
-	const record = (await recordOf(ctx, response, 'GET', labels(key, opts), false)) as IDataObject;
+async function checkedRecord(ctx: TransportContext, key: string, res: ApiResponse, opts: Opts) {
+	const record = (await recordOf(ctx, res, 'GET', labels(key, opts), false)) as IDataObject;
 	const notIt = notAppointmentReason(record, key);
 	const why = notIt ?? (opts.unreadable ? undefined : unreadableReason(record));
 	if (why === undefined) return record;
 	const message = notIt
-		? `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`
+		? `The service's answer (${res.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`
 		: `The service's record of appointment ${key} cannot be used: ${why}; nothing is taken from it`;
 	const description = notIt
 		? "Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment."
 		: 'The nodes need a text status and a start_date with a date, time and offset. Check this appointment in the service.';
-	throw answerError(ctx, response.statusCode, message, description, opts.itemIndex);
+	throw answerError(ctx, res.statusCode, message, description, opts.itemIndex);
 }
 
 /**
