@@ -66,11 +66,7 @@ export function readPollingOptions(ctx: IPollFunctions) {
 }
 
 /** One reader of a poll's listing: the window of starts it needs (epoch ms) and what it does with each record. */
-export interface Reader {
-	from: number;
-	to: number;
-	read(record: IDataObject): void;
-}
+export type Reader = { from: number; to: number; read(record: IDataObject): void };
 
 /**
  * The change or the time events of one poll: its reader (none when none of its events is selected), finish() (the

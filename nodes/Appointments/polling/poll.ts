@@ -21,14 +21,7 @@ import {
 	type Change,
 } from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
-import {
-	changed,
-	entryOf,
-	readState,
-	writeState,
-	type Entry,
-	type PollState,
-} from './pollState.js';
+import { changed, entryOf, readState, writeState, type Entry } from './pollState.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -3,12 +3,7 @@
  * saying it is a sample and when the appointment starts. Looks at most at SAMPLE_LIMIT records; saves nothing.
  */
 import { DateTime } from 'luxon';
-import {
-	NodeOperationError,
-	type IDataObject,
-	type INodeExecutionData,
-	type IPollFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
 import { CREATED, STARTED, STARTING_SOON } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
@@ -51,11 +46,7 @@ async function timeSample(
 }
 
 /** Any appointment of the watched window that matches the Filters. */
-async function windowSample(
-	ctx: IPollFunctions,
-	options: PollingOptions,
-	now: DateTime,
-): Promise<IDataObject> {
+async function windowSample(ctx: IPollFunctions, options: PollingOptions, now: DateTime) {
 	const { from, to } = watchedWindow(now, options);
 	for await (const records of windowPages(ctx, from, to)) {
 		const record = records.find((r) => matches(options.filter, r));
@@ -70,7 +61,6 @@ async function windowSample(
 /** When an appointment starts, from now, in the unit a person would say: "starts in 19 hours". */
 function startsWhen(startDate: unknown, now: number): string {
 	const minutes = Math.round((Date.parse(String(startDate)) - now) / 60_000);
-	if (Number.isNaN(minutes)) return 'has no readable start';
 	const size = Math.abs(minutes);
 	const amount =
 		size < 120
@@ -81,10 +71,7 @@ function startsWhen(startDate: unknown, now: number): string {
 	return minutes >= 0 ? `starts in ${amount}` : `started ${amount} ago`;
 }
 
-export async function sampleItems(
-	ctx: IPollFunctions,
-	options: PollingOptions,
-): Promise<INodeExecutionData[][]> {
+export async function sampleItems(ctx: IPollFunctions, options: PollingOptions) {
 	const now = DateTime.now().setZone(ctx.getTimezone());
 	const event = [...options.events][0] ?? CREATED;
 	const timed =

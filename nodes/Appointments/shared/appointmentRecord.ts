@@ -18,10 +18,8 @@ export function notAppointmentReason(value: unknown, key?: string): string | und
 
 const kind = (v: unknown) => (v === undefined ? 'missing' : v === null ? 'null' : `a ${typeof v}`);
 
-/**
- * What makes an appointment's record unusable, or undefined: the least the nodes read (what the triggers compare and
- * Cancel decides on) is a text `status` and a readable `start_date`.
- */
+/** What makes an appointment's record unusable, or undefined: the triggers compare, and Cancel decides on, a text
+ * `status` and a readable `start_date`. */
 export function unreadableReason(record: IDataObject): string | undefined {
 	const { status, start_date: start } = record;
 	if (typeof status !== 'string') return `its status is ${kind(status)}`;

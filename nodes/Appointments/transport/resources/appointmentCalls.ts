@@ -1,7 +1,8 @@
 /**
- * Appointment requests. A mutation's answer that names the appointment is returned as is; an empty body, a 204 or
- * a JSON object about something else is read back with GET; anything else is an error, never reported as done. A
- * read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
+ * Appointment requests. A mutation's answer that names the appointment is returned as is (some services answer
+ * with the changed fields only); an empty body, a 204 or a JSON object about something else is read back with GET;
+ * anything else is an error, never reported as done. A read that is not the appointment, or is its record without a
+ * usable status or start (shared/appointmentRecord.ts), is an error that says which, never output.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -52,13 +53,7 @@ export async function mutateAppointment(
 		body: opts.body,
 	});
 	const record = await recordOf(ctx, response, method, labels(key, opts));
-	return namesAppointment(record, key) ? record : await getAppointment(ctx, key, opts);
-}
-
-/** Some services answer a change with the changed fields only: an answer that names the appointment is taken as it. */
-function namesAppointment(record: IDataObject | undefined, key: string): record is IDataObject {
-	const own = record?.appointment_key;
-	return typeof own === 'string' && own.toLowerCase() === key.toLowerCase();
+	return notAppointmentReason(record, key) ? await getAppointment(ctx, key, opts) : record!;
 }
 
 /** GET of one appointment: its record, or undefined when the service answers 404. */
@@ -70,8 +65,6 @@ export async function readAppointment(ctx: TransportContext, key: string, opts: 
 	return response.statusCode === 404 ? undefined : await checkedRecord(ctx, key, response, opts);
 }
 
-/** A read's answer that is not this appointment's record (a proxy's page, an empty body, `{}`, another one), or is
- * its record without a usable status or start, is an error that says which. */
 async function checkedRecord(ctx: TransportContext, key: string, res: ApiResponse, opts: Opts) {
 	const record = (await recordOf(ctx, res, 'GET', labels(key, opts), false)) as IDataObject;
 	const notIt = notAppointmentReason(record, key);
@@ -138,6 +131,6 @@ async function deleteAppointment(
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));
 	}
 	const record = await recordOf(ctx, response, 'DELETE', labels(key, opts));
-	if (namesAppointment(record, key)) return record;
+	if (notAppointmentReason(record, key) === undefined) return record!;
 	return (await readAppointment(ctx, key, opts)) ?? gone;
 }
