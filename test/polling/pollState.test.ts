@@ -28,7 +28,7 @@ test('entries read back as written, whatever the key or status', () => {
 		['same-calendar', entry('CANCELED_CLIENT', '2026-11-25T10:00:00Z', { calendar: CALENDAR })],
 	]);
 	const data: Record<string, unknown> = {};
-	writeState(data, { from: 1, to: 2, entries });
+	writeState(data, { from: 1, to: 2, entries }, true);
 	const state = readState(JSON.parse(JSON.stringify(data)))!;
 	expect(state.from).toBe(1);
 	expect(state.to).toBe(2);
@@ -40,6 +40,13 @@ test('entries read back as written, whatever the key or status', () => {
 		calendar: CALENDAR.calendar_key.toLowerCase(),
 	});
 	expect((data.state as { calendars: string }).calendars.split(';')).toHaveLength(2); // each calendar once
+	writeState(data, { from: 1, to: 2, entries }, false); // no calendar in the Filters: none kept
+	expect(data.state).not.toHaveProperty('calendars');
+	expect(readState(data)!.entries.get('flagged')).toEqual({
+		status: 'PENDING',
+		start: Date.parse('2026-11-25T10:00:00Z'),
+		flagged: true,
+	});
 });
 
 test('a status, start or is_cancelled change is a change; the same instant in another offset, or another calendar, is not', () => {

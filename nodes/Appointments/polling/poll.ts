@@ -53,7 +53,7 @@ export async function startChanges(
 			forgetBeyond(ctx, c);
 		},
 		commit() {
-			writeState(staticData, { from, to, entries: c.entries });
+			writeState(staticData, { from, to, entries: c.entries }, options.filter.calendars.size > 0);
 			return c.changes.filter(emitted).map((e) => toItem(e, now.toISO()!, options.simplify));
 		},
 	};

@@ -3,7 +3,8 @@
  * { v: 1, from, to, entries: "<key>,<status>:<start>[:<calendar>];…", calendars?: "<calendar_key>;…" }, from/to the
  * window the last successful poll listed completely; status a base-36 digit for the known ones (`~<text>` else),
  * after an `x` when `is_cancelled` was true; start in seconds, base 36; calendar an index into `calendars` (what the
- * Filters check when the appointment disappears); keys and texts URI-encoded, so they never hold a separator.
+ * Filters check when the appointment disappears; kept only while they pick calendars); keys and texts URI-encoded,
+ * so they never hold a separator.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -90,14 +91,20 @@ export function readState(staticData: Record<string, unknown>): PollState | unde
 	return { from: saved.from, to: saved.to, entries };
 }
 
-export function writeState(staticData: Record<string, unknown>, state: PollState): void {
+/** `withCalendars`: the Filters pick calendars, so one that disappears is matched on its last seen calendar. */
+export function writeState(
+	staticData: Record<string, unknown>,
+	state: PollState,
+	withCalendars: boolean,
+): void {
 	const calendars = new Map<string, number>();
 	const value = ({ status, start, flagged, calendar }: Entry) => {
 		const index = STATUS_VALUES.indexOf(status);
 		const code = index >= 0 ? index.toString(36) : `~${encodeURIComponent(status)}`;
-		if (calendar !== undefined && !calendars.has(calendar)) calendars.set(calendar, calendars.size);
-		const at = calendar === undefined ? '' : `:${calendars.get(calendar)}`;
-		return `${flagged ? 'x' : ''}${code}:${(start / 1000).toString(36)}${at}`;
+		const text = `${flagged ? 'x' : ''}${code}:${(start / 1000).toString(36)}`;
+		if (!withCalendars || calendar === undefined) return text;
+		if (!calendars.has(calendar)) calendars.set(calendar, calendars.size);
+		return `${text}:${calendars.get(calendar)}`;
 	};
 	const pairs = Array.from(state.entries, ([key, e]): [string, string] => [
 		encodeURIComponent(key),
