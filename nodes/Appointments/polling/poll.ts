@@ -146,7 +146,7 @@ function forgetBeyond(ctx: IPollFunctions, c: Comparison): void {
 		`The watched window holds ${entries.size} appointments, more than Max Watched Appointments (${options.maxWatched})`,
 		{
 			description:
-				"Lower Days Ahead or Days Back, or raise Max Watched Appointments (each one costs about 49 bytes of the workflow's static data).",
+				"Lower Days Ahead or Days Back, or raise Max Watched Appointments (each one costs about 47 bytes of the workflow's static data).",
 		},
 	);
 }
