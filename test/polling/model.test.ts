@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console, @n8n/community-nodes/require-node-api-error -- test code, never shipped: it reads the seed and the size from the environment and prints the seed */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets -- made-up calendar keys; test code, never shipped: it reads the seed and the size from the environment and prints the seed */
 /**
  * Model-based test of the polling trigger's state: random sequences of service changes between polls (create,
  * cancel by status or by `is_cancelled`, reschedule inside and outside the window, status change, a move to another

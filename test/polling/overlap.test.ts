@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, never shipped: made-up keys */
 /**
  * Polls of one workflow that run at the same time: n8n's in-memory engine starts a poll on its schedule whether or
  * not the last one ended (a slow poll, two Poll Times at the same minute), and its durable scheduler runs each poll

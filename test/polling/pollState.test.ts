@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, never shipped: made-up calendar keys */
 /**
  * The polling trigger's state in static data: what is written reads back the same, unknown statuses, is_cancelled,
  * calendars and odd keys survive, and a state that cannot be read means a new baseline, never a crash on every poll.
