@@ -11,13 +11,8 @@ import { searchCalendars } from './listSearch/calendarList.js';
 import { CHANGE_EVENTS, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/constants.js';
 import { eventFilterProperty } from './shared/eventFilter.js';
 import { optionsProperty } from './shared/nodeFields.js';
-import {
-	LEAD_MAX,
-	LEAD_MIN,
-	listOnce,
-	readPollingOptions,
-	WHOLE_OPTIONS,
-} from './polling/listing.js';
+import { LEAD, listOnce, readPollingOptions, WHOLE_OPTIONS } from './polling/listing.js';
+import { logUnreadable, oneAtATime } from './polling/oneAtATime.js';
 import { startChanges } from './polling/poll.js';
 import { sampleItems } from './polling/sample.js';
 import { startTimeEvents } from './polling/timeEvents.js';
@@ -80,7 +75,7 @@ export class AppointmentsPollingTrigger implements INodeType {
 				type: 'number',
 				// No minValue/maxValue: the editor would silently replace -5 or 0; the poll refuses them by name.
 				default: 1440,
-				hint: `From ${LEAD_MIN} to ${LEAD_MAX} minutes (${LEAD_MAX / 1440} days)`,
+				hint: `From ${LEAD.min} to ${LEAD.max} minutes (${LEAD.max / 1440} days)`,
 				displayOptions: { show: { events: [STARTING_SOON] } },
 				description:
 					'How long before the start the workflow runs, e.g. 1440 for 24 hours or 60 for 1 hour. For two reminders use two triggers.',
@@ -116,13 +111,17 @@ export class AppointmentsPollingTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = readPollingOptions(this);
 		if (this.getMode() === 'manual') return await sampleItems(this, options);
-		// One listing serves both parts; every request before any state is written, so a failed poll changes nothing.
-		const time = startTimeEvents(this, options);
-		const changes = await startChanges(this, options);
-		await listOnce(this, [time, changes]);
-		await time.finish();
-		await changes.finish();
-		const items = [...changes.commit(), ...time.commit()];
-		return items.length > 0 ? [items] : null;
+		return await oneAtATime(this, async () => {
+			// One listing serves both parts; every request before any state is written: a failed poll changes nothing.
+			const unreadable = new Map<string, string>();
+			const time = startTimeEvents(this, options);
+			const changes = await startChanges(this, options, unreadable);
+			await listOnce(this, [time, changes], unreadable);
+			await time.finish();
+			await changes.finish();
+			const items = [...changes.commit(), ...time.commit()];
+			logUnreadable(this, unreadable);
+			return items.length > 0 ? [items] : null;
+		});
 	}
 }

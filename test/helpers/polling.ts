@@ -8,6 +8,8 @@
  *   await h.activate()      n8n's activation poll (testingTrigger: its error is thrown), then static data saved
  *   await h.poll()          one scheduled poll -> { items, error }: emitted items are returned, a failure is what
  *                           n8n records as the trigger's error execution
+ *   await h.pollSaved()     one poll of a workflow built afresh from the saved one, as n8n's durable scheduler runs
+ *                           each poll (its static data: the saved copy; what it emits is saved)
  *   await h.restart()       stop, then start from the saved workflow (saved static data) and activate ('init')
  *   await h.manual()        "Fetch test event": a manual poll on a copy of the saved static data (never saved)
  *   h.saved()               the static data as saved in the database (a copy)
@@ -48,6 +50,7 @@ export interface PollResult {
 export interface PollingHarness {
 	activate(activation?: WorkflowActivateMode): Promise<PollResult>;
 	poll(): Promise<PollResult>;
+	pollSaved(): Promise<PollResult>;
 	restart(): Promise<PollResult>;
 	manual(): Promise<INodeExecutionData[] | undefined>;
 	setParameters(parameters: IDataObject): void;
@@ -109,9 +112,9 @@ class PolledWorkflow {
 		});
 	}
 
-	save(): void {
+	save(workflow = this.workflow): void {
 		// WorkflowStaticDataService.saveStaticData: only when the proxy saw a change.
-		const data = this.workflow.staticData as IDataObject & { __dataChanged?: boolean };
+		const data = workflow.staticData as IDataObject & { __dataChanged?: boolean };
 		if (data.__dataChanged === true) {
 			this.savedStaticData = JSON.parse(JSON.stringify(data)) as IDataObject;
 			data.__dataChanged = false;
@@ -122,9 +125,9 @@ class PolledWorkflow {
 		mode: WorkflowExecuteMode,
 		activation: WorkflowActivateMode,
 		testing: boolean,
+		workflow = this.workflow,
 	): Promise<PollResult> {
 		const result: PollResult = {};
-		const workflow = this.workflow;
 		const target = workflow.getNode(NODE_NAME)!;
 		const ctx: IPollFunctions = new core.PollContext(
 			workflow,
@@ -133,7 +136,7 @@ class PolledWorkflow {
 			mode,
 			activation,
 			(data) => {
-				this.save(); // as n8n's __emit: static data saved, then the workflow runs with the items
+				this.save(workflow); // as n8n's __emit: static data saved, then the workflow runs with the items
 				result.items = data[0];
 			},
 			(error) => {
@@ -162,6 +165,9 @@ export function startPollingHarness(options: PollingHarnessOptions): PollingHarn
 		},
 		async poll() {
 			return await w.run('trigger', 'activate', false);
+		},
+		async pollSaved() {
+			return await w.run('trigger', 'activate', false, w.build());
 		},
 		async restart() {
 			w.workflow = w.build();

@@ -7,6 +7,7 @@
  *   const s = await startPollingService({ zone, pageSize?, hidesCancelled?, ignoresDates? })
  *   s.records            the appointments by key (change them between polls)
  *   s.add(key, start, status?)   s.set(key, { status?, start? })   s.remove(key)
+ *   (a record may be given is_cancelled, another calendar, or a status or start_date that cannot be read)
  *   s.fault = { on: 'list' | 'read', answer, times? }   the next `times` (default: every) matching answers are this
  *   s.served             how many faulty answers were served since the last reset
  *   s.requests           "GET /api/v3/appointments/?…" lines
@@ -23,6 +24,7 @@ export interface FakeAppointment {
 	search_code: string;
 	status: string;
 	start_date: string;
+	is_cancelled?: boolean;
 	calendar: { calendar_key: string; name: string };
 	person: { full_name: string; email: string };
 }
@@ -53,7 +55,7 @@ export interface PollingService {
 export const POLLING_SERVICE_TOKEN = 'polling-service-token';
 export const CALENDAR = { calendar_key: '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d', name: 'Box 1' };
 
-const isCancelledStatus = (status: string) => /^CANCEL/i.test(status);
+const isCancelledStatus = (status: unknown) => /^CANCEL/i.test(String(status));
 
 function faulty(
 	res: Parameters<FakeService['handle']>[1],
@@ -151,7 +153,7 @@ function listPage(
 	const from = bound('start_date');
 	const to = bound('end_date');
 	const all = [...service.records.values()]
-		.filter((a) => !(hidesCancelled && isCancelledStatus(a.status)))
+		.filter((a) => !(hidesCancelled && (isCancelledStatus(a.status) || a.is_cancelled === true)))
 		.filter(
 			(a) =>
 				(from === undefined || Date.parse(a.start_date) >= from) &&

@@ -6,6 +6,7 @@
 import {
 	isCancelled,
 	notAppointmentReason,
+	unreadableReason,
 } from '../../nodes/Appointments/shared/appointmentRecord.js';
 
 const RECORD = {
@@ -14,7 +15,7 @@ const RECORD = {
 	start_date: '2026-03-10T10:00:00-03:00',
 };
 
-test('an appointment: a JSON object with a key (the one asked for, in any case), a status and a readable start', () => {
+test('an appointment: a JSON object with a key (the one asked for, in any case)', () => {
 	expect(notAppointmentReason(RECORD)).toBeUndefined();
 	expect(notAppointmentReason(RECORD, RECORD.appointment_key.toUpperCase())).toBeUndefined();
 	expect(notAppointmentReason({ ...RECORD, status: 'WAITING_LIST', extra: 1 })).toBeUndefined();
@@ -26,11 +27,23 @@ test('an appointment: a JSON object with a key (the one asked for, in any case),
 		[{ ...RECORD, appointment_key: '' }, undefined, 'no appointment_key'],
 		[{ ...RECORD, appointment_key: 7 }, undefined, 'no appointment_key'],
 		[RECORD, 'another-key', 'the appointment_key of another appointment'],
-		[{ ...RECORD, status: null }, undefined, 'no status'],
-		[{ ...RECORD, start_date: 'next Tuesday' }, undefined, 'no readable start_date'],
-		[{ ...RECORD, start_date: undefined }, undefined, 'no readable start_date'],
 	];
 	for (const [value, key, why] of cases) expect(notAppointmentReason(value, key)).toBe(why);
+	expect(notAppointmentReason({ ...RECORD, status: null }, RECORD.appointment_key)).toBeUndefined();
+});
+
+test('a usable record: a text status and a readable start_date; else what is wrong, by field', () => {
+	expect(unreadableReason(RECORD)).toBeUndefined();
+	expect(unreadableReason({ ...RECORD, status: 'WAITING_LIST' })).toBeUndefined();
+	const cases: Array<[object, string]> = [
+		[{ ...RECORD, status: null }, 'its status is null'],
+		[{ ...RECORD, status: undefined }, 'its status is missing'],
+		[{ ...RECORD, status: 3 }, 'its status is a number'],
+		[{ ...RECORD, start_date: 'next Tuesday' }, 'its start_date is not a date'],
+		[{ ...RECORD, start_date: undefined }, 'its start_date is missing'],
+		[{ ...RECORD, start_date: null }, 'its start_date is null'],
+	];
+	for (const [record, why] of cases) expect(unreadableReason(record as never)).toBe(why);
 });
 
 test('cancelled: is_cancelled true, or a status starting with CANCEL in any case', () => {

@@ -1,8 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console, @n8n/community-nodes/require-node-api-error -- test code, never shipped: it reads the seed and the size from the environment and prints the seed */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets -- made-up calendar keys; test code, never shipped: it reads the seed and the size from the environment and prints the seed */
 /**
  * Model-based test of the polling trigger's state: random sequences of service changes between polls (create,
- * cancel, reschedule inside and outside the window, status change, removal), answers that fail (503) or are not
- * appointments (an HTML page, `{}`, another appointment), with restarts of n8n, run by n8n-core's real
+ * cancel by status or by `is_cancelled`, reschedule inside and outside the window, status change, a move to another
+ * calendar, removal, a record made unusable and mended), under random Filters, answers that fail (503) or are not
+ * appointments (an HTML page, `{}`, another appointment), with restarts of n8n and two polls at once, run by n8n-core's real
  * PollTriggerExecutor against a small service on loopback (test/helpers/pollingService.ts, which can remove
  * appointments and answer badly), compared after every poll with the reference model (pollModel.ts): a poll whose
  * service answered badly fails and emits nothing; any other emits exactly the model's events, once each, with
@@ -22,7 +23,8 @@ import {
 	type FaultyAnswer,
 	type PollingService,
 } from '../helpers/pollingService';
-import { DAY, HOUR, PollModel, isCancelledStatus, type ExpectedEvent } from './pollModel';
+import { CALENDAR } from '../helpers/pollingService';
+import { DAY, HOUR, PollModel, isCancelledRecord, type ExpectedEvent } from './pollModel';
 
 const SEED = process.env.POLL_MODEL_SEED
 	? Number(process.env.POLL_MODEL_SEED)
@@ -43,17 +45,25 @@ const OUTSIDE = [-3 * DAY, 40 * DAY, 50 * DAY];
 const ACTIVE = ['CONFIRMED', 'PENDING', 'ATTENDED', 'NO_SHOW', 'PENDING_PAYMENT', 'WAITING_LIST'];
 const CANCELLED = ['CANCELED', 'CANCELED_CLIENT', 'CANCELED_ADMIN'];
 
+const OTHER = { calendar_key: '6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e', name: 'Box 2' };
+
 type Op =
-	| { kind: 'create'; start: number; status: string }
+	| { kind: 'create'; start: number; status: string; other: boolean }
 	| { kind: 'cancel'; pick: number; status: string }
+	| { kind: 'flag'; pick: number }
 	| { kind: 'reschedule'; pick: number; start: number }
 	| { kind: 'status'; pick: number; status: string }
-	| { kind: 'remove'; pick: number };
+	| { kind: 'move'; pick: number; other: boolean }
+	| { kind: 'remove'; pick: number }
+	| { kind: 'spoil'; pick: number; field: 'status' | 'start_date' }
+	| { kind: 'mend'; pick: number; start: number };
 type Fault = { on: 'list' | 'read'; answer: FaultyAnswer; once: boolean } | undefined;
 interface Step {
 	ops: Op[];
 	fault: Fault;
 	restart: boolean;
+	/** two polls started together (only when there is no fault and no restart) */
+	overlap: boolean;
 }
 
 const anyStart = fc.constantFrom(...INSIDE, ...OUTSIDE);
@@ -63,11 +73,20 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 		kind: fc.constant('create' as const),
 		start: anyStart,
 		status: fc.constantFrom(...ACTIVE, ...ACTIVE, 'CANCELED'),
+		other: fc.boolean(),
 	}),
 	fc.record({ kind: fc.constant('cancel' as const), pick, status: fc.constantFrom(...CANCELLED) }),
+	fc.record({ kind: fc.constant('flag' as const), pick }),
 	fc.record({ kind: fc.constant('reschedule' as const), pick, start: anyStart }),
 	fc.record({ kind: fc.constant('status' as const), pick, status: fc.constantFrom(...ACTIVE) }),
+	fc.record({ kind: fc.constant('move' as const), pick, other: fc.boolean() }),
 	fc.record({ kind: fc.constant('remove' as const), pick }),
+	fc.record({
+		kind: fc.constant('spoil' as const),
+		pick,
+		field: fc.constantFrom('status' as const, 'start_date' as const),
+	}),
+	fc.record({ kind: fc.constant('mend' as const), pick, start: anyStart }),
 );
 const fault: fc.Arbitrary<Fault> = fc.oneof(
 	{ weight: 3, arbitrary: fc.constant(undefined) },
@@ -87,12 +106,22 @@ const scenario = fc.record({
 	ignoresDates: fc.boolean(),
 	pageSize: fc.integer({ min: 2, max: 6 }),
 	events: fc.subarray(CHANGE_EVENTS, { minLength: 1 }),
+	calendars: fc.subarray([CALENDAR.calendar_key, OTHER.calendar_key]),
+	statuses: fc.oneof(
+		{ weight: 3, arbitrary: fc.constant([]) },
+		fc.subarray(['CONFIRMED', 'PENDING', 'CANCELED'], { minLength: 1 }),
+	),
 	initial: fc.array(
 		fc.record({ start: anyStart, status: fc.constantFrom(...ACTIVE, 'CANCELED') }),
 		{ maxLength: 5 },
 	),
 	steps: fc.array(
-		fc.record({ ops: fc.array(op, { maxLength: 4 }), fault, restart: fc.boolean() }),
+		fc.record({
+			ops: fc.array(op, { maxLength: 4 }),
+			fault,
+			restart: fc.boolean(),
+			overlap: fc.boolean(),
+		}),
 		{ minLength: 1, maxLength: 6 },
 	),
 });
@@ -116,14 +145,22 @@ afterAll(async () => {
 function apply(o: Op): void {
 	const keys = [...service.records.keys()];
 	if (o.kind === 'create') {
-		service.add(`k${++nextKey}`, T0 + o.start, o.status);
+		const record = service.add(`k${++nextKey}`, T0 + o.start, o.status);
+		if (o.other) record.calendar = { ...OTHER };
 		return;
 	}
 	if (keys.length === 0) return;
 	const key = keys[o.pick % keys.length];
 	const current = service.records.get(key)!;
+	const spoilt = typeof current.status !== 'string' || Number.isNaN(Date.parse(current.start_date));
 	if (o.kind === 'remove') service.remove(key);
-	else if (isCancelledStatus(current.status)) return;
+	else if (o.kind === 'mend') {
+		if (spoilt) service.set(key, { status: 'CONFIRMED', start: T0 + o.start });
+	} else if (o.kind === 'spoil') {
+		Object.assign(current, o.field === 'status' ? { status: null } : { start_date: 'soon' });
+	} else if (spoilt || isCancelledRecord(current as never)) return;
+	else if (o.kind === 'flag') current.is_cancelled = true;
+	else if (o.kind === 'move') current.calendar = o.other ? { ...OTHER } : { ...CALENDAR };
 	else if (o.kind === 'cancel' || o.kind === 'status') service.set(key, { status: o.status });
 	else service.set(key, { start: T0 + o.start });
 }
@@ -173,6 +210,11 @@ async function runStep(
 	if (step.restart) {
 		model.restart();
 		result = await h.restart().catch((error: Error) => ({ error }));
+	} else if (step.overlap && step.fault === undefined) {
+		// Two polls at once: each change once in total, whichever of the two emits it.
+		const both = await Promise.all([h.poll(), h.poll()]);
+		const items = both.flatMap((r) => r.items ?? []);
+		result = { error: both.find((r) => r.error)?.error, items: items.length ? items : undefined };
 	} else result = await h.poll();
 	service.fault = undefined;
 	// One 503 is retried by the transport; any other bad answer fails the poll.
@@ -207,10 +249,15 @@ test(`random service changes, faults and restarts between polls: exactly the mod
 				now.minus({ days: 1 }).toMillis(),
 				now.plus({ days: 30 }).toMillis(),
 				new Set(s.events),
+				{ calendars: new Set(s.calendars), statuses: new Set(s.statuses) },
 			);
+			const calendar = s.calendars.map((value) => ({
+				calendar: { __rl: true, mode: 'id', value },
+			}));
+			const filters = { calendars: { calendar }, statuses: s.statuses };
 			const h = startPollingHarness({
 				credentials: { baseUrl: service.url, accessToken: POLLING_SERVICE_TOKEN },
-				parameters: { events: s.events, options: {} },
+				parameters: { events: s.events, filters, options: {} },
 				timezone: ZONE,
 			});
 			await h.activate();

@@ -14,6 +14,7 @@ import {
 	type FaultyAnswer,
 	type PollingService,
 } from '../helpers/pollingService';
+import { logCount, logsSince } from '../helpers/n8nCore';
 import { eventNames } from './common';
 
 const DAY = 86_400_000;
@@ -104,6 +105,51 @@ describe('one rule for "cancelled": a status starting with CANCEL, or is_cancell
 		]);
 	});
 
+	test('is_cancelled: true with a status that is not a cancelled one is a cancellation, once, and gets no reminder', async () => {
+		service.add('a', inDays(1));
+		service.add('b', inDays(2));
+		const changes = harness();
+		const reminders = harness(['appointment.starting_soon'], { leadTime: 3 * 1440 });
+		await changes.activate();
+		await reminders.activate();
+		Object.assign(service.records.get('a')!, { is_cancelled: true }); // status stays CONFIRMED
+		const c = service.add('c', inDays(2.5));
+		Object.assign(c, { is_cancelled: true });
+		expect(eventNames((await changes.poll()).items)).toEqual([
+			'appointment.canceled a',
+			'appointment.canceled c',
+			'appointment.created c',
+		]);
+		expect(await changes.poll()).toEqual({});
+		service.add('d', inDays(2.5));
+		expect(eventNames((await reminders.poll()).items)).toEqual(['appointment.starting_soon d']);
+	});
+
+	test("a watched appointment that disappears (404) is canceled for the workflows whose Filters its last seen calendar matches, not for another calendar's", async () => {
+		const other = { calendar_key: '6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e', name: 'Box 2' };
+		service.add('mine', inDays(2));
+		service.add('theirs', inDays(3)).calendar = other;
+		const byCalendar = (key: string) =>
+			harness(['appointment.canceled'], {
+				filters: { calendar: { __rl: true, mode: 'id', value: key.toUpperCase() } },
+			});
+		const box1 = byCalendar(CALENDAR.calendar_key);
+		const box2 = byCalendar(other.calendar_key);
+		const all = harness(['appointment.canceled']);
+		for (const h of [box1, box2, all]) await h.activate();
+		service.remove('mine');
+		service.remove('theirs');
+		const gone = (key: string) => [
+			'appointment.canceled',
+			{ appointment_key: key, canceled: true },
+		];
+		const emitted = async (h: PollingHarness) =>
+			((await h.poll()).items ?? []).map((i) => [i.json.event, i.json.data]);
+		expect(await emitted(box1)).toEqual([gone('mine')]);
+		expect(await emitted(box2)).toEqual([gone('theirs')]);
+		expect(await emitted(all)).toEqual([gone('mine'), gone('theirs')]);
+	});
+
 	test('an appointment with such a status gets no reminder', async () => {
 		const h = harness(['appointment.starting_soon'], { leadTime: 2 * 1440 });
 		await h.activate(); // the baseline: nothing inside Lead Time yet
@@ -178,17 +224,65 @@ describe('an answer that is not an appointment fails the poll: nothing emitted, 
 			expect(await h.poll()).toEqual({});
 		},
 	);
+});
 
-	test('a listed record without a readable start_date', async () => {
-		service.options = { zone: ZONE, ignoresDates: true };
+describe('an appointment whose record cannot be used (status null, start_date unreadable) is skipped, said once in the log, and the others are watched', () => {
+	const skipped = (since: number) =>
+		logsSince(since).filter((line) => line.includes('skipped appointment'));
+
+	test('listed: the poll goes on, the others give their events; once readable again, its change is an update', async () => {
+		service.options = { zone: ZONE, ignoresDates: true }; // the list shows even one whose start is unreadable
 		service.add('a', inDays(2));
+		service.add('b', inDays(3));
+		service.add('c', inDays(4));
+		const h = harness(['appointment.created', 'appointment.updated', 'appointment.starting_soon'], {
+			leadTime: 5 * 1440,
+		});
+		await h.activate();
+		const since = logCount();
+		const aStart = service.records.get('a')!.start_date;
+		service.records.get('a')!.start_date = 'next Tuesday';
+		(service.records.get('b') as { status: unknown }).status = null;
+		service.set('c', { status: 'PENDING' });
+		const d = service.add('d', inDays(1));
+		const first = await h.poll();
+		expect(first.error).toBeUndefined();
+		expect(eventNames(first.items)).toEqual([
+			'appointment.created d',
+			'appointment.starting_soon d',
+			'appointment.updated c',
+		]);
+		expect(first.items!.find((i) => i.json.event === 'appointment.created')!.json.data).toEqual(d);
+		expect(await h.poll()).toEqual({}); // read again, said again: not
+		expect(skipped(since)).toEqual([
+			expect.stringMatching(/skipped appointment a: its start_date is not a date/),
+			expect.stringMatching(/skipped appointment b: its status is null/),
+		]);
+
+		Object.assign(service.records.get('a')!, { start_date: aStart, status: 'PENDING' });
+		service.set('b', { status: 'CONFIRMED' }); // as it was last seen: nothing to say
+		expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated a']);
+		(service.records.get('b') as { status: unknown }).status = 7; // unusable again, in another way: said again
+		expect(await h.poll()).toEqual({});
+		expect(skipped(since).slice(2)).toEqual([
+			expect.stringMatching(/skipped appointment b: its status is a number/),
+		]);
+	});
+
+	test('read back by key (the list leaves it out): skipped the same way, still watched', async () => {
+		service.add('a', inDays(2));
+		service.add('b', inDays(3));
 		const h = harness();
 		await h.activate();
-		service.records.get('a')!.start_date = 'next Tuesday';
-		const failed = await h.poll();
-		expect(failed.items).toBeUndefined();
-		expect(failed.error?.message).toMatch(/not an appointment/);
-		service.set('a', { start: inDays(2), status: 'PENDING' });
-		expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated a']);
+		const since = logCount();
+		service.records.get('a')!.start_date = 'soon'; // the service's date filter leaves it out: read by key
+		service.set('b', { status: 'PENDING' });
+		expect(eventNames((await h.poll()).items)).toEqual(['appointment.updated b']);
+		expect(await h.poll()).toEqual({});
+		expect(skipped(since)).toEqual([
+			expect.stringMatching(/skipped appointment a: its start_date is not a date/),
+		]);
+		service.remove('a'); // still watched: its removal is seen
+		expect(eventNames((await h.poll()).items)).toEqual(['appointment.canceled a']);
 	});
 });

@@ -3,9 +3,13 @@
  * from the node's code: what one successful poll must emit, given what the last successful poll saw and what the
  * service holds now.
  *
+ * - Cancelled: a status starting with CANCEL, or `is_cancelled: true`.
  * - An appointment is observed when the service lists it (in the window, unless the service ignores the dates;
  *   not when it hides cancelled ones), or when it was watched (last seen inside the window and not cancelled): then
  *   it is read by key, and a 404 is `canceled` with `{ appointment_key, canceled: true }`.
+ * - A record without a text status or a readable start_date is skipped: no event, and what was seen of it stays.
+ * - Filters: an event is emitted when its data's calendar and status match (a field it lacks is not held against
+ *   it); a 404's `canceled` is matched on the calendar it was last seen in.
  * - Observed and never seen: `created` when its start lies in the window (and `canceled` too if it is cancelled).
  * - Observed and seen before with another start or status: becoming cancelled is `canceled` only; otherwise
  *   `rescheduled` (start), `status_changed` (status) and `updated`, each with `previous` = what was seen.
@@ -19,12 +23,21 @@ export const HOUR = 3_600_000;
 export interface Seen {
 	start: number;
 	status: string;
+	cancelled: boolean;
+	calendar: string;
 }
 
 export interface ServiceRecord {
 	appointment_key: string;
-	status: string;
+	status: string | null;
 	start_date: string;
+	is_cancelled?: boolean;
+	calendar: { calendar_key: string };
+}
+
+export interface Filters {
+	calendars: ReadonlySet<string>;
+	statuses: ReadonlySet<string>;
 }
 
 export interface ServiceView {
@@ -41,7 +54,11 @@ export interface ExpectedEvent {
 	previous?: Seen;
 }
 
-export const isCancelledStatus = (status: string) => /^CANCEL/i.test(status);
+export const isCancelledStatus = (status: string | null) => /^CANCEL/i.test(String(status));
+export const isCancelledRecord = (r: ServiceRecord) =>
+	isCancelledStatus(r.status) || r.is_cancelled === true;
+const unusable = (r: ServiceRecord) =>
+	typeof r.status !== 'string' || Number.isNaN(Date.parse(r.start_date));
 
 export class PollModel {
 	/** What the last successful poll saw (in n8n's memory), and what n8n saved (the last emitting poll). */
@@ -52,6 +69,7 @@ export class PollModel {
 		private readonly from: number,
 		private readonly to: number,
 		private readonly selected: ReadonlySet<string>,
+		private readonly filters: Filters = { calendars: new Set(), statuses: new Set() },
 	) {}
 
 	private inWindow = (start: number) => start >= this.from && start <= this.to;
@@ -60,13 +78,13 @@ export class PollModel {
 	baseline(service: ServiceView): void {
 		this.seen.clear();
 		for (const [key, r] of service.records)
-			if (this.listed(service, r)) this.seen.set(key, toSeen(r));
+			if (this.listed(service, r) && !unusable(r)) this.seen.set(key, toSeen(r));
 		this.seen = new Map([...this.seen].filter(([, s]) => this.inWindow(s.start)));
 		this.saved = new Map(this.seen);
 	}
 
 	private listed(service: ServiceView, r: ServiceRecord): boolean {
-		if (service.hidesCancelled && isCancelledStatus(r.status)) return false;
+		if (service.hidesCancelled && isCancelledRecord(r)) return false;
 		return service.ignoresDates || this.inWindow(Date.parse(r.start_date));
 	}
 
@@ -83,13 +101,14 @@ export class PollModel {
 		}
 		for (const [key, before] of [...this.seen]) {
 			const r = service.records.get(key);
-			const watched = this.inWindow(before.start) && !isCancelledStatus(before.status);
+			const watched = this.inWindow(before.start) && !before.cancelled;
 			if (!watched || (r !== undefined && this.listed(service, r))) continue;
 			if (r !== undefined) {
 				all.push(...this.observe(key, r));
 				continue;
 			}
 			this.seen.delete(key);
+			if (this.filters.calendars.size > 0 && !this.filters.calendars.has(before.calendar)) continue;
 			all.push({
 				event: 'appointment.canceled',
 				key,
@@ -97,12 +116,22 @@ export class PollModel {
 			});
 		}
 		for (const [key, s] of this.seen) if (s.start < this.from - DAY) this.seen.delete(key);
-		const emitted = all.filter((e) => this.selected.has(e.event));
+		const emitted = all.filter((e) => this.selected.has(e.event) && this.matches(e));
 		if (emitted.length > 0 || activation) this.saved = new Map(this.seen);
 		return emitted;
 	}
 
+	/** Removals were matched on their last seen calendar already. */
+	private matches(e: ExpectedEvent): boolean {
+		const data = e.data as Partial<ServiceRecord>;
+		if (data.calendar === undefined) return true;
+		const { calendars, statuses } = this.filters;
+		if (calendars.size > 0 && !calendars.has(data.calendar.calendar_key)) return false;
+		return statuses.size === 0 || statuses.has(data.status!);
+	}
+
 	private observe(key: string, r: ServiceRecord): ExpectedEvent[] {
+		if (unusable(r)) return [];
 		const now = toSeen(r);
 		const before = this.seen.get(key);
 		const data = { ...r };
@@ -110,14 +139,12 @@ export class PollModel {
 			if (!this.inWindow(now.start)) return [];
 			this.seen.set(key, now);
 			const created: ExpectedEvent = { event: 'appointment.created', key, data };
-			return isCancelledStatus(now.status)
-				? [created, { event: 'appointment.canceled', key, data }]
-				: [created];
+			return now.cancelled ? [created, { event: 'appointment.canceled', key, data }] : [created];
 		}
-		if (before.start === now.start && before.status === now.status) return [];
-		this.seen.set(key, now);
-		if (isCancelledStatus(now.status) && !isCancelledStatus(before.status))
-			return [{ event: 'appointment.canceled', key, data }];
+		this.seen.set(key, now); // its calendar too, even when nothing else changed
+		const same = before.start === now.start && before.status === now.status;
+		if (same && before.cancelled === now.cancelled) return [];
+		if (now.cancelled && !before.cancelled) return [{ event: 'appointment.canceled', key, data }];
 		const out: ExpectedEvent[] = [];
 		if (before.start !== now.start)
 			out.push({ event: 'appointment.rescheduled', key, data, previous: before });
@@ -128,4 +155,9 @@ export class PollModel {
 	}
 }
 
-const toSeen = (r: ServiceRecord): Seen => ({ start: Date.parse(r.start_date), status: r.status });
+const toSeen = (r: ServiceRecord): Seen => ({
+	start: Date.parse(r.start_date),
+	status: r.status!,
+	cancelled: isCancelledRecord(r),
+	calendar: r.calendar.calendar_key,
+});

@@ -1,7 +1,7 @@
 /**
- * The polling trigger's change events, told apart from the start and status the state keeps: created; canceled
- * (became cancelled by the shared rule, whatever else changed, or the service forgot it); else rescheduled (start
- * changed), status_changed and updated (either changed), each at most once per change and with `previous`.
+ * The polling trigger's change events, told apart from the start, status and is_cancelled the state keeps: created;
+ * canceled (became cancelled by the shared rule, whatever else changed, or the service forgot it); else rescheduled
+ * (start changed), status_changed and updated (any changed), each at most once per change and with `previous`.
  */
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -9,7 +9,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { CANCELED, CREATED, RESCHEDULED, STATUS_CHANGED, UPDATED } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
 import { triggerItem } from '../shared/simplify.js';
-import { startPart, statusOf, statusPart, type Entry } from './pollState.js';
+import type { Entry } from './pollState.js';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
@@ -26,15 +26,16 @@ export function toItem(change: Change, timestamp: string, simplify: boolean): IN
 	);
 }
 
-/** Whether the appointment was cancelled when its entry was written (the state keeps its status only). */
-export const wasCancelled = (entry: Entry) => isCancelled({ status: statusOf(entry.fp) });
+/** Whether the appointment was cancelled when its entry was written. */
+export const wasCancelled = (entry: Entry) =>
+	isCancelled({ status: entry.status, is_cancelled: entry.flagged });
 
 /** `previous` from a state entry: the start as ISO 8601 with the offset of `zone` at that instant, the status. */
 function previousOf(entry: Entry, zone: string): IDataObject {
 	const start = Number.isNaN(entry.start)
 		? null
 		: DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
-	return { start_date: start, status: statusOf(entry.fp) };
+	return { start_date: start, status: entry.status };
 }
 
 /** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`). */
@@ -47,9 +48,8 @@ export function changesOf(
 	if (isCancelled(record) && !wasCancelled(before)) return [{ event: CANCELED, data: record }];
 	const previous = previousOf(before, zone);
 	const changes: Change[] = [];
-	if (startPart(before.fp) !== startPart(after.fp))
-		changes.push({ event: RESCHEDULED, data: record, previous });
-	if (statusPart(before.fp) !== statusPart(after.fp))
+	if (before.start !== after.start) changes.push({ event: RESCHEDULED, data: record, previous });
+	if (before.status !== after.status)
 		changes.push({ event: STATUS_CHANGED, data: record, previous });
 	changes.push({ event: UPDATED, data: record, previous });
 	return changes;

@@ -10,7 +10,7 @@ import {
 } from 'n8n-workflow';
 
 import { eventList, numberValue } from '../shared/validation.js';
-import { notAppointmentReason } from '../shared/appointmentRecord.js';
+import { notAppointmentReason, unreadableReason } from '../shared/appointmentRecord.js';
 import { readEventFilter } from '../shared/eventFilter.js';
 import { startInstant, startWindowQuery } from '../shared/dateWindow.js';
 import { STARTING_SOON } from '../shared/constants.js';
@@ -19,9 +19,8 @@ import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { paginate, type PaginateOptions } from '../transport/list/paginate.js';
 import { startMs } from './pollState.js';
 
-/** Lead Time's bounds in minutes: up to 30 days, as far as the change events watch by default. */
-export const LEAD_MIN = 1;
-export const LEAD_MAX = 43200;
+/** Lead Time's rule in minutes: up to 30 days, as far as the change events watch by default. */
+export const LEAD = { min: 1, max: 43200, whole: true };
 
 /** The whole-number options: the node's description and readPollingOptions take their bounds from here. */
 export const WHOLE_OPTIONS = {
@@ -52,17 +51,9 @@ export function readPollingOptions(ctx: IPollFunctions) {
 			},
 		);
 	};
-	const leadTime = !events.includes(STARTING_SOON)
-		? 1440
-		: withoutItem(
-				node,
-				() =>
-					numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, {
-						min: LEAD_MIN,
-						max: LEAD_MAX,
-						whole: true,
-					}) ?? 1440,
-			);
+	const lead = () =>
+		numberValue(node, ctx.getNodeParameter('leadTime', 1440), 'Lead Time (Minutes)', 0, LEAD);
+	const leadTime = events.includes(STARTING_SOON) ? (withoutItem(node, lead) ?? 1440) : 1440;
 	return {
 		events: new Set(events),
 		leadTime,
@@ -75,11 +66,7 @@ export function readPollingOptions(ctx: IPollFunctions) {
 }
 
 /** One reader of a poll's listing: the window of starts it needs (epoch ms) and what it does with each record. */
-export interface Reader {
-	from: number;
-	to: number;
-	read(record: IDataObject): void;
-}
+export type Reader = { from: number; to: number; read(record: IDataObject): void };
 
 /**
  * The change or the time events of one poll: its reader (none when none of its events is selected), finish() (the
@@ -113,21 +100,20 @@ export async function serviceWindow(
 }
 
 /**
- * The window's appointments, page by page. An entry that is not an appointment fails the poll like a failed
- * request (nothing is emitted from it, the state is kept, the next poll reads again).
+ * The window's usable appointments, page by page. An entry that is not an appointment fails the poll like a failed
+ * request (nothing is emitted from it, the state is kept, the next poll reads again); one that is, but without a
+ * usable status or start, is left out and put in `unreadable` (key → why).
  */
 export async function* appointmentPages(
 	ctx: IPollFunctions,
 	query: IDataObject,
+	unreadable: Map<string, string>,
 	options: PaginateOptions = {},
 ): AsyncGenerator<IDataObject[]> {
-	for await (const records of paginate(ctx, 'appointments/', query, {
-		keyField: 'appointment_key',
-		...options,
-	})) {
-		for (const record of records) {
-			const why = notAppointmentReason(record);
-			if (why === undefined) continue;
+	const pages = paginate(ctx, 'appointments/', query, { keyField: 'appointment_key', ...options });
+	for await (const records of pages) {
+		const why = records.map((record) => notAppointmentReason(record)).find((r) => r !== undefined);
+		if (why !== undefined)
 			throw new NodeOperationError(
 				ctx.getNode(),
 				`The service's list of appointments held an entry that is not an appointment (${why})`,
@@ -136,16 +122,16 @@ export async function* appointmentPages(
 						"Nothing was emitted from this poll; the next poll reads the list again. Check that the credential's Base URL is the service's API address.",
 				},
 			);
-		}
-		yield records;
+		yield records.filter((record) => {
+			const why = unreadableReason(record);
+			if (why !== undefined) unreadable.set(record.appointment_key as string, why);
+			return why === undefined;
+		});
 	}
 }
 
 /** The instants a window's list query asks for: its wall-clock edges read back in the zone they were written in. */
-async function askedSpan(
-	ctx: IPollFunctions,
-	reader: Reader,
-): Promise<{ from: number; to: number }> {
+async function askedSpan(ctx: IPollFunctions, reader: Reader) {
 	const zone = (await accountTimeZone(ctx)) ?? ctx.getTimezone();
 	const query = await serviceWindow(ctx, reader.from, reader.to);
 	return { from: startInstant(query.start_date, zone), to: startInstant(query.end_date, zone) };
@@ -153,23 +139,26 @@ async function askedSpan(
 
 /**
  * Lists the parts' windows once, as one query over both (both hold the poll's now: no gap). Each reader gets what
- * its own query would have asked for (a record whose start cannot be read goes to every reader), so listing once
- * changes no event.
+ * its own query would have asked for, so listing once changes no event.
  */
-export async function listOnce(ctx: IPollFunctions, parts: PollPart[]): Promise<void> {
+export async function listOnce(
+	ctx: IPollFunctions,
+	parts: PollPart[],
+	unreadable: Map<string, string>,
+): Promise<void> {
 	const readers = parts.flatMap((part) => (part.reader === undefined ? [] : [part.reader]));
 	if (readers.length === 0) return;
 	const from = Math.min(...readers.map((r) => r.from));
 	const to = Math.max(...readers.map((r) => r.to));
 	const spans =
 		readers.length === 1 ? undefined : await Promise.all(readers.map((r) => askedSpan(ctx, r)));
-	for await (const records of appointmentPages(ctx, await serviceWindow(ctx, from, to))) {
+	const query = await serviceWindow(ctx, from, to);
+	for await (const records of appointmentPages(ctx, query, unreadable)) {
 		for (const record of records) {
 			const start = startMs(record.start_date);
 			readers.forEach((reader, i) => {
 				const span = spans?.[i];
-				if (span === undefined || Number.isNaN(start) || (start >= span.from && start <= span.to))
-					reader.read(record);
+				if (span === undefined || (start >= span.from && start <= span.to)) reader.read(record);
 			});
 		}
 	}

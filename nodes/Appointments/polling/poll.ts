@@ -7,6 +7,7 @@
 import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
+import { unreadableReason } from '../shared/appointmentRecord.js';
 import { CHANGE_EVENTS } from '../shared/constants.js';
 import { matches } from '../shared/eventFilter.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
@@ -20,120 +21,108 @@ import {
 	type Change,
 } from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
-import {
-	fingerprint,
-	readState,
-	startMs,
-	writeState,
-	type Entry,
-	type PollState,
-} from './pollState.js';
+import { changed, entryOf, readState, writeState, type Entry } from './pollState.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 /** The starts the change events watch: Days Back before now to Days Ahead after it, on the workflow's calendar. */
-export function watchedWindow(
-	now: DateTime,
-	options: PollingOptions,
-): { from: number; to: number } {
+export function watchedWindow(now: DateTime, options: PollingOptions) {
 	return {
 		from: now.minus({ days: options.daysBack }).toMillis(),
 		to: now.plus({ days: options.daysAhead }).toMillis(),
 	};
 }
 
+/** `unreadable`: the poll's records that cannot be used (key → why), listed or read back here: skipped, kept as seen. */
 export async function startChanges(
 	ctx: IPollFunctions,
 	options: PollingOptions,
+	unreadable: Map<string, string>,
 ): Promise<PollPart> {
 	const staticData = ctx.getWorkflowStaticData('node');
 	if (!CHANGE_EVENTS.some((e) => options.events.has(e.value)))
 		return unselected(staticData, 'state');
-	const zone = ctx.getTimezone();
-	const now = DateTime.now().setZone(zone);
-	const { from, to } = watchedWindow(now, options);
-	const previous = readState(staticData);
-	// `previous.start_date` on the account's clock, as the service writes start_date, when the credential names it.
-	const shownZone = (await accountTimeZone(ctx)) ?? zone;
-	const c: Comparison = {
-		from,
-		to,
-		zone: shownZone,
-		previous,
-		entries: new Map(previous?.entries),
-		changes: [],
-		listed: new Set(),
-	};
+	const c = await comparison(ctx, options, unreadable);
+	const { from, to, now } = c;
+	const emitted = (change: Change) =>
+		options.events.has(change.event) && matches(options.filter, change.data);
 	return {
 		reader: { from, to, read: (record) => compareListed(c, record) },
 		async finish() {
 			await readBackUnlisted(ctx, c);
-			forgetBeyond(ctx, c.entries, from, to, options);
+			forgetBeyond(ctx, c);
 		},
 		commit() {
-			writeState(staticData, { from, to, entries: c.entries });
-			return c.changes
-				.filter(
-					(change) => options.events.has(change.event) && matches(options.filter, change.data),
-				)
-				.map((change) => toItem(change, now.toISO()!, options.simplify));
+			writeState(staticData, { from, to, entries: c.entries }, options.filter.calendars.size > 0);
+			return c.changes.filter(emitted).map((e) => toItem(e, now.toISO()!, options.simplify));
 		},
 	};
 }
 
 /** One poll's comparison of the service's list with the last successful poll's state: the watched window (epoch
  * ms), the zone `previous.start_date` is written in, and the new state, changes and keys listed as the pages arrive. */
-interface Comparison {
-	from: number;
-	to: number;
-	zone: string;
-	previous: PollState | undefined;
-	entries: Map<string, Entry>;
-	changes: Change[];
-	listed: Set<string>;
+type Comparison = Awaited<ReturnType<typeof comparison>>;
+
+async function comparison(
+	ctx: IPollFunctions,
+	options: PollingOptions,
+	unreadable: Map<string, string>,
+) {
+	const now = DateTime.now().setZone(ctx.getTimezone());
+	const previous = readState(ctx.getWorkflowStaticData('node'));
+	return {
+		...watchedWindow(now, options),
+		now,
+		// `previous.start_date` on the account's clock, as the service writes start_date, when the credential names it.
+		zone: (await accountTimeZone(ctx)) ?? ctx.getTimezone(),
+		previous,
+		options,
+		unreadable,
+		entries: new Map(previous?.entries),
+		changes: [] as Change[],
+		listed: new Set<string>(),
+	};
 }
 
 /** NaN (an unreadable start) is never inside. */
 const startsInComparison = (c: Comparison, start: number) => start >= c.from && start <= c.to;
 
-const entryOf = (record: IDataObject): Entry => ({
-	fp: fingerprint(record.status, record.start_date),
-	start: startMs(record.start_date),
-});
-
 function compareListed(c: Comparison, record: IDataObject): void {
 	const key = record.appointment_key as string;
 	c.listed.add(key);
-	const entry = entryOf(record);
 	const before = c.entries.get(key);
-	if (before === undefined) {
-		if (!startsInComparison(c, entry.start)) return;
-		c.entries.set(key, entry);
-		// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
-		// window: it entered as the window moved (or its options changed), so it is only remembered.
-		const previous = c.previous;
-		if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to) {
-			c.changes.push(...createdChanges(record));
-		}
-	} else if (before.fp !== entry.fp) {
-		c.entries.set(key, entry);
-		c.changes.push(...changesOf(before, entry, record, c.zone));
-	}
+	if (before !== undefined) return observe(c, key, before, record);
+	const entry = entryOf(record);
+	if (!startsInComparison(c, entry.start)) return;
+	c.entries.set(key, entry);
+	// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
+	// window: it entered as the window moved (or its options changed), so it is only remembered.
+	const previous = c.previous;
+	if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to)
+		c.changes.push(...createdChanges(record));
+}
+
+/** A known appointment seen again: kept as it is now (its calendar too, for the Filters), with its changes. */
+function observe(c: Comparison, key: string, before: Entry, record: IDataObject): void {
+	const entry = entryOf(record);
+	c.entries.set(key, entry);
+	if (changed(before, entry)) c.changes.push(...changesOf(before, entry, record, c.zone));
 }
 
 /** Watched and inside the window, yet not listed: moved out of it, hidden by the service, or removed. */
 async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<void> {
 	for (const [key, before] of c.previous?.entries ?? []) {
-		if (c.listed.has(key) || !startsInComparison(c, before.start) || wasCancelled(before)) continue;
-		const record = await readAppointment(ctx, key);
+		if (c.listed.has(key) || c.unreadable.has(key)) continue;
+		if (!startsInComparison(c, before.start) || wasCancelled(before)) continue;
+		const record = await readAppointment(ctx, key, { unreadable: 'return' });
+		const why = record && unreadableReason(record);
 		if (record === undefined) {
 			c.entries.delete(key);
-			c.changes.push(forgottenChange(key));
-			continue;
-		}
-		const entry = entryOf(record);
-		c.entries.set(key, entry);
-		if (entry.fp !== before.fp) c.changes.push(...changesOf(before, entry, record, c.zone));
+			// Gone: its data is its key, so the Filters check the calendar it was last seen in.
+			if (matches(c.options.filter, { calendar: { calendar_key: before.calendar } }))
+				c.changes.push(forgottenChange(key));
+		} else if (why !== undefined) c.unreadable.set(key, why);
+		else observe(c, key, before, record);
 	}
 }
 
@@ -142,26 +131,15 @@ async function readBackUnlisted(ctx: IPollFunctions, c: Comparison): Promise<voi
  * that one coming back is an update, not a creation; the farthest from the window go first when the state would
  * exceed Max Watched Appointments. A window that alone holds more is an error, never a silent gap.
  */
-function forgetBeyond(
-	ctx: IPollFunctions,
-	entries: Map<string, Entry>,
-	from: number,
-	to: number,
-	options: PollingOptions,
-): void {
+function forgetBeyond(ctx: IPollFunctions, c: Comparison): void {
+	const { entries, from, to, options } = c;
 	const keepFrom = from - Math.max(options.daysBack, 1) * DAY;
-	const outside: Array<[string, number]> = [];
-	for (const [key, entry] of entries) {
-		if (Number.isNaN(entry.start) || entry.start < keepFrom) entries.delete(key);
-		else if (entry.start > to) outside.push([key, entry.start - to]);
-		else if (entry.start < from) outside.push([key, from - entry.start]);
-	}
+	for (const [key, { start }] of entries) if (!(start >= keepFrom)) entries.delete(key);
 	if (entries.size <= options.maxWatched) return;
-	outside.sort((a, b) => b[1] - a[1]);
-	for (const [key] of outside) {
-		if (entries.size <= options.maxWatched) return;
-		entries.delete(key);
-	}
+	const distance = ({ start }: Entry) => (start > to ? start - to : from - start);
+	const outside = [...entries].filter(([, entry]) => distance(entry) > 0);
+	outside.sort((a, b) => distance(b[1]) - distance(a[1]));
+	for (const [key] of outside.slice(0, entries.size - options.maxWatched)) entries.delete(key);
 	if (entries.size <= options.maxWatched) return;
 	throw new NodeOperationError(
 		ctx.getNode(),

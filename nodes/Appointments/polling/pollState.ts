@@ -1,17 +1,18 @@
 /**
  * The polling trigger's state in static data, one string so n8n's change-tracking proxy sees one assignment per poll:
- * { v: 1, from, to, entries: "<key>,<status>:<start>;…" }, from/to the window the last successful poll listed
- * completely; status a base-36 digit for the known ones (`~<text>` else), start in seconds, base 36 (`!<text>`
- * when unreadable); keys and texts URI-encoded, so they never hold a separator.
+ * { v: 1, from, to, entries: "<key>,<status>:<start>[:<calendar>];…", calendars?: "<calendar_key>;…" }, from/to the
+ * window the last successful poll listed completely; status a base-36 digit for the known ones (`~<text>` else),
+ * after an `x` when `is_cancelled` was true; start in seconds, base 36; calendar an index into `calendars` (what the
+ * Filters check when the appointment disappears; kept only while they pick calendars); keys and texts URI-encoded,
+ * so they never hold a separator.
  */
-import { STATUS_VALUES } from '../shared/constants.js';
+import type { IDataObject } from 'n8n-workflow';
 
-export interface Entry {
-	/** status + start, compared to detect a change */
-	fp: string;
-	/** start in ms (NaN when unreadable), for the window bookkeeping */
-	start: number;
-}
+import { STATUS_VALUES } from '../shared/constants.js';
+import { canonicalUuid } from '../shared/validation.js';
+
+/** What the state keeps of an appointment; `start` in whole seconds (NaN in a state an older version wrote). */
+export type Entry = { status: string; start: number; flagged: boolean; calendar?: string };
 
 export interface PollState {
 	from: number;
@@ -25,20 +26,17 @@ export function startMs(startDate: unknown): number {
 	return typeof startDate === 'string' ? Date.parse(startDate) : NaN;
 }
 
-export function fingerprint(status: unknown, startDate: unknown): string {
-	const text = typeof status === 'string' ? status : '';
-	const index = STATUS_VALUES.indexOf(text);
-	const encodedStatus = index >= 0 ? index.toString(36) : `~${encodeURIComponent(text)}`;
-	const ms = startMs(startDate);
-	const encodedStart = Number.isNaN(ms)
-		? `!${encodeURIComponent(typeof startDate === 'string' ? startDate : '')}`
-		: Math.floor(ms / 1000).toString(36);
-	return `${encodedStatus}:${encodedStart}`;
-}
+/** The entry of a usable record (shared/appointmentRecord.ts). */
+export const entryOf = (record: IDataObject): Entry => ({
+	status: String(record.status),
+	start: Math.floor(startMs(record.start_date) / 1000) * 1000,
+	flagged: record.is_cancelled === true,
+	calendar: canonicalUuid((record.calendar as IDataObject)?.calendar_key)?.toLowerCase(),
+});
 
-/** A fingerprint's two parts as written, compared to tell a reschedule from a status change. */
-export const statusPart = (fp: string) => fp.slice(0, fp.indexOf(':'));
-export const startPart = (fp: string) => fp.slice(fp.indexOf(':') + 1);
+/** Whether anything an event is about changed (the calendar is not). */
+export const changed = (a: Entry, b: Entry) =>
+	a.status !== b.status || a.start !== b.start || a.flagged !== b.flagged;
 
 const decoded = (text: string) => {
 	try {
@@ -47,19 +45,6 @@ const decoded = (text: string) => {
 		return undefined;
 	}
 };
-
-/** The status a fingerprint holds (the inverse of its status part). */
-export function statusOf(fp: string): string {
-	const part = statusPart(fp);
-	return part.startsWith('~')
-		? (decoded(part.slice(1)) ?? '')
-		: (STATUS_VALUES[parseInt(part, 36)] ?? '');
-}
-
-function startOfFingerprint(fp: string): number {
-	const part = startPart(fp);
-	return part.startsWith('!') ? NaN : parseInt(part, 36) * 1000;
-}
 
 /** "<key>,<value>;…" (both states' form) as a Map split at each part's last comma; undefined when a part has none. */
 export function readPairs(text: string): Map<string, string> | undefined {
@@ -75,30 +60,57 @@ export function readPairs(text: string): Map<string, string> | undefined {
 export const writePairs = (pairs: Iterable<[string, string]>) =>
 	Array.from(pairs, ([key, value]) => `${key},${value}`).join(';');
 
+function readEntry(value: string, calendars: string[]): Entry | undefined {
+	const [code, start, calendar] = value.split(':');
+	const bare = code.replace(/^x/, '');
+	const status = bare.startsWith('~') ? decoded(bare.slice(1)) : STATUS_VALUES[parseInt(bare, 36)];
+	if (status === undefined || start === undefined) return undefined;
+	const calendarKey = calendars[+calendar];
+	return {
+		status,
+		start: parseInt(start, 36) * 1000,
+		flagged: code !== bare,
+		calendar: calendarKey,
+	};
+}
+
 /** The saved state, or undefined when there is none (first activation) or it cannot be read (then a new baseline). */
 export function readState(staticData: Record<string, unknown>): PollState | undefined {
-	const saved = staticData.state as
-		| { v?: unknown; from?: unknown; to?: unknown; entries?: unknown }
-		| undefined;
+	const saved = staticData.state as IDataObject | undefined;
 	if (!saved || saved.v !== 1 || typeof saved.from !== 'number' || typeof saved.to !== 'number')
 		return undefined;
 	const pairs = typeof saved.entries === 'string' ? readPairs(saved.entries) : undefined;
 	if (pairs === undefined) return undefined;
+	const calendars = typeof saved.calendars === 'string' ? saved.calendars.split(';') : [];
 	const entries = new Map<string, Entry>();
-	for (const [encoded, fp] of pairs) {
-		const key = decoded(encoded);
-		if (key === undefined || !fp.includes(':')) return undefined;
-		entries.set(key, { fp, start: startOfFingerprint(fp) });
+	for (const [encoded, value] of pairs) {
+		const [key, entry] = [decoded(encoded), readEntry(value, calendars)];
+		if (key === undefined || entry === undefined) return undefined;
+		entries.set(key, entry);
 	}
 	return { from: saved.from, to: saved.to, entries };
 }
 
-export function writeState(staticData: Record<string, unknown>, state: PollState): void {
-	const entries = writePairs(
-		Array.from(state.entries, ([key, entry]): [string, string] => [
-			encodeURIComponent(key),
-			entry.fp,
-		]),
-	);
-	staticData.state = { v: 1, from: state.from, to: state.to, entries };
+/** `withCalendars`: the Filters pick calendars, so one that disappears is matched on its last seen calendar. */
+export function writeState(
+	staticData: Record<string, unknown>,
+	state: PollState,
+	withCalendars: boolean,
+): void {
+	const calendars = new Map<string, number>();
+	const value = ({ status, start, flagged, calendar }: Entry) => {
+		const index = STATUS_VALUES.indexOf(status);
+		const code = index >= 0 ? index.toString(36) : `~${encodeURIComponent(status)}`;
+		const text = `${flagged ? 'x' : ''}${code}:${(start / 1000).toString(36)}`;
+		if (!withCalendars || calendar === undefined) return text;
+		if (!calendars.has(calendar)) calendars.set(calendar, calendars.size);
+		return `${text}:${calendars.get(calendar)}`;
+	};
+	const pairs = Array.from(state.entries, ([key, e]): [string, string] => [
+		encodeURIComponent(key),
+		value(e),
+	]);
+	const saved: IDataObject = { v: 1, from: state.from, to: state.to, entries: writePairs(pairs) };
+	if (calendars.size > 0) saved.calendars = [...calendars.keys()].join(';');
+	staticData.state = saved;
 }

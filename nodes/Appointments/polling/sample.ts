@@ -3,12 +3,7 @@
  * saying it is a sample and when the appointment starts. Looks at most at SAMPLE_LIMIT records; saves nothing.
  */
 import { DateTime } from 'luxon';
-import {
-	NodeOperationError,
-	type IDataObject,
-	type INodeExecutionData,
-	type IPollFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
 import { CREATED, STARTED, STARTING_SOON } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
@@ -22,17 +17,10 @@ import { CATCH_UP_MS } from './timeEvents.js';
 
 const SAMPLE_LIMIT = 200;
 
-async function* windowPages(
-	ctx: IPollFunctions,
-	from: number,
-	to: number,
-): AsyncGenerator<IDataObject[]> {
-	const inside = (record: IDataObject) =>
-		startMs(record.start_date) >= from && startMs(record.start_date) <= to;
-	yield* appointmentPages(ctx, await serviceWindow(ctx, from, to), {
-		limit: SAMPLE_LIMIT,
-		keep: inside,
-	});
+async function* windowPages(ctx: IPollFunctions, from: number, to: number) {
+	const inside = (r: IDataObject) => startMs(r.start_date) >= from && startMs(r.start_date) <= to;
+	const query = await serviceWindow(ctx, from, to);
+	yield* appointmentPages(ctx, query, new Map(), { limit: SAMPLE_LIMIT, keep: inside });
 }
 
 /** Starting soon: the next to start within Lead Time or Days Ahead; started: the last started within the catch-up. */
@@ -58,11 +46,7 @@ async function timeSample(
 }
 
 /** Any appointment of the watched window that matches the Filters. */
-async function windowSample(
-	ctx: IPollFunctions,
-	options: PollingOptions,
-	now: DateTime,
-): Promise<IDataObject> {
+async function windowSample(ctx: IPollFunctions, options: PollingOptions, now: DateTime) {
 	const { from, to } = watchedWindow(now, options);
 	for await (const records of windowPages(ctx, from, to)) {
 		const record = records.find((r) => matches(options.filter, r));
@@ -77,7 +61,6 @@ async function windowSample(
 /** When an appointment starts, from now, in the unit a person would say: "starts in 19 hours". */
 function startsWhen(startDate: unknown, now: number): string {
 	const minutes = Math.round((Date.parse(String(startDate)) - now) / 60_000);
-	if (Number.isNaN(minutes)) return 'has no readable start';
 	const size = Math.abs(minutes);
 	const amount =
 		size < 120
@@ -88,10 +71,7 @@ function startsWhen(startDate: unknown, now: number): string {
 	return minutes >= 0 ? `starts in ${amount}` : `started ${amount} ago`;
 }
 
-export async function sampleItems(
-	ctx: IPollFunctions,
-	options: PollingOptions,
-): Promise<INodeExecutionData[][]> {
+export async function sampleItems(ctx: IPollFunctions, options: PollingOptions) {
 	const now = DateTime.now().setZone(ctx.getTimezone());
 	const event = [...options.events][0] ?? CREATED;
 	const timed =

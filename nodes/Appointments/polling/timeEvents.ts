@@ -32,10 +32,7 @@ function readTimeState(staticData: Record<string, unknown>) {
 }
 
 function writeTimeState(staticData: Record<string, unknown>, state: TimeState): void {
-	const saved: Record<string, unknown> = { v: 1, at: state.at, done: writePairs(state.done) };
-	if (state.lead !== undefined) saved.lead = state.lead;
-	if (state.startedSince !== undefined) saved.startedSince = state.startedSince;
-	staticData.time = saved;
+	staticData.time = { v: 1, ...state, done: writePairs(state.done) }; // an undefined field is not saved
 }
 
 const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;

@@ -3,21 +3,28 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * Why the value is not an appointment (the one asked for, when `key` is given), or undefined when it is one. The
- * least an answer must hold: what the triggers compare (key, status, start) and what Cancel decides on. Anything
- * else (a proxy's page, `{}`, another appointment) is never read as one. The reason names fields, never values.
+ * Why the value is not an appointment (the one asked for, when `key` is given), or undefined when it is one: a
+ * proxy's page, `{}` or another appointment is never read as one. The reason names fields, never values.
  */
 export function notAppointmentReason(value: unknown, key?: string): string | undefined {
 	if (value === null || typeof value !== 'object' || Array.isArray(value))
 		return 'not a JSON object';
-	const record = value as IDataObject;
-	const own = record.appointment_key;
+	const own = (value as IDataObject).appointment_key;
 	if (typeof own !== 'string' || own === '') return 'no appointment_key';
 	if (key !== undefined && own.toLowerCase() !== key.toLowerCase())
 		return 'the appointment_key of another appointment';
-	if (typeof record.status !== 'string') return 'no status';
-	if (typeof record.start_date !== 'string' || Number.isNaN(Date.parse(record.start_date)))
-		return 'no readable start_date';
+	return undefined;
+}
+
+const kind = (v: unknown) => (v === undefined ? 'missing' : v === null ? 'null' : `a ${typeof v}`);
+
+/** What makes an appointment's record unusable, or undefined: the triggers compare, and Cancel decides on, a text
+ * `status` and a readable `start_date`. */
+export function unreadableReason(record: IDataObject): string | undefined {
+	const { status, start_date: start } = record;
+	if (typeof status !== 'string') return `its status is ${kind(status)}`;
+	if (typeof start !== 'string') return `its start_date is ${kind(start)}`;
+	if (Number.isNaN(Date.parse(start))) return 'its start_date is not a date';
 	return undefined;
 }
 

@@ -1,16 +1,22 @@
 /**
- * Appointment requests. A mutation's answer that names the appointment is returned as is; an empty body, a 204 or
- * a JSON object about something else is read back with GET; anything else is an error, never reported as done. A
- * read that is not the appointment (shared/appointmentRecord.ts) is an error, never output.
+ * Appointment requests. A mutation's answer that names the appointment is returned as is (some services answer
+ * with the changed fields only); an empty body, a 204 or a JSON object about something else is read back with GET;
+ * anything else is an error, never reported as done. A read that is not the appointment, or is its record without a
+ * usable status or start (shared/appointmentRecord.ts), is an error that says which, never output.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord.js';
+import {
+	isCancelled,
+	notAppointmentReason,
+	unreadableReason,
+} from '../../shared/appointmentRecord.js';
 import { apiRequest, type ApiResponse } from '../http/apiRequest.js';
 import { answerError, recordOf, responseError } from '../http/apiErrors.js';
 import type { RequestPolicy, TransportContext } from '../http/credentialInfo.js';
 
-type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
+/** `unreadable`: a record of the appointment that cannot be used is returned (the polling trigger skips it). */
+type Opts = { itemIndex?: number; policy?: Partial<RequestPolicy>; unreadable?: 'return' };
 
 export function appointmentPath(key: string, suffix?: string): string {
 	return `appointments/${encodeURIComponent(key)}/${suffix ? `${suffix.replace(/^\/+|\/+$/g, '')}/` : ''}`;
@@ -47,21 +53,11 @@ export async function mutateAppointment(
 		body: opts.body,
 	});
 	const record = await recordOf(ctx, response, method, labels(key, opts));
-	return namesAppointment(record, key) ? record : await getAppointment(ctx, key, opts);
-}
-
-/** Some services answer a change with the changed fields only: an answer that names the appointment is taken as it. */
-function namesAppointment(record: IDataObject | undefined, key: string): record is IDataObject {
-	const own = record?.appointment_key;
-	return typeof own === 'string' && own.toLowerCase() === key.toLowerCase();
+	return notAppointmentReason(record, key) ? await getAppointment(ctx, key, opts) : record!;
 }
 
 /** GET of one appointment: its record, or undefined when the service answers 404. */
-export async function readAppointment(
-	ctx: TransportContext,
-	key: string,
-	opts: Opts = {},
-): Promise<IDataObject | undefined> {
+export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}) {
 	const response = await apiRequest(ctx, 'GET', appointmentPath(key), {
 		...labels(key, opts),
 		allowStatus: [404],
@@ -69,20 +65,18 @@ export async function readAppointment(
 	return response.statusCode === 404 ? undefined : await checkedRecord(ctx, key, response, opts);
 }
 
-/** A read's answer that is not this appointment's record (a proxy's page, an empty body, `{}`, another one) is an error. */
-async function checkedRecord(
-	ctx: TransportContext,
-	key: string,
-	response: ApiResponse,
-	opts: Opts,
-): Promise<IDataObject> {
-	const record = await recordOf(ctx, response, 'GET', labels(key, opts), false);
-	const why = notAppointmentReason(record, key);
-	if (why === undefined) return record as IDataObject;
-	const message = `The service's answer (${response.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`;
-	const description =
-		"Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment.";
-	throw answerError(ctx, response.statusCode, message, description, opts.itemIndex);
+async function checkedRecord(ctx: TransportContext, key: string, res: ApiResponse, opts: Opts) {
+	const record = (await recordOf(ctx, res, 'GET', labels(key, opts), false)) as IDataObject;
+	const notIt = notAppointmentReason(record, key);
+	const why = notIt ?? (opts.unreadable ? undefined : unreadableReason(record));
+	if (why === undefined) return record;
+	const message = notIt
+		? `The service's answer (${res.statusCode}) to the read of appointment ${key} is not that appointment (${why}); nothing is taken from it`
+		: `The service's record of appointment ${key} cannot be used: ${why}; nothing is taken from it`;
+	const description = notIt
+		? "Check that the credential's Base URL is the service's API address; if it is, the service answered with something that is not this appointment."
+		: 'The nodes need a text status and a start_date with a date, time and offset. Check this appointment in the service.';
+	throw answerError(ctx, res.statusCode, message, description, opts.itemIndex);
 }
 
 /**
@@ -137,6 +131,6 @@ async function deleteAppointment(
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));
 	}
 	const record = await recordOf(ctx, response, 'DELETE', labels(key, opts));
-	if (namesAppointment(record, key)) return record;
+	if (notAppointmentReason(record, key) === undefined) return record!;
 	return (await readAppointment(ctx, key, opts)) ?? gone;
 }
