@@ -77,7 +77,7 @@ test("the morning agenda example: Execute workflow, and the email is in the dash
 		.click();
 	const today = DateTime.now().setZone(TZ).toFormat('cccc d LLLL');
 	const row = dashboard.getByRole('row', {
-		name: new RegExp(`Today's appointments: \\d+ \\(${today}\\)`),
+		name: new RegExp(`\\[Example 1\\] Today's appointments: \\d+ \\(${today}\\)`),
 	});
 	await row.waitFor();
 	expect(await row.count()).toBe(1);
