@@ -20,7 +20,8 @@ import { DEV_DIR } from './paths';
 import { preferredPort, stopAll } from './proc';
 import { startStack, type Stack } from './stack';
 
-const USER_FOLDER = path.join(DEV_DIR, 'dev');
+// APPOINTMENTS_DEV_FOLDER: another n8n user folder (test/e2e/devSignals.test.ts runs `npm run dev` beside yours).
+const USER_FOLDER = process.env.APPOINTMENTS_DEV_FOLDER || path.join(DEV_DIR, 'dev');
 
 function readyText(stack: Stack, login: DevLogin, t0: number): string {
 	const n8nUrl = stack.n8n.url;
