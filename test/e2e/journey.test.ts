@@ -41,9 +41,9 @@ test('the n8n address `npm run dev` prints opens, once signed in, the workflow l
 		await signIn.getByTestId('password').locator('input').fill(owner.password);
 		await signIn.getByTestId('form-submit-button').click();
 		await signIn
-			.getByTestId('resources-list-item')
+			.getByTestId('resources-list-item-workflow')
 			.filter({ hasText: 'Appointments: morning agenda by email' })
-			.waitFor();
+			.waitFor({ timeout: 120_000 });
 		expect(new URL(signIn.url()).pathname).toBe(WORKFLOW_LIST);
 	} finally {
 		await fresh.close();
