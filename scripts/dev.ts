@@ -7,14 +7,21 @@
  * `npm run dev -- --queue`: the same in n8n's queue mode (scripts/queue/queueDev.ts).
  */
 import path from 'node:path';
-import { DEV_TRIGGER_WORKFLOW, DevSession, loadOrCreateLogin, type DevLogin } from './devSession';
+import {
+	DEV_TRIGGER_WORKFLOW,
+	DevSession,
+	loadOrCreateLogin,
+	WORKFLOW_LIST,
+	type DevLogin,
+} from './devSession';
 import { SetupError } from './install';
 import { installN8nWithProgress } from './installProgress';
 import { DEV_DIR } from './paths';
 import { preferredPort, stopAll } from './proc';
 import { startStack, type Stack } from './stack';
 
-const USER_FOLDER = path.join(DEV_DIR, 'dev');
+// APPOINTMENTS_DEV_FOLDER: another n8n user folder (test/e2e/devSignals.test.ts runs `npm run dev` beside yours).
+const USER_FOLDER = process.env.APPOINTMENTS_DEV_FOLDER || path.join(DEV_DIR, 'dev');
 
 function readyText(stack: Stack, login: DevLogin, t0: number): string {
 	const n8nUrl = stack.n8n.url;
@@ -23,7 +30,7 @@ function readyText(stack: Stack, login: DevLogin, t0: number): string {
 		'',
 		`Ready in ${Math.round((Date.now() - t0) / 1000)} s.`,
 		'',
-		`  n8n:       ${n8nUrl}/   (self-signed certificate: ${certPath}; accept it in the browser)`,
+		`  n8n:       ${n8nUrl}${WORKFLOW_LIST}   (self-signed certificate: ${certPath}; accept it in the browser)`,
 		`  email:     ${login.email}`,
 		`  password:  ${login.password}`,
 		'',
@@ -45,7 +52,7 @@ function readyText(stack: Stack, login: DevLogin, t0: number): string {
 		`      -H 'Authorization: Bearer ${login.sandboxAdminToken}' -H 'Content-Type: application/json' \\`,
 		`      -d '{"status":"CONFIRMED"}'`,
 		'',
-		`  Logs: ${path.relative(process.cwd(), stack.n8n.logFile)}. Press Ctrl-C to stop everything.`,
+		`  Logs: ${path.relative(process.cwd(), stack.n8n.logFile)}. Ctrl-C stops everything (from a script: SIGTERM or SIGINT to npm's process).`,
 		'',
 	].join('\n');
 }

@@ -13,6 +13,9 @@ import { activate, deactivate, type StackCore } from './stack';
 /** The example whose trigger is published in dev (a branch per event). */
 export const DEV_TRIGGER_WORKFLOW = 'apptReactToEvents';
 
+/** The page the printed n8n address opens (after signing in): the workflow list, not n8n's own start page. */
+export const WORKFLOW_LIST = '/home/workflows';
+
 export interface DevLogin {
 	email: string;
 	password: string;

@@ -109,6 +109,16 @@ export async function importOverApi(
 	return examples;
 }
 
+async function importCredentials(target: CliTarget, work: string, credentials: string) {
+	const credFile = path.join(work, 'credential.json');
+	fs.writeFileSync(credFile, credentials, { mode: 0o600 });
+	try {
+		await n8nCliOk(target, ['import:credentials', `--input=${credFile}`]);
+	} finally {
+		fs.rmSync(credFile, { force: true });
+	}
+}
+
 /**
  * Imports the credentials (the Appointments API pointing at the sandbox, and with `smtpPort` the Local mail sink)
  * and the examples through n8n's CLI, before the server starts.
@@ -123,21 +133,19 @@ export async function importAll(
 ): Promise<ExampleWorkflow[]> {
 	const work = path.join(target.userFolder, 'import');
 	fs.mkdirSync(work, { recursive: true });
-	const credFile = path.join(work, 'credential.json');
-	fs.writeFileSync(credFile, JSON.stringify(exampleCredentials(sandboxUrl, apiToken, smtpPort)), {
-		mode: 0o600,
-	});
-	try {
-		await n8nCliOk(target, ['import:credentials', `--input=${credFile}`]);
-	} finally {
-		fs.rmSync(credFile, { force: true });
-	}
-	const examples = readExamples();
+	// What was imported last time, by hash: each CLI import is an n8n boot (5-15 s), so only what changed goes in.
 	const stampFile = path.join(work, 'examples.sha256.json');
 	const stamps: Record<string, string> =
 		reimport === 'changed' && fs.existsSync(stampFile)
 			? JSON.parse(fs.readFileSync(stampFile, 'utf8'))
 			: {};
+	const credentials = JSON.stringify(exampleCredentials(sandboxUrl, apiToken, smtpPort));
+	const credentialsHash = crypto.createHash('sha256').update(credentials).digest('hex');
+	if (stamps['(credentials)'] !== credentialsHash) {
+		await importCredentials(target, work, credentials);
+		stamps['(credentials)'] = credentialsHash;
+	}
+	const examples = readExamples();
 	const todo: any[] = [];
 	for (const ex of examples) {
 		const text = filledIn(ex, calendarKey);

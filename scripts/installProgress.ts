@@ -42,7 +42,7 @@ export async function installN8nWithProgress(
 ): Promise<void> {
 	if (n8nInstalled(version)) return;
 	const t0 = Date.now();
-	// tsx passes its loader in execArgv, so the child runs the TypeScript file as this process does.
+	// execArgv holds tsx's loader (--import tsx), so the child runs the TypeScript file as this process does.
 	const child = spawn(
 		process.execPath,
 		[...process.execArgv, path.join(__dirname, 'install.ts'), version],

@@ -4,7 +4,13 @@
  * (scripts/devSession.ts). State lives under .dev/queue-dev/ and is reused by the next run.
  */
 import path from 'node:path';
-import { DEV_TRIGGER_WORKFLOW, DevSession, loadOrCreateLogin, type DevLogin } from '../devSession';
+import {
+	DEV_TRIGGER_WORKFLOW,
+	DevSession,
+	loadOrCreateLogin,
+	WORKFLOW_LIST,
+	type DevLogin,
+} from '../devSession';
 import { DEV_DIR } from '../paths';
 import { startQueueStack, type QueueStack } from './queueStack';
 
@@ -16,7 +22,7 @@ function readyText(stack: QueueStack, login: DevLogin, t0: number): string {
 		'',
 		`Ready in ${Math.round((Date.now() - t0) / 1000)} s (queue mode).`,
 		'',
-		`  n8n editor (main):   ${stack.url}/   or directly ${stack.main.url}/   (self-signed certificate)`,
+		`  n8n editor (main):   ${stack.url}${WORKFLOW_LIST}   or directly ${stack.main.url}${WORKFLOW_LIST}   (self-signed certificate)`,
 		`  e-mail / password:   ${login.email} / ${login.password}`,
 		`  Webhooks:            ${stack.url}/webhook/… -> nginx -> ${stack.webhooks.map((w) => w.name).join(', ')}`,
 		`  Workers:             ${stack.workers.map((w) => w.name).join(', ')}`,

@@ -208,9 +208,13 @@ function startedByTheDurableScheduler(runs: Record<string, Json[]>): void {
 			const [agenda, noShows] = await Promise.all([AGENDA, NO_SHOWS].map(finished));
 			expect([agenda.length, noShows.length]).toEqual([1, 1]);
 			const subjects = (await mailbox(stack)).map((m) => m.subject);
-			expect(subjects.filter((s) => s.startsWith("Today's appointments:"))).toHaveLength(1);
-			expect(subjects.filter((s) => s.startsWith('No-shows yesterday:'))).toHaveLength(1);
-			expect(subjects.filter((s) => s.startsWith('New appointment:'))).toHaveLength(2);
+			expect(
+				subjects.filter((s) => s.startsWith("[Example 1] Today's appointments:")),
+			).toHaveLength(1);
+			expect(subjects.filter((s) => s.startsWith('[Example 2] No-shows yesterday:'))).toHaveLength(
+				1,
+			);
+			expect(subjects.filter((s) => s.startsWith('[Example 7] New appointment:'))).toHaveLength(2);
 			startedByTheDurableScheduler({ [AGENDA]: agenda, [NO_SHOWS]: noShows });
 		});
 	},

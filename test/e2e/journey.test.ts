@@ -7,9 +7,10 @@
  * and each example's canvas as docs/screenshots/example-*.png (the README shows them).
  */
 import { DateTime } from 'luxon';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import { screenshot } from '../../scripts/browser';
+import { WORKFLOW_LIST } from '../../scripts/devSession';
 import { closeEditor, openEditor, settled, TZ } from '../helpers/e2e';
 import type { Stack } from '../../scripts/stack';
 
@@ -21,14 +22,33 @@ const owner = {
 };
 
 let stack: Stack;
+let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-	({ stack, context, page } = await openEditor('e2e-journey', owner));
+	({ stack, browser, context, page } = await openEditor('e2e-journey', owner));
 }, 20 * 60_000);
 
 afterAll(closeEditor);
+
+test('the n8n address `npm run dev` prints opens, once signed in, the workflow list (not the Assistant)', async () => {
+	const fresh = await browser.newContext({ baseURL: stack.n8n.url, ignoreHTTPSErrors: true });
+	try {
+		const signIn = await fresh.newPage();
+		await signIn.goto(WORKFLOW_LIST);
+		await signIn.getByTestId('emailOrLdapLoginId').locator('input').fill(owner.email);
+		await signIn.getByTestId('password').locator('input').fill(owner.password);
+		await signIn.getByTestId('form-submit-button').click();
+		await signIn
+			.getByTestId('resources-list-item-workflow')
+			.filter({ hasText: 'Appointments: morning agenda by email' })
+			.waitFor({ timeout: 120_000 });
+		expect(new URL(signIn.url()).pathname).toBe(WORKFLOW_LIST);
+	} finally {
+		await fresh.close();
+	}
+});
 
 test('the imported "Appointments API" credential: its test passes', async () => {
 	await stack.admin.ok('DELETE', '/__sandbox/requests/');
@@ -77,7 +97,7 @@ test("the morning agenda example: Execute workflow, and the email is in the dash
 		.click();
 	const today = DateTime.now().setZone(TZ).toFormat('cccc d LLLL');
 	const row = dashboard.getByRole('row', {
-		name: new RegExp(`Today's appointments: \\d+ \\(${today}\\)`),
+		name: new RegExp(`\\[Example 1\\] Today's appointments: \\d+ \\(${today}\\)`),
 	});
 	await row.waitFor();
 	expect(await row.count()).toBe(1);

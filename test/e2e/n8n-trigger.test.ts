@@ -128,7 +128,7 @@ describe('trigger in a real n8n', () => {
 			);
 			expect(hello).toMatchObject({
 				to: [FRONT_DESK],
-				subject: `New appointment: ${created.person.full_name}, ${when}`,
+				subject: `[Example 4] New appointment: ${created.person.full_name}, ${when}`,
 			});
 			expect(hello.from).toContain(SENDER);
 
@@ -149,7 +149,7 @@ describe('trigger in a real n8n', () => {
 			expect(mails).toHaveLength(2);
 			expect(mails[1]).toMatchObject({
 				to: [FRONT_DESK],
-				subject: `Canceled: ${created.person.full_name}, ${when}`,
+				subject: `[Example 4] Canceled: ${created.person.full_name}, ${when}`,
 			});
 			// send_email=false: the service sent no cancellation email to the client.
 			const { emails } = await stack.admin.ok('GET', '/__sandbox/emails/');
@@ -245,7 +245,7 @@ describe('trigger in a real n8n', () => {
 			const emailed = await mailsMatching(
 				stack,
 				3,
-				(m) => m.subject.startsWith('Appointment '),
+				(m) => m.subject.startsWith('[Example 6] Appointment '),
 				'one email per event',
 			);
 			expect(
@@ -254,9 +254,9 @@ describe('trigger in a real n8n', () => {
 					m.text.includes(created.search_code) ? 'created' : 'victim',
 				]),
 			).toEqual([
-				['Appointment created', 'created'],
-				['Appointment canceled', 'created'],
-				['Appointment updated', 'victim'],
+				['[Example 6] Appointment created', 'created'],
+				['[Example 6] Appointment canceled', 'created'],
+				['[Example 6] Appointment updated', 'victim'],
 			]);
 		} finally {
 			await deactivate(stack.api, wf).catch(() => undefined);

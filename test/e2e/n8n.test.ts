@@ -143,14 +143,14 @@ describe('example workflows run on demand', () => {
 		const [mail] = await mailsMatching(
 			stack,
 			1,
-			(m) => m.subject.startsWith("Today's appointments"),
+			(m) => m.subject.startsWith("[Example 1] Today's appointments"),
 			'the agenda email',
 		);
 		expect(await mailbox(stack)).toHaveLength(1);
 		expect(mail.from).toContain(SENDER);
 		expect(mail.to).toEqual([FRONT_DESK]);
 		expect(mail.subject).toBe(
-			`Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`,
+			`[Example 1] Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`,
 		);
 		const lines = mail.text.split('\n').filter((l) => /^\d\d:\d\d /.test(l));
 		expect(lines).toHaveLength(expected.length);
@@ -180,12 +180,12 @@ describe('example workflows run on demand', () => {
 		const [mail] = await mailsMatching(
 			stack,
 			1,
-			(m) => m.subject.startsWith('No-shows yesterday'),
+			(m) => m.subject.startsWith('[Example 2] No-shows yesterday'),
 			'the no-show email',
 		);
 		expect(mail).toMatchObject({
 			to: [FRONT_DESK],
-			subject: `No-shows yesterday: ${before.length}`,
+			subject: `[Example 2] No-shows yesterday: ${before.length}`,
 		});
 		for (const a of before)
 			expect(mail.text).toContain(`${a.person.full_name} <${a.person.email}>`);
@@ -243,12 +243,12 @@ describe('example workflows run on demand', () => {
 		const [toClient] = await mailsMatching(
 			stack,
 			1,
-			(m) => m.subject.startsWith('Your appointment has moved'),
+			(m) => m.subject.startsWith('[Example 3] Your appointment has moved'),
 			"the client's email",
 		);
 		expect(toClient).toMatchObject({
 			to: [picked.person.email],
-			subject: `Your appointment has moved to ${fmt(moved.start_date, 'ccc d LLL, HH:mm')}`,
+			subject: `[Example 3] Your appointment has moved to ${fmt(moved.start_date, 'ccc d LLL, HH:mm')}`,
 		});
 		expect(toClient.text).toContain(picked.search_code);
 		const [toDesk] = await mailsMatching(
@@ -258,7 +258,7 @@ describe('example workflows run on demand', () => {
 			"the front desk's email",
 		);
 		expect(toDesk.subject).toBe(
-			`Canceled: ${pending.person.full_name}, ${fmt(pending.start_date, 'ccc d LLL, HH:mm')}`,
+			`[Example 3] Canceled: ${pending.person.full_name}, ${fmt(pending.start_date, 'ccc d LLL, HH:mm')}`,
 		);
 	});
 
@@ -283,10 +283,10 @@ describe('example workflows run on demand', () => {
 		const [mail] = await mailsMatching(
 			stack,
 			1,
-			(m) => m.subject.startsWith('Webhook subscriptions'),
+			(m) => m.subject.startsWith('[Example 5] Webhook subscriptions'),
 			'the subscription list email',
 		);
-		expect(mail.subject).toBe(`Webhook subscriptions: ${listed.length}`);
+		expect(mail.subject).toBe(`[Example 5] Webhook subscriptions: ${listed.length}`);
 		expect(mail.text).toContain(`${created.url}  appointment.created  (${created.webhook_key})`);
 	});
 

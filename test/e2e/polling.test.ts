@@ -179,7 +179,8 @@ describe('polling trigger in a real n8n', () => {
 				expect(
 					mails.filter(
 						(m: Json) =>
-							m.subject.startsWith('New appointment:') && m.text.includes(first.search_code),
+							m.subject.startsWith('[Example 7] New appointment:') &&
+							m.text.includes(first.search_code),
 					),
 				).toHaveLength(1);
 
@@ -450,7 +451,7 @@ describe('polling trigger in a real n8n', () => {
 					(m) => m.to.includes('rita.moved@example.com'),
 					60_000,
 				);
-				expect(mail.subject).toBe(`Your appointment has moved to ${when(after)}`);
+				expect(mail.subject).toBe(`[Example 10] Your appointment has moved to ${when(after)}`);
 				expect(mail.text).toContain(`${when(before)} → ${when(after)}`);
 
 				// Once: two more polls run nothing more.

@@ -79,5 +79,8 @@ describe('the Appointments API credential', () => {
 		for (const field of credential.properties) {
 			expect(field.description).toMatch(/service dashboard: Settings › API access/);
 		}
+		// Shown under the field, not only in its tooltip; in the sandbox too (npm run dev).
+		const token = credential.properties.find((p) => p.name === 'accessToken')!;
+		expect(token.hint).toMatch(/Settings › API access[\s\S]*sandbox dashboard's API access page/);
 	});
 });

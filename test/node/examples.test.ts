@@ -81,7 +81,12 @@ describe('every example', () => {
 				(n) => !(connections[n.name]?.main ?? []).some((o) => o.length > 0),
 			);
 			expect(leaves.length).toBeGreaterThan(0);
+			// The subject says which example sent it (examples 3 and 4 both email the front desk "Canceled: …").
+			const number = file.split('-')[0];
 			for (const leaf of leaves) {
+				expect(String(leaf.parameters.subject)).toMatch(
+					new RegExp(`^=?\\[Example ${number}\\] \\S`),
+				);
 				expect(leaf).toMatchObject({
 					type: 'n8n-nodes-base.emailSend',
 					typeVersion: 2.1,
@@ -141,7 +146,7 @@ describe('1 morning agenda', () => {
 		const [email] = emails;
 		expect(email).toMatchObject({ fromEmail: 'bookings@example.com', toEmail: TEAM });
 		expect(email.subject).toBe(
-			`Today's appointments: ${expected.length} (${DateTime.now().setZone(ZONE).toFormat('cccc d LLLL')})`,
+			`[Example 1] Today's appointments: ${expected.length} (${DateTime.now().setZone(ZONE).toFormat('cccc d LLLL')})`,
 		);
 		const lines = email.text.split('\n').filter((l) => /^\d\d:\d\d /.test(l));
 		expect(lines).toEqual(
@@ -157,7 +162,7 @@ describe('1 morning agenda', () => {
 		expect(await admin.appointments()).toEqual([]);
 		const { emails } = await run('1-');
 		expect(emails).toHaveLength(1);
-		expect(emails[0].subject).toMatch(/^Today's appointments: 0 /);
+		expect(emails[0].subject).toMatch(/^\[Example 1\] Today's appointments: 0 /);
 		expect(emails[0].text).toContain('No appointments today.');
 	});
 });
@@ -178,7 +183,7 @@ test("2 mark no-shows: yesterday's CONFIRMED become NO_SHOW, and one email lists
 	expect(r.emails).toHaveLength(1);
 	expect(r.emails[0]).toMatchObject({
 		toEmail: TEAM,
-		subject: `No-shows yesterday: ${before.length}`,
+		subject: `[Example 2] No-shows yesterday: ${before.length}`,
 	});
 	for (const a of before)
 		expect(r.emails[0].text).toContain(`${person(a).full_name} <${person(a).email}>`);
@@ -204,12 +209,12 @@ test('3 reschedule and cancel: the client gets the new time, the front desk the 
 	expect(r.emails).toEqual([
 		expect.objectContaining({
 			toEmail: person(first).email,
-			subject: `Your appointment has moved to ${newStart.toFormat('ccc d LLL, HH:mm')}`,
+			subject: `[Example 3] Your appointment has moved to ${newStart.toFormat('ccc d LLL, HH:mm')}`,
 			text: expect.stringContaining(`${first.search_code}`),
 		}),
 		expect.objectContaining({
 			toEmail: TEAM,
-			subject: `Canceled: ${person(pending).full_name}, ${local(pending.start_date).toFormat('ccc d LLL, HH:mm')}`,
+			subject: `[Example 3] Canceled: ${person(pending).full_name}, ${local(pending.start_date).toFormat('ccc d LLL, HH:mm')}`,
 			text: expect.stringContaining(
 				`Appointment ${pending.search_code} of ${person(pending).full_name}`,
 			),
@@ -233,7 +238,7 @@ test('5 webhook housekeeping: create, list, update, delete, then an email with t
 	]);
 	expect(await admin.webhooks()).toHaveLength(0);
 	expect(r.emails).toHaveLength(1);
-	expect(r.emails[0].subject).toBe('Webhook subscriptions: 1');
+	expect(r.emails[0].subject).toBe('[Example 5] Webhook subscriptions: 1');
 	expect(r.emails[0].text).toContain(
 		`${String(created.url)}  appointment.created  (${String(created.webhook_key)})`,
 	);
@@ -325,7 +330,9 @@ describe('10 tell the client their appointment moved', () => {
 		]) {
 			const value = emailFor('10-', item, zone);
 			expect(value('toEmail')).toBe(person(a).email);
-			expect(value('subject')).toBe(`Your appointment has moved to ${moved.split(' → ')[1]}`);
+			expect(value('subject')).toBe(
+				`[Example 10] Your appointment has moved to ${moved.split(' → ')[1]}`,
+			);
 			expect(value('text')).toContain(`\n\n${moved}\n\n`);
 			expect(value('text')).toContain(String(person(a).full_name));
 			expect(value('text')).toContain(String(a.search_code));
@@ -353,7 +360,7 @@ describe('11 thank the client after an attended appointment', () => {
 		};
 		const value = emailFor('11-', item, ZONE);
 		expect(value('toEmail')).toBe(person(a).email);
-		expect(value('subject')).toBe(`Thank you for coming, ${person(a).full_name}`);
+		expect(value('subject')).toBe(`[Example 11] Thank you for coming, ${person(a).full_name}`);
 		expect(value('text')).toContain(
 			`at ${(a.calendar as IDataObject).name} on ${local(a.start_date).toFormat('cccc d LLLL')}.`,
 		);

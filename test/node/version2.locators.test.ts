@@ -62,6 +62,10 @@ describe('resource locators', () => {
 		await expect(
 			runOk(sb, { resource: 'appointment', operation: 'cancel', appointmentKey: rl('') }),
 		).rejects.toThrow(/Parameter "Appointment" is required/);
+		// Nothing typed in By Key: that one message, not also the pattern's "Not an appointment key".
+		await expect(
+			runOk(sb, { resource: 'appointment', operation: 'cancel', appointmentKey: rl('', 'id') }),
+		).rejects.toThrow(/has issues:\n- Parameter "Appointment" is required\.$/);
 		// A typed key that is no UUID: n8n checks the By Key mode's pattern before running.
 		await expect(
 			runOk(sb, {

@@ -361,7 +361,7 @@ describe('action node examples run on a worker', () => {
 		expect(nodeOutput(ex, 'Email the Agenda')).toHaveLength(1);
 		const { results: mails } = await stack.admin.ok('GET', '/__sandbox/mailbox/');
 		expect(mails.map((m: any) => m.subject)).toEqual([
-			`Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`,
+			`[Example 1] Today's appointments: ${expected.length} (${now.toFormat('cccc d LLLL')})`,
 		]);
 		for (const a of expected) expect(mails[0].text).toContain(a.search_code);
 	});

@@ -3,10 +3,14 @@
  * wrong: the credential test (wrong token, missing permission, unreachable host) and errors; the token never
  * leaking. Retries (429 in both Retry-After forms, 5xx, resets, time-outs) for every operation:
  * test/reliability/faults.retried.test.ts; a spent budget: test/reliability/faults.spent.test.ts. */
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+
 import { AppointmentsApi } from '../../credentials/AppointmentsApi.credentials';
 import { startFakeService } from '../helpers/fakeService';
 import { testCredential } from '../helpers/n8n';
 import type { Sandbox } from '../helpers/sandbox';
+import { testCert } from '../helpers/testCert';
 import { LIMITED, requests, run, TOKEN, useTransportSandbox } from './sandboxTransport';
 
 let sb: Sandbox;
@@ -47,6 +51,29 @@ describe('credential test', () => {
 			expect(baseUrl.hint).toContain(`${code}, ${meaning}`);
 		}
 		expect(baseUrl.hint).toMatch(/Check the address, and that n8n can reach it\.$/);
+	});
+	it('an https address with a certificate n8n does not trust: the code n8n shows is explained under Base URL', async () => {
+		const server = https.createServer(testCert('credential-self-signed', { days: 30 }), (_, res) =>
+			res.end('{}'),
+		);
+		await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+		try {
+			const { port } = server.address() as AddressInfo;
+			const result = await testCredential({
+				baseUrl: `https://127.0.0.1:${port}`,
+				accessToken: TOKEN,
+			});
+			expect(result).toMatchObject({
+				status: 'Error',
+				message: expect.stringContaining('DEPTH_ZERO_SELF_SIGNED_CERT'),
+			});
+			const baseUrl = new AppointmentsApi().properties.find((p) => p.name === 'baseUrl')!;
+			expect(baseUrl.hint).toContain(
+				'DEPTH_ZERO_SELF_SIGNED_CERT or another certificate error, the address serves https with a certificate n8n does not trust',
+			);
+		} finally {
+			server.close();
+		}
 	});
 });
 
