@@ -82,7 +82,7 @@ test('When Taken › Fail: the node fails naming the appointment in the way and 
 	expect(result.error?.message).toMatch(
 		new RegExp(`Not rescheduled: Thu 26 Nov, 10:00–10:30 is taken by ${inTheWay.search_code}`),
 	);
-	expect(String((result.error as IDataObject).description)).toMatch(
+	expect(String((result.error as unknown as IDataObject).description)).toMatch(
 		/Next free times that day: Thu 26 Nov, 11:00–11:30/,
 	);
 	expect((await apiRequests(admin)).some((r) => r.method === 'PATCH')).toBe(false);
