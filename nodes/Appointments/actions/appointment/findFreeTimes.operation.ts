@@ -1,7 +1,7 @@
 /**
  * Appointment > Find Free Times: the free start times of a calendar in a date range, one item each, from one read
- * of its appointments (Get Many's list reader, the range padded by how long appointments last and the buffer).
- * The Date Range is read as Get Many reads it, in Options › Time Zone when set, else in the account's zone.
+ * of its appointments (freeTimes.ts), the range padded by how long they last and the buffer. The Date Range is
+ * Get Many's, read in Options › Time Zone when set, else in the account's zone.
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
@@ -11,50 +11,40 @@ import { inputError, numberValue, requireUuid } from '../../shared/validation.js
 import { accountTimeZone } from '../../transport/http/credentialInfo.js';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions.js';
 import type { ItemContext, PrepareOperation } from '../types.js';
-import {
-	DAY_NAMES,
-	freeStarts,
-	MINUTE,
-	readBusy,
-	readOpeningHours,
-	slotItem,
-	startsOf,
-	type Window,
-} from './freeTimes.js';
+import * as free from './freeTimes.js';
 import { DATE_RANGES } from './getAll.fields.js';
 import { customRangeFields } from './getAll.filters.js';
 import { dateRangeWindow } from './getAll.operation.js';
 
-const minutes = (
-	name: string,
-	displayName: string,
-	fallback: number,
-	description: string,
-): INodeProperties => ({
-	displayName,
-	name,
-	type: 'number',
-	typeOptions: { minValue: fallback === 0 ? 0 : 1, numberPrecision: 0 },
-	default: fallback,
-	description,
-});
-
-const dayOptions = DAY_NAMES.map((value) => ({
-	name:
-		value === 'everyDay'
-			? 'Every Day'
-			: value === 'weekdays'
-				? 'Monday to Friday'
-				: value[0].toUpperCase() + value.slice(1),
-	value,
-}));
-const time = (displayName: string, name: string, fallback: string): INodeProperties => ({
+/** [name, label, default, description] of the minute fields, in the editor's order. */
+const MINUTES: Array<[string, string, number, string]> = [
+	['duration', 'Duration (Minutes)', 30, 'How long the appointment to place lasts'],
+	['startEvery', 'Start Times Every (Minutes)', 15, 'From the start of each opening range'],
+	['buffer', 'Buffer (Minutes)', 0, 'Free time kept before and after every existing appointment'],
+	[
+		'existingDuration',
+		'Existing Appointments Last (Minutes)',
+		0,
+		"How long each existing appointment lasts: the service's records carry a start and no end. 0: the same as Duration.",
+	],
+];
+const [duration, ...slotFields] = MINUTES.map(
+	([name, displayName, value, description]): INodeProperties => ({
+		displayName,
+		name,
+		type: 'number',
+		default: value,
+		description,
+		typeOptions: { minValue: value === 0 ? 0 : 1, numberPrecision: 0 },
+	}),
+);
+const time = (displayName: string, name: string, value: string): INodeProperties => ({
 	displayName,
 	name,
 	type: 'string',
-	default: fallback,
-	placeholder: fallback,
-	description: "Wall-clock time in the account's time zone, HH:mm (To may be 24:00)",
+	default: value,
+	placeholder: value,
+	description: "Wall clock in the account's time zone, HH:mm (To may be 24:00)",
 });
 
 export const properties: INodeProperties[] = [
@@ -68,16 +58,14 @@ export const properties: INodeProperties[] = [
 		options: DATE_RANGES.filter((range) => range.value !== 'all'),
 	},
 	...customRangeFields(),
-	minutes('duration', 'Duration (Minutes)', 30, 'How long the appointment to place lasts'),
+	duration,
 	{
 		displayName: 'Opening Hours',
 		name: 'openingHours',
 		type: 'fixedCollection',
 		typeOptions: { multipleValues: true },
-		placeholder: 'Add Opening Hours',
 		default: { ranges: [{ day: 'weekdays', from: '09:00', to: '17:00' }] },
-		description:
-			"When appointments can take place, in the account's time zone; add several ranges for one day (e.g. a lunch break)",
+		description: "In the account's time zone; several ranges for one day leave out a lunch break",
 		options: [
 			{
 				displayName: 'Range',
@@ -87,7 +75,7 @@ export const properties: INodeProperties[] = [
 						displayName: 'Day',
 						name: 'day',
 						type: 'options',
-						options: dayOptions,
+						options: free.DAY_OPTIONS,
 						default: 'weekdays',
 					},
 					time('From', 'from', '09:00'),
@@ -96,90 +84,62 @@ export const properties: INodeProperties[] = [
 			},
 		],
 	},
-	minutes(
-		'startEvery',
-		'Start Times Every (Minutes)',
-		15,
-		'The grid of start times, counted from the start of each opening range',
-	),
-	minutes(
-		'buffer',
-		'Buffer (Minutes)',
-		0,
-		'Free time kept before and after every existing appointment',
-	),
-	minutes(
-		'existingDuration',
-		'Existing Appointments Last (Minutes)',
-		0,
-		"How long each existing appointment lasts. The service's records carry a start and no end, so this is how their end is known; 0 means the same as Duration.",
-	),
+	...slotFields,
 	...returnAllOrLimit('free times'),
 	optionsCollection(true),
 ];
 
-const number = (ctx: IExecuteFunctions, i: number, name: string, label: string, min: number) =>
-	numberValue(ctx.getNode(), ctx.getNodeParameter(name, i), label, i, {
-		min,
-		max: 1440,
-		whole: true,
-	}) ?? min;
+/** The Date Range read in `zone`: both ends are needed (a Custom range with one alone is refused). */
+function rangeIn(ctx: IExecuteFunctions, item: ItemContext, zone: string): free.Window {
+	const preset = ctx.getNodeParameter('dateRange', item.itemIndex, '') as DateRangePreset;
+	const { from, to } = dateRangeWindow(ctx, { ...item, zone: () => zone }, preset) ?? {};
+	if (from !== undefined && to !== undefined) return { from, to };
+	const [label, i] = [from === undefined ? 'Start Date' : 'End Date', item.itemIndex];
+	throw inputError(ctx.getNode(), label, i, 'a date: Find Free Times needs both ends');
+}
 
-/** The Date Range read in `zone`; both ends are needed (Custom with one alone is refused). */
-function rangeIn(ctx: IExecuteFunctions, item: ItemContext, zone: string): Window {
-	const preset = ctx.getNodeParameter('dateRange', item.itemIndex, 'next7Days') as DateRangePreset;
-	const window = dateRangeWindow(ctx, { ...item, zone: () => zone }, preset);
-	if (window?.from === undefined || window.to === undefined) {
-		const label = window?.from === undefined ? 'Start Date' : 'End Date';
-		throw inputError(
-			ctx.getNode(),
-			label,
-			item.itemIndex,
-			'a date: Find Free Times needs both ends of a Custom range',
+function readRules(ctx: IExecuteFunctions, i: number): free.SlotRules {
+	const [duration, grid, buffer, existing] = MINUTES.map(([name, label, value]) => {
+		const rule = { min: value === 0 ? 0 : 1, max: 1440, whole: true };
+		return (
+			numberValue(ctx.getNode(), ctx.getNodeParameter(name, i, value), label, i, rule) ?? value
 		);
-	}
-	return { from: window.from, to: window.to };
+	});
+	return { duration, grid, buffer, existing: existing || duration };
 }
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
-	const calendar = requireUuid(
-		this.getNode(),
-		locatorValue(this.getNodeParameter('calendar', i)),
-		'Calendar',
-		i,
-	);
+	const calendarKey = locatorValue(this.getNodeParameter('calendar', i));
+	const calendar = requireUuid(this.getNode(), calendarKey, 'Calendar', i);
 	rangeIn(this, item, item.zone());
-	const duration = number(this, i, 'duration', 'Duration (Minutes)', 1);
-	const rules = {
-		duration,
-		grid: number(this, i, 'startEvery', 'Start Times Every (Minutes)', 1),
-		buffer: number(this, i, 'buffer', 'Buffer (Minutes)', 0),
-		existing:
-			number(this, i, 'existingDuration', 'Existing Appointments Last (Minutes)', 0) || duration,
-	};
-	const hours = readOpeningHours(this, i);
-	const limit = readLimit(this, i);
+	const [rules, hours, limit] = [
+		readRules(this, i),
+		free.readOpeningHours(this, i),
+		readLimit(this, i),
+	];
 	return async () => {
 		const account = await accountTimeZone(this);
 		const zone = account ?? item.zone();
 		const window = rangeIn(this, item, item.options.timeZone ? item.zone() : zone);
-		const padded = {
-			from: window.from - (rules.existing + rules.buffer) * MINUTE,
-			to: window.to + (rules.duration + rules.buffer) * MINUTE,
-		};
-		const records = await readBusy(this, item, calendar, padded, zone);
-		const name = records.find((r) => r.calendar)?.calendar as { name?: unknown } | undefined;
-		const note = account
-			? {}
-			: {
-					timeZoneNote: `The credential's Account Time Zone is empty: times are in ${zone}, ${item.options.timeZone ? "the node's Time Zone option" : "the workflow's time zone"}`,
-				};
-		return freeStarts(window, zone, hours, rules, startsOf(records, zone), limit).map((start) => ({
-			...slotItem(start, duration, zone),
-			calendar: { calendar_key: calendar, ...(name?.name !== undefined && { name: name.name }) },
+		const pad = (minutes: number) => (minutes + rules.buffer) * free.MINUTE;
+		const read = { from: window.from - pad(rules.existing), to: window.to + pad(rules.duration) };
+		const records = await free.readBusy(this, item, { calendar, window: read, zone });
+		const { name } = (records.find((r) => r.calendar)?.calendar ?? {}) as { name?: string };
+		const source = item.options.timeZone
+			? "the node's Time Zone option"
+			: "the workflow's time zone";
+		const note = `The credential's Account Time Zone is empty: times are in ${zone}, ${source}`;
+		const starts = free.freeStarts(
+			{ window, zone, hours, rules },
+			free.startsOf(records, zone),
+			limit,
+		);
+		return starts.map((start) => ({
+			...free.slotItem(start, rules.duration, zone),
+			calendar: { calendar_key: calendar, ...(name !== undefined && { name }) },
 			timeZone: zone,
-			...note,
+			...(account === undefined && { timeZoneNote: note }),
 		}));
 	};
 };

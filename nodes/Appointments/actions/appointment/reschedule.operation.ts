@@ -23,8 +23,9 @@ import {
 } from '../../transport/resources/appointmentCalls.js';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
-import type { ItemContext, PrepareOperation } from '../types.js';
-import { freeStarts, MINUTE, readBusy, slotItem, startsOf, whenLine } from './freeTimes.js';
+import type { ItemContext, PreparedRun, PrepareOperation } from '../types.js';
+import { freeStarts, MINUTE, readBusy, slotItem, startsOf } from './freeTimes.js';
+import { startInstant } from '../../shared/dateWindow.js';
 
 const onlyIfFree = { show: { onlyIfFree: [true] } };
 
@@ -77,96 +78,75 @@ export const properties: INodeProperties[] = [
 	optionsCollection(true),
 ];
 
-type Check = { duration: number; fail: boolean; key: string; start: number };
+type Check = { duration: number; fail: boolean; key: string; start: number; calendar?: string };
 
 /** The calendar from the new start's slot to the end of its day: who is in the way, and the day's next free starts. */
-async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, calendar: string) {
+async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check) {
 	const zone = (await accountTimeZone(ctx)) ?? item.zone();
-	const { start, duration, key } = check;
-	const length = duration * MINUTE;
+	const { start, duration, key: except, calendar } = check;
 	const local = DateTime.fromMillis(start, { zone });
-	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + length);
-	const records = await readBusy(
-		ctx,
-		item,
-		calendar || undefined,
-		{ from: start - length, to },
-		zone,
-		key,
-	);
+	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + duration * MINUTE);
+	const read = { from: start - duration * MINUTE, to };
+	const records = await readBusy(ctx, item, { calendar, window: read, zone, except });
+	// The rest of that day, on a 15-minute grid, appointments lasting as long as this one.
 	const from = Math.ceil((local.hour * 60 + local.minute + local.second / 60) / 15) * 15;
 	const hours = new Map([[local.weekday, [{ from, to: 1440 }]]]);
 	const rules = { duration, buffer: 0, grid: 15, existing: duration };
-	const free = freeStarts({ from: start + 1, to }, zone, hours, rules, startsOf(records, zone), 5);
-	const conflicts = records
-		.filter((r) => Math.abs(Date.parse(String(r.start_date)) - start) < length)
-		.map((r) => ({
-			appointment_key: r.appointment_key,
-			search_code: r.search_code,
-			start_date: r.start_date,
-			when: whenLine(Date.parse(String(r.start_date)), duration, zone),
-			person: (r.person as IDataObject | undefined)?.full_name,
-		}));
-	return {
-		conflicts,
-		nextFreeTimes: free.map((s) => slotItem(s, duration, zone)),
-		requested: slotItem(start, duration, zone),
-	};
+	const query = { window: { from: start + 1, to }, zone, hours, rules };
+	const inTheWay = records.filter(
+		(r) => Math.abs(startInstant(r.start_date, zone) - start) < duration * MINUTE,
+	);
+	const conflicts = inTheWay.map((r) => ({
+		appointment_key: r.appointment_key,
+		search_code: r.search_code,
+		start_date: r.start_date,
+		when: slotItem(startInstant(r.start_date, zone), duration, zone).when,
+		person: (r.person as IDataObject | undefined)?.full_name,
+	}));
+	const nextFreeTimes = freeStarts(query, startsOf(records, zone), 5).map((s) =>
+		slotItem(s, duration, zone),
+	);
+	return { requested: slotItem(start, duration, zone), conflicts, nextFreeTimes };
 }
 
 /** Whether the service refused the move as a taken slot: any 409, or a 400 whose message says so. */
-const refusedAsTaken = (error: unknown) =>
-	error instanceof NodeApiError &&
-	(error.httpCode === '409' ||
-		(error.httpCode === '400' &&
-			/slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(
-				`${error.message} ${error.description}`,
-			)));
+function refusedAsTaken(error: unknown): error is NodeApiError {
+	const text = error instanceof NodeApiError ? `${error.message} ${error.description}` : '';
+	const taken = /slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(text);
+	return (
+		error instanceof NodeApiError &&
+		(error.httpCode === '409' || (error.httpCode === '400' && taken))
+	);
+}
 
+/** Only If Free: the move when the slot is free (then re-checked), else `rescheduled: false` or the node's error. */
 async function movedIfFree(
 	ctx: IExecuteFunctions,
 	item: ItemContext,
-	check: Check,
-	move: () => Promise<IDataObject>,
+	given: Check,
+	move: PreparedRun,
 ) {
 	const opts = { itemIndex: item.itemIndex, policy: item.policy };
-	const current = await getAppointment(ctx, check.key, opts);
-	const calendar = String((current.calendar as IDataObject | undefined)?.calendar_key ?? '');
-	let seen = await around(ctx, item, check, calendar);
-	let refusal: string | undefined;
+	const calendar = ((await getAppointment(ctx, given.key, opts)).calendar as IDataObject)
+		?.calendar_key;
+	const check = { ...given, calendar: typeof calendar === 'string' ? calendar : undefined };
+	let [seen, refusal] = [await around(ctx, item, check), undefined as string | undefined];
 	if (seen.conflicts.length === 0) {
 		try {
-			const record = await move();
-			return {
-				...record,
-				rescheduled: true,
-				conflictsAfterMove: (await around(ctx, item, check, calendar)).conflicts,
-			};
+			const record = (await move()) as IDataObject;
+			const { conflicts } = await around(ctx, item, check);
+			return { ...record, rescheduled: true, conflictsAfterMove: conflicts };
 		} catch (error) {
 			if (!refusedAsTaken(error)) throw error;
-			refusal = (error as Error).message;
-			seen = await around(ctx, item, check, calendar);
+			[seen, refusal] = [await around(ctx, item, check), error.message];
 		}
 	}
-	const taken = {
-		appointment_key: check.key,
-		rescheduled: false,
-		reason: 'slot taken',
-		...(refusal && { refusedByService: refusal }),
-		...seen,
-	};
-	if (!check.fail) return taken;
-	const who =
-		seen.conflicts.map((c) => `${c.search_code} (${c.when})`).join(', ') ||
-		'the service refused it';
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`Not rescheduled: ${seen.requested.when} is taken by ${who}`,
-		{
-			itemIndex: item.itemIndex,
-			description: `Next free times that day: ${seen.nextFreeTimes.map((s) => s.when).join('; ') || 'none'}`,
-		},
-	);
+	const taken = { appointment_key: check.key, rescheduled: false, reason: 'slot taken', ...seen };
+	if (!check.fail) return { ...taken, ...(refusal && { refusedByService: refusal }) };
+	const who = seen.conflicts.map((c) => `${c.search_code} (${c.when})`).join(', ');
+	const message = `Not rescheduled: ${seen.requested.when} is taken by ${who || `the service's answer: ${refusal}`}`;
+	const description = `Next free times that day: ${seen.nextFreeTimes.map((s) => s.when).join('; ') || 'none'}`;
+	throw new NodeOperationError(ctx.getNode(), message, { itemIndex: item.itemIndex, description });
 }
 
 export const prepare: PrepareOperation = function (item) {
@@ -187,16 +167,14 @@ export const prepare: PrepareOperation = function (item) {
 			policy: item.policy,
 		});
 	if (this.getNodeParameter('onlyIfFree', i, false) !== true) return move;
-	const duration = this.getNodeParameter('duration', i, 30);
+	const [rule, duration] = [
+		{ min: 1, max: 1440, whole: true },
+		this.getNodeParameter('duration', i, 30),
+	];
 	const check: Check = {
 		key,
 		start: Date.parse(startDate),
-		duration:
-			numberValue(this.getNode(), duration, 'Appointments Last (Minutes)', i, {
-				min: 1,
-				max: 1440,
-				whole: true,
-			}) ?? 30,
+		duration: numberValue(this.getNode(), duration, 'Appointments Last (Minutes)', i, rule) ?? 30,
 		fail: this.getNodeParameter('whenTaken', i, 'output') === 'error',
 	};
 	return async () => await movedIfFree(this, item, check, move);
