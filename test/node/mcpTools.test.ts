@@ -36,7 +36,13 @@ const answer = (items: IDataObject[]) => ({
 
 function appointmentsServer(): McpServer {
 	const server = new McpServer({ name: 'appointments', version: '1.0.0' });
-	server.registerTool(
+	// The SDK's registerTool types its handler from the zod shape, deeper than tsc instantiates: typed by hand.
+	const registerTool = server.registerTool.bind(server) as unknown as (
+		name: string,
+		config: { description: string; inputSchema: Record<string, z.ZodTypeAny> },
+		handler: (args: any) => Promise<ReturnType<typeof answer>>,
+	) => void;
+	registerTool(
 		'find_free_times',
 		{
 			description: toolDescription('findFreeTimes'),
@@ -60,7 +66,7 @@ function appointmentsServer(): McpServer {
 				),
 			),
 	);
-	server.registerTool(
+	registerTool(
 		'reschedule_appointment',
 		{
 			description: toolDescription('reschedule'),
