@@ -94,7 +94,8 @@ function rangeIn(ctx: IExecuteFunctions, item: ItemContext, zone: string): free.
 	const preset = ctx.getNodeParameter('dateRange', item.itemIndex, '') as DateRangePreset;
 	const { from, to } = dateRangeWindow(ctx, { ...item, zone: () => zone }, preset) ?? {};
 	if (from !== undefined && to !== undefined) return { from, to };
-	const [label, i] = [from === undefined ? 'Start Date' : 'End Date', item.itemIndex];
+	const end = from === undefined ? 'Start Date' : 'End Date';
+	const [label, i] = [preset === 'custom' ? end : 'Date Range', item.itemIndex];
 	throw inputError(ctx.getNode(), label, i, 'a date: Find Free Times needs both ends');
 }
 
