@@ -2,7 +2,9 @@
  * Part 10: Find Free Times over a month of a busy calendar (2,000 appointments; 200 in --smoke) against Get Many
  * reading the same pages (its Date Range set to the window Find Free Times reads, the same calendar), both through
  * the n8n-core harness, alternating in the same run. Targets: Find Free Times' list requests are the pages needed
- * (ceil(appointments in its window / page size)), its time within 1.2 of Get Many's (paired wall-time ratio).
+ * (ceil(appointments in its window / page size)), its time within 1.2 of Get Many's: CPU time of the process
+ * (client and in-process sandbox, the same pages for both), paired round by round, as part 1 judges what our code
+ * adds (wall time on a shared 2-core machine swings by half between rounds); wall time is context.
  */
 import {
 	ADMIN_TOKEN,
@@ -85,11 +87,11 @@ export async function runFreeTimesPart(ctx: PartContext): Promise<Row[]> {
 		});
 		const pages = Math.ceil(total / pageSize);
 		const samePages = JSON.stringify(queries.freeTimes) === JSON.stringify(queries.getMany);
-		const ratio = pairedRatio(s.wallMs.freeTimes, s.wallMs.getMany);
-		const [f, g] = [median(s.wallMs.freeTimes), median(s.wallMs.getMany)];
-		ctx.log(
-			`part 10: Find Free Times ${f.toFixed(0)} ms, Get Many ${g.toFixed(0)} ms, ratio ${ratio.toFixed(3)}`,
-		);
+		const ratio = pairedRatio(s.cpuMs.freeTimes, s.cpuMs.getMany);
+		const [f, g] = [median(s.cpuMs.freeTimes), median(s.cpuMs.getMany)];
+		const wall = pairedRatio(s.wallMs.freeTimes, s.wallMs.getMany);
+		const [fw, gw] = [median(s.wallMs.freeTimes), median(s.wallMs.getMany)];
+		ctx.log(`part 10: CPU time: Find Free Times ${f.toFixed(0)} ms, Get Many ${g.toFixed(0)} ms`);
 		return [
 			{
 				part: 10,
@@ -104,13 +106,23 @@ export async function runFreeTimesPart(ctx: PartContext): Promise<Row[]> {
 			},
 			{
 				part: 10,
-				name: 'Find Free Times / Get Many reading the same pages, wall time (free times computed on top)',
+				name: 'Find Free Times / Get Many reading the same pages, CPU time (free times computed on top)',
 				value: round(f, 1),
 				baseline: round(g, 1),
 				unit: 'ms',
 				ratio: round(ratio, 3),
 				target: '<= 1.2',
 				met: ratio <= 1.2,
+				details: { freeTimesCpuMs: s.cpuMs.freeTimes, getManyCpuMs: s.cpuMs.getMany },
+			},
+			{
+				part: 10,
+				name: 'Context: the same, wall time',
+				value: round(fw, 1),
+				baseline: round(gw, 1),
+				unit: 'ms',
+				ratio: round(wall, 3),
+				target: '(context)',
 				details: { freeTimesMs: s.wallMs.freeTimes, getManyMs: s.wallMs.getMany },
 			},
 		];

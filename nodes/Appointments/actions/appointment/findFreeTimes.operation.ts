@@ -136,8 +136,9 @@ export const prepare: PrepareOperation = function (item) {
 			free.startsOf(records, zone),
 			limit,
 		);
+		const offsetOf = free.offsetsOf(zone);
 		return starts.map((start) => ({
-			...free.slotItem(start, rules.duration, zone),
+			...free.slotItem(start, rules.duration, offsetOf),
 			calendar: { calendar_key: calendar, ...(name !== undefined && { name }) },
 			timeZone: zone,
 			...(account === undefined && { timeZoneNote: note }),

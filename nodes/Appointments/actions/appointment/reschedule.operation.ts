@@ -24,7 +24,7 @@ import {
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { ItemContext, PreparedRun, PrepareOperation } from '../types.js';
-import { freeStarts, MINUTE, readBusy, slotItem, startsOf } from './freeTimes.js';
+import { freeStarts, MINUTE, offsetsOf, readBusy, slotItem, startsOf } from './freeTimes.js';
 import { startInstant } from '../../shared/dateWindow.js';
 
 const onlyIfFree = { show: { onlyIfFree: [true] } };
@@ -85,6 +85,7 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check) {
 	const zone = (await accountTimeZone(ctx)) ?? item.zone();
 	const { start, duration, key: except, calendar } = check;
 	const local = DateTime.fromMillis(start, { zone });
+	const offsetOf = offsetsOf(zone);
 	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + duration * MINUTE);
 	const read = { from: start - duration * MINUTE, to };
 	const records = await readBusy(ctx, item, { calendar, window: read, zone, except });
@@ -100,13 +101,13 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check) {
 		appointment_key: r.appointment_key,
 		search_code: r.search_code,
 		start_date: r.start_date,
-		when: slotItem(startInstant(r.start_date, zone), duration, zone).when,
+		when: slotItem(startInstant(r.start_date, zone), duration, offsetOf).when,
 		person: (r.person as IDataObject | undefined)?.full_name,
 	}));
 	const nextFreeTimes = freeStarts(query, startsOf(records, zone), 5).map((s) =>
-		slotItem(s, duration, zone),
+		slotItem(s, duration, offsetOf),
 	);
-	return { requested: slotItem(start, duration, zone), conflicts, nextFreeTimes };
+	return { requested: slotItem(start, duration, offsetOf), conflicts, nextFreeTimes };
 }
 
 /** Whether the service refused the move as a taken slot: any 409, or a 400 whose message says so. */
