@@ -101,7 +101,7 @@ const PARTS: PartSpec[] = [
 ];
 
 const USAGE = `usage: npm run bench -- [--smoke] [--n8n] [--queue] [--only=1,3]
-  (no flag)  parts 1-5 and 7 at full size, judged against their targets
+  (no flag)  parts 1-5, 7 and 10 at full size, judged against their targets
   --smoke    tiny sizes: checks that every part runs; targets are not judged
   --n8n      adds parts 6 and 8 (a real n8n each)
   --queue    adds part 9 (n8n's queue mode against its regular mode)
