@@ -133,14 +133,17 @@ async function movedIfFree(
 	const check = { ...given, calendar: typeof calendar === 'string' ? calendar : undefined };
 	let [seen, refusal] = [await around(ctx, item, check), undefined as string | undefined];
 	if (seen.conflicts.length === 0) {
-		try {
-			const record = (await move()) as IDataObject;
+		// A refusal as a taken slot is an answer; any other failure stays the node's error, as without the check.
+		const refused = (error: unknown) => {
+			if (refusedAsTaken(error)) return error.message;
+			throw error;
+		};
+		const moved = await move().then((record) => ({ record: record as IDataObject }), refused);
+		if (typeof moved !== 'string') {
 			const { conflicts } = await around(ctx, item, check);
-			return { ...record, rescheduled: true, conflictsAfterMove: conflicts };
-		} catch (error) {
-			if (!refusedAsTaken(error)) throw error;
-			[seen, refusal] = [await around(ctx, item, check), error.message];
+			return { ...moved.record, rescheduled: true, conflictsAfterMove: conflicts };
 		}
+		[seen, refusal] = [await around(ctx, item, check), moved];
 	}
 	const taken = { appointment_key: check.key, rescheduled: false, reason: 'slot taken', ...seen };
 	if (!check.fail) return { ...taken, ...(refusal && { refusedByService: refusal }) };
