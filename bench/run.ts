@@ -91,10 +91,17 @@ const PARTS: PartSpec[] = [
 		timeoutSec: { full: 2400, smoke: 1500 },
 		run: async (ctx) => (await import('./parts/queue')).runQueuePart(ctx),
 	},
+	{
+		id: 10,
+		key: 'free-times',
+		title: 'Find Free Times over a busy month / Get Many reading the same pages',
+		timeoutSec: { full: 300, smoke: 120 },
+		run: async (ctx) => (await import('./parts/free-times')).runFreeTimesPart(ctx),
+	},
 ];
 
 const USAGE = `usage: npm run bench -- [--smoke] [--n8n] [--queue] [--only=1,3]
-  (no flag)  parts 1-5 and 7 at full size, judged against their targets
+  (no flag)  parts 1-5, 7 and 10 at full size, judged against their targets
   --smoke    tiny sizes: checks that every part runs; targets are not judged
   --n8n      adds parts 6 and 8 (a real n8n each)
   --queue    adds part 9 (n8n's queue mode against its regular mode)
@@ -282,6 +289,7 @@ async function main(): Promise<void> {
 		4,
 		5,
 		7,
+		10,
 		...(args.n8n ? [6, 8] : []),
 		...(args.queue ? [9] : []),
 	];

@@ -45,6 +45,9 @@ const HELP = `Usage: npm run sandbox -- [options]
   --latency-ms N             added to every API response
   --repeat-cancel idempotent|email-again|not-found
                              a DELETE of an already cancelled appointment (default idempotent)
+  --taken-slot allow|conflict|bad-request
+                             a reschedule onto a taken slot: accepted (default), 409 or 400
+  --slot-minutes N           how long an appointment takes its slot, for --taken-slot (default 30)
   --help                     this text
 `;
 
@@ -111,6 +114,8 @@ const FLAGS = {
 	'allow-insecure-callbacks': { type: 'boolean' },
 	'latency-ms': { type: 'string' },
 	'repeat-cancel': { type: 'string' },
+	'taken-slot': { type: 'string' },
+	'slot-minutes': { type: 'string' },
 	help: { type: 'boolean' },
 } as const;
 
@@ -181,6 +186,8 @@ function toOptions(values: Values): SandboxOptions {
 			'email-again',
 			'not-found',
 		] as const),
+		takenSlot: oneOf('taken-slot', s('taken-slot'), ['allow', 'conflict', 'bad-request'] as const),
+		slotMinutes: int('slot-minutes', s('slot-minutes'), 1),
 	};
 }
 

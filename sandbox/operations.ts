@@ -96,6 +96,8 @@ export function reschedule(s: SandboxState, a: Appointment, b: Record<string, un
 				non_field_errors: [`A cancelled appointment (${a.status}) cannot be rescheduled.`],
 			}),
 		);
+	const taken = start === a.start ? undefined : takenBy(s, a, start!);
+	if (taken) return done(takenAnswer(s, taken, start!));
 	let queued: Notification[] = [];
 	if (start !== a.start) {
 		s.store.update(a.appointment_key, (x) => {
@@ -104,6 +106,28 @@ export function reschedule(s: SandboxState, a: Appointment, b: Record<string, un
 		queued = s.emit('appointment.updated', a);
 	}
 	return done(mutationAnswer(s, a), queued);
+}
+
+/** With `takenSlot` on: another active appointment of the calendar whose slot (`slotMinutes`) overlaps the new one. */
+function takenBy(s: SandboxState, a: Appointment, start: number): Appointment | undefined {
+	if (s.cfg.takenSlot === 'allow') return undefined;
+	const slot = s.cfg.slotMinutes * 60_000;
+	return s.store
+		.all()
+		.find(
+			(b) =>
+				b.appointment_key !== a.appointment_key &&
+				!b.is_cancelled &&
+				b.calendar.calendar_key === a.calendar.calendar_key &&
+				Math.abs(b.start - start) < slot,
+		);
+}
+
+function takenAnswer(s: SandboxState, taken: Appointment, start: number): Result {
+	const message = `The slot at ${formatInstant(start, s.cfg.timeZone)} is not available: appointment ${taken.search_code} is booked then.`;
+	return s.cfg.takenSlot === 'conflict'
+		? json(409, { detail: message })
+		: fieldErrors({ start_date: [message] });
 }
 
 export function cancel(s: SandboxState, a: Appointment, sendEmail: boolean): Outcome {

@@ -12,6 +12,8 @@ export type LinkQueryOrder = 'request' | 'sorted';
 export type WebhookList = 'paginated' | 'array';
 /** What a DELETE of an already cancelled appointment does (see sandbox/README.md). */
 export type RepeatCancel = 'idempotent' | 'email-again' | 'not-found';
+/** A reschedule onto a start another active appointment of the calendar takes: accepted (spec rule 2), or refused. */
+export type TakenSlot = 'allow' | 'conflict' | 'bad-request';
 
 export interface SandboxOptions {
 	port?: number;
@@ -58,6 +60,10 @@ export interface SandboxOptions {
 	latencyMs?: number;
 	/** A DELETE of an already cancelled appointment: idempotent (default), e-mails again, or answers 404. */
 	repeatCancel?: RepeatCancel;
+	/** A reschedule onto a taken slot: accepted (default), 409 `{detail}` or 400 `{start_date: [...]}` (see README). */
+	takenSlot?: TakenSlot;
+	/** How long an appointment takes its slot, for `takenSlot` (default 30 minutes). */
+	slotMinutes?: number;
 	/** Upper bound of the request log in entries (oldest entries dropped). Default 100000. */
 	maxLoggedRequests?: number;
 	/** Upper bound of the request log in bytes (approximate size in memory; oldest dropped). Default 32 MiB. */
@@ -87,6 +93,8 @@ export interface RuntimeConfig {
 	allowInsecureCallbacks: boolean;
 	latencyMs: number;
 	repeatCancel: RepeatCancel;
+	takenSlot: TakenSlot;
+	slotMinutes: number;
 	ca: string[];
 }
 
@@ -129,6 +137,8 @@ export const runtimeConfigPatch = z
 		allowInsecureCallbacks: z.boolean(),
 		latencyMs: ms,
 		repeatCancel: z.enum(['idempotent', 'email-again', 'not-found']),
+		takenSlot: z.enum(['allow', 'conflict', 'bad-request']),
+		slotMinutes: z.number().int().min(1).max(1440),
 		ca: z.union([z.string(), z.array(z.string())]),
 		tokens: z.array(z.string().min(1)).min(1),
 		restrictedTokens: z.array(z.string().min(1)),
@@ -164,6 +174,8 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 		allowInsecureCallbacks: o.allowInsecureCallbacks ?? false,
 		latencyMs: o.latencyMs ?? 0,
 		repeatCancel: o.repeatCancel ?? 'idempotent',
+		takenSlot: o.takenSlot ?? 'allow',
+		slotMinutes: o.slotMinutes ?? 30,
 		ca: caList(o.ca),
 	};
 	const { ca, ...rest } = cfg;

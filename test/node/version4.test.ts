@@ -90,6 +90,7 @@ describe('version 4 is what a new node gets', () => {
 			'appointmentKey',
 			'appointmentKey',
 			'appointmentKey',
+			'calendar',
 			'calendarKey',
 			'webhookKey',
 			'webhookKey',

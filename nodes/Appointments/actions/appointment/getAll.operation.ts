@@ -76,7 +76,7 @@ const READ: Record<
 const isUnset = (kind: FilterKind, value: unknown) =>
 	kind === 'boolean' ? value === undefined || value === '' : isBlank(value);
 
-/** The Date Range's instants, read in the item's zone; undefined for All Dates. */
+/** The Date Range's instants, read in the item's zone; undefined for All Dates (Find Free Times reads it too). */
 export function dateRangeWindow(
 	ctx: IExecuteFunctions,
 	item: ItemContext,

@@ -1,14 +1,33 @@
 /**
  * Appointment > Reschedule: PATCH /api/v3/appointments/{key}/reschedule/ {start_date} with ISO 8601 and the
- * offset of the chosen time zone; returns the updated appointment.
+ * offset of the chosen time zone; returns the updated appointment. With Only If Free, the calendar is read around
+ * the new start first (Find Free Times' read) and nothing is sent when another appointment overlaps it; a service
+ * that refuses the move as a taken slot (409, or 400 saying so) gives the same answer. After a move, one more read
+ * tells what overlaps now: another booking can land between the check and the move.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import { DateTime } from 'luxon';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
-import { offsetIsoValue } from '../../shared/validation.js';
-import { appointmentPath, mutateAppointment } from '../../transport/resources/appointmentCalls.js';
+import { numberValue, offsetIsoValue } from '../../shared/validation.js';
+import { accountTimeZone } from '../../transport/http/credentialInfo.js';
+import {
+	appointmentPath,
+	getAppointment,
+	mutateAppointment,
+} from '../../transport/resources/appointmentCalls.js';
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
-import type { PrepareOperation } from '../types.js';
+import type { ItemContext, PreparedRun, PrepareOperation } from '../types.js';
+import { freeStarts, MINUTE, offsetsOf, readBusy, slotItem, startsOf } from './freeTimes.js';
+import { startInstant } from '../../shared/dateWindow.js';
+
+const onlyIfFree = { show: { onlyIfFree: [true] } };
 
 export const properties: INodeProperties[] = [
 	appointmentKeyField,
@@ -20,10 +39,120 @@ export const properties: INodeProperties[] = [
 		default: '',
 		description:
 			"The new start; a time without an offset is read in the chosen time zone (default: the workflow's)",
-		hint: 'The service does not check that the new time is free: check availability first',
+		hint: 'The service does not check that the new time is free: turn on Only If Free, or use Find Free Times first',
+	},
+	{
+		displayName: 'Only If Free',
+		name: 'onlyIfFree',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to read the calendar around the new start first and move nothing when another appointment overlaps it',
+	},
+	{
+		displayName: 'Appointments Last (Minutes)',
+		name: 'duration',
+		type: 'number',
+		typeOptions: { minValue: 1, numberPrecision: 0 },
+		default: 30,
+		description:
+			"How long this and the calendar's other appointments last: the service's records carry a start and no end",
+		displayOptions: onlyIfFree,
+	},
+	{
+		displayName: 'When Taken',
+		name: 'whenTaken',
+		type: 'options',
+		default: 'output',
+		options: [
+			{
+				name: 'Output It',
+				value: 'output',
+				description:
+					'The item says rescheduled: false, the appointments in the way and the next free times of that day',
+			},
+			{ name: 'Fail', value: 'error', description: 'The node fails with the same information' },
+		],
+		displayOptions: onlyIfFree,
 	},
 	optionsCollection(true),
 ];
+
+type Check = { duration: number; fail: boolean; key: string; start: number; calendar?: string };
+
+/** The calendar from the new start's slot to the end of its day: who is in the way, and the day's next free starts. */
+async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check) {
+	const account = await accountTimeZone(ctx);
+	const zone = account ?? item.zone();
+	const { start, duration, key: except, calendar } = check;
+	const local = DateTime.fromMillis(start, { zone });
+	const offsetOf = offsetsOf(zone);
+	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + duration * MINUTE);
+	const read = { from: start - duration * MINUTE, to };
+	const records = await readBusy(ctx, item, { calendar, window: read, zone, account, except });
+	// The rest of that day, on a 15-minute grid, appointments lasting as long as this one.
+	const from = Math.ceil((local.hour * 60 + local.minute + local.second / 60) / 15) * 15;
+	const hours = new Map([[local.weekday, [{ from, to: 1440 }]]]);
+	const rules = { duration, buffer: 0, grid: 15, existing: duration };
+	const query = { window: { from: start + 1, to }, zone, hours, rules };
+	const inTheWay = records.filter(
+		(r) => Math.abs(startInstant(r.start_date, zone) - start) < duration * MINUTE,
+	);
+	const conflicts = inTheWay.map((r) => ({
+		appointment_key: r.appointment_key,
+		search_code: r.search_code,
+		start_date: r.start_date,
+		when: slotItem(startInstant(r.start_date, zone), duration, offsetOf).when,
+		person: (r.person as IDataObject | undefined)?.full_name,
+	}));
+	const nextFreeTimes = freeStarts(query, startsOf(records, zone), 5).map((s) =>
+		slotItem(s, duration, offsetOf),
+	);
+	return { requested: slotItem(start, duration, offsetOf), conflicts, nextFreeTimes };
+}
+
+/** Whether the service refused the move as a taken slot: any 409, or a 400 whose message says so. */
+function refusedAsTaken(error: unknown): error is NodeApiError {
+	const text = error instanceof NodeApiError ? `${error.message} ${error.description}` : '';
+	const taken = /slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(text);
+	return (
+		error instanceof NodeApiError &&
+		(error.httpCode === '409' || (error.httpCode === '400' && taken))
+	);
+}
+
+/** Only If Free: the move when the slot is free (then re-checked), else `rescheduled: false` or the node's error. */
+async function movedIfFree(
+	ctx: IExecuteFunctions,
+	item: ItemContext,
+	given: Check,
+	move: PreparedRun,
+) {
+	const opts = { itemIndex: item.itemIndex, policy: item.policy };
+	const calendar = ((await getAppointment(ctx, given.key, opts)).calendar as IDataObject)
+		?.calendar_key;
+	const check = { ...given, calendar: typeof calendar === 'string' ? calendar : undefined };
+	let [seen, refusal] = [await around(ctx, item, check), undefined as string | undefined];
+	if (seen.conflicts.length === 0) {
+		// A refusal as a taken slot is an answer; any other failure stays the node's error, as without the check.
+		const refused = (error: unknown) => {
+			if (refusedAsTaken(error)) return error.message;
+			throw error;
+		};
+		const moved = await move().then((record) => ({ record: record as IDataObject }), refused);
+		if (typeof moved !== 'string') {
+			const { conflicts } = await around(ctx, item, check);
+			return { ...moved.record, rescheduled: true, conflictsAfterMove: conflicts };
+		}
+		[seen, refusal] = [await around(ctx, item, check), moved];
+	}
+	const taken = { appointment_key: check.key, rescheduled: false, reason: 'slot taken', ...seen };
+	if (!check.fail) return { ...taken, ...(refusal && { refusedByService: refusal }) };
+	const who = seen.conflicts.map((c) => `${c.search_code} (${c.when})`).join(', ');
+	const message = `Not rescheduled: ${seen.requested.when} is taken by ${who || `the service's answer: ${refusal}`}`;
+	const description = `Next free times that day: ${seen.nextFreeTimes.map((s) => s.when).join('; ') || 'none'}`;
+	throw new NodeOperationError(ctx.getNode(), message, { itemIndex: item.itemIndex, description });
+}
 
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
@@ -36,10 +165,22 @@ export const prepare: PrepareOperation = function (item) {
 		item.zone(),
 	);
 	const body = { start_date: startDate };
-	return async () =>
+	const move = async () =>
 		await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, {
 			body,
 			itemIndex: i,
 			policy: item.policy,
 		});
+	if (this.getNodeParameter('onlyIfFree', i, false) !== true) return move;
+	const [rule, duration] = [
+		{ min: 1, max: 1440, whole: true },
+		this.getNodeParameter('duration', i, 30),
+	];
+	const check: Check = {
+		key,
+		start: Date.parse(startDate),
+		duration: numberValue(this.getNode(), duration, 'Appointments Last (Minutes)', i, rule) ?? 30,
+		fail: this.getNodeParameter('whenTaken', i, 'output') === 'error',
+	};
+	return async () => await movedIfFree(this, item, check, move);
 };
