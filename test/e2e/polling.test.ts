@@ -482,7 +482,9 @@ describe('polling trigger in a real n8n', () => {
 			const opening = (d: DateTime) =>
 				d.weekday > 5
 					? []
-					: Array.from({ length: 16 }, (_, i) => d.startOf('day').plus({ minutes: 540 + 30 * i }));
+					: Array.from({ length: 16 }, (_, i) =>
+							d.set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).plus({ minutes: 30 * i }),
+						);
 			// Dr. Busy: every opening slot (weekdays 09:00-17:00, 30 minutes) taken today and on the next weekday,
 			// but that day's 11:30 and 14:00; a canceled appointment at 11:30 and Dr. Full's at 14:00 take nothing.
 			const next = [1, 2, 3].map((d) => now.plus({ days: d })).find((d) => d.weekday <= 5)!;

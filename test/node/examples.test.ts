@@ -421,8 +421,9 @@ describe('12 move a no-show to the next free time', () => {
 		const next = [1, 2, 3].map((d) => now.plus({ days: d })).find((d) => d.weekday <= 5)!;
 		const hole = next.set({ hour: 11, minute: 30, second: 0, millisecond: 0 });
 		for (const d of [now, next])
-			for (let m = 9 * 60; m < 17 * 60; m += 30) {
-				const start = d.startOf('day').plus({ minutes: m });
+			for (let m = 0; m < 8 * 60; m += 30) {
+				// From 09:00 on the wall clock: a clock change happens at night.
+				const start = d.set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).plus({ minutes: m });
 				if (start.toMillis() !== hole.toMillis())
 					await admin.create({ start_date: start.toISO(), calendar });
 			}
