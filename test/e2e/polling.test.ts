@@ -4,8 +4,8 @@
  * POLL_EVERY seconds (pollTimesEvery: one custom cron per poll, each once a minute, which n8n accepts) instead of its
  * Every Minute, so a wait takes seconds, not up to a minute; the queue suite runs example 7 on Every Minute as
  * shipped. The time events' test publishes a workflow of its own (starting soon with Lead Time 1 minute, and
- * started) on an emptied sandbox; the last test publishes example 10 and reschedules an appointment in the
- * dashboard, through the browser, as a builder would.
+ * started) on an emptied sandbox; example 10's test reschedules an appointment in the dashboard, through the
+ * browser, as a builder would; example 12's marks three appointments No Show through the API.
  */
 import { DateTime } from 'luxon';
 
@@ -460,6 +460,116 @@ describe('polling trigger in a real n8n', () => {
 			} finally {
 				await browser.close();
 				await deactivate(api, MOVED).catch(() => undefined);
+			}
+		},
+		15 * 60_000,
+	);
+
+	test(
+		'example 12 published: two no-shows of one calendar move to its two free times, confirmed, each client emailed; a calendar without one tells the front desk',
+		async () => {
+			const NEXT_FREE = 'apptMoveNextFree';
+			await stack.admin.ok('POST', '/__sandbox/reset/', { body: { seed: 0 } });
+			await stack.admin.ok('DELETE', '/__sandbox/mailbox/');
+			const [busy, full] = [
+				{ calendar_key: '6d1c3f2a-8b4e-4c1d-9f0a-1e2d3c4b5a61', name: 'Dr. Busy' },
+				{ calendar_key: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c62', name: 'Dr. Full' },
+			];
+			const make = async (calendar: Json, start: DateTime, extra: Json = {}) =>
+				await stack.admin.ok('POST', '/__sandbox/appointments/', {
+					body: { start_date: start.toISO(), status: 'CONFIRMED', calendar, ...extra },
+				});
+			const now = DateTime.now().setZone(TZ);
+			const opening = (d: DateTime) =>
+				d.weekday > 5
+					? []
+					: Array.from({ length: 16 }, (_, i) =>
+							d.set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).plus({ minutes: 30 * i }),
+						);
+			// Dr. Busy: every opening slot (weekdays 09:00-17:00, 30 minutes) taken today and on the next weekday,
+			// but that day's 11:30 and 14:00; a canceled appointment at 11:30 and Dr. Full's at 14:00 take nothing.
+			const next = [1, 2, 3].map((d) => now.plus({ days: d })).find((d) => d.weekday <= 5)!;
+			const holes = [
+				[11, 30],
+				[14, 0],
+			].map(([hour, minute]) => next.set({ hour, minute, second: 0, millisecond: 0 }));
+			const isHole = (t: DateTime) => holes.some((h) => h.toMillis() === t.toMillis());
+			for (const t of [...opening(now), ...opening(next)].filter((x) => !isHole(x)))
+				await make(busy, t);
+			await make(busy, holes[0], { status: 'CANCELED' });
+			// Dr. Full: no free time in the 14 days the example looks ahead.
+			for (let d = 0; d <= 15; d++)
+				for (const t of opening(now.plus({ days: d }))) await make(full, t);
+			const yesterday = now.minus({ days: 1 }).set({ minute: 0, second: 0, millisecond: 0 });
+			const clients = await Promise.all(
+				['Ana Missed', 'Bruno Missed', 'Dana Full'].map(
+					async (full_name, i) =>
+						await make(i < 2 ? busy : full, yesterday.set({ hour: 10 + i }), {
+							person: { full_name, email: `${full_name.split(' ')[0].toLowerCase()}@example.com` },
+						}),
+				),
+			);
+
+			await setPollEvery(api, NEXT_FREE, 'Every Minute: Marked No-Show', POLL_EVERY);
+			const activatedAt = Date.now();
+			await activate(api, NEXT_FREE);
+			try {
+				await wholePollSince(activatedAt); // the baseline, which runs nothing
+				for (const a of clients)
+					await stack.sandboxApi.ok('PATCH', `/api/v3/appointments/${a.appointment_key}/`, {
+						body: { status: 'NO_SHOW' },
+					});
+				const mails = async () =>
+					((await stack.admin.ok('GET', '/__sandbox/mailbox/')) as Json).results.filter((m: Json) =>
+						m.subject.startsWith('[Example 12] '),
+					);
+				const got: Json[] = await pollUntil(
+					"the example's three emails",
+					async () => ((await mails()).length >= 3 ? await mails() : undefined),
+					POLL_WAIT,
+				);
+
+				// Ana and Bruno: each on one of the two free times, nothing of Dr. Busy within 30 minutes of it.
+				const when = (t: DateTime) => t.setLocale('en').toFormat('ccc d LLL, HH:mm');
+				const { appointments: list }: Json = await stack.admin.ok(
+					'GET',
+					'/__sandbox/appointments/',
+				);
+				const record = (key: string) => list.find((r: Json) => r.appointment_key === key);
+				const moved = clients.slice(0, 2).map((a) => record(a.appointment_key));
+				expect(moved.map((r) => Date.parse(r.start_date)).sort()).toEqual(
+					holes.map((h) => h.toMillis()),
+				);
+				for (const r of moved) {
+					expect(r.status).toBe('CONFIRMED');
+					const others = list.filter(
+						(o: Json) =>
+							o.appointment_key !== r.appointment_key &&
+							o.calendar.calendar_key === busy.calendar_key &&
+							!String(o.status).startsWith('CANCELED') &&
+							Math.abs(Date.parse(o.start_date) - Date.parse(r.start_date)) < 30 * 60_000,
+					);
+					expect(others).toEqual([]);
+					const start = DateTime.fromISO(r.start_date).setZone(TZ);
+					const [mail] = got.filter((m) => m.to.includes(r.person.email));
+					expect(mail.subject).toBe(`[Example 12] Your appointment has moved to ${when(start)}`);
+					expect(mail.text).toContain(
+						`${when(start)}–${start.plus({ minutes: 30 }).toFormat('HH:mm')}`,
+					);
+					expect(mail.text).toContain(r.search_code);
+				}
+				// Dana: not moved, still NO_SHOW; the front desk is told, the client is not.
+				const dana = record(clients[2].appointment_key);
+				expect(dana).toMatchObject({ status: 'NO_SHOW', start_date: clients[2].start_date });
+				const desk = got.filter((m) => m.to.includes('front-desk@example.com'));
+				expect(desk.map((m) => m.subject)).toEqual([
+					'[Example 12] Could not move the no-show of Dana Full',
+				]);
+				expect(desk[0].text).toContain('no free time in the next 14 days');
+				expect(got.filter((m) => m.to.includes('dana@example.com'))).toEqual([]);
+				expect(got).toHaveLength(3);
+			} finally {
+				await deactivate(api, NEXT_FREE).catch(() => undefined);
 			}
 		},
 		15 * 60_000,

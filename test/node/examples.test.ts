@@ -67,18 +67,32 @@ describe('every example', () => {
 			);
 
 			const working = ex.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+			const byName = (name: string) => working.find((n) => n.name === name)!;
 			for (const n of working.filter((x) => x.type.startsWith('n8n-nodes-appointments.'))) {
 				expect(n.credentials).toEqual({
 					appointmentsApi: { id: 'apptsApiCred01', name: 'Appointments API' },
 				});
-				if (n.type === 'n8n-nodes-appointments.appointments') expect(n.typeVersion).toBe(2);
+				// Version 2, or 4 where the example needs an operation only 4 offers (Find Free Times).
+				if (n.type === 'n8n-nodes-appointments.appointments')
+					expect(n.typeVersion).toBe(file.startsWith('12-') ? 4 : 2);
 			}
 			const connections = ex.connections as Record<
 				string,
 				{ main: Array<Array<{ node: string }>> }
 			>;
+			// A branch ends where its outputs lead nowhere, or only back to the Loop Over Items it came from.
+			const after = (from: string, seen = new Set<string>()): Set<string> => {
+				for (const o of connections[from]?.main ?? [])
+					for (const c of o) if (!seen.has(c.node)) after(c.node, seen.add(c.node));
+				return seen;
+			};
+			const backToLoop = (from: string, to: string) =>
+				byName(to).type === 'n8n-nodes-base.splitInBatches' && after(to).has(from);
 			const leaves = working.filter(
-				(n) => !(connections[n.name]?.main ?? []).some((o) => o.length > 0),
+				(n) =>
+					!(connections[n.name]?.main ?? []).some((o) =>
+						o.some((c) => !backToLoop(n.name, c.node)),
+					),
 			);
 			expect(leaves.length).toBeGreaterThan(0);
 			// The subject says which example sent it (examples 3 and 4 both email the front desk "Canceled: …").
@@ -367,12 +381,80 @@ describe('11 thank the client after an attended appointment', () => {
 	});
 });
 
-test('10 and 11 listen to events the polling trigger offers', () => {
+describe('12 move a no-show to the next free time', () => {
+	const ex = () => byPrefix('12-');
+	const node = (name: string) => ex().nodes.find((n) => n.name === name)!;
+
+	test('a no-show, one at a time: the first free time from now, moved there only if still free', () => {
+		expect(pollingTrigger('12-').parameters).toEqual({
+			pollTimes: { item: [{ mode: 'everyMinute' }] },
+			events: ['appointment.status_changed'],
+			filters: { statuses: ['NO_SHOW'] },
+			options: { daysBack: 2 }, // example 2 marks yesterday's at 06:00
+		});
+		expect(node('One at a Time')).toMatchObject({
+			type: 'n8n-nodes-base.splitInBatches',
+			parameters: { options: {} }, // a batch of 1
+		});
+		const [find, move] = [node('Next Free Time'), node('Move There If Still Free')];
+		// Without a free time the loop still goes on to the next no-show (and the front desk hears of it).
+		expect(find.alwaysOutputData).toBe(true);
+		expect(find.parameters).toMatchObject({
+			operation: 'findFreeTimes',
+			dateRange: 'custom',
+			startDate: '={{ $now.toISO() }}',
+			limit: 1,
+		});
+		expect(find.parameters).not.toHaveProperty('returnAll');
+		expect(move.parameters).toMatchObject({
+			operation: 'reschedule',
+			startDate: '={{ $json.start }}',
+			onlyIfFree: true,
+			whenTaken: 'output',
+			duration: find.parameters.duration,
+		});
+	});
+
+	test("Next Free Time, as the example sets it, gives the no-show's calendar's first free time after now", async () => {
+		await admin.reset({ seed: 0 });
+		const calendar = { calendar_key: '0b7a5a52-3a5c-4d0e-9a51-6c1f0f6b2f11', name: 'Dr. Free' };
+		const now = DateTime.now().setZone(ZONE);
+		const missed = await admin.create({
+			start_date: now.minus({ days: 1 }).toISO(),
+			status: 'NO_SHOW',
+			calendar,
+		});
+		// Every opening slot (weekdays 09:00-17:00) taken from today to the next weekday, but that day's 11:30.
+		const next = [1, 2, 3].map((d) => now.plus({ days: d })).find((d) => d.weekday <= 5)!;
+		const hole = next.set({ hour: 11, minute: 30, second: 0, millisecond: 0 });
+		for (const d of [now, next])
+			for (let m = 0; m < 8 * 60; m += 30) {
+				// From 09:00 on the wall clock: a clock change happens at night.
+				const start = d.set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).plus({ minutes: m });
+				if (start.toMillis() !== hole.toMillis())
+					await admin.create({ start_date: start.toISO(), calendar });
+			}
+		const item = { event: 'appointment.status_changed', data: missed, previous: {} };
+		const free = await runOk(sb, node('Next Free Time').parameters as IDataObject, {
+			input: [item],
+			version: 4,
+		});
+		expect(free).toEqual([
+			expect.objectContaining({ calendar: expect.objectContaining(calendar) }),
+		]);
+		expect(free[0]).toMatchObject({
+			when: hole.setLocale('en').toFormat('ccc d LLL, HH:mm–12:00'),
+		});
+		expect(Date.parse(String(free[0].start))).toBe(hole.toMillis());
+	});
+});
+
+test('10, 11 and 12 listen to events the polling trigger offers', () => {
 	const offered = (
 		new AppointmentsPollingTrigger().description.properties.find((p) => p.name === 'events')!
 			.options ?? []
 	).map((o) => (o as { value: string }).value);
-	for (const prefix of ['10-', '11-'])
+	for (const prefix of ['10-', '11-', '12-'])
 		for (const event of pollingTrigger(prefix).parameters.events as string[])
 			expect(offered).toContain(event);
 });
