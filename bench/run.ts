@@ -226,11 +226,11 @@ function readOutcome(
 }
 
 function table(outcomes: PartOutcome[]): string {
-	const header = ['#', 'Figure', 'Measured', 'Baseline', 'Ratio', 'Target', 'Result'];
+	const header = ['#', 'Figure', 'Measured', 'Baseline', 'Ratio', 'Spread', 'Target', 'Result'];
 	const lines: string[][] = [];
 	for (const o of outcomes) {
 		if (o.error) {
-			lines.push([String(o.part.id), o.part.title, '', '', '', '', `ERROR: ${o.error}`]);
+			lines.push([String(o.part.id), o.part.title, '', '', '', '', '', `ERROR: ${o.error}`]);
 			continue;
 		}
 		for (const r of o.rows) {
@@ -240,6 +240,7 @@ function table(outcomes: PartOutcome[]): string {
 				fmt(r.value, r.unit),
 				r.baseline === undefined ? '' : fmt(r.baseline, r.unit),
 				r.ratio === undefined ? '' : typeof r.ratio === 'number' ? r.ratio.toFixed(3) : r.ratio,
+				r.spread ?? '',
 				r.target ?? '(context)',
 				r.met === undefined ? (r.note ? 'NOT MEASURED' : '') : r.met ? 'met' : 'MISSED',
 			]);
