@@ -52,7 +52,7 @@ const PARTS: PartSpec[] = [
 		id: 4,
 		key: 'load',
 		title: 'Package load and packed size',
-		timeoutSec: { full: 150, smoke: 90 },
+		timeoutSec: { full: 300, smoke: 180 },
 		run: async (ctx) => (await import('./parts/load')).runLoadPart(ctx),
 	},
 	{
