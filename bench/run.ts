@@ -32,21 +32,21 @@ const PARTS: PartSpec[] = [
 		id: 1,
 		key: 'list',
 		title: 'Get Many, Return All (node / n8n helper loop, ideal)',
-		timeoutSec: { full: 1200, smoke: 60 },
+		timeoutSec: { full: 1200, smoke: 240 },
 		run: async (ctx) => (await import('./parts/list')).runListPart(ctx),
 	},
 	{
 		id: 2,
 		key: 'bulk',
 		title: 'Bulk Update Status (node / n8n helper loop, requests per update)',
-		timeoutSec: { full: 600, smoke: 30 },
+		timeoutSec: { full: 600, smoke: 180 },
 		run: async (ctx) => (await import('./parts/bulk')).runBulkPart(ctx),
 	},
 	{
 		id: 3,
 		key: 'trigger',
 		title: 'Trigger webhook() (node / plainest webhook()) and dedupe memory',
-		timeoutSec: { full: 450, smoke: 40 },
+		timeoutSec: { full: 450, smoke: 180 },
 		run: async (ctx) => (await import('./parts/trigger')).runTriggerPart(ctx),
 	},
 	{
@@ -60,7 +60,7 @@ const PARTS: PartSpec[] = [
 		id: 5,
 		key: 'sandbox',
 		title: 'Sandbox throughput',
-		timeoutSec: { full: 300, smoke: 30 },
+		timeoutSec: { full: 300, smoke: 120 },
 		run: async (ctx, args) =>
 			(await import('./parts/sandbox')).runSandboxPart(ctx, args.nodeMsPerPage),
 	},
@@ -75,7 +75,7 @@ const PARTS: PartSpec[] = [
 		id: 7,
 		key: 'polling',
 		title: 'Polling trigger over 10,000 watched appointments (requests, static data, time)',
-		timeoutSec: { full: 720, smoke: 60 },
+		timeoutSec: { full: 720, smoke: 180 },
 		run: async (ctx) => (await import('./parts/polling')).runPollingPart(ctx),
 	},
 	{
