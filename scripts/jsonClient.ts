@@ -8,20 +8,33 @@ export interface HttpResult<T = any> {
 	text: string;
 }
 
+/** Errors of a connection that closed before any answer came (the request may not have reached the server). */
+const CLOSED_BEFORE_ANSWER = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+/** Methods RFC 9110 lets a client send again after such a close without asking (safe, hence idempotent). */
+const RETRIED = new Set(['GET', 'HEAD']);
+
+/**
+ * A server closes an idle keep-alive connection when its own timer says so (Node's default: 5 s after the last
+ * answer). When its event loop stalls past that (n8n just after it reports ready, on a loaded machine), the timer
+ * fires before the server reads the request a client has sent on that connection meanwhile, and the request dies
+ * with "other side closed" or ECONNRESET. So GET and HEAD are sent once more, on a new connection, after such a close,
+ * and every other request goes on a connection of its own, which no server timer can be closing.
+ */
 export class JsonClient {
 	private readonly agent: Agent;
+	private readonly freshAgent: Agent;
 	constructor(
 		readonly baseUrl: string,
 		ca?: string,
 		private readonly defaultHeaders: Record<string, string> = {},
 	) {
-		// An idle connection is dropped after 1 s, well before n8n's server closes it (Node's 5 s): on a loaded machine
-		// a client that kept it for the server's hinted 4 s sent requests into a closing socket ("other side closed").
+		// An idle connection is dropped after 1 s, well before n8n's server closes it (Node's 5 s).
 		this.agent = new Agent({
 			connect: ca ? { ca } : {},
 			keepAliveTimeout: 1000,
 			keepAliveMaxTimeout: 1000,
 		});
+		this.freshAgent = new Agent({ connect: ca ? { ca } : {} });
 	}
 
 	withHeaders(headers: Record<string, string>): JsonClient {
@@ -45,13 +58,20 @@ export class JsonClient {
 			headers['content-type'] = 'application/json';
 			body = JSON.stringify(opts.body);
 		}
-		const res = await request(this.baseUrl + path, {
-			method: method as any,
-			headers,
-			body,
-			dispatcher: this.agent,
-			headersTimeout: opts.timeoutMs ?? 30000,
-			bodyTimeout: opts.timeoutMs ?? 30000,
+		const retried = RETRIED.has(method.toUpperCase());
+		const send = (fresh: boolean) =>
+			request(this.baseUrl + path, {
+				method: method as any,
+				headers,
+				body,
+				dispatcher: fresh ? this.freshAgent : this.agent,
+				reset: fresh, // connection: close, so that the fresh agent never holds an idle connection
+				headersTimeout: opts.timeoutMs ?? 30000,
+				bodyTimeout: opts.timeoutMs ?? 30000,
+			});
+		const res = await send(!retried).catch((error: { code?: string }) => {
+			if (retried && CLOSED_BEFORE_ANSWER.has(error.code ?? '')) return send(true);
+			throw error;
 		});
 		const text = await res.body.text();
 		let parsed: any = text;
@@ -77,6 +97,6 @@ export class JsonClient {
 	}
 
 	async close(): Promise<void> {
-		await this.agent.close();
+		await Promise.all([this.agent.close(), this.freshAgent.close()]);
 	}
 }

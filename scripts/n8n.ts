@@ -220,7 +220,27 @@ export function tail(file: string, bytes = 6000): string {
 	}
 }
 
-/** Starts n8n (already installed) on Node 24 serving https on localhost; resolves once readiness and REST answer 200. */
+/**
+ * Whether this start of n8n has logged the end of its start-up: n8n prints this line once it has published the
+ * published workflows (their triggers registered), which on n8n 2.x comes after /healthz/readiness says ready
+ * (docs/ci.md, "When n8n is ready").
+ */
+function startFinished(logFile: string, from: number): boolean {
+	const fd = fs.openSync(logFile, 'r');
+	try {
+		const size = fs.fstatSync(fd).size;
+		const buf = Buffer.alloc(Math.max(0, size - from));
+		fs.readSync(fd, buf, 0, buf.length, from);
+		return buf.includes('Editor is now accessible via');
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+/**
+ * Starts n8n (already installed) on Node 24 serving https on localhost; resolves once it has logged the end of its
+ * start-up and readiness and REST answer 200.
+ */
 export async function startN8n(opts: StartOptions): Promise<N8n> {
 	const cert = opts.cert ?? ensureCert();
 	const port = opts.port ?? (await freePort());
@@ -228,6 +248,7 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 	fs.mkdirSync(opts.userFolder, { recursive: true });
 	const logFile = opts.logFile ?? path.join(opts.userFolder, 'n8n.log');
 	const env = n8nEnv(opts.userFolder, port, cert, brokerPort, opts.env);
+	const logStart = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
 	const out = fs.openSync(logFile, 'a');
 	const proc = spawnGroup('n8n', NODE24, [n8nPaths(opts.version).bin, 'start'], {
 		cwd: opts.userFolder,
@@ -243,6 +264,7 @@ export async function startN8n(opts: StartOptions): Promise<N8n> {
 		await pollUntil(
 			`n8n readiness on ${url}/healthz/readiness`,
 			async () => {
+				if (!startFinished(logFile, logStart)) return undefined;
 				const r = await http.call('GET', '/healthz/readiness', { timeoutMs: 3000 });
 				if (r.status !== 200) return undefined;
 				// n8n 1.x answers readiness before its REST routes exist (a POST /rest/login is then a 404).

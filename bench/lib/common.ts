@@ -20,6 +20,8 @@ export interface Row {
 	unit: string;
 	/** value / baseline (or the quantity the target is written for; see `target`). */
 	ratio?: number | string;
+	/** How the ratio varied over the rounds it is the median of (rounds.ts spreadOf). */
+	spread?: string;
 	/** Human-readable target, e.g. "<= 1.15"; undefined for figures reported for context only. */
 	target?: string;
 	/** true/false when the row has a target; undefined for context rows. */

@@ -86,3 +86,22 @@ export function medians<C extends string>(samples: Record<C, number[]>): Record<
 export function pairedRatio(a: number[], b: number[]): number {
 	return median(a.map((value, i) => value / b[i]));
 }
+
+/** The lowest and highest of a figure over its rounds, as the table prints it: "0.95-1.31 (11 rounds)". */
+export function spreadOf(values: number[], digits = 3): string {
+	if (values.length < 2) return `${values.length} round`;
+	const s = [...values].sort((x, y) => x - y);
+	return `${s[0].toFixed(digits)}-${s[s.length - 1].toFixed(digits)} (${s.length} rounds)`;
+}
+
+/** pairedRatio with the spread of the per-round ratios. */
+export function pairedRatioSpread(a: number[], b: number[]): { ratio: number; spread: string } {
+	return { ratio: pairedRatio(a, b), spread: spreadOf(a.map((value, i) => value / b[i])) };
+}
+
+/**
+ * The CPU time our code adds over the plainest code doing the same through n8n is a regression guard, not a
+ * target: rounds on a shared machine spread by more than the few per cent a target could ask (docs/benchmarks.md).
+ */
+export const CPU_GUARD = 1.25;
+export const CPU_GUARD_TARGET = `<= ${CPU_GUARD} (guard)`;

@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { API_TOKEN, round, startSandboxProcess, type PartContext, type Row } from '../lib/common';
 import { bareLoop, helperLoopNode } from '../lib/list-loops';
 import type { loadRunNode } from '../lib/node';
-import { medians, runRounds } from '../lib/rounds';
+import { medians, runRounds, spreadOf } from '../lib/rounds';
 
 interface LatencyInput {
 	runNode: ReturnType<typeof loadRunNode>['runNode'];
@@ -80,6 +80,7 @@ function rowsOf(
 			baseline: ideal,
 			unit: 'ms',
 			ratio: round(n / ideal, 3),
+			spread: spreadOf(times.node.map((x) => x / ideal)),
 			target: '<= 2',
 			met: n / ideal <= 2,
 			details: { runs: m.latencyRuns, pageConcurrency: PAGE_CONCURRENCY, ms: all },
@@ -91,6 +92,7 @@ function rowsOf(
 			baseline: round(f, 0),
 			unit: 'ms',
 			ratio: round(n / f, 3),
+			spread: spreadOf(times.node.map((x, i) => x / times.floor[i])),
 			target: '<= 0.35',
 			met: n / f <= 0.35,
 		},

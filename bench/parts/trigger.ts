@@ -23,7 +23,7 @@
 import type { INodeType, IWebhookFunctions } from 'n8n-workflow';
 import { median, round, type PartContext, type Row } from '../lib/common';
 import { requireBuilt } from '../lib/build';
-import { medians, runRounds } from '../lib/rounds';
+import { medians, runRounds, spreadOf } from '../lib/rounds';
 import {
 	envelope,
 	harness,
@@ -166,13 +166,15 @@ async function throughputRows(ctx: PartContext, t: TriggerBench): Promise<Row[]>
 			Object.entries(wallUs).map(([k, v]) => [k, round(median(v), 3)]),
 		),
 	};
-	return rowsOf(us, Buffer.byteLength(JSON.stringify(envelope(1, 'a'))), details);
+	const spread = spreadOf(cpuUs.plain.map((plain, i) => plain / cpuUs.node[i]));
+	return rowsOf(us, Buffer.byteLength(JSON.stringify(envelope(1, 'a'))), details, spread);
 }
 
 function rowsOf(
 	us: Record<Loop, number>,
 	bodySize: number,
 	samples: Record<string, unknown>,
+	spread: string,
 ): Row[] {
 	const { bare: parseUs, n8n: n8nUs, reads: readsUs, node: nodeUs, plain: plainUs } = us;
 	const oursUs = nodeUs - n8nUs;
@@ -187,6 +189,7 @@ function rowsOf(
 			baseline: perSecond(plainUs),
 			unit: '/s',
 			ratio: round(ratio, 3),
+			spread,
 			target: '>= 0.5',
 			met: ratio >= 0.5,
 			details: {
