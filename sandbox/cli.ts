@@ -45,6 +45,9 @@ const HELP = `Usage: npm run sandbox -- [options]
   --latency-ms N             added to every API response
   --repeat-cancel idempotent|email-again|not-found
                              a DELETE of an already cancelled appointment (default idempotent)
+  --cancel-removes           a DELETE cancels and then removes the appointment (a later GET answers 404)
+  --read-lag-ms N            for N ms after its creation an appointment is not readable: GET answers 404,
+                             lists omit it (a read replica behind the primary; default 0)
   --help                     this text
 `;
 
@@ -111,6 +114,8 @@ const FLAGS = {
 	'allow-insecure-callbacks': { type: 'boolean' },
 	'latency-ms': { type: 'string' },
 	'repeat-cancel': { type: 'string' },
+	'cancel-removes': { type: 'boolean' },
+	'read-lag-ms': { type: 'string' },
 	help: { type: 'boolean' },
 } as const;
 
@@ -181,6 +186,8 @@ function toOptions(values: Values): SandboxOptions {
 			'email-again',
 			'not-found',
 		] as const),
+		cancelRemoves: flag('cancel-removes'),
+		readLagMs: int('read-lag-ms', s('read-lag-ms')),
 	};
 }
 

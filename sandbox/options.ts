@@ -58,6 +58,10 @@ export interface SandboxOptions {
 	latencyMs?: number;
 	/** A DELETE of an already cancelled appointment: idempotent (default), e-mails again, or answers 404. */
 	repeatCancel?: RepeatCancel;
+	/** A DELETE cancels and then removes the record: the event carries its last data, a later GET answers 404. Default false. */
+	cancelRemoves?: boolean;
+	/** Read-after-write lag: for this long after its creation a GET of an appointment answers 404 and lists omit it. Default 0. */
+	readLagMs?: number;
 	/** Upper bound of the request log in entries (oldest entries dropped). Default 100000. */
 	maxLoggedRequests?: number;
 	/** Upper bound of the request log in bytes (approximate size in memory; oldest dropped). Default 32 MiB. */
@@ -87,6 +91,8 @@ export interface RuntimeConfig {
 	allowInsecureCallbacks: boolean;
 	latencyMs: number;
 	repeatCancel: RepeatCancel;
+	cancelRemoves: boolean;
+	readLagMs: number;
 	ca: string[];
 }
 
@@ -129,6 +135,8 @@ export const runtimeConfigPatch = z
 		allowInsecureCallbacks: z.boolean(),
 		latencyMs: ms,
 		repeatCancel: z.enum(['idempotent', 'email-again', 'not-found']),
+		cancelRemoves: z.boolean(),
+		readLagMs: ms,
 		ca: z.union([z.string(), z.array(z.string())]),
 		tokens: z.array(z.string().min(1)).min(1),
 		restrictedTokens: z.array(z.string().min(1)),
@@ -164,6 +172,8 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 		allowInsecureCallbacks: o.allowInsecureCallbacks ?? false,
 		latencyMs: o.latencyMs ?? 0,
 		repeatCancel: o.repeatCancel ?? 'idempotent',
+		cancelRemoves: o.cancelRemoves ?? false,
+		readLagMs: o.readLagMs ?? 0,
 		ca: caList(o.ca),
 	};
 	const { ca, ...rest } = cfg;
