@@ -130,8 +130,9 @@ describe('readLagMs', () => {
 		const seeded = (await adm.ok('GET', '/__sandbox/appointments/')).count as number;
 		const all: string[] = [];
 		for (let next: string | null = `${sb.url}/api/v3/appointments/?page_size=7`; next; ) {
-			const page = await api.ok('GET', next.slice(sb.url.length));
-			all.push(...page.results.map((r: { appointment_key: string }) => r.appointment_key));
+			const page: { next: string | null; results: Array<{ appointment_key: string }> } =
+				await api.ok('GET', next.slice(sb.url.length));
+			all.push(...page.results.map((r) => r.appointment_key));
 			next = page.next;
 		}
 		expect(all).toHaveLength(seeded - 1);
