@@ -36,6 +36,8 @@ export interface RequestLogEntry {
 	fault: number | null;
 }
 
+const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
+
 /** Default byte budget of the request log (its entries' approximate size in memory). */
 export const DEFAULT_LOG_BYTES = 32 * 1024 * 1024;
 
@@ -195,7 +197,8 @@ export class SandboxState {
 	 * clock at each read, so lowering `readLagMs` at run time (to 0: the replica caught up) ends the lag at once;
 	 * a record once readable stays so.
 	 */
-	unreadable(): Set<string> {
+	unreadable(): ReadonlySet<string> {
+		if (!this.written.size) return NOTHING_HIDDEN;
 		const since = Date.now() - this.cfg.readLagMs;
 		for (const [key, at] of this.written) if (at <= since) this.written.delete(key);
 		return new Set(this.written.keys());
