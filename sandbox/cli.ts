@@ -48,6 +48,9 @@ const HELP = `Usage: npm run sandbox -- [options]
   --taken-slot allow|conflict|bad-request
                              a reschedule onto a taken slot: accepted (default), 409 or 400
   --slot-minutes N           how long an appointment takes its slot, for --taken-slot (default 30)
+  --cancel-removes           a DELETE cancels and then removes the appointment (a later GET answers 404)
+  --read-lag-ms N            for N ms after its creation an appointment is not readable: GET answers 404,
+                             lists omit it (a read replica behind the primary; default 0)
   --help                     this text
 `;
 
@@ -116,6 +119,8 @@ const FLAGS = {
 	'repeat-cancel': { type: 'string' },
 	'taken-slot': { type: 'string' },
 	'slot-minutes': { type: 'string' },
+	'cancel-removes': { type: 'boolean' },
+	'read-lag-ms': { type: 'string' },
 	help: { type: 'boolean' },
 } as const;
 
@@ -188,6 +193,8 @@ function toOptions(values: Values): SandboxOptions {
 		] as const),
 		takenSlot: oneOf('taken-slot', s('taken-slot'), ['allow', 'conflict', 'bad-request'] as const),
 		slotMinutes: int('slot-minutes', s('slot-minutes'), 1),
+		cancelRemoves: flag('cancel-removes'),
+		readLagMs: int('read-lag-ms', s('read-lag-ms')),
 	};
 }
 

@@ -143,7 +143,10 @@ export function cancel(s: SandboxState, a: Appointment, sendEmail: boolean): Out
 		x.is_cancelled = true;
 	});
 	if (sendEmail) s.recordEmail(a);
-	return done(mutationAnswer(s, a), s.emit('appointment.canceled', a));
+	const queued = s.emit('appointment.canceled', a);
+	// A service whose DELETE deletes: the event and the answer carry the record's last data, then it is gone.
+	if (s.cfg.cancelRemoves) s.store.remove(a.appointment_key);
+	return done(mutationAnswer(s, a), queued);
 }
 
 export function validateWebhook(
@@ -285,6 +288,7 @@ export function createAppointment(s: SandboxState, b: AdminCreate): Outcome {
 		owner_user: b.owner_user ?? g.owner_user,
 	};
 	s.store.insert(a);
+	s.wrote(a.appointment_key);
 	const queued = s.emit('appointment.created', a);
 	return done(json(201, internalRecord(a, tz)), queued);
 }

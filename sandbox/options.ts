@@ -64,6 +64,10 @@ export interface SandboxOptions {
 	takenSlot?: TakenSlot;
 	/** How long an appointment takes its slot, for `takenSlot` (default 30 minutes). */
 	slotMinutes?: number;
+	/** A DELETE cancels and then removes the record: the event carries its last data, a later GET answers 404. Default false. */
+	cancelRemoves?: boolean;
+	/** Read-after-write lag: for this long after its creation a GET of an appointment answers 404 and lists omit it. Default 0. */
+	readLagMs?: number;
 	/** Upper bound of the request log in entries (oldest entries dropped). Default 100000. */
 	maxLoggedRequests?: number;
 	/** Upper bound of the request log in bytes (approximate size in memory; oldest dropped). Default 32 MiB. */
@@ -95,6 +99,8 @@ export interface RuntimeConfig {
 	repeatCancel: RepeatCancel;
 	takenSlot: TakenSlot;
 	slotMinutes: number;
+	cancelRemoves: boolean;
+	readLagMs: number;
 	ca: string[];
 }
 
@@ -139,6 +145,8 @@ export const runtimeConfigPatch = z
 		repeatCancel: z.enum(['idempotent', 'email-again', 'not-found']),
 		takenSlot: z.enum(['allow', 'conflict', 'bad-request']),
 		slotMinutes: z.number().int().min(1).max(1440),
+		cancelRemoves: z.boolean(),
+		readLagMs: ms,
 		ca: z.union([z.string(), z.array(z.string())]),
 		tokens: z.array(z.string().min(1)).min(1),
 		restrictedTokens: z.array(z.string().min(1)),
@@ -176,6 +184,8 @@ export function initialConfig(o: SandboxOptions): RuntimeConfig {
 		repeatCancel: o.repeatCancel ?? 'idempotent',
 		takenSlot: o.takenSlot ?? 'allow',
 		slotMinutes: o.slotMinutes ?? 30,
+		cancelRemoves: o.cancelRemoves ?? false,
+		readLagMs: o.readLagMs ?? 0,
 		ca: caList(o.ca),
 	};
 	const { ca, ...rest } = cfg;

@@ -36,6 +36,8 @@ export interface RequestLogEntry {
 	fault: number | null;
 }
 
+const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
+
 /** Default byte budget of the request log (its entries' approximate size in memory). */
 export const DEFAULT_LOG_BYTES = 32 * 1024 * 1024;
 
@@ -107,6 +109,8 @@ export class SandboxState {
 	readonly deliveries: DeliveryEngine;
 	seedWorld!: SeedWorld;
 	rand!: Rand;
+	/** When each appointment created since the reset was written, while `readLagMs` may still hide it. */
+	private readonly written = new Map<string, number>();
 
 	constructor(readonly options: SandboxOptions) {
 		this.startCfg = initialConfig(options);
@@ -167,6 +171,7 @@ export class SandboxState {
 		this.mailbox.clear();
 		this.requests.clear();
 		this.faults.clear();
+		this.written.clear();
 		this.seed(
 			seed.seed ?? this.options.seed ?? 300,
 			seed.seedValue ?? this.options.seedValue ?? 1,
@@ -180,6 +185,23 @@ export class SandboxState {
 		if (!targets.length) return [];
 		const body = `{"event":${JSON.stringify(event)},"timestamp":${JSON.stringify(formatInstantMs(Date.now(), this.cfg.timeZone))},"data":${this.store.json(a)}}`;
 		return this.deliveries.enqueue(event, a.appointment_key, body, targets);
+	}
+
+	/** Notes a creation for the read-after-write lag. */
+	wrote(key: string) {
+		if (this.cfg.readLagMs > 0) this.written.set(key, Date.now());
+	}
+
+	/**
+	 * Keys the API's reads do not see yet (the replica `readLagMs` behind the primary). Checked on the sandbox's
+	 * clock at each read, so lowering `readLagMs` at run time (to 0: the replica caught up) ends the lag at once;
+	 * a record once readable stays so.
+	 */
+	unreadable(): ReadonlySet<string> {
+		if (!this.written.size) return NOTHING_HIDDEN;
+		const since = Date.now() - this.cfg.readLagMs;
+		for (const [key, at] of this.written) if (at <= since) this.written.delete(key);
+		return new Set(this.written.keys());
 	}
 
 	recordEmail(a: Appointment) {

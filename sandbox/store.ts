@@ -93,6 +93,15 @@ export class AppointmentStore {
 		this.changed();
 	}
 
+	/** Removes the record (a service whose DELETE deletes); its last JSON stays computable from the object. */
+	remove(key: string) {
+		const e = this.byKey.get(key.toLowerCase());
+		if (!e) return;
+		this.sorted.splice(this.indexOf(e.a), 1);
+		this.byKey.delete(e.a.appointment_key);
+		this.changed();
+	}
+
 	/** Applies `change` to the record; re-sorts it when the start moved. */
 	update(key: string, change: (a: Appointment) => void): Appointment | undefined {
 		const e = this.byKey.get(key.toLowerCase());

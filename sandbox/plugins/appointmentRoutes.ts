@@ -115,17 +115,29 @@ function listResponse(
 
 export default async function appointmentRoutes(app: FastifyInstance) {
 	const s = app.sandbox;
+	/** The filter without the records `readLagMs` still hides (writes go to the primary and see them all). */
+	const readable = (filter: ListFilter): ListFilter => {
+		const hidden = s.unreadable();
+		if (!hidden.size) return filter;
+		return {
+			...filter,
+			preds: [...filter.preds, (e) => !hidden.has(e.a.appointment_key)],
+			key: `${filter.key}|hidden:${[...hidden].sort().join(',')}`,
+		};
+	};
 
 	app.api('GET', '/api/v3/appointments/', (req) => {
 		const q = new URLSearchParams(splitUrl(req.url).search);
 		const parsed = parseListFilter(q, s.cfg.timeZone, s.cfg.dstWallClock);
 		if (parsed.errors) return fieldErrors(parsed.errors);
-		return listResponse(s, req, '/api/v3/appointments/', q, parsed.filter!);
+		return listResponse(s, req, '/api/v3/appointments/', q, readable(parsed.filter!));
 	});
 
 	app.api('GET', '/api/v3/appointments/:key/', (req) => {
 		const a = appointmentParam(s, req);
-		return a ? { status: 200, raw: s.store.json(a) } : NOT_FOUND();
+		return a && !s.unreadable().has(a.appointment_key)
+			? { status: 200, raw: s.store.json(a) }
+			: NOT_FOUND();
 	});
 
 	app.api('PATCH', '/api/v3/appointments/:key/', (req) => {

@@ -408,6 +408,33 @@ it('a new appointment named <script> shows as text; canceling it with email show
 	});
 });
 
+it('with cancelRemoves, a cancel on the dashboard shows the API answer and that the appointment is gone', async () => {
+	await adm.ok('POST', '/__sandbox/config/', { cancelRemoves: true });
+	try {
+		const a = await adm.ok('POST', '/__sandbox/appointments/', {
+			person: { full_name: 'Rita Removed', email: 'rita@example.com' },
+		});
+		await page.goto(`${sb.url}/dashboard/appointments/${a.appointment_key}/cancel`);
+		await page.getByRole('button', { name: 'Cancel appointment' }).click();
+		await page.waitForURL(/\?done=/);
+		expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+			'Canceled and removed',
+		);
+		expect(await page.getByRole('status').textContent()).toContain(
+			`DELETE /api/v3/appointments/${a.appointment_key}/?send_email=true answered 200`,
+		);
+		expect(await words(page.locator('main p').last())).toContain(
+			'The service removed this appointment after canceling it',
+		);
+		// without the action's result, the address is an unknown appointment like any other
+		const again = await page.goto(`${sb.url}/dashboard/appointments/${a.appointment_key}/`);
+		expect(again?.status()).toBe(404);
+		expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
+	} finally {
+		await adm.ok('POST', '/__sandbox/config/', { cancelRemoves: false });
+	}
+});
+
 it('the appointment list opens at today, as a calendar does; the earlier ones are a click away, and Today leads back', async () => {
 	// a seed laid around the real time: today is what the browser's clock says
 	const now = DateTime.now().setZone('America/Santiago');

@@ -150,34 +150,50 @@ describe.each(['body', 'empty'])('mutation response "%s"', (mutationResponse) =>
 	});
 });
 
-test('cancel against a service that removes what it cancels (204, then 404 on read-back): the key, cancelled', async () => {
-	await admin.config({ mutationResponse: 'empty' });
-	const k = key(9);
-	// the first read sees the appointment as it is; the read after the DELETE finds it gone
-	await admin.fault({
-		status: 200,
-		count: 1,
-		body: all[9],
-		match: { method: 'GET', path: `/api/v3/appointments/${k}/` },
+describe('cancel against a service that removes what it cancels (sandbox cancelRemoves)', () => {
+	test.each([
+		['200 with the record', 'body', 1, { status: 'CANCELED' }],
+		['200 with the record', 'body', 4, { status: 'CANCELED', already_canceled: false }],
+		['204, then 404 on read-back', 'empty', 1, { canceled: true }],
+		['204, then 404 on read-back', 'empty', 4, { canceled: true, already_canceled: false }],
+	])(
+		'%s (mutationResponse %s), node version %i: a result that says cancelled, one e-mail, the record gone',
+		async (_answer, mutationResponse, version, expected) => {
+			await admin.config({ cancelRemoves: true, mutationResponse });
+			const k = key(9);
+			const [out] = await runOk(
+				sb,
+				{ resource: 'appointment', operation: 'cancel', appointmentKey: k, sendEmail: true },
+				{ version },
+			);
+			expect(out).toMatchObject({ appointment_key: k, ...expected });
+			const sent = (await apiRequests(admin)).map((r) => `${r.method} ${r.status}`);
+			expect(sent).toEqual(
+				mutationResponse === 'empty'
+					? ['GET 200', 'DELETE 204', 'GET 404']
+					: ['GET 200', 'DELETE 200'],
+			);
+			expect((await admin.emails()).map((e) => e.appointment_key)).toEqual([k]);
+			await expect(admin.appointment(k)).rejects.toThrow(/404/);
+		},
+	);
+
+	test('an appointment the service cannot read yet (readLagMs) is cancelled all the same', async () => {
+		await admin.config({ readLagMs: 3_600_000 });
+		const created = await admin.create({});
+		const k = String(created.appointment_key);
+		const [out] = await runOk(sb, {
+			resource: 'appointment',
+			operation: 'cancel',
+			appointmentKey: k,
+		});
+		expect(out).toMatchObject({ appointment_key: k, status: 'CANCELED', already_canceled: false });
+		expect((await apiRequests(admin)).map((r) => `${r.method} ${r.status}`)).toEqual([
+			'GET 404',
+			'DELETE 200',
+		]);
+		expect((await admin.appointment(k)).is_cancelled).toBe(true);
 	});
-	await admin.fault({
-		status: 404,
-		count: 1,
-		body: { detail: 'Not found.' },
-		match: { method: 'GET', path: `/api/v3/appointments/${k}/` },
-	});
-	const [out] = await runOk(sb, {
-		resource: 'appointment',
-		operation: 'cancel',
-		appointmentKey: k,
-	});
-	// node version 4 (the default) says whether it was canceled before this run
-	expect(out).toEqual({ appointment_key: k, canceled: true, already_canceled: false });
-	expect((await apiRequests(admin)).map((r) => `${r.method} ${r.status}`)).toEqual([
-		'GET 200',
-		'DELETE 204',
-		'GET 404',
-	]);
 });
 
 describe('reschedule time-zone conversion', () => {

@@ -72,6 +72,9 @@ it('prints the URL, tokens and mail sink, serves with the flags given, and exits
 		'10,20',
 		'--repeat-cancel',
 		'not-found',
+		'--cancel-removes',
+		'--read-lag-ms',
+		'1500',
 		'--link-query-order',
 		'sorted',
 	]);
@@ -135,6 +138,8 @@ it('prints the URL, tokens and mail sink, serves with the flags given, and exits
 			pagination: 'none',
 			mutationResponse: 'empty',
 			repeatCancel: 'not-found',
+			cancelRemoves: true,
+			readLagMs: 1500,
 			linkQueryOrder: 'sorted',
 			tokens: 2,
 			restrictedTokens: 1,

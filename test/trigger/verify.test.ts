@@ -83,28 +83,50 @@ describe('Verify with API', () => {
 		).toHaveLength(3);
 	});
 
-	it('a canceled event whose appointment the service deleted (404) runs with the delivered data', async () => {
+	it('a canceled event whose appointment the service deleted (sandbox cancelRemoves) runs with the delivered data, its Filters evaluated on it', async () => {
+		const all: Json = await admin(ctx, 'GET', '/__sandbox/appointments/');
+		const [wanted, other] = [
+			...new Set<string>(all.appointments.map((a: Json) => a.calendar.calendar_key)),
+		];
 		const h = await harness(ctx, {
-			parameters: { events: ['appointment.canceled'], options: { verifyWithApi: true } },
+			parameters: {
+				events: ['appointment.canceled'],
+				filters: {
+					calendars: { calendar: [{ calendar: { __rl: true, mode: 'id', value: wanted } }] },
+				},
+				options: { verifyWithApi: true },
+			},
 		});
 		await h.activate();
-		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
-		// A service whose DELETE removes the record: every re-read of it from now on is a 404.
-		await admin(ctx, 'POST', '/__sandbox/faults/', {
-			count: 100,
-			status: 404,
-			body: { detail: 'Not found.' },
-			match: { method: 'GET', path: `/api/v3/appointments/${created.appointment_key}/` },
+		await admin(ctx, 'POST', '/__sandbox/config/', { cancelRemoves: true });
+		const mine = await admin(ctx, 'POST', '/__sandbox/appointments/', {
+			status: 'PENDING',
+			calendar: { calendar_key: wanted },
 		});
-		expect(
-			(await api(ctx, 'DELETE', `appointments/${created.appointment_key}/?send_email=false`))
-				.status,
-		).toBeLessThan(300);
-		const [delivery] = await settled(h.productionUrl, 1);
-		expect(delivery).toMatchObject({ attempt: 1, status: 200 });
-		expect(startsOf(h).map((j) => [j.event, j.data.appointment_key, j.data.status])).toEqual([
-			['appointment.canceled', created.appointment_key, 'CANCELED'],
+		const theirs = await admin(ctx, 'POST', '/__sandbox/appointments/', {
+			calendar: { calendar_key: other },
+		});
+		for (const a of [mine, theirs])
+			expect(
+				(await api(ctx, 'DELETE', `appointments/${a.appointment_key}/?send_email=false`)).status,
+			).toBe(200);
+		const delivered = await settled(h.productionUrl, 2);
+		expect(delivered.map((d) => [d.attempt, d.status])).toEqual([
+			[1, 200],
+			[1, 200],
 		]);
+		// Both re-reads were 404s: the record is gone, and the run carries what the service delivered.
+		const reReads = (await apiRequests(ctx)).filter(
+			(r) => r.method === 'GET' && r.path.startsWith('/api/v3/appointments/'),
+		);
+		expect(reReads.map((r) => r.status)).toEqual([404, 404]);
+		expect(startsOf(h).map((j) => [j.event, j.data.appointment_key, j.data.status])).toEqual([
+			['appointment.canceled', mine.appointment_key, 'CANCELED'],
+		]);
+		expect(startsOf(h)[0].data.calendar.calendar_key).toBe(wanted);
+		expect(h.responses.map((r) => (r.body as { reason?: string } | undefined)?.reason)).toContain(
+			'filtered out',
+		);
 	});
 
 	it("a gone appointment's cancellation is still filtered, on the delivered data; any event named like a cancellation counts", async () => {
@@ -138,24 +160,30 @@ describe('Verify with API', () => {
 		]);
 	});
 
-	it('a created event the service cannot read yet (read-after-write lag) is answered 503 until it can: it runs once', async () => {
+	it('a created event the service cannot read yet (sandbox readLagMs) is answered 503 until it can: it runs once', async () => {
 		const h = await harness(ctx, {
 			parameters: { events: ALL_EVENTS, options: { verifyWithApi: true } },
 		});
 		await h.activate();
-		await admin(ctx, 'POST', '/__sandbox/faults/', {
-			count: 2,
-			status: 404,
-			body: { detail: 'Not found.' },
-			match: { method: 'GET', path: '/api/v3/appointments/*' },
+		// Resends far enough apart that the replica's catching up (below) falls between two of them.
+		await admin(ctx, 'POST', '/__sandbox/config/', {
+			readLagMs: 3_600_000,
+			retrySchedule: [50, 1000, 1000, 1000, 1000, 1000],
 		});
 		const created = await admin(ctx, 'POST', '/__sandbox/appointments/', {});
+		await pollUntil('a first delivery answered 503', async () =>
+			(await deliveries(ctx)).deliveries.some((d) => d.status === 503),
+		);
+		expect(h.starts).toHaveLength(0);
+		await admin(ctx, 'POST', '/__sandbox/config/', { readLagMs: 0 }); // the replica caught up
 		const mine = await settled(h.productionUrl, 1);
-		expect(mine.map((d) => d.status)).toEqual([503, 503, 200]);
-		expect(h.responses.filter((r) => r.status === 503).map((r) => r.body)).toEqual([
-			{ received: true, started: false, reason: 'appointment not found yet' },
-			{ received: true, started: false, reason: 'appointment not found yet' },
-		]);
+		expect(mine.at(-1)).toMatchObject({ status: 200, ok: true });
+		expect(mine.slice(0, -1).map((d) => d.status)).toEqual(mine.slice(0, -1).map(() => 503));
+		expect(h.responses.find((r) => r.status === 503)?.body).toEqual({
+			received: true,
+			started: false,
+			reason: 'appointment not found yet',
+		});
 		expect(startsOf(h).map((j) => j.data)).toEqual([
 			(await api(ctx, 'GET', `appointments/${created.appointment_key}/`)).body,
 		]);

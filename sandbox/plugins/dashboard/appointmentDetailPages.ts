@@ -178,17 +178,22 @@ export function appointmentPage(
 export async function appointmentDetailPages(app: FastifyInstance) {
 	const s = app.sandbox;
 	const find = (key: string) => (UUID_RE.test(key) ? s.store.get(key) : undefined);
-	const missing = (reply: FastifyReply) =>
+	// `done`: the action that made it go (a cancel under cancelRemoves), shown with what the API answered.
+	const missing = (reply: FastifyReply, done?: Done) =>
 		reply.page(
 			{
-				title: 'Not found',
+				title: done ? 'Removed' : 'Not found',
 				section: 'appointments',
-				body: html`<h1>Not found</h1>
+				body: html`<h1>${done ? 'Canceled and removed' : 'Not found'}</h1>
+					${done ? resultPanel(done) : ''}
 					<p>
-						No appointment with this key. <a href="/dashboard/appointments/">All appointments</a>
+						${done
+							? 'The service removed this appointment after canceling it (option cancelRemoves).'
+							: 'No appointment with this key.'}
+						<a href="/dashboard/appointments/">All appointments</a>
 					</p>`,
 			},
-			404,
+			done ? 200 : 404,
 		);
 	type Req = { params: unknown; body: unknown };
 	const act = (path: string, run: (a: Appointment, b: Record<string, string>) => Done) =>
@@ -211,7 +216,8 @@ export async function appointmentDetailPages(app: FastifyInstance) {
 		const a = find((req.params as { key: string }).key);
 		const id = (req.query as { done?: unknown }).done;
 		const kept = typeof id === 'string' ? results.get(s)?.get(id) : undefined;
-		if (!a) return missing(reply);
+		const key = (req.params as { key: string }).key.toLowerCase();
+		if (!a) return missing(reply, kept?.key === key ? kept.done : undefined);
 		return appointmentPage(app, reply, a, kept?.key === a.appointment_key ? kept.done : undefined);
 	});
 
