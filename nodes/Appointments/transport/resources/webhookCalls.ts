@@ -193,14 +193,8 @@ export async function createWebhook(
 			before: new Set((await listWebhooks(ctx, opts)).map(keyOf)),
 			timedOut: false,
 		});
-	const c: Create = {
-		ctx,
-		body: { url: input.url, events: input.events },
-		opts,
-		labels,
-		policy,
-		run,
-	};
+	const body = { url: input.url, events: input.events };
+	const c: Create = { ctx, body, opts, labels, policy, run };
 	if (earlier) {
 		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
 		const found = await stored(c);
