@@ -181,20 +181,6 @@ function networkError(
 	);
 }
 
-/** An answer over the size cap: it was not read. */
-function tooLargeError(
-	ctx: TransportContext,
-	outcome: SendResult & { kind: 'tooLarge' },
-	at: string,
-	itemIndex?: number,
-): Error {
-	const { statusCode } = outcome;
-	const mb = Math.round(outcome.limit / (1024 * 1024));
-	const message = `The service's answer was too large: more than ${mb} MB, so it was not read`;
-	const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
-	return answerError(ctx, statusCode, message, description, itemIndex, at);
-}
-
 export function apiError(
 	ctx: TransportContext,
 	info: CredentialInfo,
@@ -210,8 +196,14 @@ export function apiError(
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
 		return networkError(ctx, outcome, at, message, itemIndex);
 	}
-	if (outcome.kind === 'tooLarge') return tooLargeError(ctx, outcome, at, itemIndex);
 	const { statusCode } = outcome;
+	if (outcome.kind === 'tooLarge') {
+		// An answer over the size cap: it was not read.
+		const mb = Math.round(outcome.limit / (1024 * 1024));
+		const message = `The service's answer was too large: more than ${mb} MB, so it was not read`;
+		const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
+		return answerError(ctx, statusCode, message, description, itemIndex, at);
+	}
 	const body = redactBody(outcome.body, info.secrets);
 	const raw = rawBodyText(body);
 	const fix = BY_STATUS[statusCode]?.[1] ?? (statusCode >= 500 ? SERVER_FIX : OTHER_FIX);
@@ -229,13 +221,9 @@ export async function responseError(
 	method: IHttpRequestMethods,
 	labels: ErrorLabels = {},
 ): Promise<Error> {
-	const outcome: SendResult = {
-		kind: 'response',
-		statusCode: response.statusCode,
-		headers: {},
-		body: response.body,
-	};
-	return apiError(ctx, await credentialInfo(ctx), outcome, { method, url: response.url }, labels);
+	const { statusCode, body, url } = response;
+	const outcome: SendResult = { kind: 'response', statusCode, headers: {}, body };
+	return apiError(ctx, await credentialInfo(ctx), outcome, { method, url }, labels);
 }
 
 function kindOf(body: unknown): string {
