@@ -137,6 +137,10 @@ export function toBoolean(node: INode, value: unknown, field: string, itemIndex:
 	throw inputError(node, field, itemIndex, 'true or false', value);
 }
 
+/** Nothing given: undefined, null, or a text of only white space. */
+export const isBlank = (value: unknown): boolean =>
+	value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
 /** The Time Zone option when set (an IANA name), else the workflow's zone. */
 export function resolveZone(
 	node: INode,
@@ -144,12 +148,7 @@ export function resolveZone(
 	workflowZone: string,
 	itemIndex: number,
 ): string {
-	if (
-		option === undefined ||
-		option === null ||
-		(typeof option === 'string' && option.trim() === '')
-	)
-		return workflowZone;
+	if (isBlank(option)) return workflowZone;
 	if (isValidTimeZone(option)) return (option as string).trim();
 	throw withFix(
 		inputError(
