@@ -162,25 +162,6 @@ function triedText(tried?: Tried): string {
 	return ` after ${tried.attempts} attempt${tried.attempts === 1 ? '' : 's'} (waited ${seconds(tried.waitedMs)} in total${reason})`;
 }
 
-/** A request that got no answer: the network failure in words, and where to look. */
-function networkError(
-	ctx: TransportContext,
-	outcome: SendResult & { kind: 'network' },
-	at: string,
-	message: string,
-	itemIndex?: number,
-): Error {
-	return new NodeApiError(
-		ctx.getNode(),
-		{ networkError: outcome.code, request: at } as JsonObject,
-		{
-			message,
-			description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
-			itemIndex,
-		},
-	);
-}
-
 export function apiError(
 	ctx: TransportContext,
 	info: CredentialInfo,
@@ -193,8 +174,11 @@ export function apiError(
 	const at = where(info, request.method, request.url);
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
+		// A request that got no answer: the network failure in words, and where to look.
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
-		return networkError(ctx, outcome, at, message, itemIndex);
+		const description = `${NETWORK_FIX} ${at} - ${outcome.code}`;
+		const context = { networkError: outcome.code, request: at } as JsonObject;
+		return new NodeApiError(ctx.getNode(), context, { message, description, itemIndex });
 	}
 	const { statusCode } = outcome;
 	if (outcome.kind === 'tooLarge') {
