@@ -101,19 +101,7 @@ export class AppointmentsTrigger implements INodeType {
 
 	methods = { listSearch: { searchCalendars } };
 
-	webhookMethods: INodeType['webhookMethods'] = {
-		default: {
-			checkExists() {
-				return checkExists.call(this);
-			},
-			create() {
-				return create.call(this);
-			},
-			delete() {
-				return remove.call(this);
-			},
-		},
-	};
+	webhookMethods = { default: { checkExists, create, delete: remove } };
 
 	webhook = receive;
 }

@@ -23,13 +23,11 @@ const RESOURCES: Record<string, Record<string, Operation>> = {
 	webhook: webhook.operations,
 };
 
+const own = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+
 function prepareOf(resource: string, operation: string): PrepareOperation | undefined {
-	const operations = Object.prototype.hasOwnProperty.call(RESOURCES, resource)
-		? RESOURCES[resource]
-		: undefined;
-	return operations && Object.prototype.hasOwnProperty.call(operations, operation)
-		? operations[operation].prepare
-		: undefined;
+	const operations = own(RESOURCES, resource) ? RESOURCES[resource] : {};
+	return own(operations, operation) ? operations[operation].prepare : undefined;
 }
 
 /** From version 4 on, a write n8n's Retry On Fail runs again returns what its first completed run returned (reruns.ts). */

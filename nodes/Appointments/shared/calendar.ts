@@ -8,16 +8,14 @@ import type { INodeProperties } from 'n8n-workflow';
 import { UUID_OPTIONAL_HYPHENS } from './constants.js';
 
 /** notUuid: the By Key error for a value that is no UUID; without it any text is accepted. */
-type KeyLocator = Record<
-	| 'displayName'
-	| 'name'
-	| 'description'
-	| 'listMethod'
-	| 'listPlaceholder'
-	| 'idPlaceholder'
-	| 'hint',
-	string
-> & {
+type KeyLocator = {
+	displayName: string;
+	name: string;
+	description: string;
+	listMethod: string;
+	listPlaceholder: string;
+	idPlaceholder: string;
+	hint: string;
 	notUuid?: string;
 };
 

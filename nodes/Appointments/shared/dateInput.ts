@@ -10,22 +10,11 @@ import { shown } from './format.js';
 
 export type DateRangePreset = 'all' | 'custom' | keyof typeof PRESET_DAYS;
 
-/** Injectable "now" (default: DateTime.now()). */
-export type Clock = () => DateTime | Date | number;
-
 /** What was wrong with a value; callers add the field and the item. */
 export class DateInputError extends Error {}
 
 export function isValidTimeZone(zone: unknown): boolean {
 	return typeof zone === 'string' && zone.trim() !== '' && IANAZone.isValidZone(zone.trim());
-}
-
-function clockNow(now?: Clock): DateTime {
-	if (!now) return DateTime.now();
-	const value = now();
-	if (DateTime.isDateTime(value)) return value;
-	if (value instanceof Date) return DateTime.fromJSDate(value);
-	return DateTime.fromMillis(value);
 }
 
 /** A calendar date as a UTC midnight DateTime: day arithmetic on it never meets a clock change. */
@@ -58,7 +47,7 @@ const PRESET_DAYS = {
 export function presetRange(
 	preset: DateRangePreset | string,
 	zone: string,
-	now?: Clock,
+	now: () => DateTime = DateTime.now,
 ): { from: number; to: number } | undefined {
 	checkZone(zone);
 	if (preset === 'all') return undefined;
@@ -66,7 +55,7 @@ export function presetRange(
 		const presets = ['all', ...Object.keys(PRESET_DAYS)].join(', ');
 		throw new DateInputError(`"${preset}" is not a date range preset (expected one of ${presets})`);
 	}
-	const today = calendarDate(clockNow(now), zone);
+	const today = calendarDate(now(), zone);
 	const [first, last] = PRESET_DAYS[preset as keyof typeof PRESET_DAYS](today.weekday);
 	return days(today.plus({ days: first }), today.plus({ days: last }), zone);
 }

@@ -8,7 +8,7 @@ import {
 
 import { calendarLocator, locatorValue } from './calendar.js';
 import { STATUSES, STATUS_VALUES } from './constants.js';
-import { canonicalUuid } from './validation.js';
+import { canonicalUuid, isBlank } from './validation.js';
 
 export interface EventFilter {
 	/** Calendar keys; empty: every calendar. */
@@ -115,8 +115,7 @@ function readCalendars(node: INode, filters: IDataObject): Set<string> {
 	];
 	for (const [label, locator] of chosen) {
 		const raw = locatorValue(locator);
-		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
-			continue;
+		if (isBlank(raw)) continue;
 		const key = canonicalUuid(raw);
 		if (key === undefined) {
 			throw filterError(

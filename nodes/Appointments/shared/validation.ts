@@ -137,6 +137,10 @@ export function toBoolean(node: INode, value: unknown, field: string, itemIndex:
 	throw inputError(node, field, itemIndex, 'true or false', value);
 }
 
+/** Nothing given: undefined, null, or a text of only white space. */
+export const isBlank = (value: unknown): boolean =>
+	value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
 /** The Time Zone option when set (an IANA name), else the workflow's zone. */
 export function resolveZone(
 	node: INode,
@@ -144,12 +148,7 @@ export function resolveZone(
 	workflowZone: string,
 	itemIndex: number,
 ): string {
-	if (
-		option === undefined ||
-		option === null ||
-		(typeof option === 'string' && option.trim() === '')
-	)
-		return workflowZone;
+	if (isBlank(option)) return workflowZone;
 	if (isValidTimeZone(option)) return (option as string).trim();
 	throw withFix(
 		inputError(
@@ -163,20 +162,20 @@ export function resolveZone(
 	);
 }
 
-function dateError(node: INode, error: unknown, field: string, itemIndex: number): never {
-	if (!(error instanceof DateInputError)) throw error;
-	throw new NodeOperationError(node, `The field "${field}" (item ${itemIndex}): ${error.message}`, {
-		itemIndex,
-		description: `Pick a date in "${field}", or give it a date such as 2026-03-10 or 2026-03-10T14:30:00 (an expression may also give a Luxon DateTime).`,
-	});
-}
-
 /** `read()`, its DateInputError turned into an error naming the field and the item. */
 function dateField<T>(node: INode, field: string, itemIndex: number, read: () => T): T {
 	try {
 		return read();
 	} catch (error) {
-		return dateError(node, error, field, itemIndex);
+		if (!(error instanceof DateInputError)) throw error;
+		throw new NodeOperationError(
+			node,
+			`The field "${field}" (item ${itemIndex}): ${error.message}`,
+			{
+				itemIndex,
+				description: `Pick a date in "${field}", or give it a date such as 2026-03-10 or 2026-03-10T14:30:00 (an expression may also give a Luxon DateTime).`,
+			},
+		);
 	}
 }
 

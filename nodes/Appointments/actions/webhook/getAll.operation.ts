@@ -1,7 +1,7 @@
 /** Webhook > Get Many: GET /api/v3/webhooks/ (a bare array or a paginated object), one item per subscription. */
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { paginateAll } from '../../transport/list/paginate.js';
+import { listWebhooks } from '../../transport/resources/webhookCalls.js';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions.js';
 import type { PrepareOperation } from '../types.js';
 
@@ -13,12 +13,5 @@ export const properties: INodeProperties[] = [
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const limit = readLimit(this, i);
-	const options = {
-		limit,
-		itemIndex: i,
-		policy: item.policy,
-		keyField: 'webhook_key',
-		resource: 'webhooks',
-	};
-	return async () => await paginateAll<IDataObject>(this, 'webhooks/', undefined, options);
+	return async () => await listWebhooks(this, { limit, itemIndex: i, policy: item.policy });
 };

@@ -162,39 +162,6 @@ function triedText(tried?: Tried): string {
 	return ` after ${tried.attempts} attempt${tried.attempts === 1 ? '' : 's'} (waited ${seconds(tried.waitedMs)} in total${reason})`;
 }
 
-/** A request that got no answer: the network failure in words, and where to look. */
-function networkError(
-	ctx: TransportContext,
-	outcome: SendResult & { kind: 'network' },
-	at: string,
-	message: string,
-	itemIndex?: number,
-): Error {
-	return new NodeApiError(
-		ctx.getNode(),
-		{ networkError: outcome.code, request: at } as JsonObject,
-		{
-			message,
-			description: `${NETWORK_FIX} ${at} - ${outcome.code}`,
-			itemIndex,
-		},
-	);
-}
-
-/** An answer over the size cap: it was not read. */
-function tooLargeError(
-	ctx: TransportContext,
-	outcome: SendResult & { kind: 'tooLarge' },
-	at: string,
-	itemIndex?: number,
-): Error {
-	const { statusCode } = outcome;
-	const mb = Math.round(outcome.limit / (1024 * 1024));
-	const message = `The service's answer was too large: more than ${mb} MB, so it was not read`;
-	const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
-	return answerError(ctx, statusCode, message, description, itemIndex, at);
-}
-
 export function apiError(
 	ctx: TransportContext,
 	info: CredentialInfo,
@@ -207,11 +174,20 @@ export function apiError(
 	const at = where(info, request.method, request.url);
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
+		// A request that got no answer: the network failure in words, and where to look.
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
-		return networkError(ctx, outcome, at, message, itemIndex);
+		const description = `${NETWORK_FIX} ${at} - ${outcome.code}`;
+		const context = { networkError: outcome.code, request: at } as JsonObject;
+		return new NodeApiError(ctx.getNode(), context, { message, description, itemIndex });
 	}
-	if (outcome.kind === 'tooLarge') return tooLargeError(ctx, outcome, at, itemIndex);
 	const { statusCode } = outcome;
+	if (outcome.kind === 'tooLarge') {
+		// An answer over the size cap: it was not read.
+		const mb = Math.round(outcome.limit / (1024 * 1024));
+		const message = `The service's answer was too large: more than ${mb} MB, so it was not read`;
+		const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;
+		return answerError(ctx, statusCode, message, description, itemIndex, at);
+	}
 	const body = redactBody(outcome.body, info.secrets);
 	const raw = rawBodyText(body);
 	const fix = BY_STATUS[statusCode]?.[1] ?? (statusCode >= 500 ? SERVER_FIX : OTHER_FIX);
@@ -229,13 +205,9 @@ export async function responseError(
 	method: IHttpRequestMethods,
 	labels: ErrorLabels = {},
 ): Promise<Error> {
-	const outcome: SendResult = {
-		kind: 'response',
-		statusCode: response.statusCode,
-		headers: {},
-		body: response.body,
-	};
-	return apiError(ctx, await credentialInfo(ctx), outcome, { method, url: response.url }, labels);
+	const { statusCode, body, url } = response;
+	const outcome: SendResult = { kind: 'response', statusCode, headers: {}, body };
+	return apiError(ctx, await credentialInfo(ctx), outcome, { method, url }, labels);
 }
 
 function kindOf(body: unknown): string {

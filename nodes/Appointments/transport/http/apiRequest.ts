@@ -230,13 +230,8 @@ export async function apiRequest<T = IDataObject>(
 	opts: SendOptions & { qs?: IDataObject } = {},
 	hooks?: RetryHooks,
 ): Promise<ApiResponse<T>> {
-	return await send<T>(
-		ctx,
-		method,
-		(info) => buildApiUrl(info.baseUrl, path, opts.qs),
-		opts,
-		hooks,
-	);
+	const url = (info: CredentialInfo) => buildApiUrl(info.baseUrl, path, opts.qs);
+	return await send<T>(ctx, method, url, opts, hooks);
 }
 
 /** A request to an absolute URL (a `next` link), refused without sending unless it has the base URL's origin. */

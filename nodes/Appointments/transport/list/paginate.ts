@@ -201,19 +201,6 @@ export async function* paginate<T = IDataObject>(
 	}
 }
 
-function startState(first: ListPage): ReadState {
-	const counts = { firstCount: first.count, lastCount: first.count };
-	return {
-		fetched: new Set([pageKey(first.url)]),
-		seen: new Set(),
-		yielded: 0,
-		pages: 1,
-		stale: 0,
-		repeated: 0,
-		...counts,
-	};
-}
-
 /** One read under way: the list's path, what was seen, and the pages fetched ahead. */
 type Reader = {
 	node: INode;
@@ -282,7 +269,16 @@ async function startRead(
 	const reader: Reader = {
 		...{ node, origin: info.origin, opts, concurrency, maxPages: opts.maxPages ?? 10000 },
 		listPath: servedPath(page.url) ?? new URL(page.url).pathname,
-		read: startState(page),
+		read: {
+			fetched: new Set([pageKey(page.url)]),
+			seen: new Set(),
+			yielded: 0,
+			pages: 1,
+			stale: 0,
+			repeated: 0,
+			firstCount: page.count,
+			lastCount: page.count,
+		},
 		ahead: new Ahead(get, concurrency),
 	};
 	return [reader, page];

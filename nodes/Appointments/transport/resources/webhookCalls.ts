@@ -27,18 +27,14 @@ import { paginateAll } from '../list/paginate.js';
 
 type WebhookOpts = { itemIndex?: number; policy?: Partial<RequestPolicy> };
 
-/** Every subscription (a bare array or a paginated list). */
+/** Every subscription, or the first `limit` (a bare array or a paginated list). */
 export async function listWebhooks(
 	ctx: TransportContext,
-	opts: WebhookOpts = {},
+	opts: WebhookOpts & { limit?: number } = {},
 ): Promise<IDataObject[]> {
-	const { itemIndex, policy } = opts;
-	return await paginateAll<IDataObject>(ctx, 'webhooks/', undefined, {
-		itemIndex,
-		policy,
-		keyField: 'webhook_key',
-		resource: 'webhooks',
-	});
+	const { itemIndex, policy, limit } = opts;
+	const list = { limit, itemIndex, policy, keyField: 'webhook_key', resource: 'webhooks' };
+	return await paginateAll<IDataObject>(ctx, 'webhooks/', undefined, list);
 }
 
 /** `input` is checked by the caller before anything is sent (Webhook › Update's prepare, the trigger). */
@@ -197,14 +193,8 @@ export async function createWebhook(
 			before: new Set((await listWebhooks(ctx, opts)).map(keyOf)),
 			timedOut: false,
 		});
-	const c: Create = {
-		ctx,
-		body: { url: input.url, events: input.events },
-		opts,
-		labels,
-		policy,
-		run,
-	};
+	const body = { url: input.url, events: input.events };
+	const c: Create = { ctx, body, opts, labels, policy, run };
 	if (earlier) {
 		// A re-run: what an earlier run stored is this item's subscription, whether or not that run heard the answer.
 		const found = await stored(c);
