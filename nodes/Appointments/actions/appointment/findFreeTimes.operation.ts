@@ -131,8 +131,10 @@ export const prepare: PrepareOperation = function (item) {
 			? "the node's Time Zone option"
 			: "the workflow's time zone";
 		const note = `The credential's Account Time Zone is empty: times are in ${zone}, ${source}`;
+		// Never a start already past; the grid stays on each opening range's start.
+		const ahead = { from: Math.max(window.from, Date.now()), to: window.to };
 		const starts = free.freeStarts(
-			{ window, zone, hours, rules },
+			{ window: ahead, zone, hours, rules },
 			free.startsOf(records, zone),
 			limit,
 		);
