@@ -175,3 +175,17 @@ test('the re-check after the move reports a booking that landed meanwhile', asyn
 		await fake.close();
 	}
 });
+
+test('the next free times stay within the hours the calendar is used that day, never up to midnight', async () => {
+	await admin.reset();
+	await book('2027-11-25T10:00:00-03:00');
+	await book('2027-11-25T10:30:00-03:00');
+	await book('2027-11-25T11:30:00-03:00');
+	mover = await book('2027-11-26T15:00:00-03:00');
+	const [out] = await runOk(sb, reschedule('2027-11-25T10:15:00'), ACCOUNT);
+	expect(out.rescheduled).toBe(false);
+	// The day's last appointment ends at 12:00: 11:00 is the one free start before it.
+	expect((out.nextFreeTimes as IDataObject[]).map((s) => s.when)).toEqual([
+		'Thu 25 Nov, 11:00–11:30',
+	]);
+});
