@@ -176,6 +176,44 @@ test('the re-check after the move reports a booking that landed meanwhile', asyn
 	}
 });
 
+test('a re-check that fails after the move: the moved record, rescheduled, and a note; no error for a write that happened', async () => {
+	const fake = await startFakeService();
+	const key = 'c0000000-0000-4000-8000-000000000003';
+	const record = (start: string) => ({
+		appointment_key: key,
+		search_code: 'K003',
+		status: 'CONFIRMED',
+		start_date: start,
+		calendar: { calendar_key: CAL, name: 'Room 1' },
+	});
+	let moved = false;
+	fake.handle = (req, res) => {
+		if (req.method === 'PATCH') {
+			moved = true;
+			return sendJson(res, 200, record('2027-11-25T12:00:00-03:00'));
+		}
+		if (req.path.endsWith(`${key}/`))
+			return sendJson(res, 200, record('2027-11-25T15:00:00-03:00'));
+		if (moved) return sendJson(res, 400, { detail: 'Invalid filter.' });
+		return sendJson(res, 200, { count: 0, next: null, results: [] });
+	};
+	try {
+		const params = {
+			...reschedule('2027-11-25T12:00:00'),
+			appointmentKey: { __rl: true, mode: 'id', value: key },
+		};
+		const [out] = await runOk(fake as unknown as Sandbox, params, ACCOUNT);
+		expect(out).toMatchObject({
+			rescheduled: true,
+			start_date: '2027-11-25T12:00:00-03:00',
+			conflictsAfterMove: null,
+		});
+		expect(String(out.recheckFailed)).toMatch(/re-check after the move could not be made/);
+	} finally {
+		await fake.close();
+	}
+});
+
 test('the next free times stay within the hours the calendar is used that day, never up to midnight', async () => {
 	await admin.reset();
 	await book('2027-11-25T10:00:00-03:00');

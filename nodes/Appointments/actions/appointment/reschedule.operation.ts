@@ -150,8 +150,15 @@ async function movedIfFree(
 		};
 		const moved = await move().then((record) => ({ record: record as IDataObject }), refused);
 		if (typeof moved !== 'string') {
-			const { conflicts } = await look();
-			return { ...moved.record, rescheduled: true, conflictsAfterMove: conflicts };
+			// The move happened: a re-check that fails is said, never the item's error.
+			const after = await look().then(
+				({ conflicts }) => ({ conflictsAfterMove: conflicts }),
+				(error: Error) => ({
+					conflictsAfterMove: null,
+					recheckFailed: `Moved; the re-check after the move could not be made: ${error.message}`,
+				}),
+			);
+			return { ...moved.record, rescheduled: true, ...after };
 		}
 		[seen, refusal] = [await look(), moved];
 	}
