@@ -138,9 +138,8 @@ export const prepare: PrepareOperation = function (item) {
 			free.startsOf(records, zone),
 			limit,
 		);
-		const offsetOf = free.offsetsOf(zone);
 		return starts.map((start) => ({
-			...free.slotItem(start, rules.duration, offsetOf),
+			...free.slotItem(start, rules.duration, zone),
 			calendar: { calendar_key: calendar, ...(name !== undefined && { name }) },
 			timeZone: zone,
 			...(account === undefined && { timeZoneNote: note }),

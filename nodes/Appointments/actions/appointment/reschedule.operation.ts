@@ -24,7 +24,7 @@ import {
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { ItemContext, PreparedRun, PrepareOperation } from '../types.js';
-import { freeStarts, MINUTE, offsetsOf, readBusy, slotItem, startsOf } from './freeTimes.js';
+import { freeStarts, MINUTE, readBusy, slotItem, startsOf } from './freeTimes.js';
 import { startInstant } from '../../shared/dateWindow.js';
 
 const onlyIfFree = { show: { onlyIfFree: [true] } };
@@ -89,11 +89,7 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 	const account = await accountTimeZone(ctx);
 	const zone = account ?? item.zone();
 	const { start, duration, key: except, calendar } = check;
-	const [local, offsetOf, span] = [
-		DateTime.fromMillis(start, { zone }),
-		offsetsOf(zone),
-		duration * MINUTE,
-	];
+	const [local, span] = [DateTime.fromMillis(start, { zone }), duration * MINUTE];
 	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + span);
 	const read = { from: start - span, to };
 	const records = await readBusy(ctx, item, { calendar, window: read, zone, account, except });
@@ -105,7 +101,7 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 	const hours = new Map([[local.weekday, [{ from, to: endMinute }]]]);
 	const rules = { duration, buffer: 0, grid: 15, existing: duration };
 	const query = { window: { from: Math.max(start + 1, Date.now()), to }, zone, hours, rules };
-	const slot = (s: number) => slotItem(s, duration, offsetOf);
+	const slot = (s: number) => slotItem(s, duration, zone);
 	const conflicts = records
 		.filter((r) => Math.abs(startInstant(r.start_date, zone) - start) < span)
 		.map((r) => ({
