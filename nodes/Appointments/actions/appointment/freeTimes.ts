@@ -23,6 +23,13 @@ export type OpeningHours = Map<number, Array<{ from: number; to: number }>>;
 /** In minutes: the one to place, the gap kept, the grid, how long existing ones last. */
 export type SlotRules = { duration: number; buffer: number; grid: number; existing: number };
 export type Window = { from: number; to: number };
+type BusyRead = {
+	calendar?: string;
+	window: Window;
+	zone: string;
+	account?: string;
+	except?: string;
+};
 
 /**
  * Minute `m` of a date (its UTC midnight) in `zone`: as a start its first occurrence (NaN when skipped), as an end
@@ -83,48 +90,31 @@ export function slotItem(start: number, minutes: number, zone: string) {
 	};
 }
 
-const calendarOf = (r: IDataObject) =>
-	String((r.calendar as IDataObject)?.calendar_key ?? '').toLowerCase();
-
 /**
  * The active appointments of `calendar` starting in `window`, `except` left out, read with Get Many's list reader
  * (a request per page). A record that is no appointment fails the item: a free time must never hide a booking.
  */
-export async function readBusy(
-	ctx: IExecuteFunctions,
-	item: ItemContext,
-	{
-		calendar,
-		window,
-		zone,
-		account,
-		except = '',
-	}: { calendar?: string; window: Window; zone: string; account?: string; except?: string },
-) {
+export async function readBusy(ctx: IExecuteFunctions, item: ItemContext, q: BusyRead) {
 	const keep = (record: IDataObject) => {
 		const why = notAppointmentReason(record);
-		if (why === undefined) return inWindow(window, record.start_date, zone);
+		if (why === undefined) return inWindow(q.window, record.start_date, q.zone);
 		const message = `A record of the service's list is not an appointment (${why}): free times cannot be known`;
 		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: item.itemIndex });
 	};
 	const qs = {
-		...(calendar && { calendar_key: calendar }),
-		...startWindowQuery(window, account, zone),
+		...(q.calendar && { calendar_key: q.calendar }),
+		...startWindowQuery(q.window, q.account, q.zone),
 	};
 	const { itemIndex, policy } = item;
-	const records = await paginateAll<IDataObject>(ctx, 'appointments/', qs, {
-		keep,
-		itemIndex,
-		policy,
-		keyField: 'appointment_key',
-		resource: 'appointments',
-		pageConcurrency: 4, // Get Many's default
-	});
+	const [keyField, resource] = ['appointment_key', 'appointments'];
+	const read = { keep, itemIndex, policy, keyField, resource, pageConcurrency: 4 }; // Get Many's default
+	const records = await paginateAll<IDataObject>(ctx, 'appointments/', qs, read);
 	// A service that ignored calendar_key must not make another calendar's appointments conflicts.
-	const mine = (r: IDataObject) => !calendarOf(r) || calendarOf(r) === calendar?.toLowerCase();
-	const other = (r: IDataObject) =>
-		String(r.appointment_key).toLowerCase() !== except.toLowerCase();
-	return records.filter((r) => !isCancelled(r) && (!calendar || mine(r)) && other(r));
+	const low = (v: unknown) => String(v ?? '').toLowerCase();
+	const mine = (r: IDataObject) =>
+		[low(q.calendar), ''].includes(low((r.calendar as IDataObject)?.calendar_key));
+	const ok = (r: IDataObject) => !isCancelled(r) && low(r.appointment_key) !== low(q.except);
+	return records.filter((r) => ok(r) && (!q.calendar || mine(r)));
 }
 
 export const startsOf = (records: IDataObject[], zone: string) =>

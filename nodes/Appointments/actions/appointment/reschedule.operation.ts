@@ -116,14 +116,13 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 }
 
 /** Whether the service refused the move as a taken slot: any 409, or a 400 whose message says so. */
-function refusedAsTaken(error: unknown): error is NodeApiError {
-	const text = error instanceof NodeApiError ? `${error.message} ${error.description}` : '';
-	const taken = /slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(text);
-	return (
-		error instanceof NodeApiError &&
-		(error.httpCode === '409' || (error.httpCode === '400' && taken))
-	);
-}
+const refusedAsTaken = (error: unknown): error is NodeApiError =>
+	error instanceof NodeApiError &&
+	(error.httpCode === '409' ||
+		(error.httpCode === '400' &&
+			/slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(
+				`${error.message} ${error.description}`,
+			)));
 
 /** Only If Free: the move when the slot is free (then re-checked), else `rescheduled: false` or the node's error. */
 async function movedIfFree(
@@ -184,10 +183,8 @@ export const prepare: PrepareOperation = function (item) {
 			policy: item.policy,
 		});
 	if (this.getNodeParameter('onlyIfFree', i, false) !== true) return move;
-	const [rule, duration] = [
-		{ min: 1, max: 1440, whole: true },
-		this.getNodeParameter('duration', i, 30),
-	];
+	const rule = { min: 1, max: 1440, whole: true };
+	const duration = this.getNodeParameter('duration', i, 30);
 	const check: Check = {
 		key,
 		start: Date.parse(startDate),
