@@ -23,13 +23,8 @@ export type OpeningHours = Map<number, Array<{ from: number; to: number }>>;
 /** In minutes: the one to place, the gap kept, the grid, how long existing ones last. */
 export type SlotRules = { duration: number; buffer: number; grid: number; existing: number };
 export type Window = { from: number; to: number };
-type BusyRead = {
-	calendar?: string;
-	window: Window;
-	zone: string;
-	account?: string;
-	except?: string;
-};
+type BusyKeys = { calendar?: string; account?: string; except?: string };
+type BusyRead = BusyKeys & { window: Window; zone: string };
 
 /**
  * Minute `m` of a date (its UTC midnight) in `zone`: as a start its first occurrence (NaN when skipped), as an end
