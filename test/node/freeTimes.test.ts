@@ -24,8 +24,8 @@ async function book(start: string, extra: IDataObject = {}): Promise<IDataObject
 	});
 }
 
-/** Find Free Times on one day (Custom range), Thursday 26 November 2026 unless `day` says otherwise. */
-function params(extra: IDataObject = {}, day = '2026-11-26'): IDataObject {
+/** Find Free Times on one day (Custom range), Thursday 25 November 2027 unless `day` says otherwise. */
+function params(extra: IDataObject = {}, day = '2027-11-25'): IDataObject {
 	return {
 		resource: 'appointment',
 		operation: 'findFreeTimes',
@@ -66,17 +66,17 @@ test('two ranges on a 30-minute grid: every start in them, ISO with the account 
 		]),
 	);
 	expect(items[0]).toEqual({
-		start: '2026-11-26T09:00:00-03:00',
-		end: '2026-11-26T09:30:00-03:00',
-		when: 'Thu 26 Nov, 09:00–09:30',
+		start: '2027-11-25T09:00:00-03:00',
+		end: '2027-11-25T09:30:00-03:00',
+		when: 'Thu 25 Nov, 09:00–09:30',
 		calendar: { calendar_key: CAL },
 		timeZone: 'America/Santiago',
 	});
 });
 
 test('an existing appointment takes its slot; the default grid is 15 minutes and reads the calendar name', async () => {
-	await book('2026-11-26T10:00:00-03:00');
-	await book('2026-11-26T10:00:00-03:00', { calendar: { calendar_key: OTHER_CAL } });
+	await book('2027-11-25T10:00:00-03:00');
+	await book('2027-11-25T10:00:00-03:00', { calendar: { calendar_key: OTHER_CAL } });
 	const items = await runOk(sb, params({ startEvery: undefined }), SANTIAGO);
 	const got = times(items);
 	expect(got.slice(0, 8)).toEqual([
@@ -95,7 +95,7 @@ test('an existing appointment takes its slot; the default grid is 15 minutes and
 });
 
 test('Buffer keeps a gap on both sides; Existing Appointments Last sets their end', async () => {
-	await book('2026-11-26T10:00:00-03:00');
+	await book('2027-11-25T10:00:00-03:00');
 	const buffered = times(await runOk(sb, params({ buffer: 15, startEvery: 15 }), SANTIAGO));
 	expect(buffered.filter((t) => t < '12:00')).toEqual([
 		'09:00',
@@ -112,8 +112,8 @@ test('Buffer keeps a gap on both sides; Existing Appointments Last sets their en
 });
 
 test('cancelled appointments (CANCELED_CLIENT, a DELETE) are ignored', async () => {
-	await book('2026-11-26T10:00:00-03:00', { status: 'CANCELED_CLIENT' });
-	const deleted = await book('2026-11-26T11:00:00-03:00');
+	await book('2027-11-25T10:00:00-03:00', { status: 'CANCELED_CLIENT' });
+	const deleted = await book('2027-11-25T11:00:00-03:00');
 	await runOk(sb, {
 		resource: 'appointment',
 		operation: 'cancel',
@@ -129,8 +129,8 @@ test('one read of the calendar, padded by the existing length and the buffer on 
 	expect(reads).toHaveLength(1);
 	expect(reads[0].query).toMatchObject({
 		calendar_key: CAL,
-		start_date: '2026-11-25T23:05:00',
-		end_date: '2026-11-27T00:39:59',
+		start_date: '2027-11-24T23:05:00',
+		end_date: '2027-11-26T00:39:59',
 	});
 });
 
@@ -141,12 +141,12 @@ test('Limit returns the first free times only', async () => {
 
 test('a range over several days follows each weekday; pages are read one request each', async () => {
 	await admin.config({ pageSize: 5 });
-	for (let h = 9; h < 21; h++) await book(`2026-11-23T${String(h).padStart(2, '0')}:00:00-03:00`);
+	for (let h = 9; h < 21; h++) await book(`2027-11-22T${String(h).padStart(2, '0')}:00:00-03:00`);
 	const items = await runOk(
 		sb,
 		params({
-			startDate: '2026-11-23',
-			endDate: '2026-11-29',
+			startDate: '2027-11-22',
+			endDate: '2027-11-28',
 			startEvery: 60,
 			duration: 60,
 			openingHours: {
@@ -159,19 +159,19 @@ test('a range over several days follows each weekday; pages are read one request
 		SANTIAGO,
 	);
 	expect(items.map((i) => String(i.when).slice(0, 10))).toEqual([
-		'Tue 24 Nov',
-		'Tue 24 Nov',
-		'Tue 24 Nov',
-		'Wed 25 Nov',
-		'Wed 25 Nov',
-		'Wed 25 Nov',
-		'Thu 26 Nov',
-		'Thu 26 Nov',
-		'Thu 26 Nov',
-		'Fri 27 Nov',
-		'Fri 27 Nov',
-		'Fri 27 Nov',
-		'Sat 28 Nov',
+		'Tue 23 Nov',
+		'Tue 23 Nov',
+		'Tue 23 Nov',
+		'Wed 24 Nov',
+		'Wed 24 Nov',
+		'Wed 24 Nov',
+		'Thu 25 Nov',
+		'Thu 25 Nov',
+		'Thu 25 Nov',
+		'Fri 26 Nov',
+		'Fri 26 Nov',
+		'Fri 26 Nov',
+		'Sat 27 Nov',
 	]);
 	// 12 appointments at 5 a page: 3 pages, 3 requests.
 	expect(await apiRequests(admin, 'GET')).toHaveLength(3);
@@ -180,14 +180,14 @@ test('a range over several days follows each weekday; pages are read one request
 
 describe.each([
 	// [zone, day, from, to, expected wall-clock starts]: 30-minute appointments every 30 minutes
-	['Europe/Berlin', '2026-03-29', '00:00', '06:00', 10], // 02:00 -> 03:00: 02:00 and 02:30 do not exist
-	['Europe/Berlin', '2026-10-25', '00:00', '06:00', 12], // 03:00 -> 02:00: 02:00 and 02:30 once each
-	['Australia/Sydney', '2026-10-04', '00:00', '06:00', 10],
-	['Australia/Sydney', '2026-04-05', '00:00', '06:00', 12],
-	['America/New_York', '2026-03-08', '00:00', '06:00', 10],
-	['America/New_York', '2026-11-01', '00:00', '06:00', 12],
-	['America/Santiago', '2026-09-06', '00:00', '03:00', 4], // midnight -> 01:00
-	['America/Santiago', '2026-04-04', '22:00', '24:00', 4], // 24:00 -> 23:00 the same evening
+	['Europe/Berlin', '2027-03-28', '00:00', '06:00', 10], // 02:00 -> 03:00: 02:00 and 02:30 do not exist
+	['Europe/Berlin', '2027-10-31', '00:00', '06:00', 12], // 03:00 -> 02:00: 02:00 and 02:30 once each
+	['Australia/Sydney', '2027-10-03', '00:00', '06:00', 10],
+	['Australia/Sydney', '2027-04-04', '00:00', '06:00', 12],
+	['America/New_York', '2027-03-14', '00:00', '06:00', 10],
+	['America/New_York', '2027-11-07', '00:00', '06:00', 12],
+	['America/Santiago', '2027-09-05', '00:00', '03:00', 4], // midnight -> 01:00
+	['America/Santiago', '2027-04-03', '22:00', '24:00', 4], // 24:00 -> 23:00 the same evening
 ])('%s on %s (clocks change)', (zone, day, from, to, expected) => {
 	test(`${from}-${to} gives ${expected} free times, each wall-clock start once, none the clocks skip`, async () => {
 		await admin.config({ timeZone: zone });
@@ -206,21 +206,42 @@ describe.each([
 	});
 });
 
-test('a booking in the repeated hour takes only its own instant (Berlin, 25 October 2026)', async () => {
+test('a booking in the repeated hour takes only its own instant (Berlin, 31 October 2027)', async () => {
 	await admin.config({ timeZone: 'Europe/Berlin' });
-	await book('2026-10-25T02:30:00+01:00'); // the second 02:30
+	await book('2027-10-31T02:30:00+01:00'); // the second 02:30
 	const opening = { openingHours: { ranges: [{ day: 'sunday', from: '00:00', to: '06:00' }] } };
-	const items = await runOk(sb, params(opening, '2026-10-25'), {
+	const items = await runOk(sb, params(opening, '2027-10-31'), {
 		accountTimeZone: 'Europe/Berlin',
 	});
-	expect(items.map((i) => i.start)).toContain('2026-10-25T02:30:00+02:00');
+	expect(items.map((i) => i.start)).toContain('2027-10-31T02:30:00+02:00');
 	expect(items).toHaveLength(12);
-	await book('2026-10-25T02:30:00+02:00'); // the first
-	const after = await runOk(sb, params(opening, '2026-10-25'), {
+	await book('2027-10-31T02:30:00+02:00'); // the first
+	const after = await runOk(sb, params(opening, '2027-10-31'), {
 		accountTimeZone: 'Europe/Berlin',
 	});
-	expect(after.map((i) => i.start)).not.toContain('2026-10-25T02:30:00+02:00');
+	expect(after.map((i) => i.start)).not.toContain('2027-10-31T02:30:00+02:00');
 	expect(after).toHaveLength(11);
+});
+
+test('a preset range starting today never offers a start already past; the grid stays on the hour', async () => {
+	const before = Date.now();
+	const everyDay = { ranges: [{ day: 'everyDay', from: '00:00', to: '24:00' }] };
+	const items = await runOk(
+		sb,
+		params({
+			dateRange: 'next7Days',
+			openingHours: everyDay,
+			startEvery: 60,
+			limit: 3,
+			returnAll: false,
+		}),
+		SANTIAGO,
+	);
+	const starts = items.map((i) => Date.parse(String(i.start)));
+	expect(starts).toHaveLength(3);
+	expect(starts[0]).toBeGreaterThanOrEqual(before - 1000);
+	expect(starts[0] - before).toBeLessThan(60 * 60_000);
+	expect(items.map((i) => String(i.start).slice(14, 19))).toEqual(['00:00', '00:00', '00:00']);
 });
 
 test('without an Account Time Zone the workflow zone is used, and the item says so', async () => {
@@ -259,13 +280,13 @@ test('a record cancelled by is_cancelled alone is ignored; a record of another c
 				count: 3,
 				next: null,
 				results: [
-					record('a0000000-0000-4000-8000-000000000001', '2026-11-26T09:00:00-03:00', {
+					record('a0000000-0000-4000-8000-000000000001', '2027-11-25T09:00:00-03:00', {
 						is_cancelled: true,
 					}),
-					record('a0000000-0000-4000-8000-000000000002', '2026-11-26T09:30:00-03:00', {
+					record('a0000000-0000-4000-8000-000000000002', '2027-11-25T09:30:00-03:00', {
 						calendar: { calendar_key: OTHER_CAL },
 					}),
-					record('a0000000-0000-4000-8000-000000000003', '2026-11-26T10:00:00-03:00'),
+					record('a0000000-0000-4000-8000-000000000003', '2027-11-25T10:00:00-03:00'),
 				],
 			});
 		const items = await runOk(fake as unknown as Sandbox, params(), SANTIAGO);

@@ -135,32 +135,32 @@ test('find a free time, try a taken one, get "slot taken" with alternatives, mov
 			calendar: { calendar_key: CAL, name: 'Dr. Vega' },
 			person: { full_name },
 		});
-	const inTheWay = await create('2026-11-26T09:00:00-03:00', 'Inés Rojas');
-	const moving = await create('2026-11-26T16:00:00-03:00', 'Tomás Leal');
+	const inTheWay = await create('2027-11-25T09:00:00-03:00', 'Inés Rojas');
+	const moving = await create('2027-11-25T16:00:00-03:00', 'Tomás Leal');
 
 	const free = await call('find_free_times', {
 		calendar_key: CAL,
-		day: '2026-11-26',
+		day: '2027-11-25',
 		duration_minutes: 30,
 	});
 	expect(free.map((f) => f.when)).toEqual([
-		'Thu 26 Nov, 09:30–10:00',
-		'Thu 26 Nov, 09:45–10:15',
-		'Thu 26 Nov, 10:00–10:30',
-		'Thu 26 Nov, 10:15–10:45',
-		'Thu 26 Nov, 10:30–11:00',
+		'Thu 25 Nov, 09:30–10:00',
+		'Thu 25 Nov, 09:45–10:15',
+		'Thu 25 Nov, 10:00–10:30',
+		'Thu 25 Nov, 10:15–10:45',
+		'Thu 25 Nov, 10:30–11:00',
 	]);
 
 	const [refused] = await call('reschedule_appointment', {
 		appointment_key: moving.appointment_key,
-		new_start: '2026-11-26T09:15:00-03:00',
+		new_start: '2027-11-25T09:15:00-03:00',
 	});
 	expect(refused).toMatchObject({ rescheduled: false, reason: 'slot taken' });
 	expect(refused.conflicts).toEqual([
 		expect.objectContaining({ search_code: inTheWay.search_code, person: 'Inés Rojas' }),
 	]);
 	const alternative = (refused.nextFreeTimes as IDataObject[])[0];
-	expect(alternative.when).toBe('Thu 26 Nov, 09:30–10:00');
+	expect(alternative.when).toBe('Thu 25 Nov, 09:30–10:00');
 
 	const [moved] = await call('reschedule_appointment', {
 		appointment_key: moving.appointment_key,
@@ -168,5 +168,5 @@ test('find a free time, try a taken one, get "slot taken" with alternatives, mov
 	});
 	expect(moved).toMatchObject({ rescheduled: true, conflictsAfterMove: [] });
 	const stored = await admin.appointment(String(moving.appointment_key));
-	expect(Date.parse(String(stored.start_date))).toBe(Date.parse('2026-11-26T09:30:00-03:00'));
+	expect(Date.parse(String(stored.start_date))).toBe(Date.parse('2027-11-25T09:30:00-03:00'));
 });

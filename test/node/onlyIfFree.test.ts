@@ -39,10 +39,10 @@ const reschedule = (startDate: string, extra: IDataObject = {}): IDataObject => 
 beforeEach(async () => {
 	await admin.reset();
 	await admin.config({ takenSlot: 'allow', slotMinutes: 30 });
-	inTheWay = await book('2026-11-26T10:00:00-03:00');
-	await book('2026-11-26T10:30:00-03:00');
-	await book('2026-11-26T11:15:00-03:00', { status: 'CANCELED' });
-	mover = await book('2026-11-26T15:00:00-03:00', { person: { full_name: 'Carla Soto' } });
+	inTheWay = await book('2027-11-25T10:00:00-03:00');
+	await book('2027-11-25T10:30:00-03:00');
+	await book('2027-11-25T11:15:00-03:00', { status: 'CANCELED' });
+	mover = await book('2027-11-25T15:00:00-03:00', { person: { full_name: 'Carla Soto' } });
 	await admin.clearRequests();
 });
 
@@ -50,52 +50,52 @@ const startOf = async (record: IDataObject) =>
 	Date.parse(String((await admin.appointment(String(record.appointment_key))).start_date));
 
 test('a taken slot: nothing is sent; the item says slot taken, who is in the way and the next free times', async () => {
-	const [out] = await runOk(sb, reschedule('2026-11-26T10:15:00'), ACCOUNT);
+	const [out] = await runOk(sb, reschedule('2027-11-25T10:15:00'), ACCOUNT);
 	expect(out).toMatchObject({
 		appointment_key: mover.appointment_key,
 		rescheduled: false,
 		reason: 'slot taken',
-		requested: { start: '2026-11-26T10:15:00-03:00', when: 'Thu 26 Nov, 10:15–10:45' },
+		requested: { start: '2027-11-25T10:15:00-03:00', when: 'Thu 25 Nov, 10:15–10:45' },
 	});
 	expect(out.conflicts).toEqual([
 		expect.objectContaining({
 			search_code: inTheWay.search_code,
-			when: 'Thu 26 Nov, 10:00–10:30',
+			when: 'Thu 25 Nov, 10:00–10:30',
 			person: 'Bruno Díaz',
 		}),
-		expect.objectContaining({ when: 'Thu 26 Nov, 10:30–11:00' }),
+		expect.objectContaining({ when: 'Thu 25 Nov, 10:30–11:00' }),
 	]);
 	// 11:00 is free: the 11:15 appointment is cancelled. The moved appointment (15:00) is no conflict of its own.
 	expect((out.nextFreeTimes as IDataObject[]).map((s) => s.when)).toEqual([
-		'Thu 26 Nov, 11:00–11:30',
-		'Thu 26 Nov, 11:15–11:45',
-		'Thu 26 Nov, 11:30–12:00',
-		'Thu 26 Nov, 11:45–12:15',
-		'Thu 26 Nov, 12:00–12:30',
+		'Thu 25 Nov, 11:00–11:30',
+		'Thu 25 Nov, 11:15–11:45',
+		'Thu 25 Nov, 11:30–12:00',
+		'Thu 25 Nov, 11:45–12:15',
+		'Thu 25 Nov, 12:00–12:30',
 	]);
 	expect((await apiRequests(admin)).map((r) => r.method)).toEqual(['GET', 'GET']);
-	expect(await startOf(mover)).toBe(Date.parse('2026-11-26T15:00:00-03:00'));
+	expect(await startOf(mover)).toBe(Date.parse('2027-11-25T15:00:00-03:00'));
 });
 
 test('When Taken › Fail: the node fails naming the appointment in the way and the next free time', async () => {
-	const result = await run(sb, reschedule('2026-11-26T10:00:00', { whenTaken: 'error' }), ACCOUNT);
+	const result = await run(sb, reschedule('2027-11-25T10:00:00', { whenTaken: 'error' }), ACCOUNT);
 	expect(result.error?.message).toMatch(
-		new RegExp(`Not rescheduled: Thu 26 Nov, 10:00–10:30 is taken by ${inTheWay.search_code}`),
+		new RegExp(`Not rescheduled: Thu 25 Nov, 10:00–10:30 is taken by ${inTheWay.search_code}`),
 	);
 	expect(String((result.error as unknown as IDataObject).description)).toMatch(
-		/Next free times that day: Thu 26 Nov, 11:00–11:30/,
+		/Next free times that day: Thu 25 Nov, 11:00–11:30/,
 	);
 	expect((await apiRequests(admin)).some((r) => r.method === 'PATCH')).toBe(false);
 });
 
 test('a free slot: moved, then read again after the move (conflictsAfterMove)', async () => {
-	const [out] = await runOk(sb, reschedule('2026-11-26T11:00:00'), ACCOUNT);
+	const [out] = await runOk(sb, reschedule('2027-11-25T11:00:00'), ACCOUNT);
 	expect(out).toMatchObject({
 		appointment_key: mover.appointment_key,
 		rescheduled: true,
 		conflictsAfterMove: [],
 	});
-	expect(await startOf(mover)).toBe(Date.parse('2026-11-26T11:00:00-03:00'));
+	expect(await startOf(mover)).toBe(Date.parse('2027-11-25T11:00:00-03:00'));
 	const calls = (await apiRequests(admin)).map(
 		(r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, 'K')}`,
 	);
@@ -110,7 +110,7 @@ test('a free slot: moved, then read again after the move (conflictsAfterMove)', 
 test('Only If Free off (the default): moved onto a taken slot as before, no read', async () => {
 	const [out] = await runOk(
 		sb,
-		reschedule('2026-11-26T10:00:00', { onlyIfFree: undefined }),
+		reschedule('2027-11-25T10:00:00', { onlyIfFree: undefined }),
 		ACCOUNT,
 	);
 	expect(out.rescheduled).toBeUndefined();
@@ -124,12 +124,12 @@ describe.each([
 	test('gives the same "slot taken" item; Only If Free off fails as before', async () => {
 		// The service counts 60 minutes an appointment, the node 30: 11:15 looks free to the node only.
 		await admin.config({ takenSlot, slotMinutes: 60 });
-		const [out] = await runOk(sb, reschedule('2026-11-26T11:15:00'), ACCOUNT);
+		const [out] = await runOk(sb, reschedule('2027-11-25T11:15:00'), ACCOUNT);
 		expect(out).toMatchObject({ rescheduled: false, reason: 'slot taken', conflicts: [] });
 		expect(String(out.refusedByService)).toMatch(/not available/);
-		expect((out.nextFreeTimes as IDataObject[])[0].when).toBe('Thu 26 Nov, 11:30–12:00');
-		expect(await startOf(mover)).toBe(Date.parse('2026-11-26T15:00:00-03:00'));
-		const plain = await run(sb, reschedule('2026-11-26T11:15:00', { onlyIfFree: false }), ACCOUNT);
+		expect((out.nextFreeTimes as IDataObject[])[0].when).toBe('Thu 25 Nov, 11:30–12:00');
+		expect(await startOf(mover)).toBe(Date.parse('2027-11-25T15:00:00-03:00'));
+		const plain = await run(sb, reschedule('2027-11-25T11:15:00', { onlyIfFree: false }), ACCOUNT);
 		expect(plain.error?.message).toBeDefined();
 	});
 });
@@ -149,12 +149,12 @@ test('the re-check after the move reports a booking that landed meanwhile', asyn
 	fake.handle = (req, res) => {
 		if (req.method === 'PATCH') {
 			moved = true;
-			return sendJson(res, 200, record(key, '2026-11-26T12:00:00-03:00'));
+			return sendJson(res, 200, record(key, '2027-11-25T12:00:00-03:00'));
 		}
 		if (req.path.endsWith(`${key}/`))
-			return sendJson(res, 200, record(key, '2026-11-26T15:00:00-03:00'));
+			return sendJson(res, 200, record(key, '2027-11-25T15:00:00-03:00'));
 		const landed = moved
-			? [record('c0000000-0000-4000-8000-000000000002', '2026-11-26T12:10:00-03:00')]
+			? [record('c0000000-0000-4000-8000-000000000002', '2027-11-25T12:10:00-03:00')]
 			: [];
 		return sendJson(res, 200, { count: landed.length, next: null, results: landed });
 	};
@@ -162,16 +162,68 @@ test('the re-check after the move reports a booking that landed meanwhile', asyn
 		const [out] = await runOk(
 			fake as unknown as Sandbox,
 			{
-				...reschedule('2026-11-26T12:00:00'),
+				...reschedule('2027-11-25T12:00:00'),
 				appointmentKey: { __rl: true, mode: 'id', value: key },
 			},
 			ACCOUNT,
 		);
-		expect(out).toMatchObject({ rescheduled: true, start_date: '2026-11-26T12:00:00-03:00' });
+		expect(out).toMatchObject({ rescheduled: true, start_date: '2027-11-25T12:00:00-03:00' });
 		expect(out.conflictsAfterMove).toEqual([
-			expect.objectContaining({ search_code: '0002', when: 'Thu 26 Nov, 12:10–12:40' }),
+			expect.objectContaining({ search_code: '0002', when: 'Thu 25 Nov, 12:10–12:40' }),
 		]);
 	} finally {
 		await fake.close();
 	}
+});
+
+test('a re-check that fails after the move: the moved record, rescheduled, and a note; no error for a write that happened', async () => {
+	const fake = await startFakeService();
+	const key = 'c0000000-0000-4000-8000-000000000003';
+	const record = (start: string) => ({
+		appointment_key: key,
+		search_code: 'K003',
+		status: 'CONFIRMED',
+		start_date: start,
+		calendar: { calendar_key: CAL, name: 'Room 1' },
+	});
+	let moved = false;
+	fake.handle = (req, res) => {
+		if (req.method === 'PATCH') {
+			moved = true;
+			return sendJson(res, 200, record('2027-11-25T12:00:00-03:00'));
+		}
+		if (req.path.endsWith(`${key}/`))
+			return sendJson(res, 200, record('2027-11-25T15:00:00-03:00'));
+		if (moved) return sendJson(res, 400, { detail: 'Invalid filter.' });
+		return sendJson(res, 200, { count: 0, next: null, results: [] });
+	};
+	try {
+		const params = {
+			...reschedule('2027-11-25T12:00:00'),
+			appointmentKey: { __rl: true, mode: 'id', value: key },
+		};
+		const [out] = await runOk(fake as unknown as Sandbox, params, ACCOUNT);
+		expect(out).toMatchObject({
+			rescheduled: true,
+			start_date: '2027-11-25T12:00:00-03:00',
+			conflictsAfterMove: null,
+		});
+		expect(String(out.recheckFailed)).toMatch(/re-check after the move could not be made/);
+	} finally {
+		await fake.close();
+	}
+});
+
+test('the next free times stay within the hours the calendar is used that day, never up to midnight', async () => {
+	await admin.reset();
+	await book('2027-11-25T10:00:00-03:00');
+	await book('2027-11-25T10:30:00-03:00');
+	await book('2027-11-25T11:30:00-03:00');
+	mover = await book('2027-11-26T15:00:00-03:00');
+	const [out] = await runOk(sb, reschedule('2027-11-25T10:15:00'), ACCOUNT);
+	expect(out.rescheduled).toBe(false);
+	// The day's last appointment ends at 12:00: 11:00 is the one free start before it.
+	expect((out.nextFreeTimes as IDataObject[]).map((s) => s.when)).toEqual([
+		'Thu 25 Nov, 11:00–11:30',
+	]);
 });

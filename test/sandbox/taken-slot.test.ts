@@ -23,9 +23,9 @@ async function pair() {
 			status,
 			calendar: { calendar_key: CAL },
 		});
-	const a = await create('2026-11-26T10:00:00-03:00');
-	await create('2026-11-26T12:00:00-03:00', 'CANCELED');
-	const b = await create('2026-11-26T15:00:00-03:00');
+	const a = await create('2027-11-25T10:00:00-03:00');
+	await create('2027-11-25T12:00:00-03:00', 'CANCELED');
+	const b = await create('2027-11-25T15:00:00-03:00');
 	return {
 		a,
 		b,
@@ -37,32 +37,32 @@ async function pair() {
 test('allow (default): a taken slot is accepted', async () => {
 	expect((await adm.ok('GET', '/__sandbox/config/')).takenSlot).toBe('allow');
 	const { move } = await pair();
-	expect((await move('2026-11-26T10:00:00-03:00')).status).toBe(200);
+	expect((await move('2027-11-25T10:00:00-03:00')).status).toBe(200);
 });
 
 test('conflict: 409 naming the slot and the appointment; a cancelled one or one slotMinutes away takes nothing', async () => {
 	const { a, move } = await pair(); // a reset restores the start-up options: configure after it
 	await adm.ok('POST', '/__sandbox/config/', { takenSlot: 'conflict', slotMinutes: 30 });
-	const refused = await move('2026-11-26T10:29:00-03:00');
+	const refused = await move('2027-11-25T10:29:00-03:00');
 	expect(refused.status).toBe(409);
 	expect(refused.body.detail).toBe(
-		`The slot at 2026-11-26T10:29:00-03:00 is not available: appointment ${a.search_code} is booked then.`,
+		`The slot at 2027-11-25T10:29:00-03:00 is not available: appointment ${a.search_code} is booked then.`,
 	);
-	expect((await move('2026-11-26T12:00:00-03:00')).status).toBe(200);
-	expect((await move('2026-11-26T10:30:00-03:00')).status).toBe(200);
+	expect((await move('2027-11-25T12:00:00-03:00')).status).toBe(200);
+	expect((await move('2027-11-25T10:30:00-03:00')).status).toBe(200);
 	await adm.ok('POST', '/__sandbox/config/', { takenSlot: 'allow' });
 });
 
 test('bad-request: 400 with the message under start_date; nothing moved', async () => {
 	const { b, move } = await pair();
 	await adm.ok('POST', '/__sandbox/config/', { takenSlot: 'bad-request', slotMinutes: 60 });
-	const refused = await move('2026-11-26T10:45:00-03:00');
+	const refused = await move('2027-11-25T10:45:00-03:00');
 	expect(refused.status).toBe(400);
 	expect(refused.body.start_date[0]).toMatch(
-		/^The slot at 2026-11-26T10:45:00-03:00 is not available/,
+		/^The slot at 2027-11-25T10:45:00-03:00 is not available/,
 	);
 	const after = await adm.ok('GET', `/__sandbox/appointments/${b.appointment_key}/`);
-	expect(after.start_date).toBe('2026-11-26T15:00:00-03:00');
+	expect(after.start_date).toBe('2027-11-25T15:00:00-03:00');
 	const bad = await adm('POST', '/__sandbox/config/', { takenSlot: 'maybe' });
 	expect(bad.status).toBe(400);
 	await adm.ok('POST', '/__sandbox/config/', { takenSlot: 'allow' });

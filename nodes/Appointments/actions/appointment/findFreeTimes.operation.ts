@@ -131,14 +131,15 @@ export const prepare: PrepareOperation = function (item) {
 			? "the node's Time Zone option"
 			: "the workflow's time zone";
 		const note = `The credential's Account Time Zone is empty: times are in ${zone}, ${source}`;
+		// Never a start already past; the grid stays on each opening range's start.
+		const ahead = { from: Math.max(window.from, Date.now()), to: window.to };
 		const starts = free.freeStarts(
-			{ window, zone, hours, rules },
+			{ window: ahead, zone, hours, rules },
 			free.startsOf(records, zone),
 			limit,
 		);
-		const offsetOf = free.offsetsOf(zone);
 		return starts.map((start) => ({
-			...free.slotItem(start, rules.duration, offsetOf),
+			...free.slotItem(start, rules.duration, zone),
 			calendar: { calendar_key: calendar, ...(name !== undefined && { name }) },
 			timeZone: zone,
 			...(account === undefined && { timeZoneNote: note }),

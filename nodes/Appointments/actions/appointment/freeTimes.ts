@@ -3,7 +3,7 @@
  * stepped on a grid from each range's start; a start the clocks skip is none, one they repeat counts once (its first
  * occurrence). A start is free when no active appointment (lasting `existing`, Buffer on both sides) overlaps it.
  */
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { isCancelled, notAppointmentReason } from '../../shared/appointmentRecord.js';
@@ -23,143 +23,93 @@ export type OpeningHours = Map<number, Array<{ from: number; to: number }>>;
 /** In minutes: the one to place, the gap kept, the grid, how long existing ones last. */
 export type SlotRules = { duration: number; buffer: number; grid: number; existing: number };
 export type Window = { from: number; to: number };
+type BusyKeys = { calendar?: string; account?: string; except?: string };
+type BusyRead = BusyKeys & { window: Window; zone: string };
 
 /**
- * Minute `m` of a date (its UTC midnight) in `zone`: as a start its first occurrence (none when skipped), as an end
+ * Minute `m` of a date (its UTC midnight) in `zone`: as a start its first occurrence (NaN when skipped), as an end
  * its last. `steady`: the day's one offset when its clocks do not change (reading each time is 20 times slower).
  */
 function wallInstant(date: number, m: number, zone: string, end: boolean, steady?: number) {
 	if (steady !== undefined) return date + (m - steady) * MINUTE;
 	const readings = wallClockReadings(date + m * MINUTE, zone);
-	return end || readings.kind !== 'skipped' ? readings[end ? 'later' : 'earlier'] : undefined;
-}
-
-/** Whether [start, end) keeps Buffer from every existing appointment; `busy` holds their starts, sorted. */
-function isFree(busy: number[], start: number, end: number, rules: SlotRules): boolean {
-	const after = start - (rules.existing + rules.buffer) * MINUTE;
-	let [lo, hi] = [0, busy.length];
-	while (lo < hi) {
-		const mid = (lo + hi) >> 1;
-		if (busy[mid] > after) hi = mid;
-		else lo = mid + 1;
-	}
-	return lo === busy.length || busy[lo] >= end + rules.buffer * MINUTE;
+	return end || readings.kind !== 'skipped' ? readings[end ? 'later' : 'earlier'] : NaN;
 }
 
 export type FreeQuery = { window: Window; zone: string; hours: OpeningHours; rules: SlotRules };
 
-/** A day's free starts (`date`: its UTC midnight), each slot inside its opening range and the window. */
-function dayStarts({ window, zone, hours, rules }: FreeQuery, busy: number[], date: number) {
-	const day = new Set<number>();
-	// Offsets 14 hours before and 38 after the date's UTC midnight bracket its whole day in any zone.
-	const [before, after] = [date - 840 * MINUTE, date + 2280 * MINUTE].map((t) =>
-		IANAZone.create(zone).offset(t),
-	);
-	const steady = before === after ? before : undefined;
-	for (const range of hours.get(new Date(date).getUTCDay() || 7) ?? []) {
-		const close = wallInstant(date, range.to, zone, true, steady) as number;
-		for (let m = range.from; m < range.to; m += rules.grid) {
-			const start = wallInstant(date, m, zone, false, steady) ?? NaN;
-			const end = start + rules.duration * MINUTE;
-			if (!(start >= window.from && start <= window.to && end <= close)) continue;
-			if (isFree(busy, start, end, rules)) day.add(start);
-		}
-	}
-	return [...day].sort((a, b) => a - b);
-}
-
-/** The free starts of the query's window, day by day in its zone, at most `limit`. */
-export function freeStarts(query: FreeQuery, busy: number[], limit = Infinity): number[] {
+/** The free starts of the query's window, day by day in its zone, at most `limit`; `busy`: the existing starts. */
+export function freeStarts(
+	{ window, zone, hours, rules }: FreeQuery,
+	busy: number[],
+	limit = Infinity,
+) {
+	const [before, after] = [rules.existing + rules.buffer, rules.buffer].map((m) => m * MINUTE);
+	const isFree = (start: number, end: number) =>
+		busy.every((b) => b + before <= start || b >= end + after);
 	const dateOf = (ms: number) =>
-		DateTime.fromMillis(ms, { zone: query.zone })
-			.setZone('UTC', { keepLocalTime: true })
-			.startOf('day');
+		DateTime.fromMillis(ms, { zone }).setZone('UTC', { keepLocalTime: true }).startOf('day');
 	const out: number[] = [];
-	const last = dateOf(query.window.to).toMillis();
-	for (let date = dateOf(query.window.from).toMillis(); date <= last; date += 1440 * MINUTE) {
-		out.push(...dayStarts(query, busy, date).slice(0, limit - out.length));
+	for (let d = dateOf(window.from); d <= dateOf(window.to); d = d.plus({ days: 1 })) {
+		const [date, day] = [d.toMillis(), new Set<number>()];
+		// Offsets 14 hours before and 38 after the date's UTC midnight bracket its whole day in any zone.
+		const [early, late] = [date - 840 * MINUTE, date + 2280 * MINUTE].map((t) =>
+			d.setZone(zone).zone.offset(t),
+		);
+		const steady = early === late ? early : undefined;
+		for (const range of hours.get(d.weekday) ?? []) {
+			const close = wallInstant(date, range.to, zone, true, steady);
+			for (let m = range.from; m < range.to; m += rules.grid) {
+				const start = wallInstant(date, m, zone, false, steady);
+				const end = start + rules.duration * MINUTE;
+				const inside = start >= window.from && start <= window.to && end <= close;
+				if (inside && isFree(start, end)) day.add(start);
+			}
+		}
+		out.push(...[...day].sort((a, b) => a - b).slice(0, limit - out.length));
 		if (out.length >= limit) break;
 	}
 	return out;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** The zone's offset at an instant, read once per quarter hour (clocks change on one; each read costs 50 µs). */
-export function offsetsOf(zone: string): (ms: number) => number {
-	const seen = new Map<number, number>();
-	return (ms) => {
-		const quarter = Math.floor(ms / (15 * MINUTE));
-		const known = seen.get(quarter) ?? IANAZone.create(zone).offset(ms);
-		seen.set(quarter, known);
-		return known;
+/** `{ start, end, when }`: ISO with the zone's offset and a line such as `Thu 26 Nov, 15:00–15:30`. */
+export function slotItem(start: number, minutes: number, zone: string) {
+	const [from, to] = [start, start + minutes * MINUTE].map((ms) =>
+		DateTime.fromMillis(ms, { zone, locale: 'en-US' }),
+	);
+	const iso = (t: DateTime) => t.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+	return {
+		start: iso(from),
+		end: iso(to),
+		when: `${from.toFormat('ccc d LLL, HH:mm')}–${to.toFormat('HH:mm')}`,
 	};
 }
-
-/** An instant's wall clock (a Date read in UTC) and its ISO text with the zone's offset. */
-function wallOf(ms: number, offsetOf: (ms: number) => number): { wall: Date; iso: string } {
-	const offset = offsetOf(ms);
-	const wall = new Date(ms + offset * MINUTE);
-	const sign = offset < 0 ? '-' : '+';
-	const iso = `${wall.toISOString().slice(0, 19)}${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
-	return { wall, iso };
-}
-
-const [WEEKDAYS, MONTHS] = [
-	'Sun Mon Tue Wed Thu Fri Sat',
-	'Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec',
-].map((names) => names.split(' '));
-
-/** `{ start, end, when }`: ISO with the zone's offset and a line such as `Thu 26 Nov, 15:00–15:30`. */
-export function slotItem(start: number, minutes: number, offsetOf: (ms: number) => number) {
-	const [from, to] = [wallOf(start, offsetOf), wallOf(start + minutes * MINUTE, offsetOf)];
-	const [day, hhmm] = [from.wall, (d: Date) => `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`];
-	const date = `${WEEKDAYS[day.getUTCDay()]} ${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]}`;
-	return { start: from.iso, end: to.iso, when: `${date}, ${hhmm(from.wall)}–${hhmm(to.wall)}` };
-}
-
-const calendarOf = (r: IDataObject) =>
-	String((r.calendar as IDataObject)?.calendar_key ?? '').toLowerCase();
 
 /**
  * The active appointments of `calendar` starting in `window`, `except` left out, read with Get Many's list reader
  * (a request per page). A record that is no appointment fails the item: a free time must never hide a booking.
  */
-export async function readBusy(
-	ctx: IExecuteFunctions,
-	item: ItemContext,
-	{
-		calendar,
-		window,
-		zone,
-		account,
-		except = '',
-	}: { calendar?: string; window: Window; zone: string; account?: string; except?: string },
-) {
+export async function readBusy(ctx: IExecuteFunctions, item: ItemContext, q: BusyRead) {
 	const keep = (record: IDataObject) => {
 		const why = notAppointmentReason(record);
-		if (why === undefined) return inWindow(window, record.start_date, zone);
+		if (why === undefined) return inWindow(q.window, record.start_date, q.zone);
 		const message = `A record of the service's list is not an appointment (${why}): free times cannot be known`;
 		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: item.itemIndex });
 	};
 	const qs = {
-		...(calendar && { calendar_key: calendar }),
-		...startWindowQuery(window, account, zone),
+		...(q.calendar && { calendar_key: q.calendar }),
+		...startWindowQuery(q.window, q.account, q.zone),
 	};
 	const { itemIndex, policy } = item;
-	const records = await paginateAll<IDataObject>(ctx, 'appointments/', qs, {
-		keep,
-		itemIndex,
-		policy,
-		keyField: 'appointment_key',
-		resource: 'appointments',
-		pageConcurrency: 4, // Get Many's default
-	});
+	const [keyField, resource] = ['appointment_key', 'appointments'];
+	const read = { keep, itemIndex, policy, keyField, resource, pageConcurrency: 4 }; // Get Many's default
+	const records = await paginateAll<IDataObject>(ctx, 'appointments/', qs, read);
 	// A service that ignored calendar_key must not make another calendar's appointments conflicts.
-	const mine = (r: IDataObject) => !calendarOf(r) || calendarOf(r) === calendar?.toLowerCase();
-	const other = (r: IDataObject) =>
-		String(r.appointment_key).toLowerCase() !== except.toLowerCase();
-	return records.filter((r) => !isCancelled(r) && (!calendar || mine(r)) && other(r));
+	const low = (v: unknown) => String(v ?? '').toLowerCase();
+	const mine = (r: IDataObject) =>
+		[low(q.calendar), ''].includes(low((r.calendar as IDataObject)?.calendar_key));
+	const ok = (r: IDataObject) => !isCancelled(r) && low(r.appointment_key) !== low(q.except);
+	return records.filter((r) => ok(r) && (!q.calendar || mine(r)));
 }
 
 export const startsOf = (records: IDataObject[], zone: string) =>

@@ -24,7 +24,7 @@ import {
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { ItemContext, PreparedRun, PrepareOperation } from '../types.js';
-import { freeStarts, MINUTE, offsetsOf, readBusy, slotItem, startsOf } from './freeTimes.js';
+import { freeStarts, MINUTE, readBusy, slotItem, startsOf } from './freeTimes.js';
 import { startInstant } from '../../shared/dateWindow.js';
 
 const onlyIfFree = { show: { onlyIfFree: [true] } };
@@ -80,46 +80,49 @@ export const properties: INodeProperties[] = [
 
 type Check = { duration: number; fail: boolean; key: string; start: number; calendar?: string };
 
-/** The calendar from the new start's slot to the end of its day: who is in the way, and the day's next free starts. */
-async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check) {
+/**
+ * The new start's day: who is in the way, and its next free starts (15-minute grid) no later than the day's last
+ * appointment ends, this one's current start and the asked slot included: the hours the calendar is in use that
+ * day, as no opening hours are known here. None already past.
+ */
+async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, current?: unknown) {
 	const account = await accountTimeZone(ctx);
 	const zone = account ?? item.zone();
 	const { start, duration, key: except, calendar } = check;
-	const local = DateTime.fromMillis(start, { zone });
-	const offsetOf = offsetsOf(zone);
-	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + duration * MINUTE);
-	const read = { from: start - duration * MINUTE, to };
+	const [local, span] = [DateTime.fromMillis(start, { zone }), duration * MINUTE];
+	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + span);
+	const read = { from: start - span, to };
 	const records = await readBusy(ctx, item, { calendar, window: read, zone, account, except });
-	// The rest of that day, on a 15-minute grid, appointments lasting as long as this one.
+	const busy = startsOf(records, zone);
+	const last = Math.max(start, ...[startInstant(current, zone), ...busy].filter((t) => t < to));
+	const close = DateTime.fromMillis(last + span, { zone });
+	const endMinute = close.hasSame(local, 'day') ? close.hour * 60 + close.minute : 1440;
 	const from = Math.ceil((local.hour * 60 + local.minute + local.second / 60) / 15) * 15;
-	const hours = new Map([[local.weekday, [{ from, to: 1440 }]]]);
+	const hours = new Map([[local.weekday, [{ from, to: endMinute }]]]);
 	const rules = { duration, buffer: 0, grid: 15, existing: duration };
-	const query = { window: { from: start + 1, to }, zone, hours, rules };
-	const inTheWay = records.filter(
-		(r) => Math.abs(startInstant(r.start_date, zone) - start) < duration * MINUTE,
-	);
-	const conflicts = inTheWay.map((r) => ({
-		appointment_key: r.appointment_key,
-		search_code: r.search_code,
-		start_date: r.start_date,
-		when: slotItem(startInstant(r.start_date, zone), duration, offsetOf).when,
-		person: (r.person as IDataObject | undefined)?.full_name,
-	}));
-	const nextFreeTimes = freeStarts(query, startsOf(records, zone), 5).map((s) =>
-		slotItem(s, duration, offsetOf),
-	);
-	return { requested: slotItem(start, duration, offsetOf), conflicts, nextFreeTimes };
+	const query = { window: { from: Math.max(start + 1, Date.now()), to }, zone, hours, rules };
+	const slot = (s: number) => slotItem(s, duration, zone);
+	const conflicts = records
+		.filter((r) => Math.abs(startInstant(r.start_date, zone) - start) < span)
+		.map((r) => ({
+			appointment_key: r.appointment_key,
+			search_code: r.search_code,
+			start_date: r.start_date,
+			when: slot(startInstant(r.start_date, zone)).when,
+			person: (r.person as IDataObject | undefined)?.full_name,
+		}));
+	const nextFreeTimes = freeStarts(query, busy, 5).map(slot);
+	return { requested: slot(start), conflicts, nextFreeTimes };
 }
 
 /** Whether the service refused the move as a taken slot: any 409, or a 400 whose message says so. */
-function refusedAsTaken(error: unknown): error is NodeApiError {
-	const text = error instanceof NodeApiError ? `${error.message} ${error.description}` : '';
-	const taken = /slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(text);
-	return (
-		error instanceof NodeApiError &&
-		(error.httpCode === '409' || (error.httpCode === '400' && taken))
-	);
-}
+const refusedAsTaken = (error: unknown): error is NodeApiError =>
+	error instanceof NodeApiError &&
+	(error.httpCode === '409' ||
+		(error.httpCode === '400' &&
+			/slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(
+				`${error.message} ${error.description}`,
+			)));
 
 /** Only If Free: the move when the slot is free (then re-checked), else `rescheduled: false` or the node's error. */
 async function movedIfFree(
@@ -129,10 +132,11 @@ async function movedIfFree(
 	move: PreparedRun,
 ) {
 	const opts = { itemIndex: item.itemIndex, policy: item.policy };
-	const calendar = ((await getAppointment(ctx, given.key, opts)).calendar as IDataObject)
-		?.calendar_key;
+	const { calendar: cal, start_date: current } = await getAppointment(ctx, given.key, opts);
+	const calendar = (cal as IDataObject | undefined)?.calendar_key;
 	const check = { ...given, calendar: typeof calendar === 'string' ? calendar : undefined };
-	let [seen, refusal] = [await around(ctx, item, check), undefined as string | undefined];
+	const look = async () => await around(ctx, item, check, current);
+	let [seen, refusal] = [await look(), undefined as string | undefined];
 	if (seen.conflicts.length === 0) {
 		// A refusal as a taken slot is an answer; any other failure stays the node's error, as without the check.
 		const refused = (error: unknown) => {
@@ -141,10 +145,17 @@ async function movedIfFree(
 		};
 		const moved = await move().then((record) => ({ record: record as IDataObject }), refused);
 		if (typeof moved !== 'string') {
-			const { conflicts } = await around(ctx, item, check);
-			return { ...moved.record, rescheduled: true, conflictsAfterMove: conflicts };
+			// The move happened: a re-check that fails is said, never the item's error.
+			const after = await look().then(
+				({ conflicts }) => ({ conflictsAfterMove: conflicts }),
+				(error: Error) => ({
+					conflictsAfterMove: null,
+					recheckFailed: `Moved; the re-check after the move could not be made: ${error.message}`,
+				}),
+			);
+			return { ...moved.record, rescheduled: true, ...after };
 		}
-		[seen, refusal] = [await around(ctx, item, check), moved];
+		[seen, refusal] = [await look(), moved];
 	}
 	const taken = { appointment_key: check.key, rescheduled: false, reason: 'slot taken', ...seen };
 	if (!check.fail) return { ...taken, ...(refusal && { refusedByService: refusal }) };
@@ -172,10 +183,8 @@ export const prepare: PrepareOperation = function (item) {
 			policy: item.policy,
 		});
 	if (this.getNodeParameter('onlyIfFree', i, false) !== true) return move;
-	const [rule, duration] = [
-		{ min: 1, max: 1440, whole: true },
-		this.getNodeParameter('duration', i, 30),
-	];
+	const rule = { min: 1, max: 1440, whole: true };
+	const duration = this.getNodeParameter('duration', i, 30);
 	const check: Check = {
 		key,
 		start: Date.parse(startDate),
