@@ -82,7 +82,9 @@ export function harness(
 		nodeId,
 		async call(body) {
 			request.body = body;
+			response.writableFinished = false;
 			const answer = await webhook.call((reused ?? context()) as unknown as IWebhookFunctions);
+			response.writableFinished = true;
 			response.emit('close');
 			return answer;
 		},
@@ -99,10 +101,11 @@ function fakeHttp() {
 		query: {},
 	};
 	// n8n answers every request after webhook() returned; the trigger reads the answer at its 'close' (Node's
-	// ServerResponse emits it last): sent, with its status.
+	// ServerResponse emits it last): sent, with its status. Until then it is open (not finished), or the trigger
+	// would take the caller for gone and start nothing.
 	const response = Object.assign(new EventEmitter(), {
 		statusCode: 200,
-		writableFinished: true,
+		writableFinished: false,
 		writeHead: () => response,
 		end: () => response,
 		status: () => response,

@@ -101,7 +101,19 @@ export class AppointmentsTrigger implements INodeType {
 
 	methods = { listSearch: { searchCalendars } };
 
-	webhookMethods = { default: { checkExists, create, delete: remove } };
+	webhookMethods: INodeType['webhookMethods'] = {
+		default: {
+			checkExists() {
+				return checkExists.call(this);
+			},
+			create() {
+				return create.call(this);
+			},
+			delete() {
+				return remove.call(this);
+			},
+		},
+	};
 
 	webhook = receive;
 }

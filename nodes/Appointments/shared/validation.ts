@@ -162,20 +162,21 @@ export function resolveZone(
 	);
 }
 
+/** A DateInputError as an error naming the field and the item; any other error as it is. */
+function dateError(node: INode, error: unknown, field: string, itemIndex: number): never {
+	if (!(error instanceof DateInputError)) throw error;
+	throw new NodeOperationError(node, `The field "${field}" (item ${itemIndex}): ${error.message}`, {
+		itemIndex,
+		description: `Pick a date in "${field}", or give it a date such as 2026-03-10 or 2026-03-10T14:30:00 (an expression may also give a Luxon DateTime).`,
+	});
+}
+
 /** `read()`, its DateInputError turned into an error naming the field and the item. */
 function dateField<T>(node: INode, field: string, itemIndex: number, read: () => T): T {
 	try {
 		return read();
 	} catch (error) {
-		if (!(error instanceof DateInputError)) throw error;
-		throw new NodeOperationError(
-			node,
-			`The field "${field}" (item ${itemIndex}): ${error.message}`,
-			{
-				itemIndex,
-				description: `Pick a date in "${field}", or give it a date such as 2026-03-10 or 2026-03-10T14:30:00 (an expression may also give a Luxon DateTime).`,
-			},
-		);
+		return dateError(node, error, field, itemIndex);
 	}
 }
 
