@@ -94,7 +94,7 @@ test("Get Many (a new node: version 4): Options holds Time Zone, Advanced the re
 		.first()
 		.click();
 	await creator()
-		.getByText(/^Actions \(9\)/)
+		.getByText(/^Actions \(10\)/)
 		.click();
 	await creator().getByText('Get many appointments', { exact: true }).click();
 	await ndv().waitFor();

@@ -72,7 +72,7 @@ async function addPollingTrigger(): Promise<void> {
 	await creator().getByText('On appointment starting soon').click();
 }
 
-test('the node creator lists the trigger events and all nine actions', async () => {
+test('the node creator lists the trigger events and all ten actions', async () => {
 	await searchAppointments();
 	for (const event of [
 		'On appointment created',
@@ -82,11 +82,12 @@ test('the node creator lists the trigger events and all nine actions', async () 
 		await creator().getByText(event).waitFor();
 	}
 	await creator()
-		.getByText(/^Actions \(9\)/)
+		.getByText(/^Actions \(10\)/)
 		.click();
 	const actions = [
 		'Get many appointments',
 		'Get an appointment',
+		'Find free times in a calendar',
 		'Update the status of an appointment',
 		'Reschedule an appointment',
 		'Cancel an appointment',
