@@ -29,6 +29,8 @@ afterAll(async () => {
 	await sb?.close();
 });
 beforeEach(async () => {
+	// A reset drops queued deliveries but not one in flight: let the last test's land before clearing what came.
+	await settled();
 	await adm.ok('POST', '/__sandbox/reset/');
 	hook.got.length = 0;
 	await api.ok('POST', '/api/v3/webhooks/', {
