@@ -4,9 +4,12 @@
  * Uses the fake service (test/helpers/fakeService.ts), independent of the sandbox.
  */
 import type { ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 
 import { startFakeService, type FakeRequest, type FakeService } from '../helpers/fakeService';
 import { runNode } from '../helpers/n8n';
+import { testCert } from '../helpers/testCert';
 import { TransportTestNode } from './transportTestNode';
 
 interface Answer {
@@ -174,6 +177,40 @@ it('classifies resets and time-outs: retried for GET, and the final error says w
 	expect(
 		JSON.stringify(result.run) + result.logs.join('\n') + String(result.error?.stack),
 	).not.toContain(TOKEN);
+});
+
+it('a certificate n8n does not trust is not retried, and the error says what to do about it', async () => {
+	const server = https.createServer(testCert('credential-self-signed', { days: 30 }), (_, res) =>
+		res.end('[]'),
+	);
+	let connections = 0;
+	server.on('connection', () => connections++);
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+	try {
+		const { port } = server.address() as AddressInfo;
+		for (const method of ['GET', 'POST']) {
+			connections = 0;
+			const result = await runNode({
+				nodeType: new TransportTestNode(),
+				parameters: {
+					call: 'apiRequest',
+					method,
+					path: 'webhooks/',
+					policy: '{"baseDelayMs":10,"maxAttempts":3}',
+				},
+				credentials: { baseUrl: `https://127.0.0.1:${port}`, accessToken: TOKEN },
+			});
+			expect(result.error?.message).toBe(
+				'Could not reach the service: its certificate was not accepted (DEPTH_ZERO_SELF_SIGNED_CERT)',
+			);
+			expect((result.error as unknown as { description: string }).description).toBe(
+				`The Base URL of the Appointments API credential serves https with a certificate n8n does not trust: use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS. ${method} /api/v3/webhooks/ - DEPTH_ZERO_SELF_SIGNED_CERT`,
+			);
+			expect(connections).toBe(1);
+		}
+	} finally {
+		server.close();
+	}
 });
 
 it('a POST is not repeated after a reset (it may have been processed)', async () => {

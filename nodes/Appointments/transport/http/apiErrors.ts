@@ -129,6 +129,8 @@ const SERVER_FIX =
 const OTHER_FIX = 'Check the fields of the node and the Base URL of the credential.';
 const NETWORK_FIX =
 	'Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.';
+const CERTIFICATE_FIX =
+	'The Base URL of the Appointments API credential serves https with a certificate n8n does not trust: use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS.';
 
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
 
@@ -176,7 +178,8 @@ export function apiError(
 	if (outcome.kind === 'network') {
 		// A request that got no answer: the network failure in words, and where to look.
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
-		const description = `${NETWORK_FIX} ${at} - ${outcome.code}`;
+		const fix = outcome.untrusted ? CERTIFICATE_FIX : NETWORK_FIX;
+		const description = `${fix} ${at} - ${outcome.code}`;
 		const context = { networkError: outcome.code, request: at } as JsonObject;
 		return new NodeApiError(ctx.getNode(), context, { message, description, itemIndex });
 	}

@@ -116,7 +116,8 @@ function retryAfterOf(outcome: SendResult): number | undefined {
 /** The wait before the next attempt; throws the request's error when there is none (not retryable, budget spent). */
 function nextDelay(r: Attempts, outcome: SendResult, attempt: number): number {
 	const retryable = r.hooks.retryable ?? ((o: SendResult) => isRetryable(o, r.method !== 'POST'));
-	if (!retryable(outcome)) throw failure(r, outcome, attempt);
+	const untrusted = outcome.kind === 'network' && outcome.untrusted;
+	if (untrusted || !retryable(outcome)) throw failure(r, outcome, attempt);
 	if (attempt >= r.policy.maxAttempts) throw failure(r, outcome, attempt, 'no attempts left');
 	const remaining = r.policy.maxWaitMs - r.wait.waitedMs;
 	const retryAfter = retryAfterOf(outcome);

@@ -14,7 +14,14 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 export type SendResult =
 	| { kind: 'response'; statusCode: number; headers: IDataObject; body: unknown }
 	| { kind: 'tooLarge'; statusCode: number; limit: number }
-	| { kind: 'network'; code: string; timedOut: boolean; refused: boolean; detail: string };
+	| {
+			kind: 'network';
+			code: string;
+			timedOut: boolean;
+			refused: boolean;
+			detail: string;
+			untrusted?: boolean;
+	  };
 
 type BodyStream = {
 	on: (event: string, listener: (arg: never) => void) => unknown;
@@ -86,6 +93,9 @@ const NETWORK_CODES = [
 	'ERR_CANCELED',
 ];
 
+/** Node's codes for a certificate it does not accept (self-signed, expired, another host's): no retry fixes one. */
+const CERTIFICATE_CODE = /CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|INVALID_CA/;
+
 const [RESET, UNRESOLVED] = ['the connection was reset', 'the host name could not be resolved'];
 const DETAIL: Record<string, string> = {
 	ECONNRESET: RESET,
@@ -108,7 +118,8 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 	let [found, walked] = ['', 0];
 	for (const e of nested as Set<Record<string, unknown>>) {
 		if (!e || typeof e !== 'object' || walked++ === 20) break;
-		if (typeof e.code === 'string' && !found && NETWORK_CODES.includes(e.code)) found = e.code;
+		const own = typeof e.code === 'string' ? e.code : '';
+		if (!found && (NETWORK_CODES.includes(own) || CERTIFICATE_CODE.test(own))) found = own;
 		if (typeof e.message === 'string') messages.push(e.message);
 		for (const key of ['cause', 'errorResponse', 'reason', 'error']) {
 			try {
@@ -124,6 +135,10 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 		/timeout|timed out/i.test(text) ||
 		['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(found);
 	const code = found || (timedOut ? 'ETIMEDOUT' : 'EUNKNOWN');
+	if (CERTIFICATE_CODE.test(code)) {
+		const detail = `its certificate was not accepted (${code})`;
+		return { kind: 'network', code, timedOut: false, refused: false, detail, untrusted: true };
+	}
 	const detail = timedOut
 		? 'the request timed out'
 		: (DETAIL[code] ?? `the request failed (${code})`);
