@@ -9,7 +9,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import type { SendResult } from './httpAttempt.js';
+import { untrusted, type SendResult } from './httpAttempt.js';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo.js';
 import { redact, redactBody } from './redaction.js';
 
@@ -178,7 +178,7 @@ export function apiError(
 	if (outcome.kind === 'network') {
 		// A request that got no answer: the network failure in words, and where to look.
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
-		const fix = outcome.untrusted ? CERTIFICATE_FIX : NETWORK_FIX;
+		const fix = untrusted(outcome) ? CERTIFICATE_FIX : NETWORK_FIX;
 		const description = `${fix} ${at} - ${outcome.code}`;
 		const context = { networkError: outcome.code, request: at } as JsonObject;
 		return new NodeApiError(ctx.getNode(), context, { message, description, itemIndex });

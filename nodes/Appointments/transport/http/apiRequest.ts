@@ -22,7 +22,7 @@ import {
 	type RequestPolicy,
 	type TransportContext,
 } from './credentialInfo.js';
-import { sendOnce, type SendResult } from './httpAttempt.js';
+import { sendOnce, untrusted, type SendResult } from './httpAttempt.js';
 import { redactError } from './redaction.js';
 
 /** Shared by the pages of one list: a wait pauses them all, and `maxWaitMs` bounds their paused time, counted once. */
@@ -116,8 +116,7 @@ function retryAfterOf(outcome: SendResult): number | undefined {
 /** The wait before the next attempt; throws the request's error when there is none (not retryable, budget spent). */
 function nextDelay(r: Attempts, outcome: SendResult, attempt: number): number {
 	const retryable = r.hooks.retryable ?? ((o: SendResult) => isRetryable(o, r.method !== 'POST'));
-	const untrusted = outcome.kind === 'network' && outcome.untrusted;
-	if (untrusted || !retryable(outcome)) throw failure(r, outcome, attempt);
+	if (untrusted(outcome) || !retryable(outcome)) throw failure(r, outcome, attempt);
 	if (attempt >= r.policy.maxAttempts) throw failure(r, outcome, attempt, 'no attempts left');
 	const remaining = r.policy.maxWaitMs - r.wait.waitedMs;
 	const retryAfter = retryAfterOf(outcome);

@@ -1,10 +1,5 @@
 /** One HTTP attempt through n8n's helper, and what came of it: a response, or a network failure classified. */
-import {
-	sleep,
-	type IDataObject,
-	type IHttpRequestMethods,
-	type IHttpRequestOptions,
-} from 'n8n-workflow';
+import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME, type TransportContext } from './credentialInfo.js';
 
@@ -14,14 +9,7 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 export type SendResult =
 	| { kind: 'response'; statusCode: number; headers: IDataObject; body: unknown }
 	| { kind: 'tooLarge'; statusCode: number; limit: number }
-	| {
-			kind: 'network';
-			code: string;
-			timedOut: boolean;
-			refused: boolean;
-			detail: string;
-			untrusted?: boolean;
-	  };
+	| { kind: 'network'; code: string; timedOut: boolean; refused: boolean; detail: string };
 
 type BodyStream = {
 	on: (event: string, listener: (arg: never) => void) => unknown;
@@ -93,8 +81,12 @@ const NETWORK_CODES = [
 	'ERR_CANCELED',
 ];
 
-/** Node's codes for a certificate it does not accept (self-signed, expired, another host's): no retry fixes one. */
+/** Node's codes for a certificate it does not accept (self-signed, expired, another host's). */
 const CERTIFICATE_CODE = /CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|INVALID_CA/;
+
+/** A certificate n8n does not trust: no retry fixes it, so none is made. */
+export const untrusted = (outcome: SendResult): boolean =>
+	outcome.kind === 'network' && CERTIFICATE_CODE.test(outcome.code);
 
 const [RESET, UNRESOLVED] = ['the connection was reset', 'the host name could not be resolved'];
 const DETAIL: Record<string, string> = {
@@ -135,36 +127,10 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 		/timeout|timed out/i.test(text) ||
 		['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(found);
 	const code = found || (timedOut ? 'ETIMEDOUT' : 'EUNKNOWN');
-	if (CERTIFICATE_CODE.test(code)) {
-		const detail = `its certificate was not accepted (${code})`;
-		return { kind: 'network', code, timedOut: false, refused: false, detail, untrusted: true };
-	}
-	const detail = timedOut
-		? 'the request timed out'
-		: (DETAIL[code] ?? `the request failed (${code})`);
+	let detail = DETAIL[code] ?? `the request failed (${code})`;
+	if (timedOut) detail = 'the request timed out';
+	else if (CERTIFICATE_CODE.test(code)) detail = `its certificate was not accepted (${code})`;
 	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
-}
-
-/** No redirect followed, every status returned (not thrown), the answer as a stream (read by readBody). */
-function requestOptions(
-	method: IHttpRequestMethods,
-	url: string,
-	body: IDataObject | IDataObject[] | undefined,
-	timeoutMs: number,
-): IHttpRequestOptions {
-	const json = body === undefined ? {} : { 'Content-Type': 'application/json' };
-	return {
-		method,
-		url,
-		headers: { Accept: 'application/json', ...json },
-		encoding: 'stream',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-		sendCredentialsOnCrossOriginRedirect: false,
-		timeout: timeoutMs,
-		...(body === undefined ? {} : { body }),
-	};
 }
 
 type Response = { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
@@ -192,7 +158,7 @@ async function outcomeOf(response: Response, deadline: number): Promise<SendResu
 	};
 }
 
-/** One attempt: the answer read as a stream with its status, no redirect followed, the body bounded (readBody). */
+/** One attempt: no redirect followed, every status returned (not thrown), the answer read as a bounded stream. */
 export async function sendOnce(
 	ctx: TransportContext,
 	method: IHttpRequestMethods,
@@ -201,13 +167,20 @@ export async function sendOnce(
 	timeoutMs: number,
 ): Promise<SendResult> {
 	const deadline = Date.now() + timeoutMs;
+	const json = body === undefined ? {} : { 'Content-Type': 'application/json' };
 	try {
-		const options = requestOptions(method, url, body, timeoutMs);
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			CREDENTIAL_NAME,
-			options,
-		)) as Response;
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, {
+			method,
+			url,
+			headers: { Accept: 'application/json', ...json },
+			encoding: 'stream',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+			timeout: timeoutMs,
+			...(body === undefined ? {} : { body }),
+		})) as Response;
 		return await outcomeOf(response, deadline);
 	} catch (error) {
 		return classifyThrown(error);
