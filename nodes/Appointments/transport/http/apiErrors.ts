@@ -15,7 +15,7 @@ import { redact, redactBody } from './redaction.js';
 
 /** `resource` names what a 404 ("<resource> not found") or a 403 is about. */
 export type ErrorLabels = { itemIndex?: number; resource?: string };
-export type Tried = { attempts: number; waitedMs: number; reason?: string };
+type Tried = { attempts: number; waitedMs: number; reason?: string };
 type Answer = { statusCode: number; body: unknown; url: string };
 
 function rawBodyText(body: unknown, max = 2000): string | undefined {
@@ -72,16 +72,11 @@ export function formatErrorBody(body: unknown): string {
 	return text.length > 1000 ? `${text.slice(0, 997)}...` : text;
 }
 
+/** The statuses BY_STATUS does not word itself. */
 const STATUS_TEXT: Record<number, string> = {
-	400: 'Bad Request',
-	401: 'Unauthorized',
-	403: 'Forbidden',
-	404: 'Not Found',
 	405: 'Method Not Allowed',
 	409: 'Conflict',
 	415: 'Unsupported Media Type',
-	422: 'Unprocessable Entity',
-	429: 'Too Many Requests',
 	500: 'Internal Server Error',
 	502: 'Bad Gateway',
 	503: 'Service Unavailable',
@@ -240,6 +235,8 @@ export async function recordOf(
 	throw answerError(ctx, statusCode, message, description, labels.itemIndex, at);
 }
 
+const UNCONFIRMED_FIX = 'Run Webhook > Get Many to see whether it was made before trying again.';
+
 /** An empty answer to a webhook create or update whose subscription the list does not show either. */
 export function unconfirmedError(
 	ctx: TransportContext,
@@ -248,11 +245,5 @@ export function unconfirmedError(
 	itemIndex?: number,
 ): Error {
 	const message = `The service answered ${statusCode} without the webhook, and ${what} is not in the list, so it cannot be confirmed`;
-	return answerError(
-		ctx,
-		statusCode,
-		message,
-		'Run Webhook > Get Many to see whether it was made before trying again.',
-		itemIndex,
-	);
+	return answerError(ctx, statusCode, message, UNCONFIRMED_FIX, itemIndex);
 }

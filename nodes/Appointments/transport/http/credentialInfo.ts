@@ -1,22 +1,10 @@
 /** What every request shares: the retry/time-out policy, and what the credential says (base URL, token, account zone). */
 import { IANAZone } from 'luxon';
-import {
-	NodeOperationError,
-	type IExecuteFunctions,
-	type IHookFunctions,
-	type ILoadOptionsFunctions,
-	type IPollFunctions,
-	type IWebhookFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IAllExecuteFunctions } from 'n8n-workflow';
 
 import { normaliseBaseUrl, originOf } from './apiUrls.js';
 
-export type TransportContext =
-	| IExecuteFunctions
-	| IHookFunctions
-	| IWebhookFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions;
+export type TransportContext = IAllExecuteFunctions;
 
 /**
  * Attempts in all (the first included), the wait between them in all, one attempt's time-out, the first backoff

@@ -2,13 +2,7 @@
  * The transport's one redaction of what the service sent back (a link, a body, a field name). A service may echo the
  * token as given, percent-encoded, lower-cased (a host name) or in part: every run of 8 of its characters goes.
  */
-import {
-	NodeApiError,
-	NodeOperationError,
-	type IDataObject,
-	type INode,
-	type JsonObject,
-} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
 
 /** A body's strings are cut here before redaction: no error shows more than a few thousand characters. */
 const MAX_REDACTED = 100_000;
@@ -43,11 +37,8 @@ function piecesOf(secret: string): string[] {
 function hide(hidden: Uint8Array, pieces: string[], chars: string, starts?: number[]): void {
 	for (const piece of pieces) {
 		for (let at = chars.indexOf(piece); at !== -1; at = chars.indexOf(piece, at + 1)) {
-			hidden.fill(
-				1,
-				starts ? starts[at] : at,
-				starts ? starts[at + piece.length] : at + piece.length,
-			);
+			const end = at + piece.length;
+			hidden.fill(1, starts?.[at] ?? at, starts?.[end] ?? end);
 		}
 	}
 }
@@ -62,13 +53,10 @@ export function redact(text: string, secrets: Array<string | undefined>): string
 		const { chars, starts } = readUnits(text);
 		hide(hidden, pieces, chars, starts);
 	}
+	if (!hidden.includes(1)) return text;
 	// A run of hidden characters becomes one `***` (hidden[-1] is undefined).
-	return hidden.includes(1)
-		? text
-				.split('')
-				.map((c, i) => (!hidden[i] ? c : hidden[i - 1] ? '' : '***'))
-				.join('')
-		: text;
+	const shown = (c: string, i: number) => (!hidden[i] ? c : hidden[i - 1] ? '' : '***');
+	return text.split('').map(shown).join('');
 }
 
 /** A parsed body with the secrets redacted from every string and key in it, before anything is cut short. */
@@ -77,17 +65,13 @@ export function redactBody(body: unknown, secrets: string[], depth = 0): unknown
 		return redact(body.length > MAX_REDACTED ? body.slice(0, MAX_REDACTED) : body, secrets);
 	if (body === null || typeof body !== 'object' || depth > 50) return body;
 	if (Array.isArray(body)) return body.map((v) => redactBody(v, secrets, depth + 1));
-	const out: Record<string, unknown> = {};
-	for (const [key, value] of Object.entries(body)) {
-		// defineProperty: a key such as `__proto__` stays a key.
-		Object.defineProperty(out, redact(key, secrets), {
-			value: redactBody(value, secrets, depth + 1),
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
-	}
-	return out;
+	// fromEntries defines its keys, so a key such as `__proto__` stays a key.
+	return Object.fromEntries(
+		Object.entries(body).map(([key, value]) => [
+			redact(key, secrets),
+			redactBody(value, secrets, depth + 1),
+		]),
+	);
 }
 
 /**
@@ -96,12 +80,7 @@ export function redactBody(body: unknown, secrets: string[], depth = 0): unknown
  */
 export function redactError(error: unknown, secrets: string[]): unknown {
 	if (!(error instanceof Error)) return error;
-	const e = error as Error & {
-		description?: unknown;
-		node?: INode;
-		httpCode?: string | null;
-		context?: IDataObject;
-	};
+	const e = error as Partial<NodeApiError>;
 	const cause = e.cause instanceof Error ? `${e.cause.message} ${e.cause.stack ?? ''}` : '';
 	let json = '';
 	try {
@@ -109,9 +88,9 @@ export function redactError(error: unknown, secrets: string[]): unknown {
 	} catch {
 		// a circular error: its own texts are enough
 	}
-	const texts = [e.message, String(e.description ?? ''), e.stack ?? '', cause, json].join('\n');
+	const texts = [error.message, String(e.description ?? ''), e.stack ?? '', cause, json].join('\n');
 	if (redact(texts, secrets) === texts) return error;
-	const message = redact(e.message, secrets);
+	const message = redact(error.message, secrets);
 	if (!e.node) return new Error(message);
 	const description =
 		typeof e.description === 'string' ? redact(e.description, secrets) : undefined;
