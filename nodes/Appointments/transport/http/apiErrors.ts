@@ -171,7 +171,6 @@ export function apiError(
 	const at = where(info, request.method, request.url);
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
-		// A request that got no answer: the network failure in words, and where to look.
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
 		const fix = untrusted(outcome) ? CERTIFICATE_FIX : NETWORK_FIX;
 		const description = `${fix} ${at} - ${outcome.code}`;
@@ -180,7 +179,6 @@ export function apiError(
 	}
 	const { statusCode } = outcome;
 	if (outcome.kind === 'tooLarge') {
-		// An answer over the size cap: it was not read.
 		const mb = Math.round(outcome.limit / (1024 * 1024));
 		const message = `The service's answer was too large: more than ${mb} MB, so it was not read`;
 		const description = `${at} answered ${statusCode} with a body over the ${mb} MB limit; reading stopped there`;

@@ -67,9 +67,8 @@ function isRetryable(outcome: SendResult, idempotent: boolean): boolean {
 
 /** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
 export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
+	// A header's value is a string (Node's http gives strings), or an array of them when repeated.
 	if (Array.isArray(value)) value = value[0];
-	if (typeof value === 'number')
-		return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
 	// An HTTP-date (IMF-fixdate, RFC 850 or asctime) names a weekday or a month.
@@ -84,12 +83,9 @@ export function backoffDelay(
 	capMs: number,
 	random: () => number = Math.random,
 ): number {
-	return Math.floor(
-		random() * Math.max(0, Math.min(capMs, baseDelayMs * Math.pow(2, Math.max(0, attempt - 1)))),
-	);
+	return Math.floor(random() * Math.min(capMs, baseDelayMs * 2 ** (attempt - 1)));
 }
 
-/** One request under way: what it sends, its policy, and the wait it shares (a list's pages share one). */
 type Attempts = {
 	ctx: TransportContext;
 	info: CredentialInfo;
@@ -101,7 +97,7 @@ type Attempts = {
 	wait: SharedWait;
 };
 
-/** The error that ends the request, saying what was tried once more than one attempt was made or a retry was refused. */
+/** The request's error; what was tried is said once more than one attempt was made or a retry was refused. */
 function failure(r: Attempts, outcome: SendResult, attempts: number, reason?: string): Error {
 	const tried =
 		attempts > 1 || reason ? { attempts, waitedMs: r.wait.waitedMs, reason } : undefined;
@@ -141,7 +137,6 @@ function mayHaveBeenProcessed(outcome: SendResult): boolean {
 		: outcome.statusCode >= 500 && outcome.statusCode !== 503;
 }
 
-/** The answer when it is a 2xx or an allowed status, else undefined. */
 function accepted<T>(outcome: SendResult, opts: SendOptions): ApiResponse<T> | undefined {
 	if (outcome.kind !== 'response') return undefined;
 	const { statusCode } = outcome;

@@ -3,7 +3,6 @@ import type { IDataObject } from 'n8n-workflow';
 
 const API_PREFIX = '/api/v3/';
 
-/** Strips whitespace, trailing slashes and a trailing `/api/v3` (any case), then trailing slashes again. */
 export function normaliseBaseUrl(raw: string): string {
 	return String(raw ?? '')
 		.trim()
@@ -25,10 +24,7 @@ export function encodeQuery(qs?: IDataObject): string {
 	return params.toString();
 }
 
-/**
- * Absolute URL of an API path. `path` is relative to `/api/v3/` and must end with `/`; it may not be absolute,
- * start with `/`, or contain `..` segments (so it can never leave the credential's origin).
- */
+/** An API path's absolute URL; a path that could leave `/api/v3/` (absolute, `/…`, `.` or `..`) is refused. */
 export function buildApiUrl(baseUrl: string, path: string, qs?: IDataObject): string {
 	if (typeof path !== 'string' || path.length === 0)
 		throw new Error('API path must be a non-empty string');

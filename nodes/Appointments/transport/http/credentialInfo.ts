@@ -43,9 +43,8 @@ export type CredentialInfo = { baseUrl: string; origin: string; secrets: string[
  * so is one that is no http(s) address once `/api/v3` is stripped.
  */
 function baseUrlProblem(raw: string): string | undefined {
-	if (/^[^/]*\/\/[^/?#]*@/.test(raw)) {
+	if (/^[^/]*\/\/[^/?#]*@/.test(raw))
 		return "The credential's Base URL must not contain a user name or password (user:password@): the service is authenticated with the Access Token only";
-	}
 	const url = URL.canParse(raw) ? new URL(raw) : undefined;
 	const part = raw.includes('?')
 		? 'a query (?…)'
@@ -61,7 +60,7 @@ function baseUrlProblem(raw: string): string | undefined {
 	return valid ? undefined : `The credential's Base URL "${raw}" is not a valid http(s) address`;
 }
 
-/** The credential's base URL, origin and secrets; a Base URL that cannot be used is an error before any request. */
+/** A Base URL that cannot be used is an error before any request. */
 export async function credentialInfo(ctx: TransportContext): Promise<CredentialInfo> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
 	const raw = String(credentials?.baseUrl ?? '').trim();
@@ -80,9 +79,8 @@ export async function credentialInfo(ctx: TransportContext): Promise<CredentialI
 }
 
 /**
- * The IANA zone the credential names, or undefined when it names none (the field is empty, or a credential saved
- * before it existed): then the caller uses the zone it read the builder's dates in, as before the field existed.
- * A value that is not a zone is an error before any request, never a silent guess.
+ * The IANA zone the credential names, or undefined when it names none (empty, or saved before the field existed: the
+ * caller then uses the zone it read the dates in). Not a zone: an error before any request, never a silent guess.
  */
 export async function accountTimeZone(ctx: TransportContext): Promise<string | undefined> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);

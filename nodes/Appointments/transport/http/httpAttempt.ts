@@ -99,10 +99,7 @@ const DETAIL: Record<string, string> = {
 	EUNKNOWN: 'the request failed without a response',
 };
 
-/**
- * A thrown error as a network failure: its code, read only from its own and nested (cause, errorResponse, reason,
- * error) codes and messages, 20 errors at most, and whether it timed out.
- */
+/** A thrown error as a network failure: its code, from its own and nested errors' codes and messages (20 at most). */
 function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 	// A Set iterates what is added while it is walked, each error once: breadth first, cycles cut.
 	const nested = new Set<unknown>([error]);
@@ -135,7 +132,6 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 
 type Response = { statusCode?: number; status?: number; headers?: IDataObject; body?: unknown };
 
-/** The response as an outcome: its body read to the end (bounded) when it is a stream, then parsed. */
 async function outcomeOf(response: Response, deadline: number): Promise<SendResult> {
 	const statusCode = Number(response?.statusCode ?? response?.status ?? 0);
 	let answer = response?.body;
