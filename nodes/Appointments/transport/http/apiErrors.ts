@@ -9,7 +9,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { untrusted, type SendResult } from './httpAttempt.js';
+import { parseBody, untrusted, type SendResult } from './httpAttempt.js';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo.js';
 import { redact, redactBody } from './redaction.js';
 
@@ -29,8 +29,7 @@ function rawBodyText(body: unknown, max = 2000): string | undefined {
 function messagesOf(value: unknown, depth = 0): string[] {
 	if (depth > 5 || value === undefined || value === null) return [];
 	if (typeof value === 'string') return value.trim() ? [value.trim()] : [];
-	if (typeof value !== 'object')
-		return typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [];
+	if (typeof value !== 'object') return [String(value)]; // a parsed body's number or boolean
 	if (Array.isArray(value)) return value.flatMap((v) => messagesOf(v, depth + 1));
 	const obj = value as Record<string, unknown>;
 	for (const key of ['detail', 'message', 'error_description', 'error', 'title', 'msg']) {
@@ -52,14 +51,7 @@ function messagesOf(value: unknown, depth = 0): string[] {
 
 /** One readable message from any error body (JSON text, `detail`/`message`/`error`, field maps, arrays). */
 export function formatErrorBody(body: unknown): string {
-	let value = body;
-	if (typeof body === 'string' && /^\s*[{[]/.test(body)) {
-		try {
-			value = JSON.parse(body.trim());
-		} catch {
-			// not JSON after all: shown as text
-		}
-	}
+	const value = typeof body === 'string' && /^\s*[{[]/.test(body) ? parseBody(body) : body;
 	if (typeof value === 'string') {
 		// Not JSON (HTML error page etc.): keep it short and strip tags.
 		const plain = value

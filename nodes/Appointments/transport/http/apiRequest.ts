@@ -1,9 +1,8 @@
 /**
  * The transport's two ways to send: to an API path at the credential's base URL, or to an absolute link (a `next`)
- * that must have the credential's origin; another origin is refused before anything is sent, and every error leaving
- * here is redacted (redaction.ts). Retries: 429, 503 and a refused connection (none was processed) for every method;
- * 500/502/504, resets and time-outs for idempotent ones. Backoff with full jitter or `Retry-After`, all waits inside
- * `maxWaitMs` (per request, or per list with `sharedWait`); a `Retry-After` beyond what is left fails at once, saying so.
+ * refused unsent unless it has the credential's origin; every error leaving here is redacted. Retried: what was not
+ * processed (429, 503, a refused connection) for every method, 500/502/504, resets and time-outs for idempotent ones,
+ * with full-jitter backoff or `Retry-After`, all waits inside `maxWaitMs` (per request, or per list with `sharedWait`).
  * Under `leaveToRetryOnFail` (version 4) only a `Retry-After` is retried, and a lost answer only checked (`beforeRetry`).
  */
 import {
@@ -59,15 +58,12 @@ export type RetryHooks = {
 
 function isRetryable(outcome: SendResult, idempotent: boolean): boolean {
 	if (outcome.kind === 'network') return outcome.refused || idempotent;
-	return (
-		[429, 503].includes(outcome.statusCode) ||
-		(idempotent && [500, 502, 504].includes(outcome.statusCode))
-	);
+	const { statusCode } = outcome;
+	return [429, 503].includes(statusCode) || (idempotent && [500, 502, 504].includes(statusCode));
 }
 
 /** `Retry-After` in milliseconds: delta-seconds or HTTP-date (past dates give 0); undefined when absent/invalid. */
 export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
-	// A header's value is a string (Node's http gives strings), or an array of them when repeated.
 	if (Array.isArray(value)) value = value[0];
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);

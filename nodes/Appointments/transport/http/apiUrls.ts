@@ -26,8 +26,6 @@ export function encodeQuery(qs?: IDataObject): string {
 
 /** An API path's absolute URL; a path that could leave `/api/v3/` (absolute, `/…`, `.` or `..`) is refused. */
 export function buildApiUrl(baseUrl: string, path: string, qs?: IDataObject): string {
-	if (typeof path !== 'string' || path.length === 0)
-		throw new Error('API path must be a non-empty string');
 	if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\'))
 		throw new Error(`API path must be relative to ${API_PREFIX} (got "${path}")`);
 	const [pathOnly] = path.split('?');

@@ -8,9 +8,7 @@ export type TransportContext = IAllExecuteFunctions;
 
 /**
  * Attempts in all (the first included), the wait between them in all, one attempt's time-out, the first backoff
- * ceiling (doubling). `leaveToRetryOnFail` (version 4 of the action node, whose retry setting is n8n's Retry On
- * Fail): only a `Retry-After` is waited out and sent again, and an outcome the service may have processed is
- * checked by the caller; everything else fails at once, for n8n to run the node again.
+ * ceiling (doubling); `leaveToRetryOnFail`: version 4, whose retry setting is n8n's Retry On Fail (apiRequest.ts).
  */
 export type RequestPolicy = {
 	maxAttempts: number;
@@ -53,11 +51,8 @@ function baseUrlProblem(raw: string): string | undefined {
 			: undefined;
 	if (url && part)
 		return `The credential's Base URL must not contain ${part}: give the service's address only, such as ${url.origin}`;
-	const valid =
-		url !== undefined &&
-		/^https?:$/.test(url.protocol) &&
-		originOf(normaliseBaseUrl(raw)) !== undefined;
-	return valid ? undefined : `The credential's Base URL "${raw}" is not a valid http(s) address`;
+	if (url && /^https?:$/.test(url.protocol) && originOf(normaliseBaseUrl(raw))) return undefined;
+	return `The credential's Base URL "${raw}" is not a valid http(s) address`;
 }
 
 /** A Base URL that cannot be used is an error before any request. */
@@ -90,9 +85,7 @@ export async function accountTimeZone(ctx: TransportContext): Promise<string | u
 	if (typeof raw === 'string' && IANAZone.isValidZone(raw.trim())) return raw.trim();
 	const description =
 		"Open the Appointments API credential and type the time zone your account is set to in the service, such as America/Santiago or Europe/Berlin, or leave it empty to use the workflow's.";
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`The credential's Account Time Zone ${JSON.stringify(String(raw)).slice(0, 80)} is not an IANA time zone`,
-		{ description },
-	);
+	const given = JSON.stringify(String(raw)).slice(0, 80);
+	const message = `The credential's Account Time Zone ${given} is not an IANA time zone`;
+	throw new NodeOperationError(ctx.getNode(), message, { description });
 }

@@ -52,7 +52,7 @@ async function readBody(body: BodyStream, deadline: number): Promise<BodyRead> {
 }
 
 /** JSON when the text, trimmed, is JSON, else the trimmed text (an HTML page, say); '' and null are no body. */
-function parseBody(raw: unknown): unknown {
+export function parseBody(raw: unknown): unknown {
 	if (typeof raw !== 'string') return raw ?? undefined;
 	try {
 		// JSON.parse skips JSON's white space itself, so a list page is parsed without a trimmed copy first.
@@ -81,10 +81,9 @@ const NETWORK_CODES = [
 	'ERR_CANCELED',
 ];
 
-/** Node's codes for a certificate it does not accept (self-signed, expired, another host's). */
+/** Node's codes for a certificate it does not accept (self-signed, expired, another host's): no retry fixes one. */
 const CERTIFICATE_CODE = /CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|INVALID_CA/;
 
-/** A certificate n8n does not trust: no retry fixes it, so none is made. */
 export const untrusted = (outcome: SendResult): boolean =>
 	outcome.kind === 'network' && CERTIFICATE_CODE.test(outcome.code);
 
@@ -111,11 +110,7 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 		if (!found && (NETWORK_CODES.includes(own) || CERTIFICATE_CODE.test(own))) found = own;
 		if (typeof e.message === 'string') messages.push(e.message);
 		for (const key of ['cause', 'errorResponse', 'reason', 'error']) {
-			try {
-				if (e[key] && typeof e[key] === 'object') nested.add(e[key]);
-			} catch {
-				// a getter that throws: skip it
-			}
+			if (e[key] && typeof e[key] === 'object') nested.add(e[key]);
 		}
 	}
 	const text = messages.join(' | ');

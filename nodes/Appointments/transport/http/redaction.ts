@@ -15,13 +15,10 @@ function fold(text: string): string {
 /** The text read as the characters it stands for (a `%XX` escape as one), folded, with each one's offset in it. */
 function readUnits(text: string): { chars: string; starts: number[] } {
 	const starts: number[] = [];
-	let chars = '';
-	for (let i = 0; i < text.length; ) {
-		starts.push(i);
-		const escaped = text[i] === '%' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3));
-		chars += escaped ? String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16)) : text[i];
-		i += escaped ? 3 : 1;
-	}
+	const chars = text.replace(/%[0-9a-f]{2}|[\s\S]/gi, (unit, at: number) => {
+		starts.push(at);
+		return unit.length === 3 ? String.fromCharCode(parseInt(unit.slice(1), 16)) : unit;
+	});
 	starts.push(text.length);
 	return { chars: fold(chars), starts };
 }
@@ -61,8 +58,7 @@ export function redact(text: string, secrets: Array<string | undefined>): string
 
 /** A parsed body with the secrets redacted from every string and key in it, before anything is cut short. */
 export function redactBody(body: unknown, secrets: string[], depth = 0): unknown {
-	if (typeof body === 'string')
-		return redact(body.length > MAX_REDACTED ? body.slice(0, MAX_REDACTED) : body, secrets);
+	if (typeof body === 'string') return redact(body.slice(0, MAX_REDACTED), secrets);
 	if (body === null || typeof body !== 'object' || depth > 50) return body;
 	if (Array.isArray(body)) return body.map((v) => redactBody(v, secrets, depth + 1));
 	// fromEntries defines its keys, so a key such as `__proto__` stays a key.
@@ -74,10 +70,7 @@ export function redactBody(body: unknown, secrets: string[], depth = 0): unknown
 	);
 }
 
-/**
- * The error as it may leave the transport (apiRequest.ts and paginate.ts pass every error here): itself when nothing
- * in it holds a piece of a secret, else the same error built again from its redacted message and description.
- */
+/** The error itself when no text in it holds a piece of a secret, else the same error built again from its redacted texts. */
 export function redactError(error: unknown, secrets: string[]): unknown {
 	if (!(error instanceof Error)) return error;
 	const e = error as Partial<NodeApiError>;
