@@ -108,55 +108,49 @@ const timeZoneOption: INodeProperties = {
 		"The time zone of dates given without one, such as Europe/Berlin; empty means the workflow's",
 };
 
-/** The number options' bounds: what the editor shows is what is accepted, also from an expression. */
+/** The number options' bounds and defaults: what the editor shows is what is accepted, also from an expression. */
 export const OPTION_RULES = {
-	concurrency: { label: 'Concurrency', min: 1, max: MAX_CONCURRENCY, whole: true },
-	maxAttempts: { label: 'Max Attempts', min: 1, max: 20, whole: true },
-	maxRetryWaitSeconds: { label: 'Max Retry Wait (Seconds)', min: 0 },
-	timeoutSeconds: { label: 'Timeout (Seconds)', min: 0.1 },
+	concurrency: { label: 'Concurrency', fallback: 1, min: 1, max: MAX_CONCURRENCY, whole: true },
+	maxAttempts: { label: 'Max Attempts', fallback: 5, min: 1, max: 20, whole: true },
+	maxRetryWaitSeconds: { label: 'Max Retry Wait (Seconds)', fallback: 60, min: 0 },
+	timeoutSeconds: { label: 'Timeout (Seconds)', fallback: 30, min: 0.1, precision: 1 },
 } as const;
 
-function setting(
-	name: keyof typeof OPTION_RULES,
-	fallback: number,
-	typeOptions: object,
-	description: string,
-): INodeProperties {
+type Rule = { label: string; fallback: number; min: number; max?: number; whole?: boolean };
+
+function setting(name: keyof typeof OPTION_RULES, description: string): INodeProperties {
+	const rule: Rule & { precision?: number } = OPTION_RULES[name];
+	const precision = rule.whole ? 0 : rule.precision;
+	const typeOptions = {
+		minValue: rule.min,
+		...(rule.max !== undefined && { maxValue: rule.max }),
+		...(precision !== undefined && { numberPrecision: precision }),
+	};
 	return {
-		displayName: OPTION_RULES[name].label,
+		displayName: rule.label,
 		name,
 		type: 'number',
 		typeOptions,
-		default: fallback,
+		default: rule.fallback,
 		description,
 	};
 }
 
-const { concurrency, maxAttempts } = OPTION_RULES;
-
 const requestSettings: INodeProperties[] = [
 	setting(
 		'concurrency',
-		1,
-		{ minValue: concurrency.min, maxValue: concurrency.max, numberPrecision: 0 },
 		'How many input items to process at the same time. Output order and pairing stay as in the input.',
 	),
 	setting(
 		'maxAttempts',
-		5,
-		{ minValue: maxAttempts.min, maxValue: maxAttempts.max, numberPrecision: 0 },
 		"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off.",
 	),
 	setting(
 		'maxRetryWaitSeconds',
-		60,
-		{ minValue: OPTION_RULES.maxRetryWaitSeconds.min },
 		'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once',
 	),
 	setting(
 		'timeoutSeconds',
-		30,
-		{ minValue: OPTION_RULES.timeoutSeconds.min, numberPrecision: 1 },
 		'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)',
 	),
 ];
