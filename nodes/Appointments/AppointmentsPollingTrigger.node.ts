@@ -7,6 +7,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
+import { byText } from './actions/common.descriptions.js';
 import { searchCalendars } from './listSearch/calendarList.js';
 import { CHANGE_EVENTS, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/constants.js';
 import { eventFilterProperty } from './shared/eventFilter.js';
@@ -17,10 +18,7 @@ import { startChanges } from './polling/poll.js';
 import { sampleItems } from './polling/sample.js';
 import { startTimeEvents } from './polling/timeEvents.js';
 
-// plain comparison, as optionsCollection's: localeCompare's first call sets up ICU, which would slow n8n's start-up
-const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) =>
-	a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-);
+const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => byText(a.name, b.name));
 
 const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
 

@@ -155,15 +155,14 @@ const requestSettings: INodeProperties[] = [
 	),
 ];
 
+/** Plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up. */
+export const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates; `extra`: its own. */
 export function optionsCollection(
 	withTimeZone: boolean,
 	extra: INodeProperties[] = [],
 ): INodeProperties {
-	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : []), ...extra].sort(
-		(a, b) =>
-			// plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up
-			a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
-	);
-	return optionsProperty(options);
+	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : []), ...extra];
+	return optionsProperty(options.sort((a, b) => byText(a.displayName, b.displayName)));
 }

@@ -29,7 +29,6 @@ const PREPARES = new Map(
 /** From version 4 on, a write n8n's Retry On Fail runs again returns what its first completed run returned (reruns.ts); every operation but these reads writes. */
 const READS = ['getAll', 'get', 'findFreeTimes'];
 
-/** What one item came to: its data, or with Continue On Fail its error. */
 type ItemResult = { data: IDataObject | IDataObject[] } | { error: Error };
 
 /**
@@ -133,7 +132,6 @@ async function runAll(
 	throw new NodeOperationError(ctx.getNode(), error, { itemIndex: index });
 }
 
-/** Output in input order, every item paired with the input item it came from. */
 function pairedOutput(
 	ctx: IExecuteFunctions,
 	results: Array<ItemResult | undefined>,
