@@ -15,20 +15,23 @@ import { hints, versionDescription as v2 } from './v2/versionDescription.js';
 import { versionDescription as v3 } from './v3/versionDescription.js';
 import { versionDescription as v4 } from './v4/versionDescription.js';
 
+/** New for each node: n8n's loader rewrites the icon of the description it loads, in place. */
+const baseDescription = (): INodeTypeBaseDescription => ({
+	displayName: 'Appointments',
+	name: 'appointments',
+	icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Manage appointments and webhooks of the scheduling service',
+	defaultVersion: 4,
+});
+
 /** One version: its own fields (vN/versionDescription.ts), the operations and item loop all versions share. */
-function nodeVersion(
-	base: INodeTypeBaseDescription,
-	version: number,
-	properties: INodeProperties[],
-): INodeType {
-	const listSearch = {
-		searchAppointments,
-		searchWebhooks,
-		...(version >= 3 && { searchCalendars }),
-	};
+function nodeVersion(version: number, properties: INodeProperties[]): INodeType {
+	const lists = { searchAppointments, searchWebhooks };
 	return {
 		description: {
-			...base,
+			...baseDescription(),
 			version,
 			defaults: { name: 'Appointments' },
 			usableAsTool: true,
@@ -38,7 +41,9 @@ function nodeVersion(
 			properties,
 			...(version >= 2 && { hints }),
 		},
-		...(version >= 2 && { methods: { listSearch } }),
+		...(version >= 2 && {
+			methods: { listSearch: version >= 3 ? { ...lists, searchCalendars } : lists },
+		}),
 		execute: router,
 	};
 }
@@ -46,23 +51,14 @@ function nodeVersion(
 /** Appointments: saved workflows keep their version's parameters and outputs. */
 export class Appointments extends VersionedNodeType {
 	constructor() {
-		const base: INodeTypeBaseDescription = {
-			displayName: 'Appointments',
-			name: 'appointments',
-			icon: { light: 'file:appointments.svg', dark: 'file:appointments.dark.svg' },
-			group: ['transform'],
-			subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-			description: 'Manage appointments and webhooks of the scheduling service',
-			defaultVersion: 4,
-		};
 		super(
 			{
-				1: nodeVersion(base, 1, v1),
-				2: nodeVersion(base, 2, v2),
-				3: nodeVersion(base, 3, v3),
-				4: nodeVersion(base, 4, v4),
+				1: nodeVersion(1, v1),
+				2: nodeVersion(2, v2),
+				3: nodeVersion(3, v3),
+				4: nodeVersion(4, v4),
 			},
-			base,
+			baseDescription(),
 		);
 	}
 }

@@ -29,7 +29,8 @@ const PREPARES = new Map(
 /** From version 4 on, a write n8n's Retry On Fail runs again returns what its first completed run returned (reruns.ts); every operation but these reads writes. */
 const READS = ['getAll', 'get', 'findFreeTimes'];
 
-type ItemResult = { data: IDataObject | IDataObject[] } | { error: Error };
+/** Per input item what it came to, once it did: its data, or with Continue On Fail its error. */
+type Results = Array<{ data: IDataObject | IDataObject[] } | { error: Error } | undefined>;
 
 /**
  * The item's Options, from version 3 on with its Advanced settings (the same names: version 3 only moved them).
@@ -80,7 +81,7 @@ function prepareAll(
 	ctx: IExecuteFunctions,
 	prepare: PrepareOperation,
 	version: number,
-	results: Array<ItemResult | undefined>,
+	results: Results,
 ): Array<PreparedRun | undefined> {
 	const continueOnFail = ctx.continueOnFail();
 	const runs: Array<PreparedRun | undefined> = new Array(results.length);
@@ -107,7 +108,7 @@ async function runAll(
 	ctx: IExecuteFunctions,
 	runs: Array<PreparedRun | undefined>,
 	concurrency: number,
-	results: Array<ItemResult | undefined>,
+	results: Results,
 ): Promise<void> {
 	const continueOnFail = ctx.continueOnFail();
 	const pending = runs.flatMap((run, index) => (run ? [{ run, index }] : []));
@@ -132,10 +133,7 @@ async function runAll(
 	throw new NodeOperationError(ctx.getNode(), error, { itemIndex: index });
 }
 
-function pairedOutput(
-	ctx: IExecuteFunctions,
-	results: Array<ItemResult | undefined>,
-): INodeExecutionData[] {
+function pairedOutput(ctx: IExecuteFunctions, results: Results): INodeExecutionData[] {
 	const returnData: INodeExecutionData[] = [];
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
@@ -152,7 +150,6 @@ function pairedOutput(
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const prepare = PREPARES.get(`${resource}:${operation}`);
@@ -163,7 +160,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	const version = this.getNode().typeVersion;
 	const concurrency = readOption(this, readOptions(this, 0, version), 'concurrency', 0) ?? 1;
-	const results: Array<ItemResult | undefined> = new Array(items.length);
+	const results: Results = new Array(this.getInputData().length);
 	const prepared = prepareAll(this, prepare, version, results);
 	const runs =
 		version >= 4 && !READS.includes(operation)
