@@ -3,13 +3,12 @@ import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n
 
 import { eventFields, optionsProperty } from '../shared/nodeFields.js';
 import { inputError, MAX_CONCURRENCY, numberValue } from '../shared/validation.js';
-import type { Operation } from './types.js';
 
 /** A resource's Operation field and every operation's fields, shown for that resource and operation. */
 export function resourceDescription(
 	resource: string,
 	options: INodePropertyOptions[],
-	operations: Record<string, Operation>,
+	operations: Record<string, { properties: INodeProperties[] }>,
 ): INodeProperties[] {
 	const operation: INodeProperties = {
 		displayName: 'Operation',
