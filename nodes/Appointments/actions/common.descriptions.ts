@@ -115,41 +115,43 @@ export const OPTION_RULES = {
 	timeoutSeconds: { label: 'Timeout (Seconds)', fallback: 30, min: 0.1, precision: 1 },
 } as const;
 
-type Rule = { label: string; fallback: number; min: number; max?: number; whole?: boolean };
+type NumberRule = { label: string; fallback: number; min: number; max?: number; whole?: boolean };
 
-function setting(name: keyof typeof OPTION_RULES, description: string): INodeProperties {
-	const rule: Rule & { precision?: number } = OPTION_RULES[name];
-	const precision = rule.whole ? 0 : rule.precision;
+/** A number option with its rule's label, default and bounds: whole numbers without decimals, else `precision`. */
+export function numberOption(
+	name: string,
+	rule: NumberRule & { precision?: number },
+	description: string,
+): INodeProperties {
+	const { label, fallback, min, max, whole, precision } = rule;
+	const digits = whole ? 0 : precision;
 	const typeOptions = {
-		minValue: rule.min,
-		...(rule.max !== undefined && { maxValue: rule.max }),
-		...(precision !== undefined && { numberPrecision: precision }),
+		minValue: min,
+		...(max !== undefined && { maxValue: max }),
+		...(digits !== undefined && { numberPrecision: digits }),
 	};
-	return {
-		displayName: rule.label,
-		name,
-		type: 'number',
-		typeOptions,
-		default: rule.fallback,
-		description,
-	};
+	return { displayName: label, name, type: 'number', typeOptions, default: fallback, description };
 }
 
 const requestSettings: INodeProperties[] = [
-	setting(
+	numberOption(
 		'concurrency',
+		OPTION_RULES.concurrency,
 		'How many input items to process at the same time. Output order and pairing stay as in the input.',
 	),
-	setting(
+	numberOption(
 		'maxAttempts',
+		OPTION_RULES.maxAttempts,
 		"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off.",
 	),
-	setting(
+	numberOption(
 		'maxRetryWaitSeconds',
+		OPTION_RULES.maxRetryWaitSeconds,
 		'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once',
 	),
-	setting(
+	numberOption(
 		'timeoutSeconds',
+		OPTION_RULES.timeoutSeconds,
 		'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)',
 	),
 ];
