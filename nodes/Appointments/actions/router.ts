@@ -134,19 +134,14 @@ async function runAll(
 }
 
 function pairedOutput(ctx: IExecuteFunctions, results: Results): INodeExecutionData[] {
-	const returnData: INodeExecutionData[] = [];
-	for (let i = 0; i < results.length; i++) {
-		const result = results[i];
-		if (!result) continue;
+	// flatMap, not push(...spread): one Get Many item can yield hundreds of thousands of records, more arguments
+	// than a call can take ("Maximum call stack size exceeded").
+	return results.flatMap((result, item) => {
+		if (!result) return [];
 		const json = 'error' in result ? { error: result.error.message } : result.data;
-		// A loop, not push(...spread): one Get Many item can yield hundreds of thousands of records, more
-		// arguments than a call can take ("Maximum call stack size exceeded").
-		const paired = ctx.helpers.constructExecutionMetaData(ctx.helpers.returnJsonArray(json), {
-			itemData: { item: i },
-		});
-		for (const entry of paired) returnData.push(entry);
-	}
-	return returnData;
+		const data = ctx.helpers.returnJsonArray(json);
+		return ctx.helpers.constructExecutionMetaData(data, { itemData: { item } });
+	});
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
