@@ -26,7 +26,7 @@ const PREPARES = new Map(
 	),
 );
 
-/** From version 4 on, a write n8n's Retry On Fail runs again returns what its first completed run returned (reruns.ts); every operation but these reads writes. */
+/** Every operation but these reads is a write: from version 4 on, a re-run returns its completed result (reruns.ts). */
 const READS = ['getAll', 'get', 'findFreeTimes'];
 
 /** Per input item what it came to, once it did: its data, or with Continue On Fail its error. */
