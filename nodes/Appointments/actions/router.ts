@@ -33,10 +33,9 @@ const READS = ['getAll', 'get', 'findFreeTimes'];
 type Results = Array<{ data: IDataObject | IDataObject[] } | { error: Error } | undefined>;
 
 /**
- * The item's Options, from version 3 on with its Advanced settings (the same names: version 3 only moved them).
- * From version 4 on n8n's Retry On Fail is the one retry setting: the node's own retries do only what a re-run
- * cannot (`leaveToRetryOnFail`: wait out a `Retry-After`, within the default 5 attempts and 60 s; check what a lost
- * answer did), and every other failure fails the item at once.
+ * The item's Options, from version 3 on with its Advanced settings (version 3 only moved them). From version 4 on
+ * Retry On Fail is the one retry setting: the node itself only waits out a `Retry-After` (within the default 5
+ * attempts and 60 s) and checks what a lost answer did (`leaveToRetryOnFail`); any other failure fails the item.
  */
 function readOptions(ctx: IExecuteFunctions, itemIndex: number, version: number): IDataObject {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
