@@ -1,12 +1,12 @@
 import {
 	NodeConnectionTypes,
 	type INodeExecutionData,
-	type INodeProperties,
 	type INodeType,
 	type INodeTypeDescription,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
+import { byText, numberOption } from './actions/common.descriptions.js';
 import { searchCalendars } from './listSearch/calendarList.js';
 import { CHANGE_EVENTS, STARTED, STARTING_SOON, TIME_EVENTS } from './shared/constants.js';
 import { eventFilterProperty } from './shared/eventFilter.js';
@@ -17,18 +17,9 @@ import { startChanges } from './polling/poll.js';
 import { sampleItems } from './polling/sample.js';
 import { startTimeEvents } from './polling/timeEvents.js';
 
-// plain comparison, as optionsCollection's: localeCompare's first call sets up ICU, which would slow n8n's start-up
-const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) =>
-	a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-);
+const POLLING_EVENTS = [...CHANGE_EVENTS, ...TIME_EVENTS].sort((a, b) => byText(a.name, b.name));
 
 const DOCS = 'https://github.com/n8n-nodes-appointments/n8n-nodes-appointments/blob/main/docs';
-
-function wholeOption(name: keyof typeof WHOLE_OPTIONS, description: string): INodeProperties {
-	const { label, fallback, min, max } = WHOLE_OPTIONS[name];
-	const typeOptions = { minValue: min, maxValue: max };
-	return { displayName: label, name, type: 'number', typeOptions, default: fallback, description };
-}
 
 export class AppointmentsPollingTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -82,16 +73,19 @@ export class AppointmentsPollingTrigger implements INodeType {
 			},
 			eventFilterProperty,
 			optionsProperty([
-				wholeOption(
+				numberOption(
 					'daysAhead',
+					WHOLE_OPTIONS.daysAhead,
 					'How many days ahead appointments are watched; more days cost more requests per poll',
 				),
-				wholeOption(
+				numberOption(
 					'daysBack',
+					WHOLE_OPTIONS.daysBack,
 					'How many days after their start appointments stay watched, e.g. to see them marked attended or no-show',
 				),
-				wholeOption(
+				numberOption(
 					'maxWatched',
+					WHOLE_OPTIONS.maxWatched,
 					'The most appointments the trigger remembers between polls; a poll that needs more fails and says so',
 				),
 				{

@@ -37,8 +37,7 @@ export class AppointmentsTrigger implements INodeType {
 		],
 		properties: [
 			{
-				// Kept visible (a notice): without https the trigger cannot work at all. The test/production URL
-				// details and the proxy/tunnel set-up are in the README's Trigger section (the node's docs link).
+				// A notice, always shown: without https the trigger cannot work at all.
 				displayName:
 					'The service only calls https addresses: n8n must be reachable over https at its N8N_WEBHOOK_URL. See the docs for a reverse proxy or a tunnel. Events that do not match the Filters start no execution.',
 				name: 'notice',

@@ -3,13 +3,12 @@ import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n
 
 import { eventFields, optionsProperty } from '../shared/nodeFields.js';
 import { inputError, MAX_CONCURRENCY, numberValue } from '../shared/validation.js';
-import type { Operation } from './types.js';
 
 /** A resource's Operation field and every operation's fields, shown for that resource and operation. */
 export function resourceDescription(
 	resource: string,
 	options: INodePropertyOptions[],
-	operations: Record<string, Operation>,
+	operations: Record<string, { properties: INodeProperties[] }>,
 ): INodeProperties[] {
 	const operation: INodeProperties = {
 		displayName: 'Operation',
@@ -108,68 +107,63 @@ const timeZoneOption: INodeProperties = {
 		"The time zone of dates given without one, such as Europe/Berlin; empty means the workflow's",
 };
 
-/** The number options' bounds: what the editor shows is what is accepted, also from an expression. */
+/** The number options' bounds and defaults: what the editor shows is what is accepted, also from an expression. */
 export const OPTION_RULES = {
-	concurrency: { label: 'Concurrency', min: 1, max: MAX_CONCURRENCY, whole: true },
-	maxAttempts: { label: 'Max Attempts', min: 1, max: 20, whole: true },
-	maxRetryWaitSeconds: { label: 'Max Retry Wait (Seconds)', min: 0 },
-	timeoutSeconds: { label: 'Timeout (Seconds)', min: 0.1 },
+	concurrency: { label: 'Concurrency', fallback: 1, min: 1, max: MAX_CONCURRENCY, whole: true },
+	maxAttempts: { label: 'Max Attempts', fallback: 5, min: 1, max: 20, whole: true },
+	maxRetryWaitSeconds: { label: 'Max Retry Wait (Seconds)', fallback: 60, min: 0 },
+	timeoutSeconds: { label: 'Timeout (Seconds)', fallback: 30, min: 0.1, precision: 1 },
 } as const;
 
-function setting(
-	name: keyof typeof OPTION_RULES,
-	fallback: number,
-	typeOptions: object,
+type NumberRule = { label: string; fallback: number; min: number; max?: number; whole?: boolean };
+
+/** A number option with its rule's label, default and bounds: whole numbers without decimals, else `precision`. */
+export function numberOption(
+	name: string,
+	rule: NumberRule & { precision?: number },
 	description: string,
 ): INodeProperties {
-	return {
-		displayName: OPTION_RULES[name].label,
-		name,
-		type: 'number',
-		typeOptions,
-		default: fallback,
-		description,
+	const { label, fallback, min, max, whole, precision } = rule;
+	const digits = whole ? 0 : precision;
+	const typeOptions = {
+		minValue: min,
+		...(max !== undefined && { maxValue: max }),
+		...(digits !== undefined && { numberPrecision: digits }),
 	};
+	return { displayName: label, name, type: 'number', typeOptions, default: fallback, description };
 }
 
-const { concurrency, maxAttempts } = OPTION_RULES;
-
 const requestSettings: INodeProperties[] = [
-	setting(
+	numberOption(
 		'concurrency',
-		1,
-		{ minValue: concurrency.min, maxValue: concurrency.max, numberPrecision: 0 },
+		OPTION_RULES.concurrency,
 		'How many input items to process at the same time. Output order and pairing stay as in the input.',
 	),
-	setting(
+	numberOption(
 		'maxAttempts',
-		5,
-		{ minValue: maxAttempts.min, maxValue: maxAttempts.max, numberPrecision: 0 },
+		OPTION_RULES.maxAttempts,
 		"The node's own retries, per request, first attempt included: after 429, 5xx or a failed connection, only where repeating is safe (a create or cancel whose answer was lost is checked, never sent blindly again). n8n's Retry On Fail setting re-runs the whole node after these are spent, so the two multiply; leave it off.",
 	),
-	setting(
+	numberOption(
 		'maxRetryWaitSeconds',
-		60,
-		{ minValue: OPTION_RULES.maxRetryWaitSeconds.min },
+		OPTION_RULES.maxRetryWaitSeconds,
 		'Total time one request may wait between its attempts, Retry-After included; a service asking for a longer wait fails at once',
 	),
-	setting(
+	numberOption(
 		'timeoutSeconds',
-		30,
-		{ minValue: OPTION_RULES.timeoutSeconds.min, numberPrecision: 1 },
+		OPTION_RULES.timeoutSeconds,
 		'Time-out of one attempt, for the whole answer: the headers and the body (which may be at most 64 MB)',
 	),
 ];
+
+/** Plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up. */
+export const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The "Options" collection every operation has; `timeZone` where the operation reads or writes dates; `extra`: its own. */
 export function optionsCollection(
 	withTimeZone: boolean,
 	extra: INodeProperties[] = [],
 ): INodeProperties {
-	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : []), ...extra].sort(
-		(a, b) =>
-			// plain comparison: localeCompare's first call sets up ICU, which would slow n8n's start-up
-			a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0,
-	);
-	return optionsProperty(options);
+	const options = [...requestSettings, ...(withTimeZone ? [timeZoneOption] : []), ...extra];
+	return optionsProperty(options.sort((a, b) => byText(a.displayName, b.displayName)));
 }

@@ -29,10 +29,6 @@ export function readAppointmentKey(ctx: IExecuteFunctions, itemIndex: number): s
 export function readWebhookKey(ctx: IExecuteFunctions, itemIndex: number): string {
 	const node = ctx.getNode();
 	const label = node.typeVersion >= 2 ? 'Webhook' : 'Webhook Key';
-	return requirePathKey(
-		node,
-		ctx.getNodeParameter('webhookKey', itemIndex, '', { extractValue: true }),
-		label,
-		itemIndex,
-	);
+	const value = ctx.getNodeParameter('webhookKey', itemIndex, '', { extractValue: true });
+	return requirePathKey(node, value, label, itemIndex);
 }

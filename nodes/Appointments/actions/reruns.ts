@@ -16,8 +16,8 @@ type Kept = { result?: IDataObject | IDataObject[]; memo: object };
  */
 const RUNS = new WeakMap<object, Map<number, Kept>>();
 
-/** This run's items, or undefined without Retry On Fail (nothing runs again) or execute data. */
-function itemsOf(ctx: IExecuteFunctions): Map<number, Kept> | undefined {
+/** This item's record in this run, or undefined without Retry On Fail (nothing runs again) or execute data. */
+function keptOf(ctx: IExecuteFunctions, itemIndex: number): Kept | undefined {
 	if (ctx.getNode().retryOnFail !== true) return undefined;
 	let run: unknown;
 	try {
@@ -28,10 +28,6 @@ function itemsOf(ctx: IExecuteFunctions): Map<number, Kept> | undefined {
 	if (run === null || typeof run !== 'object') return undefined;
 	let items = RUNS.get(run);
 	if (items === undefined) RUNS.set(run, (items = new Map()));
-	return items;
-}
-
-function kept(items: Map<number, Kept>, itemIndex: number): Kept {
 	let item = items.get(itemIndex);
 	if (item === undefined) items.set(itemIndex, (item = { memo: {} }));
 	return item;
@@ -43,14 +39,11 @@ export function remembered(
 	run: PreparedRun,
 	itemIndex: number,
 ): PreparedRun {
-	const items = itemsOf(ctx);
-	if (items === undefined) return run;
+	const item = keptOf(ctx, itemIndex);
+	if (item === undefined) return run;
 	return async () => {
-		const earlier = items.get(itemIndex)?.result;
-		if (earlier !== undefined) return earlier;
-		const result = await run();
-		kept(items, itemIndex).result = result;
-		return result;
+		item.result ??= await run();
+		return item.result;
 	};
 }
 
@@ -59,6 +52,5 @@ export function rerunMemo<T extends object>(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 ): Partial<T> | undefined {
-	const items = itemsOf(ctx);
-	return items === undefined ? undefined : (kept(items, itemIndex).memo as Partial<T>);
+	return keptOf(ctx, itemIndex)?.memo as Partial<T> | undefined;
 }

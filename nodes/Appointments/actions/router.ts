@@ -15,57 +15,47 @@ import type { RequestPolicy } from '../transport/http/credentialInfo.js';
 import * as appointment from './appointment/index.js';
 import { OPTION_RULES } from './common.descriptions.js';
 import { remembered } from './reruns.js';
-import type { ItemContext, Operation, PreparedRun, PrepareOperation } from './types.js';
+import type { ItemContext, PreparedRun, PrepareOperation } from './types.js';
 import * as webhook from './webhook/index.js';
 
-const RESOURCES: Record<string, Record<string, Operation>> = {
-	appointment: appointment.operations,
-	webhook: webhook.operations,
-};
+/** Each operation's prepare by "resource:operation"; a Map, so a name such as "constructor" finds none. */
+const PREPARES = new Map(
+	Object.entries({ appointment: appointment.operations, webhook: webhook.operations }).flatMap(
+		([resource, operations]) =>
+			Object.entries(operations).map(([name, op]) => [`${resource}:${name}`, op.prepare] as const),
+	),
+);
 
-const own = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+/** Every operation but these reads is a write: from version 4 on, a re-run returns its completed result (reruns.ts). */
+const READS = ['getAll', 'get', 'findFreeTimes'];
 
-function prepareOf(resource: string, operation: string): PrepareOperation | undefined {
-	const operations = own(RESOURCES, resource) ? RESOURCES[resource] : {};
-	return own(operations, operation) ? operations[operation].prepare : undefined;
-}
-
-/** From version 4 on, a write n8n's Retry On Fail runs again returns what its first completed run returned (reruns.ts). */
-const WRITES = new Set([
-	'appointment:updateStatus',
-	'appointment:reschedule',
-	'appointment:cancel',
-	'webhook:create',
-	'webhook:update',
-	'webhook:delete',
-]);
-
-/** What one item came to: its data, or with Continue On Fail its error. */
-type ItemResult = { data: IDataObject | IDataObject[] } | { error: Error };
+/** Per input item what it came to, once it did: its data, or with Continue On Fail its error. */
+type Results = Array<{ data: IDataObject | IDataObject[] } | { error: Error } | undefined>;
 
 /**
- * The item's Options, and from version 3 on its Advanced settings with them (the same names: version 3 only
- * moved them). Up to version 3 Max Attempts and Max Retry Wait bound the node's own retries, and n8n's Retry On
- * Fail re-runs the whole node once they are spent. From version 4 on Retry On Fail is the one retry setting: the
- * node's own retries are left only what a re-run cannot do (`leaveToRetryOnFail`: wait out a `Retry-After`, within
- * the default 5 attempts and 60 s; check what a lost answer did), and every other failure fails the item at once.
+ * The item's Options, from version 3 on with its Advanced settings (version 3 only moved them). From version 4 on
+ * Retry On Fail is the one retry setting: the node itself only waits out a `Retry-After` (within the default 5
+ * attempts and 60 s) and checks what a lost answer did (`leaveToRetryOnFail`); any other failure fails the item.
  */
-function readOptions(ctx: IExecuteFunctions, itemIndex: number, hasAdvanced: boolean): IDataObject {
+function readOptions(ctx: IExecuteFunctions, itemIndex: number, version: number): IDataObject {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	if (!hasAdvanced) return options;
+	if (version < 3) return options;
 	return { ...options, ...(ctx.getNodeParameter('advanced', itemIndex, {}) as IDataObject) };
 }
 
+function readOption(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	name: keyof typeof OPTION_RULES,
+	itemIndex: number,
+): number | undefined {
+	const rule = OPTION_RULES[name];
+	return numberValue(ctx.getNode(), options[name], rule.label, itemIndex, rule);
+}
+
 function itemContext(ctx: IExecuteFunctions, itemIndex: number, version: number): ItemContext {
-	const options = readOptions(ctx, itemIndex, version >= 3);
-	const option = (name: keyof typeof OPTION_RULES) =>
-		numberValue(
-			ctx.getNode(),
-			options[name],
-			OPTION_RULES[name].label,
-			itemIndex,
-			OPTION_RULES[name],
-		);
+	const options = readOptions(ctx, itemIndex, version);
+	const option = (name: keyof typeof OPTION_RULES) => readOption(ctx, options, name, itemIndex);
 	const maxAttempts = version >= 4 ? undefined : option('maxAttempts');
 	const maxRetryWait = version >= 4 ? undefined : option('maxRetryWaitSeconds');
 	const timeout = option('timeoutSeconds');
@@ -90,7 +80,7 @@ function prepareAll(
 	ctx: IExecuteFunctions,
 	prepare: PrepareOperation,
 	version: number,
-	results: Array<ItemResult | undefined>,
+	results: Results,
 ): Array<PreparedRun | undefined> {
 	const continueOnFail = ctx.continueOnFail();
 	const runs: Array<PreparedRun | undefined> = new Array(results.length);
@@ -117,7 +107,7 @@ async function runAll(
 	ctx: IExecuteFunctions,
 	runs: Array<PreparedRun | undefined>,
 	concurrency: number,
-	results: Array<ItemResult | undefined>,
+	results: Results,
 ): Promise<void> {
 	const continueOnFail = ctx.continueOnFail();
 	const pending = runs.flatMap((run, index) => (run ? [{ run, index }] : []));
@@ -142,50 +132,32 @@ async function runAll(
 	throw new NodeOperationError(ctx.getNode(), error, { itemIndex: index });
 }
 
-/** Output in input order, every item paired with the input item it came from. */
-function pairedOutput(
-	ctx: IExecuteFunctions,
-	results: Array<ItemResult | undefined>,
-): INodeExecutionData[] {
-	const returnData: INodeExecutionData[] = [];
-	for (let i = 0; i < results.length; i++) {
-		const result = results[i];
-		if (!result) continue;
+function pairedOutput(ctx: IExecuteFunctions, results: Results): INodeExecutionData[] {
+	// flatMap, not push(...spread): one Get Many item can yield hundreds of thousands of records, more arguments
+	// than a call can take ("Maximum call stack size exceeded").
+	return results.flatMap((result, item) => {
+		if (!result) return [];
 		const json = 'error' in result ? { error: result.error.message } : result.data;
-		// A loop, not push(...spread): one Get Many item can yield hundreds of thousands of records, more
-		// arguments than a call can take ("Maximum call stack size exceeded").
-		const paired = ctx.helpers.constructExecutionMetaData(ctx.helpers.returnJsonArray(json), {
-			itemData: { item: i },
-		});
-		for (const entry of paired) returnData.push(entry);
-	}
-	return returnData;
+		const data = ctx.helpers.returnJsonArray(json);
+		return ctx.helpers.constructExecutionMetaData(data, { itemData: { item } });
+	});
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const prepare = prepareOf(resource, operation);
+	const prepare = PREPARES.get(`${resource}:${operation}`);
 	if (!prepare)
 		throw new NodeOperationError(
 			this.getNode(),
 			`The operation "${operation}" of "${resource}" is not supported`,
 		);
 	const version = this.getNode().typeVersion;
-	const rule = OPTION_RULES.concurrency;
-	const concurrency =
-		numberValue(
-			this.getNode(),
-			readOptions(this, 0, version >= 3).concurrency,
-			rule.label,
-			0,
-			rule,
-		) ?? 1;
-	const results: Array<ItemResult | undefined> = new Array(items.length);
+	const concurrency = readOption(this, readOptions(this, 0, version), 'concurrency', 0) ?? 1;
+	const results: Results = new Array(this.getInputData().length);
 	const prepared = prepareAll(this, prepare, version, results);
 	const runs =
-		version >= 4 && WRITES.has(`${resource}:${operation}`)
+		version >= 4 && !READS.includes(operation)
 			? prepared.map((run, i) => run && remembered(this, run, i))
 			: prepared;
 	await runAll(this, runs, concurrency, results);

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { RequestPolicy } from '../transport/http/credentialInfo.js';
 
@@ -15,13 +15,7 @@ export interface ItemContext {
 export type PreparedRun = () => Promise<IDataObject | IDataObject[]>;
 
 /**
- * An operation: reads and validates the item's parameters (no I/O, throws NodeOperationError on bad input) and
- * returns the function that sends the requests. The router validates every item before sending anything.
+ * An operation's file exports its fields (`properties`) and this `prepare`: it reads and validates the item's
+ * parameters (no I/O, throws NodeOperationError on bad input) and returns the function that sends the requests.
  */
 export type PrepareOperation = (this: IExecuteFunctions, item: ItemContext) => PreparedRun;
-
-/** An operation's file: its fields (without displayOptions) and its prepare. */
-export interface Operation {
-	properties: INodeProperties[];
-	prepare: PrepareOperation;
-}

@@ -4,12 +4,11 @@ import { calendarLocator } from '../shared/calendar.js';
 import { versionDescription as v2Properties } from '../v2/versionDescription.js';
 
 /**
- * Version 3's fields are version 2's with the expert knobs out of Options into one Advanced collection (their
- * defaults unchanged, each described in one sentence), Options left with Time Zone where dates are read, and
- * the Calendar filter of Get Many a resource locator. The keys a builder cannot see in any record say where
- * to find them.
+ * Version 3's fields are version 2's with the expert knobs moved from Options (left with Time Zone where dates are
+ * read) into one Advanced collection, each described in one sentence, their defaults unchanged; Get Many's Calendar
+ * filter a resource locator; and the keys no record shows saying where to find them.
  */
-const ADVANCED_DESCRIPTIONS: Record<string, string> = {
+const DESCRIPTIONS: Record<string, string> = {
 	concurrency:
 		'How many input items are sent to the service at the same time; the output keeps the input order',
 	maxAttempts:
@@ -17,9 +16,6 @@ const ADVANCED_DESCRIPTIONS: Record<string, string> = {
 	maxRetryWaitSeconds: 'The longest one request waits in total between its attempts',
 	pageConcurrency: 'How many pages of results are read at the same time when the service allows it',
 	timeoutSeconds: 'How long one attempt may take before it counts as failed',
-};
-
-const KEY_HELP: Record<string, string> = {
 	clientKey:
 		"Only appointments of this client, by the client's key (a UUID) from the service's dashboard; appointments do not show it",
 	personKey:
@@ -30,15 +26,17 @@ const KEY_HELP: Record<string, string> = {
 		"Only appointments with these tags: their keys (UUIDs) from the service's dashboard, separated by commas",
 };
 
-function splitOptions(property: INodeProperties): INodeProperties[] {
-	const all = property.options as INodeProperties[];
+/** An option of a collection (Options, Filters) as version 3 shows it. */
+function v3Option(option: INodeProperties): INodeProperties {
+	if (option.name === 'calendarKey')
+		return calendarLocator('calendarKey', 'Only appointments of this calendar');
+	const description = DESCRIPTIONS[option.name];
+	return description === undefined ? option : { ...option, description };
+}
+
+function splitOptions(property: INodeProperties, all: INodeProperties[]): INodeProperties[] {
 	const kept = all.filter((option) => option.name === 'timeZone');
-	const advanced = all
-		.filter((option) => option.name !== 'timeZone')
-		.map((option) => ({
-			...option,
-			description: ADVANCED_DESCRIPTIONS[option.name] ?? option.description,
-		}));
+	const advanced = all.filter((option) => option.name !== 'timeZone');
 	const { displayOptions } = property;
 	return [
 		...(kept.length > 0 ? [{ ...property, options: kept }] : []),
@@ -55,18 +53,8 @@ function splitOptions(property: INodeProperties): INodeProperties[] {
 	];
 }
 
-function withCalendarLocator(property: INodeProperties): INodeProperties {
-	const options = (property.options as INodeProperties[]).map((option) => {
-		if (option.name === 'calendarKey')
-			return calendarLocator('calendarKey', 'Only appointments of this calendar');
-		const help = KEY_HELP[option.name];
-		return help === undefined ? option : { ...option, description: help };
-	});
-	return { ...property, options };
-}
-
 export const versionDescription: INodeProperties[] = v2Properties.flatMap((property) => {
 	if (property.type !== 'collection') return [property];
-	if (property.name === 'options') return splitOptions(property);
-	return property.name === 'filters' ? [withCalendarLocator(property)] : [property];
+	const options = (property.options as INodeProperties[]).map(v3Option);
+	return property.name === 'options' ? splitOptions(property, options) : [{ ...property, options }];
 });

@@ -15,25 +15,16 @@ function byId(mode: INodePropertyMode): INodePropertyMode {
 }
 
 function toV4(property: INodeProperties): INodeProperties[] {
+	if (RETRY_KNOBS.includes(property.name)) return [];
 	if (property.name === 'simplify') return outputProperties(property.displayOptions);
 	if (property.type === 'resourceLocator')
 		return [{ ...property, modes: property.modes?.map(byId) }];
-	if (property.name === 'advanced') {
-		return [
-			{
-				...property,
-				description:
-					"Settings that rarely need changing. To try again after a failure, turn on Retry On Fail in the node's settings",
-				options: (property.options as INodeProperties[]).filter(
-					(o) => !RETRY_KNOBS.includes(o.name),
-				),
-			},
-		];
-	}
-	if (property.name === 'filters' && property.type === 'collection') {
-		return [{ ...property, options: (property.options as INodeProperties[]).flatMap(toV4) }];
-	}
-	return [property];
+	if (property.type !== 'collection') return [property];
+	const options = (property.options as INodeProperties[]).flatMap(toV4);
+	if (property.name !== 'advanced') return [{ ...property, options }];
+	const description =
+		"Settings that rarely need changing. To try again after a failure, turn on Retry On Fail in the node's settings";
+	return [{ ...property, description, options }];
 }
 
 export const versionDescription: INodeProperties[] = v3Properties.flatMap(toV4);

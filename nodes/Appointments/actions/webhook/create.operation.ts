@@ -13,10 +13,8 @@ import { readWebhookInput } from './update.operation.js';
 
 export const properties: INodeProperties[] = [...webhookFields, optionsCollection(false)];
 
-export const prepare: PrepareOperation = function (item) {
-	const i = item.itemIndex;
-	const input = readWebhookInput(this, i);
-	const firstRun = rerunMemo<FirstRun>(this, i);
-	return async () =>
-		await createWebhook(this, input, { itemIndex: i, policy: item.policy, firstRun });
+export const prepare: PrepareOperation = function ({ itemIndex, policy }) {
+	const input = readWebhookInput(this, itemIndex);
+	const firstRun = rerunMemo<FirstRun>(this, itemIndex);
+	return async () => await createWebhook(this, input, { itemIndex, policy, firstRun });
 };

@@ -11,15 +11,10 @@ import type { PrepareOperation } from '../types.js';
 
 export const properties: INodeProperties[] = [webhookKeyField, optionsCollection(false)];
 
-export const prepare: PrepareOperation = function (item) {
-	const i = item.itemIndex;
-	const key = readWebhookKey(this, i);
+export const prepare: PrepareOperation = function ({ itemIndex, policy }) {
+	const key = readWebhookKey(this, itemIndex);
 	return async () => {
-		const result = await deleteWebhook(this, key, {
-			itemIndex: i,
-			policy: item.policy,
-			keyAsListed: true,
-		});
+		const result = await deleteWebhook(this, key, { itemIndex, policy, keyAsListed: true });
 		return { deleted: result.deleted, webhook_key: result.webhook_key };
 	};
 };

@@ -10,8 +10,7 @@ export const properties: INodeProperties[] = [
 	optionsCollection(false),
 ];
 
-export const prepare: PrepareOperation = function (item) {
-	const i = item.itemIndex;
-	const limit = readLimit(this, i);
-	return async () => await listWebhooks(this, { limit, itemIndex: i, policy: item.policy });
+export const prepare: PrepareOperation = function ({ itemIndex, policy }) {
+	const limit = readLimit(this, itemIndex);
+	return async () => await listWebhooks(this, { limit, itemIndex, policy });
 };

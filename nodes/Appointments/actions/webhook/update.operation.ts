@@ -31,9 +31,8 @@ export function readWebhookInput(ctx: IExecuteFunctions, i: number): WebhookInpu
 	return { url, events };
 }
 
-export const prepare: PrepareOperation = function (item) {
-	const i = item.itemIndex;
-	const key = readWebhookKey(this, i);
-	const input = readWebhookInput(this, i);
-	return async () => await updateWebhook(this, key, input, { itemIndex: i, policy: item.policy });
+export const prepare: PrepareOperation = function ({ itemIndex, policy }) {
+	const key = readWebhookKey(this, itemIndex);
+	const input = readWebhookInput(this, itemIndex);
+	return async () => await updateWebhook(this, key, input, { itemIndex, policy });
 };
