@@ -14,11 +14,7 @@ import { canonicalUuid } from '../shared/validation.js';
 /** What the state keeps of an appointment; `start` in whole seconds (NaN in a state an older version wrote). */
 export type Entry = { status: string; start: number; flagged: boolean; calendar?: string };
 
-export interface PollState {
-	from: number;
-	to: number;
-	entries: Map<string, Entry>;
-}
+type PollState = { from: number; to: number; entries: Map<string, Entry> };
 
 /** The start as epoch ms (NaN when unreadable). Date.parse reads ISO 8601 with an offset natively, much faster
  * than Luxon, which matters at the size of a poll's list. */
@@ -65,12 +61,11 @@ function readEntry(value: string, calendars: string[]): Entry | undefined {
 	const bare = code.replace(/^x/, '');
 	const status = bare.startsWith('~') ? decoded(bare.slice(1)) : STATUS_VALUES[parseInt(bare, 36)];
 	if (status === undefined || start === undefined) return undefined;
-	const calendarKey = calendars[+calendar];
 	return {
 		status,
 		start: parseInt(start, 36) * 1000,
 		flagged: code !== bare,
-		calendar: calendarKey,
+		calendar: calendars[+calendar],
 	};
 }
 

@@ -10,7 +10,7 @@ import { isCancelled } from '../shared/appointmentRecord.js';
 import { matches } from '../shared/eventFilter.js';
 import { wallClock } from '../shared/dateWindow.js';
 import { toItem, WITH_PREVIOUS } from './changes.js';
-import { appointmentPages, serviceWindow, type PollingOptions } from './listing.js';
+import { appointmentPages, type PollingOptions } from './listing.js';
 import { watchedWindow } from './poll.js';
 import { startMs } from './pollState.js';
 import { CATCH_UP_MS } from './timeEvents.js';
@@ -19,8 +19,7 @@ const SAMPLE_LIMIT = 200;
 
 async function* windowPages(ctx: IPollFunctions, from: number, to: number) {
 	const inside = (r: IDataObject) => startMs(r.start_date) >= from && startMs(r.start_date) <= to;
-	const query = await serviceWindow(ctx, from, to);
-	yield* appointmentPages(ctx, query, new Map(), { limit: SAMPLE_LIMIT, keep: inside });
+	yield* appointmentPages(ctx, from, to, new Map(), { limit: SAMPLE_LIMIT, keep: inside });
 }
 
 /** Starting soon: the next to start within Lead Time or Days Ahead; started: the last started within the catch-up. */

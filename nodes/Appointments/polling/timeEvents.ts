@@ -35,8 +35,6 @@ function writeTimeState(staticData: Record<string, unknown>, state: TimeState): 
 	staticData.time = { v: 1, ...state, done: writePairs(state.done) }; // an undefined field is not saved
 }
 
-const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;
-
 /** The time events' part of a poll: its window in the listing, and nothing written until commit(). */
 export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): PollPart {
 	const staticData = ctx.getWorkflowStaticData('node');
@@ -117,7 +115,7 @@ function markRecord(r: TimeRound, record: IDataObject, filter: EventFilter): voi
 /** Keeps a pair only while it can still match: before its start for r, within the catch-up for s. */
 function forgetSpent(r: TimeRound): void {
 	for (const [id, flags] of r.done) {
-		const start = startOfId(id);
+		const start = parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;
 		const keep =
 			(r.soon && flags.includes('r') && start > r.now) ||
 			(r.started && flags.includes('s') && start >= r.from);

@@ -11,7 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import { choiceError, eventList, numberValue, toBoolean } from '../shared/validation.js';
-import { readEventFilter, type EventFilter } from '../shared/eventFilter.js';
+import { readEventFilter } from '../shared/eventFilter.js';
 import { withoutItem } from '../shared/triggerError.js';
 import {
 	DEFAULT_WINDOW,
@@ -21,13 +21,8 @@ import {
 	type RecentKeys,
 } from './dedupe.js';
 
-export interface ReceiverConfig {
-	events: string[];
-	filter: EventFilter;
-	options: ReturnType<typeof readTriggerOptions>;
-	/** The dedupe memory of this workflow, node, mode and Dedupe Key; undefined when dedupe is off. */
-	store?: RecentKeys;
-}
+/** `store`: the dedupe memory of this workflow, node, mode and Dedupe Key; undefined when dedupe is off. */
+export type ReceiverConfig = ReturnType<typeof readParameters> & { store?: RecentKeys };
 
 /** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
 export const DEDUPE_CHOICES = [
@@ -119,7 +114,7 @@ function readTriggerOptions(node: INode, value: unknown) {
 	});
 }
 
-function readParameters(node: INode, read: ReadParameter): ReceiverConfig {
+function readParameters(node: INode, read: ReadParameter) {
 	const events = withoutItem(node, () =>
 		eventList(node, read('events', []), read('otherEvents', ''), 0),
 	);

@@ -2,6 +2,7 @@
  * webhook(): one notification, one way through (docs/architecture.md, "A webhook delivery's path"). An answer that
  * starts nothing is logged at debug level with the event name and the appointment key only (no personal data).
  */
+import { DateTime } from 'luxon';
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -9,9 +10,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { DateTime } from 'luxon';
-
-import { getAppointment } from '../transport/resources/appointmentCalls.js';
+import { readAppointment } from '../transport/resources/appointmentCalls.js';
 import { matches } from '../shared/eventFilter.js';
 import { canonicalUuid } from '../shared/validation.js';
 import { triggerItem, type DeliveredEvent } from '../shared/simplify.js';
@@ -91,21 +90,21 @@ async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData
 
 const NOT_RUN = { dropped: 'filtered out', taken: 'duplicate', hungUp: 'caller hung up' } as const;
 
-/** The answer to how a claim settled: record is what a run outputs. */
-function settled(d: Delivery, got: Settled, record: IDataObject): IWebhookResponseData {
-	if (got === 'ran') return started(d, record);
+/** The answer to how a claim settled: data is what a run outputs. */
+function settled(d: Delivery, got: Settled, data: IDataObject): IWebhookResponseData {
+	if (got === 'ran')
+		return { workflowData: [[triggerItem({ ...d.envelope, data }, d.config.options.simplify)]] };
 	return got === 'busy' ? resend(d, 'busy') : notStarted(d, NOT_RUN[got]);
 }
 
 /**
  * The service's current record; undefined when it does not know the appointment (404). A 2xx that is not this
- * appointment's record fails in getAppointment like any failed re-read: n8n answers 500, the service resends.
+ * appointment's record fails like any failed re-read: n8n answers 500, the service resends.
  */
 async function reread(d: Delivery): Promise<IDataObject | undefined> {
 	try {
-		return await getAppointment(d.ctx, d.meta.appointmentKey!, { policy: VERIFY_POLICY });
+		return await readAppointment(d.ctx, d.meta.appointmentKey!, { policy: VERIFY_POLICY });
 	} catch (error) {
-		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
 		const description = (error as { description?: string }).description;
 		throw new NodeOperationError(
 			d.ctx.getNode(),
@@ -114,10 +113,6 @@ async function reread(d: Delivery): Promise<IDataObject | undefined> {
 		);
 	}
 }
-
-const started = (d: Delivery, data: IDataObject): IWebhookResponseData => ({
-	workflowData: [[triggerItem({ ...d.envelope, data }, d.config.options.simplify)]],
-});
 
 /** Why a delivery answered 200 starts nothing, as its log line says it. */
 const WHY = {
