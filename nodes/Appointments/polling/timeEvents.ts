@@ -31,10 +31,6 @@ function readTimeState(staticData: Record<string, unknown>) {
 	return { at: saved.at, lead: number(saved.lead), startedSince: number(saved.startedSince), done };
 }
 
-function writeTimeState(staticData: Record<string, unknown>, state: TimeState): void {
-	staticData.time = { v: 1, ...state, done: writePairs(state.done) }; // an undefined field is not saved
-}
-
 /** The time events' part of a poll: its window in the listing, and nothing written until commit(). */
 export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): PollPart {
 	const staticData = ctx.getWorkflowStaticData('node');
@@ -57,12 +53,9 @@ export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): P
 			);
 		},
 		commit() {
-			writeTimeState(staticData, {
-				at: r.now,
-				lead: r.soon ? options.leadTime : undefined,
-				startedSince: r.startedSince,
-				done: r.done,
-			});
+			const { now: at, startedSince } = r;
+			const lead = r.soon ? options.leadTime : undefined; // an undefined field is not saved
+			staticData.time = { v: 1, at, lead, startedSince, done: writePairs(r.done) };
 			return r.changes.map((change) => toItem(change, now.toISO()!, options.simplify));
 		},
 	};

@@ -24,15 +24,8 @@ function httpsProblem(url: string | undefined): string | undefined {
 	return `The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is "${String(url ?? '')}". Make n8n reachable over https and set N8N_WEBHOOK_URL (or the deprecated WEBHOOK_URL) to that public https address, ${fix}`;
 }
 
-function webhookUrl(ctx: IHookFunctions): string {
-	const url = ctx.getNodeWebhookUrl('default');
-	if (!url)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'n8n did not provide a webhook URL for this trigger',
-		);
-	return url;
-}
+// Never undefined: the node declares its 'default' webhook with a fixed path.
+const webhookUrl = (ctx: IHookFunctions) => ctx.getNodeWebhookUrl('default')!;
 
 const subscriptionData = (ctx: IHookFunctions) => ctx.getWorkflowStaticData('node') as Stored;
 
@@ -60,13 +53,11 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		if (data.webhookUrl === url || data.webhookUrl === undefined) forget(data);
 		return false;
 	}
-	// Keep the stored one if it is still there, else one that already has the right events, else the first.
 	const keep =
 		ours.find((w) => keyOf(w) === data.webhookKey) ??
 		ours.find((w) => sameEvents(w.events, events)) ??
 		ours[0];
-	for (const extra of ours) {
-		if (extra === keep) continue;
+	for (const extra of ours.filter((w) => w !== keep)) {
 		this.logger.debug(`Appointments Trigger: deleting a second subscription for this node's URL`, {
 			webhookKey: keyOf(extra),
 		});
