@@ -26,7 +26,6 @@ export function toItem(change: Change, timestamp: string, simplify: boolean): IN
 	);
 }
 
-/** Whether the appointment was cancelled when its entry was written. */
 export const wasCancelled = (entry: Entry) =>
 	isCancelled({ status: entry.status, is_cancelled: entry.flagged });
 

@@ -97,8 +97,7 @@ function compareListed(c: Comparison, record: IDataObject): void {
 	c.entries.set(key, entry);
 	// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
 	// window: it entered as the window moved (or its options changed), so it is only remembered.
-	const previous = c.previous;
-	if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to)
+	if (c.previous && entry.start >= c.previous.from && entry.start <= c.previous.to)
 		c.changes.push(...createdChanges(record));
 }
 

@@ -94,7 +94,6 @@ function savedParameters(ctx: IWebhookFunctions, node: INode): ReadParameter {
 function readTriggerOptions(node: INode, value: unknown) {
 	const options = (value ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
-	// A boolean option is off when left out.
 	const flag = (v: unknown, field: string) =>
 		v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0);
 	return withoutItem(node, () => {

@@ -88,23 +88,14 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const data = subscriptionData(this);
-	let keys: string[];
-	if (data.webhookKey && (data.webhookUrl === undefined || data.webhookUrl === url)) {
-		keys = [data.webhookKey];
-	} else if (httpsProblem(url) !== undefined) {
-		// The service holds no subscription for a URL it refuses.
-		keys = [];
-	} else {
-		// Nothing stored for this URL (a renamed node, or static data lost): find ours by URL.
-		keys = (await listWebhooks(this))
-			.filter((w) => w.url === url)
-			.map(keyOf)
-			.filter((k) => k !== '');
-	}
-	for (const key of keys) {
-		// A 404 means it is already gone (deleted in the dashboard, say): that is the state we want.
-		await deleteWebhook(this, key, { notFoundIsSuccess: true });
-	}
+	const stored = data.webhookUrl === undefined || data.webhookUrl === url;
+	let keys = data.webhookKey && stored ? [data.webhookKey] : [];
+	// Nothing stored for this URL (a renamed node, or static data lost): ours are found by URL, unless the service
+	// refuses that URL (then it holds none).
+	if (keys.length === 0 && httpsProblem(url) === undefined)
+		keys = (await listWebhooks(this)).filter((w) => w.url === url && keyOf(w) !== '').map(keyOf);
+	// A 404 means it is already gone (deleted in the dashboard, say): that is the state we want.
+	for (const key of keys) await deleteWebhook(this, key, { notFoundIsSuccess: true });
 	forget(data);
 	return true;
 }

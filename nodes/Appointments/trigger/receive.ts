@@ -123,7 +123,6 @@ const WHY = {
 	'appointment not found': `the service still does not know the appointment ${NOT_FOUND_RESEND_MINUTES} minutes after the event (Verify with API)`,
 };
 
-/** 200 without a run, logged at debug level (warn for an event dropped unseen). */
 function notStarted(d: Delivery, reason: keyof typeof WHY): IWebhookResponseData {
 	const level = reason === 'appointment not found' ? 'warn' : 'debug';
 	d.ctx.logger[level](
