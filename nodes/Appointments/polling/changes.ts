@@ -9,7 +9,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { CANCELED, CREATED, RESCHEDULED, STATUS_CHANGED, UPDATED } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
 import { triggerItem } from '../shared/simplify.js';
-import type { Entry } from './pollState.js';
+import { wasCancelled, type Entry } from './pollState.js';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
@@ -25,9 +25,6 @@ export function toItem(change: Change, timestamp: string, simplify: boolean): IN
 		previous,
 	);
 }
-
-export const wasCancelled = (entry: Entry) =>
-	isCancelled({ status: entry.status, is_cancelled: entry.flagged });
 
 /** `previous` from a state entry: the start as ISO 8601 with the offset of `zone` at that instant, the status. */
 function previousOf(entry: Entry, zone: string): IDataObject {

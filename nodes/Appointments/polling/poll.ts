@@ -12,16 +12,9 @@ import { CHANGE_EVENTS } from '../shared/constants.js';
 import { matches } from '../shared/eventFilter.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { readAppointment } from '../transport/resources/appointmentCalls.js';
-import {
-	changesOf,
-	createdChanges,
-	forgottenChange,
-	toItem,
-	wasCancelled,
-	type Change,
-} from './changes.js';
+import { changesOf, createdChanges, forgottenChange, toItem, type Change } from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
-import { changed, entryOf, readState, writeState, type Entry } from './pollState.js';
+import { changed, entryOf, readState, wasCancelled, writeState, type Entry } from './pollState.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -8,6 +8,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { isCancelled } from '../shared/appointmentRecord.js';
 import { STATUS_VALUES } from '../shared/constants.js';
 import { canonicalUuid } from '../shared/validation.js';
 
@@ -29,6 +30,10 @@ export const entryOf = (record: IDataObject): Entry => ({
 	flagged: record.is_cancelled === true,
 	calendar: canonicalUuid((record.calendar as IDataObject)?.calendar_key)?.toLowerCase(),
 });
+
+/** Whether the appointment was cancelled when its entry was written. */
+export const wasCancelled = (entry: Entry) =>
+	isCancelled({ status: entry.status, is_cancelled: entry.flagged });
 
 /** Whether anything an event is about changed (the calendar is not). */
 export const changed = (a: Entry, b: Entry) =>

@@ -13,16 +13,10 @@ import {
 import { choiceError, eventList, numberValue, toBoolean } from '../shared/validation.js';
 import { readEventFilter } from '../shared/eventFilter.js';
 import { withoutItem } from '../shared/triggerError.js';
-import {
-	DEFAULT_WINDOW,
-	MAX_WINDOW,
-	recentKeysFor,
-	type DedupeMode,
-	type RecentKeys,
-} from './dedupe.js';
+import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode } from './dedupe.js';
 
 /** `store`: the dedupe memory of this workflow, node, mode and Dedupe Key; undefined when dedupe is off. */
-export type ReceiverConfig = ReturnType<typeof readParameters> & { store?: RecentKeys };
+export type ReceiverConfig = ReturnType<typeof receiverConfig>;
 
 /** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
 export const DEDUPE_CHOICES = [
@@ -127,14 +121,10 @@ export function readForPublishing(ctx: IHookFunctions): string[] {
 }
 
 /** Read anew for every notification (n8n builds a new workflow per request); throws the first unreadable field. */
-export function receiverConfig(
-	ctx: IWebhookFunctions,
-	node: INode,
-	workflowId: string,
-): ReceiverConfig {
+export function receiverConfig(ctx: IWebhookFunctions, node: INode, workflowId: string) {
 	const config = readParameters(node, savedParameters(ctx, node));
 	const { dedupeKey, dedupeWindow } = config.options;
-	if (dedupeKey === 'off') return config;
+	if (dedupeKey === 'off') return { ...config, store: undefined };
 	// Test deliveries are remembered apart from production ones, each Dedupe Key apart (its keys have another form).
 	const scope = [
 		workflowId,
