@@ -91,10 +91,9 @@ export function unselected(staticData: IDataObject, field: string): PollPart {
 }
 
 /**
- * The usable appointments of the window of starts [from, to] as the service reads it (the caller cuts them to it),
- * page by page. An entry that is not an appointment fails the poll like a failed request (nothing is emitted from
- * it, the state is kept, the next poll reads again); one that is, but without a usable status or start, is left
- * out and put in `unreadable` (key → why).
+ * The usable appointments starting in [from, to] as the service reads it (the caller cuts them to it), page by page.
+ * An entry that is not an appointment fails the poll like a failed request (nothing emitted, the state kept, the next
+ * poll reads again); one without a usable status or start is left out and put in `unreadable` (key → why).
  */
 export async function* appointmentPages(
 	ctx: IPollFunctions,

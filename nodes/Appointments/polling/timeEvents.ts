@@ -76,9 +76,7 @@ function timeRound(now: number, options: PollingOptions, previous: TimeState | u
 		from: started ? now - CATCH_UP_MS : now,
 		to: soon ? now + lead : now,
 		startedSince: started ? (previous?.startedSince ?? now) : undefined,
-		// Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder.
 		baseline: soon && previous?.lead === undefined,
-		// Inside Lead Time only because it grew since the last poll: remembered without a reminder.
 		grewInto: (start: number) =>
 			previous?.lead !== undefined &&
 			start > previous.at + previous.lead * 60_000 &&

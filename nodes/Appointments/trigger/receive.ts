@@ -60,10 +60,8 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	return settled(d, await claim.settle('run'), envelope.data);
 }
 
-/**
- * How long after its event an appointment the service does not know (404) is asked for again (answered 503): a
- * service may notify before the record is readable (read-after-write lag). Then the event is logged and dropped.
- */
+/** How long after its event an unknown appointment (404) is asked for again (503): a service may notify before the
+ * record is readable (read-after-write lag). Then the event is logged and dropped. */
 export const NOT_FOUND_RESEND_MINUTES = 10;
 
 /**
