@@ -54,14 +54,11 @@ function throughN8n(ctx: IHookFunctions | IWebhookFunctions): ReadParameter {
 		try {
 			return ctx.getNodeParameter(name, fallback as never);
 		} catch (error) {
+			const { description } = error as { description?: string };
 			throw new NodeOperationError(
 				ctx.getNode(),
 				`The field "${LABELS[name] ?? name}" could not be read: ${(error as Error).message}`,
-				{
-					description:
-						(error as { description?: string }).description ??
-						'Check the expression in this field.',
-				},
+				{ description: description ?? 'Check the expression in this field.' },
 			);
 		}
 	};
