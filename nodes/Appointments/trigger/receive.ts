@@ -72,12 +72,8 @@ async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookRespons
 	const record = await reread(d);
 	// A service that deletes what it cancels: for a cancellation, the delivered data is all there is.
 	const data = record ?? (/cancel/i.test(d.envelope.event) ? d.envelope.data : undefined);
-	if (data === undefined) return await notFound(d, claim);
-	return settled(d, await claim.settle(matches(d.config.filter, data) ? 'run' : 'drop'), data);
-}
-
-/** Another event of an appointment the service does not know: asked for again while it is recent, then dropped. */
-async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
+	if (data !== undefined)
+		return settled(d, await claim.settle(matches(d.config.filter, data) ? 'run' : 'drop'), data);
 	const age = Date.now() - DateTime.fromISO(d.envelope.timestamp).toMillis();
 	if (age > NOT_FOUND_RESEND_MINUTES * 60_000) {
 		const got = await claim.settle('drop');
