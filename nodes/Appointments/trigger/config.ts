@@ -123,11 +123,7 @@ export function receiverConfig(ctx: IWebhookFunctions, node: INode, workflowId: 
 	const { dedupeKey, dedupeWindow } = config.options;
 	if (dedupeKey === 'off') return { ...config, store: undefined };
 	// Test deliveries are remembered apart from production ones, each Dedupe Key apart (its keys have another form).
-	const scope = [
-		workflowId,
-		node.id || node.name,
-		ctx.getMode() === 'manual' ? 'test' : 'production',
-		dedupeKey,
-	];
-	return { ...config, store: recentKeysFor(scope.join('\n'), dedupeWindow) };
+	const deliveries = ctx.getMode() === 'manual' ? 'test' : 'production';
+	const scope = [workflowId, node.id || node.name, deliveries, dedupeKey].join('\n');
+	return { ...config, store: recentKeysFor(scope, dedupeWindow) };
 }
