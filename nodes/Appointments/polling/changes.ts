@@ -9,7 +9,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { CANCELED, CREATED, RESCHEDULED, STATUS_CHANGED, UPDATED } from '../shared/constants.js';
 import { isCancelled } from '../shared/appointmentRecord.js';
 import { triggerItem } from '../shared/simplify.js';
-import type { Entry } from './pollState.js';
+import { wasCancelled, type Entry } from './pollState.js';
 
 /** The events whose items carry `previous`. */
 export const WITH_PREVIOUS: ReadonlySet<string> = new Set([UPDATED, RESCHEDULED, STATUS_CHANGED]);
@@ -26,19 +26,8 @@ export function toItem(change: Change, timestamp: string, simplify: boolean): IN
 	);
 }
 
-/** Whether the appointment was cancelled when its entry was written. */
-export const wasCancelled = (entry: Entry) =>
-	isCancelled({ status: entry.status, is_cancelled: entry.flagged });
-
-/** `previous` from a state entry: the start as ISO 8601 with the offset of `zone` at that instant, the status. */
-function previousOf(entry: Entry, zone: string): IDataObject {
-	const start = Number.isNaN(entry.start)
-		? null
-		: DateTime.fromMillis(entry.start, { zone }).toISO({ suppressMilliseconds: true });
-	return { start_date: start, status: entry.status };
-}
-
-/** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`). */
+/** The events of a watched appointment whose fingerprint changed from `before` to `after` (now `record`); `previous`:
+ * the start before, as ISO 8601 with the offset of `zone` at that instant, and the status before. */
 export function changesOf(
 	before: Entry,
 	after: Entry,
@@ -46,7 +35,10 @@ export function changesOf(
 	zone: string,
 ): Change[] {
 	if (isCancelled(record) && !wasCancelled(before)) return [{ event: CANCELED, data: record }];
-	const previous = previousOf(before, zone);
+	const start = Number.isNaN(before.start)
+		? null
+		: DateTime.fromMillis(before.start, { zone }).toISO({ suppressMilliseconds: true });
+	const previous = { start_date: start, status: before.status };
 	const changes: Change[] = [];
 	if (before.start !== after.start) changes.push({ event: RESCHEDULED, data: record, previous });
 	if (before.status !== after.status)

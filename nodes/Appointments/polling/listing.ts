@@ -90,26 +90,19 @@ export function unselected(staticData: IDataObject, field: string): PollPart {
 	};
 }
 
-/** The list query of the window of starts [from, to], as the service reads it; the caller cuts the answer to it. */
-export async function serviceWindow(
-	ctx: IPollFunctions,
-	from: number,
-	to: number,
-): Promise<IDataObject> {
-	return startWindowQuery({ from, to }, await accountTimeZone(ctx), ctx.getTimezone());
-}
-
 /**
- * The window's usable appointments, page by page. An entry that is not an appointment fails the poll like a failed
- * request (nothing is emitted from it, the state is kept, the next poll reads again); one that is, but without a
- * usable status or start, is left out and put in `unreadable` (key → why).
+ * The usable appointments starting in [from, to] as the service reads it (the caller cuts them to it), page by page.
+ * An entry that is not an appointment fails the poll like a failed request (nothing emitted, the state kept, the next
+ * poll reads again); one without a usable status or start is left out and put in `unreadable` (key → why).
  */
 export async function* appointmentPages(
 	ctx: IPollFunctions,
-	query: IDataObject,
+	from: number,
+	to: number,
 	unreadable: Map<string, string>,
 	options: PaginateOptions = {},
 ): AsyncGenerator<IDataObject[]> {
+	const query = startWindowQuery({ from, to }, await accountTimeZone(ctx), ctx.getTimezone());
 	const pages = paginate(ctx, 'appointments/', query, { keyField: 'appointment_key', ...options });
 	for await (const records of pages) {
 		const why = records.map((record) => notAppointmentReason(record)).find((r) => r !== undefined);
@@ -131,9 +124,10 @@ export async function* appointmentPages(
 }
 
 /** The instants a window's list query asks for: its wall-clock edges read back in the zone they were written in. */
-async function askedSpan(ctx: IPollFunctions, reader: Reader) {
-	const zone = (await accountTimeZone(ctx)) ?? ctx.getTimezone();
-	const query = await serviceWindow(ctx, reader.from, reader.to);
+async function askedSpan(ctx: IPollFunctions, { from, to }: Reader) {
+	const account = await accountTimeZone(ctx);
+	const query = startWindowQuery({ from, to }, account, ctx.getTimezone());
+	const zone = account ?? ctx.getTimezone();
 	return { from: startInstant(query.start_date, zone), to: startInstant(query.end_date, zone) };
 }
 
@@ -152,8 +146,7 @@ export async function listOnce(
 	const to = Math.max(...readers.map((r) => r.to));
 	const spans =
 		readers.length === 1 ? undefined : await Promise.all(readers.map((r) => askedSpan(ctx, r)));
-	const query = await serviceWindow(ctx, from, to);
-	for await (const records of appointmentPages(ctx, query, unreadable)) {
+	for await (const records of appointmentPages(ctx, from, to, unreadable)) {
 		for (const record of records) {
 			const start = startMs(record.start_date);
 			readers.forEach((reader, i) => {

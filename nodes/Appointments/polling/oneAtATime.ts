@@ -36,12 +36,11 @@ export async function oneAtATime<T>(ctx: IPollFunctions, poll: () => Promise<T>)
 export function logUnreadable(ctx: IPollFunctions, unreadable: Map<string, string>): void {
 	const id = idOf(ctx);
 	const now = new Set(Array.from(unreadable, ([key, why]) => `${key}: ${why}`));
-	for (const line of now) {
-		if (logged.get(id)?.has(line)) continue;
-		ctx.logger.warn(
-			`Appointments Polling Trigger: skipped appointment ${line}. The others are watched as usual; this one is read again each poll.`,
-		);
-	}
+	for (const line of now)
+		if (!logged.get(id)?.has(line))
+			ctx.logger.warn(
+				`Appointments Polling Trigger: skipped appointment ${line}. The others are watched as usual; this one is read again each poll.`,
+			);
 	if (now.size > 0) logged.set(id, now);
 	else logged.delete(id);
 }

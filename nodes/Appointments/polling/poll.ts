@@ -12,16 +12,9 @@ import { CHANGE_EVENTS } from '../shared/constants.js';
 import { matches } from '../shared/eventFilter.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { readAppointment } from '../transport/resources/appointmentCalls.js';
-import {
-	changesOf,
-	createdChanges,
-	forgottenChange,
-	toItem,
-	wasCancelled,
-	type Change,
-} from './changes.js';
+import { changesOf, createdChanges, forgottenChange, toItem, type Change } from './changes.js';
 import { unselected, type PollingOptions, type PollPart } from './listing.js';
-import { changed, entryOf, readState, writeState, type Entry } from './pollState.js';
+import { changed, entryOf, readState, wasCancelled, writeState, type Entry } from './pollState.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -97,8 +90,7 @@ function compareListed(c: Comparison, record: IDataObject): void {
 	c.entries.set(key, entry);
 	// New inside the window the last poll listed completely: it did not exist there then. New elsewhere in the
 	// window: it entered as the window moved (or its options changed), so it is only remembered.
-	const previous = c.previous;
-	if (previous !== undefined && entry.start >= previous.from && entry.start <= previous.to)
+	if (c.previous && entry.start >= c.previous.from && entry.start <= c.previous.to)
 		c.changes.push(...createdChanges(record));
 }
 

@@ -8,17 +8,14 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { isCancelled } from '../shared/appointmentRecord.js';
 import { STATUS_VALUES } from '../shared/constants.js';
 import { canonicalUuid } from '../shared/validation.js';
 
 /** What the state keeps of an appointment; `start` in whole seconds (NaN in a state an older version wrote). */
 export type Entry = { status: string; start: number; flagged: boolean; calendar?: string };
 
-export interface PollState {
-	from: number;
-	to: number;
-	entries: Map<string, Entry>;
-}
+type PollState = { from: number; to: number; entries: Map<string, Entry> };
 
 /** The start as epoch ms (NaN when unreadable). Date.parse reads ISO 8601 with an offset natively, much faster
  * than Luxon, which matters at the size of a poll's list. */
@@ -33,6 +30,10 @@ export const entryOf = (record: IDataObject): Entry => ({
 	flagged: record.is_cancelled === true,
 	calendar: canonicalUuid((record.calendar as IDataObject)?.calendar_key)?.toLowerCase(),
 });
+
+/** Whether the appointment was cancelled when its entry was written. */
+export const wasCancelled = (entry: Entry) =>
+	isCancelled({ status: entry.status, is_cancelled: entry.flagged });
 
 /** Whether anything an event is about changed (the calendar is not). */
 export const changed = (a: Entry, b: Entry) =>
@@ -65,12 +66,11 @@ function readEntry(value: string, calendars: string[]): Entry | undefined {
 	const bare = code.replace(/^x/, '');
 	const status = bare.startsWith('~') ? decoded(bare.slice(1)) : STATUS_VALUES[parseInt(bare, 36)];
 	if (status === undefined || start === undefined) return undefined;
-	const calendarKey = calendars[+calendar];
 	return {
 		status,
 		start: parseInt(start, 36) * 1000,
 		flagged: code !== bare,
-		calendar: calendarKey,
+		calendar: calendars[+calendar],
 	};
 }
 

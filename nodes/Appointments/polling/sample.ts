@@ -10,7 +10,7 @@ import { isCancelled } from '../shared/appointmentRecord.js';
 import { matches } from '../shared/eventFilter.js';
 import { wallClock } from '../shared/dateWindow.js';
 import { toItem, WITH_PREVIOUS } from './changes.js';
-import { appointmentPages, serviceWindow, type PollingOptions } from './listing.js';
+import { appointmentPages, type PollingOptions } from './listing.js';
 import { watchedWindow } from './poll.js';
 import { startMs } from './pollState.js';
 import { CATCH_UP_MS } from './timeEvents.js';
@@ -19,30 +19,24 @@ const SAMPLE_LIMIT = 200;
 
 async function* windowPages(ctx: IPollFunctions, from: number, to: number) {
 	const inside = (r: IDataObject) => startMs(r.start_date) >= from && startMs(r.start_date) <= to;
-	const query = await serviceWindow(ctx, from, to);
-	yield* appointmentPages(ctx, query, new Map(), { limit: SAMPLE_LIMIT, keep: inside });
+	yield* appointmentPages(ctx, from, to, new Map(), { limit: SAMPLE_LIMIT, keep: inside });
 }
 
 /** Starting soon: the next to start within Lead Time or Days Ahead; started: the last started within the catch-up. */
 async function timeSample(
 	ctx: IPollFunctions,
 	options: PollingOptions,
-	event: string,
+	soon: boolean,
 	now: number,
-): Promise<IDataObject | undefined> {
-	const soon = event === STARTING_SOON;
+) {
 	const from = soon ? now + 1 : now - CATCH_UP_MS;
 	const to = soon ? now + Math.max(options.leadTime * 60_000, options.daysAhead * 86_400_000) : now;
-	let best: { start: number; record: IDataObject } | undefined;
-	for await (const records of windowPages(ctx, from, to)) {
-		for (const record of records) {
-			const start = startMs(record.start_date);
-			if (isCancelled(record) || !matches(options.filter, record)) continue;
-			if (best === undefined || (soon ? start < best.start : start > best.start))
-				best = { start, record };
-		}
-	}
-	return best?.record;
+	const found: IDataObject[] = [];
+	for await (const records of windowPages(ctx, from, to))
+		found.push(...records.filter((r) => !isCancelled(r) && matches(options.filter, r)));
+	// Nearest to now first; a stable sort keeps the first listed of equal starts.
+	const fromNow = (r: IDataObject) => Math.abs(startMs(r.start_date) - now);
+	return found.sort((a, b) => fromNow(a) - fromNow(b))[0] as IDataObject | undefined;
 }
 
 /** Any appointment of the watched window that matches the Filters. */
@@ -76,7 +70,7 @@ export async function sampleItems(ctx: IPollFunctions, options: PollingOptions) 
 	const event = [...options.events][0] ?? CREATED;
 	const timed =
 		event === STARTING_SOON || event === STARTED
-			? await timeSample(ctx, options, event, now.toMillis())
+			? await timeSample(ctx, options, event === STARTING_SOON, now.toMillis())
 			: undefined;
 	const record = timed ?? (await windowSample(ctx, options, now));
 	// A sample has no earlier values: `previous` holds the current ones, so its fields can be mapped.

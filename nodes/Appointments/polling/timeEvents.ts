@@ -31,12 +31,6 @@ function readTimeState(staticData: Record<string, unknown>) {
 	return { at: saved.at, lead: number(saved.lead), startedSince: number(saved.startedSince), done };
 }
 
-function writeTimeState(staticData: Record<string, unknown>, state: TimeState): void {
-	staticData.time = { v: 1, ...state, done: writePairs(state.done) }; // an undefined field is not saved
-}
-
-const startOfId = (id: string) => parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;
-
 /** The time events' part of a poll: its window in the listing, and nothing written until commit(). */
 export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): PollPart {
 	const staticData = ctx.getWorkflowStaticData('node');
@@ -59,12 +53,9 @@ export function startTimeEvents(ctx: IPollFunctions, options: PollingOptions): P
 			);
 		},
 		commit() {
-			writeTimeState(staticData, {
-				at: r.now,
-				lead: r.soon ? options.leadTime : undefined,
-				startedSince: r.startedSince,
-				done: r.done,
-			});
+			const { now: at, startedSince } = r;
+			const lead = r.soon ? options.leadTime : undefined; // an undefined field is not saved
+			staticData.time = { v: 1, at, lead, startedSince, done: writePairs(r.done) };
 			return r.changes.map((change) => toItem(change, now.toISO()!, options.simplify));
 		},
 	};
@@ -85,9 +76,7 @@ function timeRound(now: number, options: PollingOptions, previous: TimeState | u
 		from: started ? now - CATCH_UP_MS : now,
 		to: soon ? now + lead : now,
 		startedSince: started ? (previous?.startedSince ?? now) : undefined,
-		// Starting soon was just selected: whatever is inside Lead Time now is remembered without a reminder.
 		baseline: soon && previous?.lead === undefined,
-		// Inside Lead Time only because it grew since the last poll: remembered without a reminder.
 		grewInto: (start: number) =>
 			previous?.lead !== undefined &&
 			start > previous.at + previous.lead * 60_000 &&
@@ -117,7 +106,7 @@ function markRecord(r: TimeRound, record: IDataObject, filter: EventFilter): voi
 /** Keeps a pair only while it can still match: before its start for r, within the catch-up for s. */
 function forgetSpent(r: TimeRound): void {
 	for (const [id, flags] of r.done) {
-		const start = startOfId(id);
+		const start = parseInt(id.slice(id.lastIndexOf(',') + 1), 36) * 1000;
 		const keep =
 			(r.soon && flags.includes('r') && start > r.now) ||
 			(r.started && flags.includes('s') && start >= r.from);

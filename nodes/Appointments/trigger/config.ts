@@ -11,23 +11,12 @@ import {
 } from 'n8n-workflow';
 
 import { choiceError, eventList, numberValue, toBoolean } from '../shared/validation.js';
-import { readEventFilter, type EventFilter } from '../shared/eventFilter.js';
+import { readEventFilter } from '../shared/eventFilter.js';
 import { withoutItem } from '../shared/triggerError.js';
-import {
-	DEFAULT_WINDOW,
-	MAX_WINDOW,
-	recentKeysFor,
-	type DedupeMode,
-	type RecentKeys,
-} from './dedupe.js';
+import { DEFAULT_WINDOW, MAX_WINDOW, recentKeysFor, type DedupeMode } from './dedupe.js';
 
-export interface ReceiverConfig {
-	events: string[];
-	filter: EventFilter;
-	options: ReturnType<typeof readTriggerOptions>;
-	/** The dedupe memory of this workflow, node, mode and Dedupe Key; undefined when dedupe is off. */
-	store?: RecentKeys;
-}
+/** `store`: the dedupe memory of this workflow, node, mode and Dedupe Key; undefined when dedupe is off. */
+export type ReceiverConfig = ReturnType<typeof receiverConfig>;
 
 /** The Dedupe Key choices as the editor shows them (the node's description uses this list). */
 export const DEDUPE_CHOICES = [
@@ -65,14 +54,11 @@ function throughN8n(ctx: IHookFunctions | IWebhookFunctions): ReadParameter {
 		try {
 			return ctx.getNodeParameter(name, fallback as never);
 		} catch (error) {
+			const { description } = error as { description?: string };
 			throw new NodeOperationError(
 				ctx.getNode(),
 				`The field "${LABELS[name] ?? name}" could not be read: ${(error as Error).message}`,
-				{
-					description:
-						(error as { description?: string }).description ??
-						'Check the expression in this field.',
-				},
+				{ description: description ?? 'Check the expression in this field.' },
 			);
 		}
 	};
@@ -99,7 +85,6 @@ function savedParameters(ctx: IWebhookFunctions, node: INode): ReadParameter {
 function readTriggerOptions(node: INode, value: unknown) {
 	const options = (value ?? {}) as IDataObject;
 	const mode = options.dedupeKey ?? 'eventKeyTimestamp';
-	// A boolean option is off when left out.
 	const flag = (v: unknown, field: string) =>
 		v === undefined || v === null || v === '' ? false : toBoolean(node, v, field, 0);
 	return withoutItem(node, () => {
@@ -119,7 +104,7 @@ function readTriggerOptions(node: INode, value: unknown) {
 	});
 }
 
-function readParameters(node: INode, read: ReadParameter): ReceiverConfig {
+function readParameters(node: INode, read: ReadParameter) {
 	const events = withoutItem(node, () =>
 		eventList(node, read('events', []), read('otherEvents', ''), 0),
 	);
@@ -133,20 +118,12 @@ export function readForPublishing(ctx: IHookFunctions): string[] {
 }
 
 /** Read anew for every notification (n8n builds a new workflow per request); throws the first unreadable field. */
-export function receiverConfig(
-	ctx: IWebhookFunctions,
-	node: INode,
-	workflowId: string,
-): ReceiverConfig {
+export function receiverConfig(ctx: IWebhookFunctions, node: INode, workflowId: string) {
 	const config = readParameters(node, savedParameters(ctx, node));
 	const { dedupeKey, dedupeWindow } = config.options;
-	if (dedupeKey === 'off') return config;
+	if (dedupeKey === 'off') return { ...config, store: undefined };
 	// Test deliveries are remembered apart from production ones, each Dedupe Key apart (its keys have another form).
-	const scope = [
-		workflowId,
-		node.id || node.name,
-		ctx.getMode() === 'manual' ? 'test' : 'production',
-		dedupeKey,
-	];
-	return { ...config, store: recentKeysFor(scope.join('\n'), dedupeWindow) };
+	const deliveries = ctx.getMode() === 'manual' ? 'test' : 'production';
+	const scope = [workflowId, node.id || node.name, deliveries, dedupeKey].join('\n');
+	return { ...config, store: recentKeysFor(scope, dedupeWindow) };
 }

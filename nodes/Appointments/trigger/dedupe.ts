@@ -155,14 +155,10 @@ const stores = new Map<string, RecentKeys>();
 
 /** The memory of `scope`, created on first use and resized when the node's window option changed. */
 export function recentKeysFor(scope: string, limit: number): RecentKeys {
-	let store = stores.get(scope);
-	if (store === undefined) {
-		store = new RecentKeys(limit);
-		if (stores.size >= MAX_SCOPES) stores.delete(stores.keys().next().value as string);
-	} else {
-		store.resize(limit);
-		stores.delete(scope);
-	}
+	const store = stores.get(scope) ?? new RecentKeys(limit);
+	store.resize(limit);
+	stores.delete(scope);
+	if (stores.size >= MAX_SCOPES) stores.delete(stores.keys().next().value as string);
 	stores.set(scope, store);
 	return store;
 }

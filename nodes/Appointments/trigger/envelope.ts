@@ -25,18 +25,15 @@ export function isIsoDateTimeWithOffset(value: unknown): boolean {
 	return month !== 2 || day !== 29 || (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
 }
 
-function checkOptionalText(value: unknown, field: string): string | undefined {
-	if (value === undefined || value === null) return undefined;
+const absent = (value: unknown) => value === undefined || value === null;
+
+function checkText(value: unknown, field: string, max = MAX_TEXT): string | undefined {
 	if (typeof value !== 'string') return `${field} must be a string`;
-	if (value.length > MAX_TEXT) return `${field} is longer than ${MAX_TEXT} characters`;
-	return undefined;
+	return value.length > max ? `${field} is longer than ${max} characters` : undefined;
 }
 
-function checkName(value: unknown, field: string): string | undefined {
-	if (typeof value !== 'string') return `${field} must be a string`;
-	if (value.length === 0) return `${field} must not be empty`;
-	if (value.length > MAX_NAME) return `${field} is longer than ${MAX_NAME} characters`;
-	return undefined;
+function checkOptionalText(value: unknown, field: string): string | undefined {
+	return absent(value) ? undefined : checkText(value, field);
 }
 
 function checkInstant(value: unknown, field: string): string | undefined {
@@ -48,20 +45,19 @@ function checkInstant(value: unknown, field: string): string | undefined {
 
 export function checkEnvelope(body: unknown): string | undefined {
 	if (!isObject(body)) return 'the body must be a JSON object';
-	const problem = checkName(body.event, 'event') ?? checkInstant(body.timestamp, 'timestamp');
+	if (body.event === '') return 'event must not be empty';
+	const problem =
+		checkText(body.event, 'event', MAX_NAME) ?? checkInstant(body.timestamp, 'timestamp');
 	if (problem !== undefined) return problem;
 	const data = body.data;
 	if (!isObject(data)) return 'data must be an object';
+	// Checked as the action node checks an appointment's key: it goes into Verify With API's request path.
+	if (canonicalUuid(data.appointment_key) === undefined)
+		return `data.appointment_key must be ${UUID_EXPECTED}`;
 	return (
-		// Checked as the action node checks an appointment's key: it goes into Verify With API's request path.
-		(canonicalUuid(data.appointment_key) === undefined
-			? `data.appointment_key must be ${UUID_EXPECTED}`
-			: undefined) ??
 		checkOptionalText(data.search_code, 'data.search_code') ??
 		checkOptionalText(data.status, 'data.status') ??
-		(data.start_date === undefined || data.start_date === null
-			? undefined
-			: checkInstant(data.start_date, 'data.start_date')) ??
+		(absent(data.start_date) ? undefined : checkInstant(data.start_date, 'data.start_date')) ??
 		checkOptionalObject(data.calendar, 'data.calendar', ['calendar_key', 'name']) ??
 		checkOptionalObject(data.person, 'data.person', ['full_name', 'email'])
 	);
@@ -69,11 +65,8 @@ export function checkEnvelope(body: unknown): string | undefined {
 
 /** An optional nested object (calendar, person) whose listed fields, when present, are text. */
 function checkOptionalObject(value: unknown, label: string, fields: string[]): string | undefined {
-	if (value === undefined || value === null) return undefined;
+	if (absent(value)) return undefined;
 	if (!isObject(value)) return `${label} must be an object`;
-	for (const field of fields) {
-		const problem = checkOptionalText(value[field], `${label}.${field}`);
-		if (problem !== undefined) return problem;
-	}
-	return undefined;
+	const problems = fields.map((field) => checkOptionalText(value[field], `${label}.${field}`));
+	return problems.find((problem) => problem !== undefined);
 }

@@ -24,15 +24,8 @@ function httpsProblem(url: string | undefined): string | undefined {
 	return `The scheduling service accepts only HTTPS callback URLs, but n8n's webhook URL for this trigger is "${String(url ?? '')}". Make n8n reachable over https and set N8N_WEBHOOK_URL (or the deprecated WEBHOOK_URL) to that public https address, ${fix}`;
 }
 
-function webhookUrl(ctx: IHookFunctions): string {
-	const url = ctx.getNodeWebhookUrl('default');
-	if (!url)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'n8n did not provide a webhook URL for this trigger',
-		);
-	return url;
-}
+// Never undefined: the node declares its 'default' webhook with a fixed path.
+const webhookUrl = (ctx: IHookFunctions) => ctx.getNodeWebhookUrl('default')!;
 
 const subscriptionData = (ctx: IHookFunctions) => ctx.getWorkflowStaticData('node') as Stored;
 
@@ -60,13 +53,11 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		if (data.webhookUrl === url || data.webhookUrl === undefined) forget(data);
 		return false;
 	}
-	// Keep the stored one if it is still there, else one that already has the right events, else the first.
 	const keep =
 		ours.find((w) => keyOf(w) === data.webhookKey) ??
 		ours.find((w) => sameEvents(w.events, events)) ??
 		ours[0];
-	for (const extra of ours) {
-		if (extra === keep) continue;
+	for (const extra of ours.filter((w) => w !== keep)) {
 		this.logger.debug(`Appointments Trigger: deleting a second subscription for this node's URL`, {
 			webhookKey: keyOf(extra),
 		});
@@ -97,23 +88,14 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const data = subscriptionData(this);
-	let keys: string[];
-	if (data.webhookKey && (data.webhookUrl === undefined || data.webhookUrl === url)) {
-		keys = [data.webhookKey];
-	} else if (httpsProblem(url) !== undefined) {
-		// The service holds no subscription for a URL it refuses.
-		keys = [];
-	} else {
-		// Nothing stored for this URL (a renamed node, or static data lost): find ours by URL.
-		keys = (await listWebhooks(this))
-			.filter((w) => w.url === url)
-			.map(keyOf)
-			.filter((k) => k !== '');
-	}
-	for (const key of keys) {
-		// A 404 means it is already gone (deleted in the dashboard, say): that is the state we want.
-		await deleteWebhook(this, key, { notFoundIsSuccess: true });
-	}
+	const stored = data.webhookUrl === undefined || data.webhookUrl === url;
+	let keys = data.webhookKey && stored ? [data.webhookKey] : [];
+	// Nothing stored for this URL (a renamed node, or static data lost): ours are found by URL, unless the service
+	// refuses that URL (then it holds none).
+	if (keys.length === 0 && httpsProblem(url) === undefined)
+		keys = (await listWebhooks(this)).filter((w) => w.url === url && keyOf(w) !== '').map(keyOf);
+	// A 404 means it is already gone (deleted in the dashboard, say): that is the state we want.
+	for (const key of keys) await deleteWebhook(this, key, { notFoundIsSuccess: true });
 	forget(data);
 	return true;
 }

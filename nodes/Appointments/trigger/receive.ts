@@ -2,6 +2,7 @@
  * webhook(): one notification, one way through (docs/architecture.md, "A webhook delivery's path"). An answer that
  * starts nothing is logged at debug level with the event name and the appointment key only (no personal data).
  */
+import { DateTime } from 'luxon';
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -9,9 +10,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { DateTime } from 'luxon';
-
-import { getAppointment } from '../transport/resources/appointmentCalls.js';
+import { readAppointment } from '../transport/resources/appointmentCalls.js';
 import { matches } from '../shared/eventFilter.js';
 import { canonicalUuid } from '../shared/validation.js';
 import { triggerItem, type DeliveredEvent } from '../shared/simplify.js';
@@ -61,10 +60,8 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	return settled(d, await claim.settle('run'), envelope.data);
 }
 
-/**
- * How long after its event an appointment the service does not know (404) is asked for again (answered 503): a
- * service may notify before the record is readable (read-after-write lag). Then the event is logged and dropped.
- */
+/** How long after its event an unknown appointment (404) is asked for again (503): a service may notify before the
+ * record is readable (read-after-write lag). Then the event is logged and dropped. */
 export const NOT_FOUND_RESEND_MINUTES = 10;
 
 /**
@@ -75,12 +72,8 @@ async function verifyThenRun(d: Delivery, claim: Claim): Promise<IWebhookRespons
 	const record = await reread(d);
 	// A service that deletes what it cancels: for a cancellation, the delivered data is all there is.
 	const data = record ?? (/cancel/i.test(d.envelope.event) ? d.envelope.data : undefined);
-	if (data === undefined) return await notFound(d, claim);
-	return settled(d, await claim.settle(matches(d.config.filter, data) ? 'run' : 'drop'), data);
-}
-
-/** Another event of an appointment the service does not know: asked for again while it is recent, then dropped. */
-async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData> {
+	if (data !== undefined)
+		return settled(d, await claim.settle(matches(d.config.filter, data) ? 'run' : 'drop'), data);
 	const age = Date.now() - DateTime.fromISO(d.envelope.timestamp).toMillis();
 	if (age > NOT_FOUND_RESEND_MINUTES * 60_000) {
 		const got = await claim.settle('drop');
@@ -91,21 +84,21 @@ async function notFound(d: Delivery, claim: Claim): Promise<IWebhookResponseData
 
 const NOT_RUN = { dropped: 'filtered out', taken: 'duplicate', hungUp: 'caller hung up' } as const;
 
-/** The answer to how a claim settled: record is what a run outputs. */
-function settled(d: Delivery, got: Settled, record: IDataObject): IWebhookResponseData {
-	if (got === 'ran') return started(d, record);
+/** The answer to how a claim settled: data is what a run outputs. */
+function settled(d: Delivery, got: Settled, data: IDataObject): IWebhookResponseData {
+	if (got === 'ran')
+		return { workflowData: [[triggerItem({ ...d.envelope, data }, d.config.options.simplify)]] };
 	return got === 'busy' ? resend(d, 'busy') : notStarted(d, NOT_RUN[got]);
 }
 
 /**
  * The service's current record; undefined when it does not know the appointment (404). A 2xx that is not this
- * appointment's record fails in getAppointment like any failed re-read: n8n answers 500, the service resends.
+ * appointment's record fails like any failed re-read: n8n answers 500, the service resends.
  */
 async function reread(d: Delivery): Promise<IDataObject | undefined> {
 	try {
-		return await getAppointment(d.ctx, d.meta.appointmentKey!, { policy: VERIFY_POLICY });
+		return await readAppointment(d.ctx, d.meta.appointmentKey!, { policy: VERIFY_POLICY });
 	} catch (error) {
-		if ((error as { httpCode?: unknown }).httpCode === '404') return undefined;
 		const description = (error as { description?: string }).description;
 		throw new NodeOperationError(
 			d.ctx.getNode(),
@@ -114,10 +107,6 @@ async function reread(d: Delivery): Promise<IDataObject | undefined> {
 		);
 	}
 }
-
-const started = (d: Delivery, data: IDataObject): IWebhookResponseData => ({
-	workflowData: [[triggerItem({ ...d.envelope, data }, d.config.options.simplify)]],
-});
 
 /** Why a delivery answered 200 starts nothing, as its log line says it. */
 const WHY = {
@@ -128,7 +117,6 @@ const WHY = {
 	'appointment not found': `the service still does not know the appointment ${NOT_FOUND_RESEND_MINUTES} minutes after the event (Verify with API)`,
 };
 
-/** 200 without a run, logged at debug level (warn for an event dropped unseen). */
 function notStarted(d: Delivery, reason: keyof typeof WHY): IWebhookResponseData {
 	const level = reason === 'appointment not found' ? 'warn' : 'debug';
 	d.ctx.logger[level](
