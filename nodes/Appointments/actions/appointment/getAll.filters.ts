@@ -16,7 +16,6 @@ export interface FilterRow {
 	label: string;
 	/** The parameter's name in the node (under Filters, or at the top for the Date Range's dates). */
 	name: string;
-	/** The list query parameter the value is sent as. */
 	param: string;
 	kind: FilterKind;
 	description?: string;
@@ -151,19 +150,16 @@ function field(row: FilterRow): INodeProperties {
 }
 
 /** The Filters collection: every row not filled by the Date Range, alphabetically. */
-export function filtersCollection(): INodeProperties {
-	const options = GET_MANY_FILTERS.filter((row) => row.in === undefined)
+export const filtersCollection: INodeProperties = {
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	options: GET_MANY_FILTERS.filter((row) => row.in === undefined)
 		.map(field)
-		.sort((a, b) => (a.displayName < b.displayName ? -1 : 1));
-	return {
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options,
-	};
-}
+		.sort((a, b) => (a.displayName < b.displayName ? -1 : 1)),
+};
 
 /** The Date Range's Start Date and End Date, shown when it is Custom. */
 export function customRangeFields(): INodeProperties[] {
