@@ -24,6 +24,9 @@ export const properties: INodeProperties[] = [
 	optionsCollection(false),
 ];
 
+/** One hint per run, however many items were already cancelled (their items are the appointments as they are). */
+const hinted = new WeakSet<IExecuteFunctions>();
+
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
@@ -39,22 +42,16 @@ export const prepare: PrepareOperation = function (item) {
 			itemIndex: i,
 			policy: item.policy,
 		});
-		if (alreadyCancelled) hintAlreadyCancelled(this);
+		if (alreadyCancelled && !hinted.has(this) && typeof this.addExecutionHints === 'function') {
+			hinted.add(this);
+			this.addExecutionHints({
+				message:
+					'Some appointments were already canceled: they were not canceled again and their clients got no email',
+				type: 'info',
+				location: 'outputPane',
+			});
+		}
 		// A field of our own beside the service's record changes the output's shape: from version 4 on only.
 		return node.typeVersion >= 4 ? { ...record, already_canceled: alreadyCancelled } : record;
 	};
 };
-
-/** One hint per run, however many items were already cancelled (their items are the appointments as they are). */
-const hinted = new WeakSet<IExecuteFunctions>();
-
-function hintAlreadyCancelled(ctx: IExecuteFunctions): void {
-	if (hinted.has(ctx) || typeof ctx.addExecutionHints !== 'function') return;
-	hinted.add(ctx);
-	ctx.addExecutionHints({
-		message:
-			'Some appointments were already canceled: they were not canceled again and their clients got no email',
-		type: 'info',
-		location: 'outputPane',
-	});
-}

@@ -13,8 +13,6 @@ import type {
 import { fieldPicker, simplifyAppointment } from '../../shared/simplify.js';
 import { inputError, withFix } from '../../shared/validation.js';
 
-type Shape = (record: IDataObject) => IDataObject;
-
 export const OUTPUTS = [
 	{
 		name: 'Simplified',
@@ -72,18 +70,14 @@ export function outputProperties(
 }
 
 const PATH = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
+const UNSAFE = /(^|\.)(__proto__|constructor|prototype)(\.|$)/;
 
 function readFields(ctx: IExecuteFunctions, i: number): string[] {
 	const given = ctx.getNodeParameter('fields', i, []) as unknown;
 	const list =
 		typeof given === 'string' ? given.split(',') : Array.isArray(given) ? given : [given];
 	const paths = list.map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => p !== '');
-	const bad = paths.find(
-		(p) =>
-			typeof p !== 'string' ||
-			!PATH.test(p) ||
-			/(^|\.)(__proto__|constructor|prototype)(\.|$)/.test(p),
-	);
+	const bad = paths.find((p) => typeof p !== 'string' || !PATH.test(p) || UNSAFE.test(p));
 	if (paths.length === 0 || bad !== undefined) {
 		const error = inputError(
 			ctx.getNode(),
@@ -108,7 +102,7 @@ export function readShape(
 	ctx: IExecuteFunctions,
 	i: number,
 	simplifyDefault: boolean,
-): Shape | undefined {
+): ((record: IDataObject) => IDataObject) | undefined {
 	if (ctx.getNode().typeVersion < 4) {
 		return ctx.getNodeParameter('simplify', i, simplifyDefault) ? simplifyAppointment : undefined;
 	}
