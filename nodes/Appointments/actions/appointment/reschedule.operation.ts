@@ -24,7 +24,7 @@ import {
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { ItemContext, PreparedRun, PrepareOperation } from '../types.js';
-import { freeStarts, MINUTE, readBusy, slotItem, startsOf } from './freeTimes.js';
+import { freeStarts, MINUTE, readBusy, slotItem } from './findFreeTimes.operation.js';
 import { startInstant } from '../../shared/dateWindow.js';
 
 const onlyIfFree = { show: { onlyIfFree: [true] } };
@@ -93,14 +93,14 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + span);
 	const read = { from: start - span, to };
 	const records = await readBusy(ctx, item, { calendar, window: read, zone, account, except });
-	const busy = startsOf(records, zone);
+	const busy = records.map((r) => startInstant(r.start_date, zone));
 	const last = Math.max(start, ...[startInstant(current, zone), ...busy].filter((t) => t < to));
 	const close = DateTime.fromMillis(last + span, { zone });
 	const endMinute = close.hasSame(local, 'day') ? close.hour * 60 + close.minute : 1440;
 	const from = Math.ceil((local.hour * 60 + local.minute + local.second / 60) / 15) * 15;
 	const hours = new Map([[local.weekday, [{ from, to: endMinute }]]]);
 	const rules = { duration, buffer: 0, grid: 15, existing: duration };
-	const query = { window: { from: Math.max(start + 1, Date.now()), to }, zone, hours, rules };
+	const query = { window: { from: start + 1, to }, zone, hours, rules };
 	const slot = (s: number) => slotItem(s, duration, zone);
 	const conflicts = records
 		.filter((r) => Math.abs(startInstant(r.start_date, zone) - start) < span)
