@@ -31,17 +31,11 @@ export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
 	const key = readAppointmentKey(this, i);
-	const sendEmail = toBoolean(
-		node,
-		this.getNodeParameter('sendEmail', i, false),
-		'Send Email to Client',
-		i,
-	);
+	const given = this.getNodeParameter('sendEmail', i, false);
+	const sendEmail = toBoolean(node, given, 'Send Email to Client', i);
+	const opts = { itemIndex: i, policy: item.policy };
 	return async () => {
-		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, {
-			itemIndex: i,
-			policy: item.policy,
-		});
+		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, opts);
 		if (alreadyCancelled && !hinted.has(this) && typeof this.addExecutionHints === 'function') {
 			hinted.add(this);
 			this.addExecutionHints({

@@ -1,10 +1,9 @@
 /**
- * Appointment > Find Free Times: the free start times of a calendar in a date range, one item each, from one read
- * of its appointments, the range padded by how long they last and the buffer. The Date Range is Get Many's, read in
- * Options › Time Zone when set, else in the account's zone. Reschedule › Only If Free uses the same reading.
- * Opening hours are wall clock in the account's zone, stepped on a grid from each range's start; a start the clocks
- * skip is none, one they repeat counts once (its first occurrence). A start is free when no active appointment
- * (lasting `existing`, Buffer on both sides) overlaps it.
+ * Appointment > Find Free Times (its functions also serve Reschedule › Only If Free): one read of the calendar over
+ * the Date Range (Get Many's), padded by how long appointments last and the buffer. Opening hours are wall clock in
+ * the account's zone, stepped on a grid from each range's start; a start the clocks skip is none, one they repeat
+ * counts once (its first occurrence). A start is free when no active appointment (lasting `existing`, Buffer on
+ * both sides) overlaps it.
  */
 import { DateTime } from 'luxon';
 import {

@@ -14,7 +14,6 @@ export const simplifyProperty: INodeProperties = {
 		'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record',
 };
 
-/** Page Concurrency's bounds, as the editor shows them and as they are checked (also from an expression). */
 export const PAGE_CONCURRENCY = { min: 1, max: 10, whole: true };
 
 /** Date Range's choices, in the editor's order; errors name them as the editor shows them. */

@@ -133,7 +133,6 @@ export const GET_MANY_FILTERS: readonly FilterRow[] = [
 	},
 ];
 
-/** The editor's field for each kind (its type, default and placeholder). */
 const KIND_FIELDS: Record<FilterKind, Omit<INodeProperties, 'displayName' | 'name'>> = {
 	uuid: { type: 'string', default: '' },
 	uuidList: { type: 'string', default: '', placeholder: 'e.g. uuid-1, uuid-2' },
@@ -149,7 +148,6 @@ function field(row: FilterRow): INodeProperties {
 	return { displayName: row.label, name: row.name, ...KIND_FIELDS[row.kind], ...description };
 }
 
-/** The Filters collection: every row not filled by the Date Range, alphabetically. */
 export const filtersCollection: INodeProperties = {
 	displayName: 'Filters',
 	name: 'filters',
@@ -161,7 +159,6 @@ export const filtersCollection: INodeProperties = {
 		.sort((a, b) => (a.displayName < b.displayName ? -1 : 1)),
 };
 
-/** The Date Range's Start Date and End Date, shown when it is Custom. */
 export function customRangeFields(): INodeProperties[] {
 	return GET_MANY_FILTERS.filter((row) => row.in === 'dateRange').map((row) => ({
 		...field(row),

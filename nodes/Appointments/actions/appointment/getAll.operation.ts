@@ -36,7 +36,6 @@ import { DATE_RANGES, PAGE_CONCURRENCY } from './getAll.fields.js';
 import { GET_MANY_FILTERS, type FilterKind, type FilterRow } from './getAll.filters.js';
 import { readShape } from './output.js';
 
-/** The Date Range's two rows (Custom's Start Date and End Date). */
 const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
 
 export { properties } from './getAll.fields.js';

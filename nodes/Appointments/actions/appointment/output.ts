@@ -94,10 +94,7 @@ function readFields(ctx: IExecuteFunctions, i: number): string[] {
 	return paths as string[];
 }
 
-/**
- * How the item's records are shaped, read before anything is sent: version 4's Output (and Fields), else the
- * Simplify switch with the operation's default (Get Many: on; Get: off where version 1 has no switch).
- */
+/** Read before anything is sent; `simplifyDefault`: Get Many's is on, Get's off (version 1 has no switch). */
 export function readShape(
 	ctx: IExecuteFunctions,
 	i: number,

@@ -115,7 +115,6 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 	return { requested: slot(start), conflicts, nextFreeTimes };
 }
 
-/** Whether the service refused the move as a taken slot: any 409, or a 400 whose message says so. */
 const refusedAsTaken = (error: unknown): error is NodeApiError =>
 	error instanceof NodeApiError &&
 	(error.httpCode === '409' ||
@@ -124,7 +123,6 @@ const refusedAsTaken = (error: unknown): error is NodeApiError =>
 				`${error.message} ${error.description}`,
 			)));
 
-/** Only If Free: the move when the slot is free (then re-checked), else `rescheduled: false` or the node's error. */
 async function movedIfFree(
 	ctx: IExecuteFunctions,
 	item: ItemContext,
@@ -168,20 +166,11 @@ async function movedIfFree(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	const startDate = offsetIsoValue(
-		this.getNode(),
-		this.getNodeParameter('startDate', i),
-		'New Start',
-		i,
-		item.zone(),
-	);
-	const body = { start_date: startDate };
-	const move = async () =>
-		await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, {
-			body,
-			itemIndex: i,
-			policy: item.policy,
-		});
+	const given = this.getNodeParameter('startDate', i);
+	const startDate = offsetIsoValue(this.getNode(), given, 'New Start', i, item.zone());
+	const opts = { body: { start_date: startDate }, itemIndex: i, policy: item.policy };
+	const path = appointmentPath(key, 'reschedule');
+	const move = async () => await mutateAppointment(this, 'PATCH', path, key, opts);
 	if (this.getNodeParameter('onlyIfFree', i, false) !== true) return move;
 	const rule = { min: 1, max: 1440, whole: true };
 	const duration = this.getNodeParameter('duration', i, 30);
