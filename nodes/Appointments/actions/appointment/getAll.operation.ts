@@ -81,18 +81,13 @@ export function dateRangeWindow(
 	const node = ctx.getNode();
 	if (dateRange === 'all') return undefined;
 	const zone = item.zone();
-	if (dateRange !== 'custom') {
-		try {
-			return presetRange(dateRange, zone);
-		} catch {
-			throw choiceError(node, 'Date Range', i, DATE_RANGES, dateRange, 'one of their values');
-		}
-	}
+	if (!DATE_RANGES.some((range) => range.value === dateRange))
+		throw choiceError(node, 'Date Range', i, DATE_RANGES, dateRange, 'one of their values');
+	if (dateRange !== 'custom') return presetRange(dateRange, zone);
 	const at = (row: FilterRow, bound: 'start' | 'end') => {
 		const value = ctx.getNodeParameter(row.name, i, '') as unknown;
-		return isUnset(row.kind, value)
-			? undefined
-			: instantValue(node, value, row.label, i, zone, bound);
+		if (isUnset(row.kind, value)) return undefined;
+		return instantValue(node, value, row.label, i, zone, bound);
 	};
 	const [from, to] = [at(START, 'start'), at(END, 'end')];
 	if (from === undefined && to === undefined) {
@@ -102,13 +97,8 @@ export function dateRangeWindow(
 		);
 	}
 	if (from !== undefined && to !== undefined && from > to) {
-		throw inputError(
-			node,
-			END.label,
-			i,
-			`on or after the ${START.label} ${wallClock(from, zone)}`,
-			wallClock(to, zone),
-		);
+		const after = `on or after the ${START.label} ${wallClock(from, zone)}`;
+		throw inputError(node, END.label, i, after, wallClock(to, zone));
 	}
 	return { from, to };
 }

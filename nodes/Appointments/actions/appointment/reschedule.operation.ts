@@ -115,13 +115,15 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 	return { requested: slot(start), conflicts, nextFreeTimes };
 }
 
-const refusedAsTaken = (error: unknown): error is NodeApiError =>
-	error instanceof NodeApiError &&
-	(error.httpCode === '409' ||
-		(error.httpCode === '400' &&
-			/slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(
-				`${error.message} ${error.description}`,
-			)));
+const TAKEN = /slot|taken|available|overlap|conflict|busy|occupied|booked/i;
+
+/** A refusal as a taken slot (a 409, or a 400 saying so) is an answer; any other failure stays the node's error. */
+function refusal(error: unknown): string {
+	if (!(error instanceof NodeApiError)) throw error;
+	const said = TAKEN.test(`${error.message} ${error.description}`);
+	if (error.httpCode === '409' || (error.httpCode === '400' && said)) return error.message;
+	throw error;
+}
 
 async function movedIfFree(
 	ctx: IExecuteFunctions,
@@ -134,14 +136,9 @@ async function movedIfFree(
 	const calendar = (cal as IDataObject | undefined)?.calendar_key;
 	const check = { ...given, calendar: typeof calendar === 'string' ? calendar : undefined };
 	const look = async () => await around(ctx, item, check, current);
-	let [seen, refusal] = [await look(), undefined as string | undefined];
+	let [seen, refused] = [await look(), undefined as string | undefined];
 	if (seen.conflicts.length === 0) {
-		// A refusal as a taken slot is an answer; any other failure stays the node's error, as without the check.
-		const refused = (error: unknown) => {
-			if (refusedAsTaken(error)) return error.message;
-			throw error;
-		};
-		const moved = await move().then((record) => ({ record: record as IDataObject }), refused);
+		const moved = await move().then((record) => ({ record: record as IDataObject }), refusal);
 		if (typeof moved !== 'string') {
 			// The move happened: a re-check that fails is said, never the item's error.
 			const after = await look().then(
@@ -153,12 +150,12 @@ async function movedIfFree(
 			);
 			return { ...moved.record, rescheduled: true, ...after };
 		}
-		[seen, refusal] = [await look(), moved];
+		[seen, refused] = [await look(), moved];
 	}
 	const taken = { appointment_key: check.key, rescheduled: false, reason: 'slot taken', ...seen };
-	if (!check.fail) return { ...taken, ...(refusal && { refusedByService: refusal }) };
+	if (!check.fail) return { ...taken, ...(refused && { refusedByService: refused }) };
 	const who = seen.conflicts.map((c) => `${c.search_code} (${c.when})`).join(', ');
-	const message = `Not rescheduled: ${seen.requested.when} is taken by ${who || `the service's answer: ${refusal}`}`;
+	const message = `Not rescheduled: ${seen.requested.when} is taken by ${who || `the service's answer: ${refused}`}`;
 	const description = `Next free times that day: ${seen.nextFreeTimes.map((s) => s.when).join('; ') || 'none'}`;
 	throw new NodeOperationError(ctx.getNode(), message, { itemIndex: item.itemIndex, description });
 }
