@@ -133,16 +133,14 @@ function wallInstant(date: number, m: number, zone: string, end: boolean, steady
 }
 
 type FreeQuery = { window: Window; zone: string; hours: OpeningHours; rules: SlotRules };
+/** `busy`: the existing starts. */
+type FreeSearch = FreeQuery & { busy: number[]; limit?: number };
 
 /**
  * The free starts of the query's window not already past, day by day in its zone, at most `limit` (the grid stays
- * on each opening range's start); `busy`: the existing starts.
+ * on each opening range's start).
  */
-export function freeStarts(
-	{ window, zone, hours, rules }: FreeQuery,
-	busy: number[],
-	limit = Infinity,
-) {
+export function freeStarts({ window, zone, hours, rules, busy, limit = Infinity }: FreeSearch) {
 	const [before, after] = [rules.existing + rules.buffer, rules.buffer].map((m) => m * MINUTE);
 	const isFree = (start: number, end: number) =>
 		busy.every((b) => b + before <= start || b >= end + after);
@@ -220,7 +218,7 @@ const minutesOf = (text: unknown) => {
 };
 
 /** Opening Hours as the editor holds them ({ ranges: [{ day, from, to }] }), checked before anything is sent. */
-export function readOpeningHours(ctx: IExecuteFunctions, i: number): OpeningHours {
+function readOpeningHours(ctx: IExecuteFunctions, i: number): OpeningHours {
 	const [node, hours]: [ReturnType<typeof ctx.getNode>, OpeningHours] = [ctx.getNode(), new Map()];
 	const ranges = (ctx.getNodeParameter('openingHours', i, {}) as IDataObject)?.ranges;
 	if (!Array.isArray(ranges) || ranges.length === 0)
@@ -250,9 +248,8 @@ function rangeIn(ctx: IExecuteFunctions, item: ItemContext, zone: string): Windo
 function readRules(ctx: IExecuteFunctions, i: number): SlotRules {
 	const [duration, grid, buffer, existing] = MINUTES.map(([name, label, value]) => {
 		const rule = { min: value === 0 ? 0 : 1, max: 1440, whole: true };
-		return (
-			numberValue(ctx.getNode(), ctx.getNodeParameter(name, i, value), label, i, rule) ?? value
-		);
+		const given = ctx.getNodeParameter(name, i, value);
+		return numberValue(ctx.getNode(), given, label, i, rule) ?? value;
 	});
 	return { duration, grid, buffer, existing: existing || duration };
 }
@@ -276,7 +273,7 @@ export const prepare: PrepareOperation = function (item) {
 			: "the workflow's time zone";
 		const note = `The credential's Account Time Zone is empty: times are in ${zone}, ${source}`;
 		const busy = records.map((r) => startInstant(r.start_date, zone));
-		const starts = freeStarts({ window, zone, hours, rules }, busy, limit);
+		const starts = freeStarts({ window, zone, hours, rules, busy, limit });
 		return starts.map((start) => ({
 			...slotItem(start, rules.duration, zone),
 			calendar: { calendar_key: calendar, ...(name !== undefined && { name }) },

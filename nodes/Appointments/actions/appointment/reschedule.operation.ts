@@ -100,7 +100,7 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 	const from = Math.ceil((local.hour * 60 + local.minute + local.second / 60) / 15) * 15;
 	const hours = new Map([[local.weekday, [{ from, to: endMinute }]]]);
 	const rules = { duration, buffer: 0, grid: 15, existing: duration };
-	const query = { window: { from: start + 1, to }, zone, hours, rules };
+	const query = { window: { from: start + 1, to }, zone, hours, rules, busy, limit: 5 };
 	const slot = (s: number) => slotItem(s, duration, zone);
 	const conflicts = records
 		.filter((r) => Math.abs(startInstant(r.start_date, zone) - start) < span)
@@ -111,7 +111,7 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 			when: slot(startInstant(r.start_date, zone)).when,
 			person: (r.person as IDataObject | undefined)?.full_name,
 		}));
-	const nextFreeTimes = freeStarts(query, busy, 5).map(slot);
+	const nextFreeTimes = freeStarts(query).map(slot);
 	return { requested: slot(start), conflicts, nextFreeTimes };
 }
 
