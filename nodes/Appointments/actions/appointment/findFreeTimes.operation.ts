@@ -133,12 +133,11 @@ function wallInstant(date: number, m: number, zone: string, end: boolean, steady
 }
 
 type FreeQuery = { window: Window; zone: string; hours: OpeningHours; rules: SlotRules };
-/** `busy`: the existing starts. */
 type FreeSearch = FreeQuery & { busy: number[]; limit?: number };
 
 /**
  * The free starts of the query's window not already past, day by day in its zone, at most `limit` (the grid stays
- * on each opening range's start).
+ * on each opening range's start); `busy`: the existing starts.
  */
 export function freeStarts({ window, zone, hours, rules, busy, limit = Infinity }: FreeSearch) {
 	const [before, after] = [rules.existing + rules.buffer, rules.buffer].map((m) => m * MINUTE);

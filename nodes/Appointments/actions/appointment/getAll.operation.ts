@@ -91,10 +91,9 @@ export function dateRangeWindow(
 	};
 	const [from, to] = [at(START, 'start'), at(END, 'end')];
 	if (from === undefined && to === undefined) {
-		throw withFix(
-			inputError(node, START.label, i, 'a date (or an End Date) when Date Range is Custom'),
-			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
-		);
+		const fix = 'Pick a Start Date or an End Date, or choose another Date Range such as Today.';
+		const expected = 'a date (or an End Date) when Date Range is Custom';
+		throw withFix(inputError(node, START.label, i, expected), fix);
 	}
 	if (from !== undefined && to !== undefined && from > to) {
 		const after = `on or after the ${START.label} ${wallClock(from, zone)}`;
