@@ -24,37 +24,28 @@ export const properties: INodeProperties[] = [
 	optionsCollection(false),
 ];
 
+/** One hint per run, however many items were already cancelled (their items are the appointments as they are). */
+const hinted = new WeakSet<IExecuteFunctions>();
+
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const node = this.getNode();
 	const key = readAppointmentKey(this, i);
-	const sendEmail = toBoolean(
-		node,
-		this.getNodeParameter('sendEmail', i, false),
-		'Send Email to Client',
-		i,
-	);
+	const given = this.getNodeParameter('sendEmail', i, false);
+	const sendEmail = toBoolean(node, given, 'Send Email to Client', i);
+	const opts = { itemIndex: i, policy: item.policy };
 	return async () => {
-		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, {
-			itemIndex: i,
-			policy: item.policy,
-		});
-		if (alreadyCancelled) hintAlreadyCancelled(this);
+		const { record, alreadyCancelled } = await cancelAppointment(this, key, sendEmail, opts);
+		if (alreadyCancelled && !hinted.has(this) && typeof this.addExecutionHints === 'function') {
+			hinted.add(this);
+			this.addExecutionHints({
+				message:
+					'Some appointments were already canceled: they were not canceled again and their clients got no email',
+				type: 'info',
+				location: 'outputPane',
+			});
+		}
 		// A field of our own beside the service's record changes the output's shape: from version 4 on only.
 		return node.typeVersion >= 4 ? { ...record, already_canceled: alreadyCancelled } : record;
 	};
 };
-
-/** One hint per run, however many items were already cancelled (their items are the appointments as they are). */
-const hinted = new WeakSet<IExecuteFunctions>();
-
-function hintAlreadyCancelled(ctx: IExecuteFunctions): void {
-	if (hinted.has(ctx) || typeof ctx.addExecutionHints !== 'function') return;
-	hinted.add(ctx);
-	ctx.addExecutionHints({
-		message:
-			'Some appointments were already canceled: they were not canceled again and their clients got no email',
-		type: 'info',
-		location: 'outputPane',
-	});
-}

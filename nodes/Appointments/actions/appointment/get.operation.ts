@@ -12,7 +12,6 @@ export const properties: INodeProperties[] = [appointmentKeyField, optionsCollec
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	// Version 1 has no Simplify: its Get keeps returning the full record.
 	const shape = readShape(this, i, false);
 	return async () => {
 		const record = await getAppointment(this, key, { itemIndex: i, policy: item.policy });

@@ -14,7 +14,7 @@ export const simplifyProperty: INodeProperties = {
 		'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record',
 };
 
-export const MAX_PAGE_CONCURRENCY = 10;
+export const PAGE_CONCURRENCY = { min: 1, max: 10, whole: true };
 
 /** Date Range's choices, in the editor's order; errors name them as the editor shows them. */
 export const DATE_RANGES = [
@@ -31,7 +31,7 @@ const pageConcurrency: INodeProperties = {
 	displayName: 'Page Concurrency',
 	name: 'pageConcurrency',
 	type: 'number',
-	typeOptions: { minValue: 1, maxValue: MAX_PAGE_CONCURRENCY, numberPrecision: 0 },
+	typeOptions: { minValue: 1, maxValue: PAGE_CONCURRENCY.max, numberPrecision: 0 },
 	default: 4,
 	description:
 		"How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service's order. The pages of one list share Max Retry Wait, and a Retry-After on one pauses them all.",
@@ -48,7 +48,7 @@ export const properties: INodeProperties[] = [
 		options: [...DATE_RANGES],
 	},
 	...customRangeFields(),
-	filtersCollection(),
+	filtersCollection,
 	simplifyProperty,
 	optionsCollection(true, [pageConcurrency]),
 ];

@@ -16,7 +16,6 @@ export interface FilterRow {
 	label: string;
 	/** The parameter's name in the node (under Filters, or at the top for the Date Range's dates). */
 	name: string;
-	/** The list query parameter the value is sent as. */
 	param: string;
 	kind: FilterKind;
 	description?: string;
@@ -134,7 +133,6 @@ export const GET_MANY_FILTERS: readonly FilterRow[] = [
 	},
 ];
 
-/** The editor's field for each kind (its type, default and placeholder). */
 const KIND_FIELDS: Record<FilterKind, Omit<INodeProperties, 'displayName' | 'name'>> = {
 	uuid: { type: 'string', default: '' },
 	uuidList: { type: 'string', default: '', placeholder: 'e.g. uuid-1, uuid-2' },
@@ -150,22 +148,17 @@ function field(row: FilterRow): INodeProperties {
 	return { displayName: row.label, name: row.name, ...KIND_FIELDS[row.kind], ...description };
 }
 
-/** The Filters collection: every row not filled by the Date Range, alphabetically. */
-export function filtersCollection(): INodeProperties {
-	const options = GET_MANY_FILTERS.filter((row) => row.in === undefined)
+export const filtersCollection: INodeProperties = {
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	options: GET_MANY_FILTERS.filter((row) => row.in === undefined)
 		.map(field)
-		.sort((a, b) => (a.displayName < b.displayName ? -1 : 1));
-	return {
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options,
-	};
-}
+		.sort((a, b) => (a.displayName < b.displayName ? -1 : 1)),
+};
 
-/** The Date Range's Start Date and End Date, shown when it is Custom. */
 export function customRangeFields(): INodeProperties[] {
 	return GET_MANY_FILTERS.filter((row) => row.in === 'dateRange').map((row) => ({
 		...field(row),

@@ -10,6 +10,7 @@ import {
 	choiceError,
 	inputError,
 	instantValue,
+	isBlank,
 	numberValue,
 	requireEmail,
 	requireStatus,
@@ -31,25 +32,17 @@ import { accountTimeZone } from '../../transport/http/credentialInfo.js';
 import { paginateAll } from '../../transport/list/paginate.js';
 import { readLimit } from '../common.descriptions.js';
 import type { ItemContext, PrepareOperation } from '../types.js';
-import { DATE_RANGES, MAX_PAGE_CONCURRENCY } from './getAll.fields.js';
+import { DATE_RANGES, PAGE_CONCURRENCY } from './getAll.fields.js';
 import { GET_MANY_FILTERS, type FilterKind, type FilterRow } from './getAll.filters.js';
 import { readShape } from './output.js';
 
-/** The Date Range's two rows (Custom's Start Date and End Date). */
 const [START, END] = GET_MANY_FILTERS.filter((row) => row.in === 'dateRange');
 
 export { properties } from './getAll.fields.js';
 
-const isBlank = (value: unknown) =>
-	value === undefined ||
-	value === null ||
-	(typeof value === 'string' && value.trim() === '') ||
-	(Array.isArray(value) && value.length === 0);
-
 /** A query value; a function is a date, written once the account's zone is known (undefined: the credential has none). */
 type QueryValue = string | string[] | boolean | ((account?: string) => string | undefined);
 
-/** How each kind of filter is read from the editor and written into the query. */
 const READ: Record<
 	FilterKind,
 	(node: INode, value: unknown, label: string, i: number, zone: () => string) => QueryValue
@@ -74,7 +67,9 @@ const READ: Record<
 
 /** Whether a filter is left out: a switch only when it holds nothing at all, other fields also when blank. */
 const isUnset = (kind: FilterKind, value: unknown) =>
-	kind === 'boolean' ? value === undefined || value === '' : isBlank(value);
+	kind === 'boolean'
+		? value === undefined || value === ''
+		: isBlank(value) || (Array.isArray(value) && value.length === 0);
 
 /** The Date Range's instants, read in the item's zone; undefined for All Dates (Find Free Times reads it too). */
 export function dateRangeWindow(
@@ -86,32 +81,23 @@ export function dateRangeWindow(
 	const node = ctx.getNode();
 	if (dateRange === 'all') return undefined;
 	const zone = item.zone();
-	if (dateRange !== 'custom') {
-		try {
-			return presetRange(dateRange, zone);
-		} catch {
-			throw choiceError(node, 'Date Range', i, DATE_RANGES, dateRange, 'one of their values');
-		}
-	}
+	if (!DATE_RANGES.some((range) => range.value === dateRange))
+		throw choiceError(node, 'Date Range', i, DATE_RANGES, dateRange, 'one of their values');
+	if (dateRange !== 'custom') return presetRange(dateRange, zone);
 	const at = (row: FilterRow, bound: 'start' | 'end') => {
 		const value = ctx.getNodeParameter(row.name, i, '') as unknown;
-		return isBlank(value) ? undefined : instantValue(node, value, row.label, i, zone, bound);
+		if (isUnset(row.kind, value)) return undefined;
+		return instantValue(node, value, row.label, i, zone, bound);
 	};
 	const [from, to] = [at(START, 'start'), at(END, 'end')];
 	if (from === undefined && to === undefined) {
-		throw withFix(
-			inputError(node, START.label, i, 'a date (or an End Date) when Date Range is Custom'),
-			'Pick a Start Date or an End Date, or choose another Date Range such as Today.',
-		);
+		const fix = 'Pick a Start Date or an End Date, or choose another Date Range such as Today.';
+		const expected = 'a date (or an End Date) when Date Range is Custom';
+		throw withFix(inputError(node, START.label, i, expected), fix);
 	}
 	if (from !== undefined && to !== undefined && from > to) {
-		throw inputError(
-			node,
-			END.label,
-			i,
-			`on or after the ${START.label} ${wallClock(from, zone)}`,
-			wallClock(to, zone),
-		);
+		const after = `on or after the ${START.label} ${wallClock(from, zone)}`;
+		throw inputError(node, END.label, i, after, wallClock(to, zone));
 	}
 	return { from, to };
 }
@@ -150,11 +136,7 @@ export const prepare: PrepareOperation = function (item) {
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
 	const pageConcurrency =
-		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, {
-			min: 1,
-			max: MAX_PAGE_CONCURRENCY,
-			whole: true,
-		}) ?? 4;
+		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, PAGE_CONCURRENCY) ?? 4;
 	let range: { window: StartWindow | undefined } | undefined;
 	const window = () => (range ??= { window: dateRangeWindow(this, item, dateRange) }).window;
 	const query = filterQuery(node, item, filters, window);

@@ -13,8 +13,6 @@ import type {
 import { fieldPicker, simplifyAppointment } from '../../shared/simplify.js';
 import { inputError, withFix } from '../../shared/validation.js';
 
-type Shape = (record: IDataObject) => IDataObject;
-
 export const OUTPUTS = [
 	{
 		name: 'Simplified',
@@ -26,20 +24,16 @@ export const OUTPUTS = [
 ] as const satisfies readonly INodePropertyOptions[];
 
 /** The record's documented fields, as dot paths (each option's description): a field keeps its place (`person.email`). */
-export const FIELD_OPTIONS: INodePropertyOptions[] = [
-	{
-		name: 'Calendar Key',
-		value: 'calendar.calendar_key',
-		description: "The record's calendar.calendar_key",
-	},
-	{ name: 'Calendar Name', value: 'calendar.name', description: "The record's calendar.name" },
-	{ name: 'Client Email', value: 'person.email', description: "The record's person.email" },
-	{ name: 'Client Name', value: 'person.full_name', description: "The record's person.full_name" },
-	{ name: 'Code', value: 'search_code', description: "The record's search_code" },
-	{ name: 'Key', value: 'appointment_key', description: "The record's appointment_key" },
-	{ name: 'Start', value: 'start_date', description: "The record's start_date" },
-	{ name: 'Status', value: 'status', description: "The record's status" },
-];
+const FIELD_OPTIONS = Object.entries({
+	'Calendar Key': 'calendar.calendar_key',
+	'Calendar Name': 'calendar.name',
+	'Client Email': 'person.email',
+	'Client Name': 'person.full_name',
+	Code: 'search_code',
+	Key: 'appointment_key',
+	Start: 'start_date',
+	Status: 'status',
+}).map(([name, value]) => ({ name, value, description: `The record's ${value}` }));
 
 /** Version 4's Output and Fields, shown where the earlier versions showed Simplify. */
 export function outputProperties(
@@ -72,43 +66,29 @@ export function outputProperties(
 }
 
 const PATH = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
+const UNSAFE = /(^|\.)(__proto__|constructor|prototype)(\.|$)/;
 
 function readFields(ctx: IExecuteFunctions, i: number): string[] {
 	const given = ctx.getNodeParameter('fields', i, []) as unknown;
 	const list =
 		typeof given === 'string' ? given.split(',') : Array.isArray(given) ? given : [given];
 	const paths = list.map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => p !== '');
-	const bad = paths.find(
-		(p) =>
-			typeof p !== 'string' ||
-			!PATH.test(p) ||
-			/(^|\.)(__proto__|constructor|prototype)(\.|$)/.test(p),
-	);
+	const bad = paths.find((p) => typeof p !== 'string' || !PATH.test(p) || UNSAFE.test(p));
 	if (paths.length === 0 || bad !== undefined) {
-		const error = inputError(
-			ctx.getNode(),
-			'Fields',
-			i,
-			'one or more fields of the appointment, such as status or person.email',
-			bad ?? given,
-		);
-		throw withFix(
-			error,
-			'Pick the fields from the list; an expression must give dot paths separated by commas.',
-		);
+		const expected = 'one or more fields of the appointment, such as status or person.email';
+		const fix =
+			'Pick the fields from the list; an expression must give dot paths separated by commas.';
+		throw withFix(inputError(ctx.getNode(), 'Fields', i, expected, bad ?? given), fix);
 	}
 	return paths as string[];
 }
 
-/**
- * How the item's records are shaped, read before anything is sent: version 4's Output (and Fields), else the
- * Simplify switch with the operation's default (Get Many: on; Get: off where version 1 has no switch).
- */
+/** Read before anything is sent; `simplifyDefault`: Get Many's is on, Get's off (version 1 has no switch). */
 export function readShape(
 	ctx: IExecuteFunctions,
 	i: number,
 	simplifyDefault: boolean,
-): Shape | undefined {
+): ((record: IDataObject) => IDataObject) | undefined {
 	if (ctx.getNode().typeVersion < 4) {
 		return ctx.getNodeParameter('simplify', i, simplifyDefault) ? simplifyAppointment : undefined;
 	}
@@ -117,8 +97,6 @@ export function readShape(
 	if (output === 'raw') return undefined;
 	if (output === 'selectedFields') return fieldPicker(readFields(ctx, i));
 	const names = OUTPUTS.map((o) => `${o.name} (${o.value})`).join(', ');
-	throw withFix(
-		inputError(ctx.getNode(), 'Output', i, `one of ${names}`, output),
-		'Pick "Output" from the list.',
-	);
+	const error = inputError(ctx.getNode(), 'Output', i, `one of ${names}`, output);
+	throw withFix(error, 'Pick "Output" from the list.');
 }

@@ -24,7 +24,7 @@ import {
 import { appointmentKeyField, optionsCollection } from '../common.descriptions.js';
 import { readAppointmentKey } from '../keys.js';
 import type { ItemContext, PreparedRun, PrepareOperation } from '../types.js';
-import { freeStarts, MINUTE, readBusy, slotItem, startsOf } from './freeTimes.js';
+import { freeStarts, MINUTE, readBusy, slotItem } from './findFreeTimes.operation.js';
 import { startInstant } from '../../shared/dateWindow.js';
 
 const onlyIfFree = { show: { onlyIfFree: [true] } };
@@ -93,14 +93,14 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 	const to = Math.max(local.plus({ days: 1 }).startOf('day').toMillis(), start + span);
 	const read = { from: start - span, to };
 	const records = await readBusy(ctx, item, { calendar, window: read, zone, account, except });
-	const busy = startsOf(records, zone);
+	const busy = records.map((r) => startInstant(r.start_date, zone));
 	const last = Math.max(start, ...[startInstant(current, zone), ...busy].filter((t) => t < to));
 	const close = DateTime.fromMillis(last + span, { zone });
 	const endMinute = close.hasSame(local, 'day') ? close.hour * 60 + close.minute : 1440;
 	const from = Math.ceil((local.hour * 60 + local.minute + local.second / 60) / 15) * 15;
 	const hours = new Map([[local.weekday, [{ from, to: endMinute }]]]);
 	const rules = { duration, buffer: 0, grid: 15, existing: duration };
-	const query = { window: { from: Math.max(start + 1, Date.now()), to }, zone, hours, rules };
+	const query = { window: { from: start + 1, to }, zone, hours, rules, busy, limit: 5 };
 	const slot = (s: number) => slotItem(s, duration, zone);
 	const conflicts = records
 		.filter((r) => Math.abs(startInstant(r.start_date, zone) - start) < span)
@@ -111,20 +111,20 @@ async function around(ctx: IExecuteFunctions, item: ItemContext, check: Check, c
 			when: slot(startInstant(r.start_date, zone)).when,
 			person: (r.person as IDataObject | undefined)?.full_name,
 		}));
-	const nextFreeTimes = freeStarts(query, busy, 5).map(slot);
+	const nextFreeTimes = freeStarts(query).map(slot);
 	return { requested: slot(start), conflicts, nextFreeTimes };
 }
 
-/** Whether the service refused the move as a taken slot: any 409, or a 400 whose message says so. */
-const refusedAsTaken = (error: unknown): error is NodeApiError =>
-	error instanceof NodeApiError &&
-	(error.httpCode === '409' ||
-		(error.httpCode === '400' &&
-			/slot|taken|available|overlap|conflict|busy|occupied|booked/i.test(
-				`${error.message} ${error.description}`,
-			)));
+const TAKEN = /slot|taken|available|overlap|conflict|busy|occupied|booked/i;
 
-/** Only If Free: the move when the slot is free (then re-checked), else `rescheduled: false` or the node's error. */
+/** A refusal as a taken slot (a 409, or a 400 saying so) is an answer; any other failure stays the node's error. */
+function refusal(error: unknown): string {
+	if (!(error instanceof NodeApiError)) throw error;
+	const said = TAKEN.test(`${error.message} ${error.description}`);
+	if (error.httpCode === '409' || (error.httpCode === '400' && said)) return error.message;
+	throw error;
+}
+
 async function movedIfFree(
 	ctx: IExecuteFunctions,
 	item: ItemContext,
@@ -136,14 +136,9 @@ async function movedIfFree(
 	const calendar = (cal as IDataObject | undefined)?.calendar_key;
 	const check = { ...given, calendar: typeof calendar === 'string' ? calendar : undefined };
 	const look = async () => await around(ctx, item, check, current);
-	let [seen, refusal] = [await look(), undefined as string | undefined];
+	let [seen, refused] = [await look(), undefined as string | undefined];
 	if (seen.conflicts.length === 0) {
-		// A refusal as a taken slot is an answer; any other failure stays the node's error, as without the check.
-		const refused = (error: unknown) => {
-			if (refusedAsTaken(error)) return error.message;
-			throw error;
-		};
-		const moved = await move().then((record) => ({ record: record as IDataObject }), refused);
+		const moved = await move().then((record) => ({ record: record as IDataObject }), refusal);
 		if (typeof moved !== 'string') {
 			// The move happened: a re-check that fails is said, never the item's error.
 			const after = await look().then(
@@ -155,12 +150,12 @@ async function movedIfFree(
 			);
 			return { ...moved.record, rescheduled: true, ...after };
 		}
-		[seen, refusal] = [await look(), moved];
+		[seen, refused] = [await look(), moved];
 	}
 	const taken = { appointment_key: check.key, rescheduled: false, reason: 'slot taken', ...seen };
-	if (!check.fail) return { ...taken, ...(refusal && { refusedByService: refusal }) };
+	if (!check.fail) return { ...taken, ...(refused && { refusedByService: refused }) };
 	const who = seen.conflicts.map((c) => `${c.search_code} (${c.when})`).join(', ');
-	const message = `Not rescheduled: ${seen.requested.when} is taken by ${who || `the service's answer: ${refusal}`}`;
+	const message = `Not rescheduled: ${seen.requested.when} is taken by ${who || `the service's answer: ${refused}`}`;
 	const description = `Next free times that day: ${seen.nextFreeTimes.map((s) => s.when).join('; ') || 'none'}`;
 	throw new NodeOperationError(ctx.getNode(), message, { itemIndex: item.itemIndex, description });
 }
@@ -168,20 +163,11 @@ async function movedIfFree(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	const startDate = offsetIsoValue(
-		this.getNode(),
-		this.getNodeParameter('startDate', i),
-		'New Start',
-		i,
-		item.zone(),
-	);
-	const body = { start_date: startDate };
-	const move = async () =>
-		await mutateAppointment(this, 'PATCH', appointmentPath(key, 'reschedule'), key, {
-			body,
-			itemIndex: i,
-			policy: item.policy,
-		});
+	const given = this.getNodeParameter('startDate', i);
+	const startDate = offsetIsoValue(this.getNode(), given, 'New Start', i, item.zone());
+	const opts = { body: { start_date: startDate }, itemIndex: i, policy: item.policy };
+	const path = appointmentPath(key, 'reschedule');
+	const move = async () => await mutateAppointment(this, 'PATCH', path, key, opts);
 	if (this.getNodeParameter('onlyIfFree', i, false) !== true) return move;
 	const rule = { min: 1, max: 1440, whole: true };
 	const duration = this.getNodeParameter('duration', i, 30);

@@ -25,13 +25,7 @@ export const properties: INodeProperties[] = [
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	const body = {
-		status: requireStatus(this.getNode(), this.getNodeParameter('status', i), 'Status', i),
-	};
-	return async () =>
-		await mutateAppointment(this, 'PATCH', appointmentPath(key), key, {
-			body,
-			itemIndex: i,
-			policy: item.policy,
-		});
+	const status = requireStatus(this.getNode(), this.getNodeParameter('status', i), 'Status', i);
+	const opts = { body: { status }, itemIndex: i, policy: item.policy };
+	return async () => await mutateAppointment(this, 'PATCH', appointmentPath(key), key, opts);
 };
