@@ -17,12 +17,6 @@ export function isValidTimeZone(zone: unknown): boolean {
 	return typeof zone === 'string' && zone.trim() !== '' && IANAZone.isValidZone(zone.trim());
 }
 
-/** A calendar date as a UTC midnight DateTime: day arithmetic on it never meets a clock change. */
-function calendarDate(instant: DateTime, zone: string): DateTime {
-	const local = instant.setZone(zone);
-	return DateTime.utc(local.year, local.month, local.day);
-}
-
 /** The first instant of a calendar date in `zone`: its midnight, or where the clocks land when they skip it. */
 function dayStart(date: DateTime, zone: string): number {
 	const midnight = wallClockReadings(date.toMillis(), zone);
@@ -55,7 +49,9 @@ export function presetRange(
 		const presets = ['all', ...Object.keys(PRESET_DAYS)].join(', ');
 		throw new DateInputError(`"${preset}" is not a date range preset (expected one of ${presets})`);
 	}
-	const today = calendarDate(now(), zone);
+	const local = now().setZone(zone);
+	// A calendar date as a UTC midnight: day arithmetic on it never meets a clock change.
+	const today = DateTime.utc(local.year, local.month, local.day);
 	const [first, last] = PRESET_DAYS[preset as keyof typeof PRESET_DAYS](today.weekday);
 	return days(today.plus({ days: first }), today.plus({ days: last }), zone);
 }
@@ -129,10 +125,8 @@ function fromText(value: string, zone: string): DateTime {
 export function toDateTime(value: unknown, zone: string): DateTime {
 	checkZone(zone);
 	let dt: DateTime | undefined;
-	if (value instanceof DateTime) {
-		dt = value;
-	} else if (isLuxonLike(value)) {
-		// A DateTime from another copy of luxon (an expression's): go through its ISO text, offset included.
+	if (isLuxonLike(value)) {
+		// Also a DateTime from another copy of luxon (an expression's): go through its ISO text, offset included.
 		const iso = value.toISO();
 		if (iso) dt = DateTime.fromISO(iso, { setZone: true });
 	} else if (value instanceof Date) {

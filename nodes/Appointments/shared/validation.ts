@@ -31,16 +31,12 @@ export function withFix(error: NodeOperationError, description: string): NodeOpe
 	return error;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UUID_HEX = /^[0-9a-f]{32}$/i;
+const UUID = /^([0-9a-f]{8})(-?)([0-9a-f]{4})\2([0-9a-f]{4})\2([0-9a-f]{4})\2([0-9a-f]{12})$/i;
 
 /** The canonical (hyphenated) form of a UUID given with or without hyphens, trimmed; undefined if it is none. */
 export function canonicalUuid(value: unknown): string | undefined {
-	if (typeof value !== 'string') return undefined;
-	const text = value.trim();
-	if (UUID.test(text)) return text;
-	if (!UUID_HEX.test(text)) return undefined;
-	return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+	const match = typeof value === 'string' ? UUID.exec(value.trim()) : null;
+	return match ? [1, 3, 4, 5, 6].map((group) => match[group]).join('-') : undefined;
 }
 
 export const UUID_EXPECTED = 'a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e';
@@ -51,14 +47,21 @@ export function requireUuid(node: INode, value: unknown, field: string, itemInde
 	return uuid;
 }
 
+/**
+ * An array, or a text split at `separators`; none for undefined or null. Any other value (an expression giving a
+ * number) is refused (undefined), not read as none.
+ */
+export function listParts(value: unknown, separators: RegExp): unknown[] | undefined {
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'string') return value.split(separators);
+	return value === undefined || value === null ? [] : undefined;
+}
+
 /** An array, or a text separated by commas, semicolons or spaces; repeats dropped. */
 export function uuidList(node: INode, value: unknown, field: string, itemIndex: number): string[] {
 	const expected = 'a list of UUIDs (an array or comma-separated text)';
-	let parts: unknown[] = [];
-	if (Array.isArray(value)) parts = value;
-	else if (typeof value === 'string') parts = value.split(/[\s,;]+/);
-	else if (value !== undefined && value !== null)
-		throw inputError(node, field, itemIndex, expected, value);
+	const parts = listParts(value, /[\s,;]+/);
+	if (parts === undefined) throw inputError(node, field, itemIndex, expected, value);
 	const keys: string[] = [];
 	for (const part of parts) {
 		if (typeof part === 'string' && part.trim() === '') continue;
@@ -213,15 +216,8 @@ function addEventNames(
 	itemIndex: number,
 	out: string[],
 ): void {
-	// A value that is neither a list nor a text (an expression giving a number) is refused, not read as none.
-	if (value !== undefined && value !== null && typeof value !== 'string' && !Array.isArray(value)) {
-		throw inputError(node, field, itemIndex, 'a list of event names', value);
-	}
-	const list: unknown[] = Array.isArray(value)
-		? value
-		: typeof value === 'string'
-			? value.split(separators)
-			: [];
+	const list = listParts(value, separators);
+	if (list === undefined) throw inputError(node, field, itemIndex, 'a list of event names', value);
 	for (const raw of list) {
 		const name = typeof raw === 'string' ? raw.trim() : raw;
 		if (name === '') continue;
