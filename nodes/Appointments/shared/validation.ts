@@ -2,7 +2,7 @@
 import { NodeOperationError, type INode, type INodePropertyOptions } from 'n8n-workflow';
 
 import { STATUSES, STATUS_VALUES } from './constants.js';
-import { DateInputError, isValidTimeZone, toInstant, toOffsetIso } from './dateInput.js';
+import { DateInputError, isValidTimeZone } from './dateInput.js';
 import { shown } from './format.js';
 
 export const MAX_CONCURRENCY = 20;
@@ -174,35 +174,13 @@ function dateError(node: INode, error: unknown, field: string, itemIndex: number
 	});
 }
 
-/** `read()`, its DateInputError turned into an error naming the field and the item. */
-function dateField<T>(node: INode, field: string, itemIndex: number, read: () => T): T {
+/** `read()` (a dateInput.ts reading), its DateInputError turned into an error naming the field and the item. */
+export function dateField<T>(node: INode, field: string, itemIndex: number, read: () => T): T {
 	try {
 		return read();
 	} catch (error) {
 		return dateError(node, error, field, itemIndex);
 	}
-}
-
-/** A window's bound as an instant (dateInput.ts toInstant). */
-export function instantValue(
-	node: INode,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-	zone: string,
-	bound: 'start' | 'end' = 'start',
-): number {
-	return dateField(node, field, itemIndex, () => toInstant(value, zone, bound));
-}
-
-export function offsetIsoValue(
-	node: INode,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-	zone: string,
-): string {
-	return dateField(node, field, itemIndex, () => toOffsetIso(value, zone));
 }
 
 const EVENT_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+$/;

@@ -14,7 +14,8 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { numberValue, offsetIsoValue } from '../../shared/validation.js';
+import { toOffsetIso } from '../../shared/dateInput.js';
+import { dateField, numberValue } from '../../shared/validation.js';
 import { accountTimeZone } from '../../transport/http/credentialInfo.js';
 import {
 	appointmentPath,
@@ -168,12 +169,8 @@ async function movedIfFree(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	const startDate = offsetIsoValue(
-		this.getNode(),
-		this.getNodeParameter('startDate', i),
-		'New Start',
-		i,
-		item.zone(),
+	const startDate = dateField(this.getNode(), 'New Start', i, () =>
+		toOffsetIso(this.getNodeParameter('startDate', i), item.zone()),
 	);
 	const body = { start_date: startDate };
 	const move = async () =>
