@@ -45,10 +45,8 @@ export function presetRange(
 ): { from: number; to: number } | undefined {
 	checkZone(zone);
 	if (preset === 'all') return undefined;
-	if (!Object.prototype.hasOwnProperty.call(PRESET_DAYS, preset)) {
-		const presets = ['all', ...Object.keys(PRESET_DAYS)].join(', ');
-		throw new DateInputError(`"${preset}" is not a date range preset (expected one of ${presets})`);
-	}
+	if (!Object.prototype.hasOwnProperty.call(PRESET_DAYS, preset))
+		throw new DateInputError(`"${preset}" is not a date range preset`);
 	const local = now().setZone(zone);
 	// A calendar date as a UTC midnight: day arithmetic on it never meets a clock change.
 	const today = DateTime.utc(local.year, local.month, local.day);
@@ -153,11 +151,9 @@ export function toInstant(value: unknown, zone: string, bound: 'start' | 'end' =
 		return bound === 'end' ? days(date, date, zone).to : dayStart(date, zone);
 	}
 	const dt = toDateTime(value, zone);
-	// Only a string read as wall clock in `zone` can mean two instants; anything else already is one.
-	if (typeof value !== 'string' || HAS_OFFSET.test(value.trim()) || dt.zoneName !== zone)
-		return dt.toMillis();
-	const wall = dt.toMillis() + dt.offset * 60_000; // its wall-clock fields read as UTC
-	const readings = wallClockReadings(wall, zone);
+	// Only text read as wall clock in `zone` can mean two instants (text with an offset is in a fixed zone).
+	if (typeof value !== 'string' || dt.zoneName !== zone) return dt.toMillis();
+	const readings = wallClockReadings(dt.toMillis() + dt.offset * 60_000, zone);
 	return bound === 'end' ? readings.later : readings.earlier;
 }
 
