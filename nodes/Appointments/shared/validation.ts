@@ -47,17 +47,13 @@ export function requireUuid(node: INode, value: unknown, field: string, itemInde
 	return uuid;
 }
 
-/**
- * An array, or a text split at `separators`; none for undefined or null. Any other value (an expression giving a
- * number) is refused (undefined), not read as none.
- */
+/** An array, or a text split at `separators`, or none (undefined, null); any other value is refused: undefined. */
 export function listParts(value: unknown, separators: RegExp): unknown[] | undefined {
 	if (Array.isArray(value)) return value;
 	if (typeof value === 'string') return value.split(separators);
 	return value === undefined || value === null ? [] : undefined;
 }
 
-/** An array, or a text separated by commas, semicolons or spaces; repeats dropped. */
 export function uuidList(node: INode, value: unknown, field: string, itemIndex: number): string[] {
 	const expected = 'a list of UUIDs (an array or comma-separated text)';
 	const parts = listParts(value, /[\s,;]+/);
@@ -88,7 +84,6 @@ export function choiceError(
 	return withFix(inputError(node, field, i, `one of ${names}`, value), fix);
 }
 
-/** One of the statuses, in any case; sent upper case. */
 export function requireStatus(
 	node: INode,
 	value: unknown,
@@ -132,7 +127,6 @@ export function requirePathKey(
 	return text;
 }
 
-/** true/false, also "true"/"false" from an expression. */
 export function toBoolean(node: INode, value: unknown, field: string, itemIndex: number): boolean {
 	if (typeof value === 'boolean') return value;
 	const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
@@ -140,11 +134,9 @@ export function toBoolean(node: INode, value: unknown, field: string, itemIndex:
 	throw inputError(node, field, itemIndex, 'true or false', value);
 }
 
-/** Nothing given: undefined, null, or a text of only white space. */
 export const isBlank = (value: unknown): boolean =>
 	value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
-/** The Time Zone option when set (an IANA name), else the workflow's zone. */
 export function resolveZone(
 	node: INode,
 	option: unknown,
@@ -165,7 +157,6 @@ export function resolveZone(
 	);
 }
 
-/** A DateInputError as an error naming the field and the item; any other error as it is. */
 function dateError(node: INode, error: unknown, field: string, itemIndex: number): never {
 	if (!(error instanceof DateInputError)) throw error;
 	throw new NodeOperationError(node, `The field "${field}" (item ${itemIndex}): ${error.message}`, {
@@ -185,7 +176,6 @@ export function dateField<T>(node: INode, field: string, itemIndex: number, read
 
 const EVENT_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+$/;
 
-/** The names of one of the two event fields, added to `out` without repeats. */
 function addEventNames(
 	node: INode,
 	field: string,
@@ -215,7 +205,6 @@ function addEventNames(
 	}
 }
 
-/** The events picked plus those typed in Other Events: at least one, trimmed, without repeats. */
 export function eventList(
 	node: INode,
 	events: unknown,
@@ -236,10 +225,7 @@ export function eventList(
 	);
 }
 
-/**
- * A number field or option: undefined when left empty, else a number inside the bounds (a whole one when
- * `whole`), from a number or a numeric text (expressions); the one parser of the node's number inputs.
- */
+/** A number field or option (undefined when empty), from a number or a numeric text: the one parser of them. */
 export function numberValue(
 	node: INode,
 	value: unknown,
