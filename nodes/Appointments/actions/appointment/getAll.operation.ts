@@ -95,9 +95,8 @@ export function dateRangeWindow(
 	}
 	const at = (row: FilterRow, bound: 'start' | 'end') => {
 		const value = ctx.getNodeParameter(row.name, i, '') as unknown;
-		return isBlank(value)
-			? undefined
-			: dateField(node, row.label, i, () => toInstant(value, zone, bound));
+		if (isBlank(value)) return undefined;
+		return dateField(node, row.label, i, () => toInstant(value, zone, bound));
 	};
 	const [from, to] = [at(START, 'start'), at(END, 'end')];
 	if (from === undefined && to === undefined) {
