@@ -106,16 +106,9 @@ function readCalendars(node: INode, filters: IDataObject): Set<string> {
 		);
 	}
 	const calendars = new Set<string>();
-	const chosen: Array<[string, unknown]> = [
-		['Filters › Calendar', filters.calendar],
-		...rows.map((row): [string, unknown] => [
-			'Filters › Calendars',
-			(row as IDataObject)?.calendar,
-		]),
-	];
-	for (const [label, locator] of chosen) {
+	const add = (label: string, locator: unknown) => {
 		const raw = locatorValue(locator);
-		if (isBlank(raw)) continue;
+		if (isBlank(raw)) return;
 		const key = canonicalUuid(raw);
 		if (key === undefined) {
 			throw filterError(
@@ -127,7 +120,9 @@ function readCalendars(node: INode, filters: IDataObject): Set<string> {
 			);
 		}
 		calendars.add(key.toLowerCase());
-	}
+	};
+	add('Filters › Calendar', filters.calendar);
+	for (const row of rows) add('Filters › Calendars', (row as IDataObject)?.calendar);
 	return calendars;
 }
 
