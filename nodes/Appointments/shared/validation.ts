@@ -5,8 +5,6 @@ import { STATUSES, STATUS_VALUES } from './constants.js';
 import { DateInputError, isValidTimeZone } from './dateInput.js';
 import { shown } from './format.js';
 
-export const MAX_CONCURRENCY = 20;
-
 /** "(got …)" only when `got` is passed; the description says how to fix it (withFix for a more precise one). */
 export function inputError(
 	node: INode,
