@@ -57,15 +57,6 @@ export function presetRange(
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const HAS_OFFSET = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 
-function isLuxonLike(value: unknown): value is { toISO: () => string | null } {
-	const candidate = value as { isLuxonDateTime?: boolean; toISO?: unknown } | null;
-	return (
-		typeof value === 'object' &&
-		candidate?.isLuxonDateTime === true &&
-		typeof candidate.toISO === 'function'
-	);
-}
-
 const TIME_OFFSET = /\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\s*([+-])(\d{2}):?(\d{2})?$/;
 
 /** Why the UTC offset written at the end of a date-time does not exist, or undefined (none written, or a real one). */
@@ -123,8 +114,8 @@ function fromText(value: string, zone: string): DateTime {
 export function toDateTime(value: unknown, zone: string): DateTime {
 	checkZone(zone);
 	let dt: DateTime | undefined;
-	if (isLuxonLike(value)) {
-		// Also a DateTime from another copy of luxon (an expression's): go through its ISO text, offset included.
+	if (DateTime.isDateTime(value) && typeof value.toISO === 'function') {
+		// isDateTime reads a flag, so this is also a DateTime of another luxon copy (an expression's): via its ISO text.
 		const iso = value.toISO();
 		if (iso) dt = DateTime.fromISO(iso, { setZone: true });
 	} else if (value instanceof Date) {
