@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { eventFields, optionsProperty } from '../shared/nodeFields.js';
-import { inputError, MAX_CONCURRENCY, numberValue } from '../shared/validation.js';
+import { inputError, numberValue } from '../shared/validation.js';
 
 /** A resource's Operation field and every operation's fields, shown for that resource and operation. */
 export function resourceDescription(
@@ -109,7 +109,7 @@ const timeZoneOption: INodeProperties = {
 
 /** The number options' bounds and defaults: what the editor shows is what is accepted, also from an expression. */
 export const OPTION_RULES = {
-	concurrency: { label: 'Concurrency', fallback: 1, min: 1, max: MAX_CONCURRENCY, whole: true },
+	concurrency: { label: 'Concurrency', fallback: 1, min: 1, max: 20, whole: true },
 	maxAttempts: { label: 'Max Attempts', fallback: 5, min: 1, max: 20, whole: true },
 	maxRetryWaitSeconds: { label: 'Max Retry Wait (Seconds)', fallback: 60, min: 0 },
 	timeoutSeconds: { label: 'Timeout (Seconds)', fallback: 30, min: 0.1, precision: 1 },

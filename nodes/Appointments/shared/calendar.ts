@@ -5,7 +5,9 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { UUID_OPTIONAL_HYPHENS } from './constants.js';
+/** By Key's pattern: a UUID (hyphens optional; the node sends them) or nothing, left to n8n's "is required". */
+const UUID_OPTIONAL_HYPHENS =
+	'^\\s*(?:[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12})?\\s*$';
 
 /** notUuid: the By Key error for a value that is no UUID; without it any text is accepted. */
 type KeyLocator = {

@@ -4,10 +4,6 @@
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-/** By Key's pattern: a UUID (hyphens optional; the node sends them) or nothing, left to n8n's "is required". */
-export const UUID_OPTIONAL_HYPHENS =
-	'^\\s*(?:[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12})?\\s*$';
-
 export const STATUSES = [
 	{ name: 'Attended', value: 'ATTENDED', description: 'The client attended' },
 	{ name: 'Canceled', value: 'CANCELED', description: 'Canceled by the business' },

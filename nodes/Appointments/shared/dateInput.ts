@@ -17,12 +17,6 @@ export function isValidTimeZone(zone: unknown): boolean {
 	return typeof zone === 'string' && zone.trim() !== '' && IANAZone.isValidZone(zone.trim());
 }
 
-/** A calendar date as a UTC midnight DateTime: day arithmetic on it never meets a clock change. */
-function calendarDate(instant: DateTime, zone: string): DateTime {
-	const local = instant.setZone(zone);
-	return DateTime.utc(local.year, local.month, local.day);
-}
-
 /** The first instant of a calendar date in `zone`: its midnight, or where the clocks land when they skip it. */
 function dayStart(date: DateTime, zone: string): number {
 	const midnight = wallClockReadings(date.toMillis(), zone);
@@ -51,26 +45,17 @@ export function presetRange(
 ): { from: number; to: number } | undefined {
 	checkZone(zone);
 	if (preset === 'all') return undefined;
-	if (!Object.prototype.hasOwnProperty.call(PRESET_DAYS, preset)) {
-		const presets = ['all', ...Object.keys(PRESET_DAYS)].join(', ');
-		throw new DateInputError(`"${preset}" is not a date range preset (expected one of ${presets})`);
-	}
-	const today = calendarDate(now(), zone);
+	if (!Object.prototype.hasOwnProperty.call(PRESET_DAYS, preset))
+		throw new DateInputError(`"${preset}" is not a date range preset`);
+	const local = now().setZone(zone);
+	// A calendar date as a UTC midnight: day arithmetic on it never meets a clock change.
+	const today = DateTime.utc(local.year, local.month, local.day);
 	const [first, last] = PRESET_DAYS[preset as keyof typeof PRESET_DAYS](today.weekday);
 	return days(today.plus({ days: first }), today.plus({ days: last }), zone);
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const HAS_OFFSET = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
-
-function isLuxonLike(value: unknown): value is { toISO: () => string | null } {
-	const candidate = value as { isLuxonDateTime?: boolean; toISO?: unknown } | null;
-	return (
-		typeof value === 'object' &&
-		candidate?.isLuxonDateTime === true &&
-		typeof candidate.toISO === 'function'
-	);
-}
 
 const TIME_OFFSET = /\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d+)?)?)?\s*([+-])(\d{2}):?(\d{2})?$/;
 
@@ -129,10 +114,8 @@ function fromText(value: string, zone: string): DateTime {
 export function toDateTime(value: unknown, zone: string): DateTime {
 	checkZone(zone);
 	let dt: DateTime | undefined;
-	if (value instanceof DateTime) {
-		dt = value;
-	} else if (isLuxonLike(value)) {
-		// A DateTime from another copy of luxon (an expression's): go through its ISO text, offset included.
+	if (DateTime.isDateTime(value) && typeof value.toISO === 'function') {
+		// isDateTime reads a flag, so this is also a DateTime of another luxon copy (an expression's): via its ISO text.
 		const iso = value.toISO();
 		if (iso) dt = DateTime.fromISO(iso, { setZone: true });
 	} else if (value instanceof Date) {
@@ -159,11 +142,9 @@ export function toInstant(value: unknown, zone: string, bound: 'start' | 'end' =
 		return bound === 'end' ? days(date, date, zone).to : dayStart(date, zone);
 	}
 	const dt = toDateTime(value, zone);
-	// Only a string read as wall clock in `zone` can mean two instants; anything else already is one.
-	if (typeof value !== 'string' || HAS_OFFSET.test(value.trim()) || dt.zoneName !== zone)
-		return dt.toMillis();
-	const wall = dt.toMillis() + dt.offset * 60_000; // its wall-clock fields read as UTC
-	const readings = wallClockReadings(wall, zone);
+	// Only text read as wall clock in `zone` can mean two instants (text with an offset is in a fixed zone).
+	if (typeof value !== 'string' || dt.zoneName !== zone) return dt.toMillis();
+	const readings = wallClockReadings(dt.toMillis() + dt.offset * 60_000, zone);
 	return bound === 'end' ? readings.later : readings.earlier;
 }
 

@@ -47,9 +47,8 @@ export function wallClock(ms: number, zone: string): string {
 const localOf = (ms: number, zone: string) => ms + IANAZone.create(zone).offset(ms) * 60_000;
 
 /**
- * Edge `ms` as a wall-clock time in `zone` that every parser reads as the same instant, at or beyond the edge:
- * whole seconds (down for the lower edge, up for the upper), then, inside a repeated stretch, moved past it by the
- * size of the change (from its first occurrence back, or from its second on).
+ * Edge `ms` as a wall-clock time in `zone` that every parser reads alike, at or beyond the edge: to whole seconds,
+ * then out of a repeated stretch by the size of the change (back from its first occurrence, on from its second).
  */
 export function edgeWallClock(ms: number, zone: string, side: 'lower' | 'upper'): string {
 	let t = side === 'lower' ? Math.floor(ms / 1000) * 1000 : Math.ceil(ms / 1000) * 1000;

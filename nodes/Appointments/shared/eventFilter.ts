@@ -8,7 +8,7 @@ import {
 
 import { calendarLocator, locatorValue } from './calendar.js';
 import { STATUSES, STATUS_VALUES } from './constants.js';
-import { canonicalUuid, isBlank } from './validation.js';
+import { canonicalUuid, isBlank, listParts } from './validation.js';
 
 export interface EventFilter {
 	/** Calendar keys; empty: every calendar. */
@@ -106,16 +106,9 @@ function readCalendars(node: INode, filters: IDataObject): Set<string> {
 		);
 	}
 	const calendars = new Set<string>();
-	const chosen: Array<[string, unknown]> = [
-		['Filters › Calendar', filters.calendar],
-		...rows.map((row): [string, unknown] => [
-			'Filters › Calendars',
-			(row as IDataObject)?.calendar,
-		]),
-	];
-	for (const [label, locator] of chosen) {
+	const add = (label: string, locator: unknown) => {
 		const raw = locatorValue(locator);
-		if (isBlank(raw)) continue;
+		if (isBlank(raw)) return;
 		const key = canonicalUuid(raw);
 		if (key === undefined) {
 			throw filterError(
@@ -127,12 +120,15 @@ function readCalendars(node: INode, filters: IDataObject): Set<string> {
 			);
 		}
 		calendars.add(key.toLowerCase());
-	}
+	};
+	add('Filters › Calendar', filters.calendar);
+	for (const row of rows) add('Filters › Calendars', (row as IDataObject)?.calendar);
 	return calendars;
 }
 
 function readStatuses(node: INode, picked: unknown): Set<string> {
-	if (!isEmpty(picked) && typeof picked !== 'string' && !Array.isArray(picked)) {
+	const list = isBlank(picked) ? [] : listParts(picked, /,/);
+	if (list === undefined) {
 		throw filterError(
 			node,
 			'Filters › Statuses',
@@ -141,11 +137,6 @@ function readStatuses(node: INode, picked: unknown): Set<string> {
 			'Pick the statuses from the list; an expression must give a list of their values, such as ["CONFIRMED"].',
 		);
 	}
-	const list: unknown[] = Array.isArray(picked)
-		? picked
-		: typeof picked === 'string' && picked.trim() !== ''
-			? picked.split(',')
-			: [];
 	const statuses = new Set<string>();
 	for (const status of list) {
 		const text = typeof status === 'string' ? status.trim().toUpperCase() : status;

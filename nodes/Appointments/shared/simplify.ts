@@ -8,17 +8,6 @@ export function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-const SIMPLE_FIELDS = [
-	'appointment_key',
-	'search_code',
-	'status',
-	'start_date',
-	'calendar.calendar_key',
-	'calendar.name',
-	'person.full_name',
-	'person.email',
-];
-
 export function simplifyAppointment(record: unknown): IDataObject {
 	const out = pickSimple(record);
 	// A person is kept even without these fields, a calendar only with one of them (as the items always were).
@@ -83,4 +72,13 @@ export function fieldPicker(paths: readonly string[]): (record: unknown) => IDat
 	};
 }
 
-const pickSimple = fieldPicker(SIMPLE_FIELDS);
+const pickSimple = fieldPicker([
+	'appointment_key',
+	'search_code',
+	'status',
+	'start_date',
+	'calendar.calendar_key',
+	'calendar.name',
+	'person.full_name',
+	'person.email',
+]);

@@ -2,10 +2,8 @@
 import { NodeOperationError, type INode, type INodePropertyOptions } from 'n8n-workflow';
 
 import { STATUSES, STATUS_VALUES } from './constants.js';
-import { DateInputError, isValidTimeZone, toInstant, toOffsetIso } from './dateInput.js';
+import { DateInputError, isValidTimeZone } from './dateInput.js';
 import { shown } from './format.js';
-
-export const MAX_CONCURRENCY = 20;
 
 /** "(got …)" only when `got` is passed; the description says how to fix it (withFix for a more precise one). */
 export function inputError(
@@ -31,16 +29,12 @@ export function withFix(error: NodeOperationError, description: string): NodeOpe
 	return error;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UUID_HEX = /^[0-9a-f]{32}$/i;
+const UUID = /^([0-9a-f]{8})(-?)([0-9a-f]{4})\2([0-9a-f]{4})\2([0-9a-f]{4})\2([0-9a-f]{12})$/i;
 
 /** The canonical (hyphenated) form of a UUID given with or without hyphens, trimmed; undefined if it is none. */
 export function canonicalUuid(value: unknown): string | undefined {
-	if (typeof value !== 'string') return undefined;
-	const text = value.trim();
-	if (UUID.test(text)) return text;
-	if (!UUID_HEX.test(text)) return undefined;
-	return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+	const match = typeof value === 'string' ? UUID.exec(value.trim()) : null;
+	return match ? [1, 3, 4, 5, 6].map((group) => match[group]).join('-') : undefined;
 }
 
 export const UUID_EXPECTED = 'a UUID such as 3f2b8c1e-4d5a-4b6c-9d7e-0f1a2b3c4d5e';
@@ -51,14 +45,17 @@ export function requireUuid(node: INode, value: unknown, field: string, itemInde
 	return uuid;
 }
 
-/** An array, or a text separated by commas, semicolons or spaces; repeats dropped. */
+/** An array, or a text split at `separators`, or none (undefined, null); any other value is refused: undefined. */
+export function listParts(value: unknown, separators: RegExp): unknown[] | undefined {
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'string') return value.split(separators);
+	return value === undefined || value === null ? [] : undefined;
+}
+
 export function uuidList(node: INode, value: unknown, field: string, itemIndex: number): string[] {
 	const expected = 'a list of UUIDs (an array or comma-separated text)';
-	let parts: unknown[] = [];
-	if (Array.isArray(value)) parts = value;
-	else if (typeof value === 'string') parts = value.split(/[\s,;]+/);
-	else if (value !== undefined && value !== null)
-		throw inputError(node, field, itemIndex, expected, value);
+	const parts = listParts(value, /[\s,;]+/);
+	if (parts === undefined) throw inputError(node, field, itemIndex, expected, value);
 	const keys: string[] = [];
 	for (const part of parts) {
 		if (typeof part === 'string' && part.trim() === '') continue;
@@ -85,7 +82,6 @@ export function choiceError(
 	return withFix(inputError(node, field, i, `one of ${names}`, value), fix);
 }
 
-/** One of the statuses, in any case; sent upper case. */
 export function requireStatus(
 	node: INode,
 	value: unknown,
@@ -129,7 +125,6 @@ export function requirePathKey(
 	return text;
 }
 
-/** true/false, also "true"/"false" from an expression. */
 export function toBoolean(node: INode, value: unknown, field: string, itemIndex: number): boolean {
 	if (typeof value === 'boolean') return value;
 	const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
@@ -137,11 +132,9 @@ export function toBoolean(node: INode, value: unknown, field: string, itemIndex:
 	throw inputError(node, field, itemIndex, 'true or false', value);
 }
 
-/** Nothing given: undefined, null, or a text of only white space. */
 export const isBlank = (value: unknown): boolean =>
 	value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
-/** The Time Zone option when set (an IANA name), else the workflow's zone. */
 export function resolveZone(
 	node: INode,
 	option: unknown,
@@ -162,7 +155,6 @@ export function resolveZone(
 	);
 }
 
-/** A DateInputError as an error naming the field and the item; any other error as it is. */
 function dateError(node: INode, error: unknown, field: string, itemIndex: number): never {
 	if (!(error instanceof DateInputError)) throw error;
 	throw new NodeOperationError(node, `The field "${field}" (item ${itemIndex}): ${error.message}`, {
@@ -171,8 +163,8 @@ function dateError(node: INode, error: unknown, field: string, itemIndex: number
 	});
 }
 
-/** `read()`, its DateInputError turned into an error naming the field and the item. */
-function dateField<T>(node: INode, field: string, itemIndex: number, read: () => T): T {
+/** `read()` (a dateInput.ts reading), its DateInputError turned into an error naming the field and the item. */
+export function dateField<T>(node: INode, field: string, itemIndex: number, read: () => T): T {
 	try {
 		return read();
 	} catch (error) {
@@ -180,31 +172,8 @@ function dateField<T>(node: INode, field: string, itemIndex: number, read: () =>
 	}
 }
 
-/** A window's bound as an instant (dateInput.ts toInstant). */
-export function instantValue(
-	node: INode,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-	zone: string,
-	bound: 'start' | 'end' = 'start',
-): number {
-	return dateField(node, field, itemIndex, () => toInstant(value, zone, bound));
-}
-
-export function offsetIsoValue(
-	node: INode,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-	zone: string,
-): string {
-	return dateField(node, field, itemIndex, () => toOffsetIso(value, zone));
-}
-
 const EVENT_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+$/;
 
-/** The names of one of the two event fields, added to `out` without repeats. */
 function addEventNames(
 	node: INode,
 	field: string,
@@ -213,15 +182,8 @@ function addEventNames(
 	itemIndex: number,
 	out: string[],
 ): void {
-	// A value that is neither a list nor a text (an expression giving a number) is refused, not read as none.
-	if (value !== undefined && value !== null && typeof value !== 'string' && !Array.isArray(value)) {
-		throw inputError(node, field, itemIndex, 'a list of event names', value);
-	}
-	const list: unknown[] = Array.isArray(value)
-		? value
-		: typeof value === 'string'
-			? value.split(separators)
-			: [];
+	const list = listParts(value, separators);
+	if (list === undefined) throw inputError(node, field, itemIndex, 'a list of event names', value);
 	for (const raw of list) {
 		const name = typeof raw === 'string' ? raw.trim() : raw;
 		if (name === '') continue;
@@ -241,7 +203,6 @@ function addEventNames(
 	}
 }
 
-/** The events picked plus those typed in Other Events: at least one, trimmed, without repeats. */
 export function eventList(
 	node: INode,
 	events: unknown,
@@ -262,10 +223,7 @@ export function eventList(
 	);
 }
 
-/**
- * A number field or option: undefined when left empty, else a number inside the bounds (a whole one when
- * `whole`), from a number or a numeric text (expressions); the one parser of the node's number inputs.
- */
+/** A number field or option (undefined when empty), from a number or a numeric text: the one parser of them. */
 export function numberValue(
 	node: INode,
 	value: unknown,

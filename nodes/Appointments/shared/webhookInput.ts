@@ -16,14 +16,13 @@ export function httpsUrl(value: unknown): string | undefined {
 	}
 }
 
-export function validateWebhookUrl(node: INode, raw: unknown, itemIndex?: number): string {
+export function validateWebhookUrl(node: INode, raw: unknown, itemIndex: number): string {
 	const url = httpsUrl(raw);
 	if (url !== undefined) return url;
 	const text = typeof raw === 'string' ? raw.trim() : '';
-	const item = itemIndex === undefined ? '' : ` (item ${itemIndex})`;
 	const message = URL.canParse(text)
-		? `The field "URL"${item} must use https: the service only accepts HTTPS callback URLs (got "${text}")`
-		: `The field "URL"${item} must be an absolute HTTPS address (got "${String(raw ?? '')}")`;
+		? `The field "URL" (item ${itemIndex}) must use https: the service only accepts HTTPS callback URLs (got "${text}")`
+		: `The field "URL" (item ${itemIndex}) must be an absolute HTTPS address (got "${String(raw ?? '')}")`;
 	throw new NodeOperationError(node, message, {
 		itemIndex,
 		description:

@@ -8,8 +8,8 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import {
 	choiceError,
+	dateField,
 	inputError,
-	instantValue,
 	isBlank,
 	numberValue,
 	requireEmail,
@@ -27,7 +27,7 @@ import {
 	type StartWindow,
 } from '../../shared/dateWindow.js';
 import { locatorValue } from '../../shared/calendar.js';
-import { presetRange, type DateRangePreset } from '../../shared/dateInput.js';
+import { presetRange, toInstant, type DateRangePreset } from '../../shared/dateInput.js';
 import { accountTimeZone } from '../../transport/http/credentialInfo.js';
 import { paginateAll } from '../../transport/list/paginate.js';
 import { readLimit } from '../common.descriptions.js';
@@ -54,9 +54,9 @@ const READ: Record<
 	boolean: toBoolean,
 	// Checked before any request; a date or time without offset is then read on the account's calendar.
 	datetime: (node, value, label, i, zone) => {
-		instantValue(node, value, label, i, zone());
-		return (account = zone()) =>
-			edgeWallClock(instantValue(node, value, label, i, account), account, 'lower');
+		const instant = (z: string) => dateField(node, label, i, () => toInstant(value, z));
+		instant(zone());
+		return (account = zone()) => edgeWallClock(instant(account), account, 'lower');
 	},
 	text: (node, value, label, i) => {
 		if (typeof value !== 'string' && typeof value !== 'number')
@@ -87,7 +87,7 @@ export function dateRangeWindow(
 	const at = (row: FilterRow, bound: 'start' | 'end') => {
 		const value = ctx.getNodeParameter(row.name, i, '') as unknown;
 		if (isUnset(row.kind, value)) return undefined;
-		return instantValue(node, value, row.label, i, zone, bound);
+		return dateField(node, row.label, i, () => toInstant(value, zone, bound));
 	};
 	const [from, to] = [at(START, 'start'), at(END, 'end')];
 	if (from === undefined && to === undefined) {

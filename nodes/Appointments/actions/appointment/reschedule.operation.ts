@@ -14,7 +14,8 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { numberValue, offsetIsoValue } from '../../shared/validation.js';
+import { toOffsetIso } from '../../shared/dateInput.js';
+import { dateField, numberValue } from '../../shared/validation.js';
 import { accountTimeZone } from '../../transport/http/credentialInfo.js';
 import {
 	appointmentPath,
@@ -163,8 +164,9 @@ async function movedIfFree(
 export const prepare: PrepareOperation = function (item) {
 	const i = item.itemIndex;
 	const key = readAppointmentKey(this, i);
-	const given = this.getNodeParameter('startDate', i);
-	const startDate = offsetIsoValue(this.getNode(), given, 'New Start', i, item.zone());
+	const startDate = dateField(this.getNode(), 'New Start', i, () =>
+		toOffsetIso(this.getNodeParameter('startDate', i), item.zone()),
+	);
 	const opts = { body: { start_date: startDate }, itemIndex: i, policy: item.policy };
 	const path = appointmentPath(key, 'reschedule');
 	const move = async () => await mutateAppointment(this, 'PATCH', path, key, opts);
