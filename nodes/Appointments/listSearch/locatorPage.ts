@@ -3,6 +3,7 @@ import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import { apiRequest, apiRequestUrl, type ApiResponse } from '../transport/http/apiRequest.js';
 import { credentialInfo } from '../transport/http/credentialInfo.js';
 import { resolveSameOrigin } from '../transport/http/apiUrls.js';
+import { pageOf } from '../transport/list/paginate.js';
 
 /**
  * One page of a list for a resource locator: the first page from `path` with `qs`, a later one from the `next`
@@ -19,14 +20,8 @@ export async function locatorPage(
 	const response: ApiResponse<unknown> = paginationToken
 		? await apiRequestUrl<unknown>(ctx, 'GET', paginationToken, { resource })
 		: await apiRequest<unknown>(ctx, 'GET', path, { qs, resource });
-	const body = response.body;
-	if (Array.isArray(body)) return { records: body as IDataObject[], next: undefined };
-	if (!body || typeof body !== 'object') return { records: [], next: undefined };
-	const { results, next } = body as IDataObject;
-	const records = Array.isArray(results) ? (results as IDataObject[]) : [];
-	if (records.length === 0 || typeof next !== 'string' || next.trim() === '') {
-		return { records, next: undefined };
-	}
+	const { records = [], next } = pageOf(response.body) ?? {};
+	if (records.length === 0 || next === undefined) return { records, next: undefined };
 	const { origin } = await credentialInfo(ctx);
-	return { records, next: resolveSameOrigin(origin, next.trim(), response.url) };
+	return { records, next: resolveSameOrigin(origin, next, response.url) };
 }
