@@ -74,14 +74,9 @@ function readListPage(
 }
 
 /** `next` resolved against its page; one on another origin or whose path leaves `listPath` is refused, nothing sent. */
-function followLink(
-	node: INode,
-	origin: string,
-	listPath: string,
-	link: string,
-	current: string,
-	itemIndex?: number,
-): string {
+function followLink(r: Reader, link: string, current: string): string {
+	const { node, origin, listPath } = r;
+	const itemIndex = r.opts.itemIndex;
 	const url = resolveSameOrigin(origin, link, current);
 	if (url === undefined) {
 		const shown = URL.canParse(link, current) ? new URL(link, current).origin : link;
@@ -202,7 +197,20 @@ export async function* paginate<T = IDataObject>(
 ): AsyncGenerator<T[]> {
 	const info = await credentialInfo(ctx);
 	try {
-		if (opts.limit === undefined || opts.limit > 0) yield* readPages<T>(ctx, info, path, qs, opts);
+		if (opts.limit !== undefined && opts.limit <= 0) return;
+		const [r, first] = await startRead(ctx, info, path, qs, opts);
+		try {
+			for (let page: ListPage | undefined = first; page; page = await nextPage(r, page)) {
+				const fresh = freshRecords<T>(r, page);
+				r.yielded += fresh.length;
+				if (fresh.length > 0) yield fresh;
+				if (opts.limit !== undefined && r.yielded >= opts.limit) return;
+				if (page.count !== undefined) r.lastCount = page.count;
+			}
+		} finally {
+			await r.ahead.settle();
+			noticeChanges(ctx, r);
+		}
 	} catch (error) {
 		throw redactError(error, info.secrets);
 	}
@@ -212,7 +220,7 @@ export async function* paginate<T = IDataObject>(
 async function nextPage(r: Reader, page: ListPage): Promise<ListPage | undefined> {
 	const { opts } = r;
 	if (page.records.length === 0 || page.next === undefined) return undefined;
-	const nextUrl = followLink(r.node, r.origin, r.listPath, page.next, page.url, opts.itemIndex);
+	const nextUrl = followLink(r, page.next, page.url);
 	const key = pageKey(nextUrl);
 	if (r.fetched.has(key)) return undefined;
 	// Reading must stop although the service offers more: pages in a row with nothing new, or `maxPages` read.
@@ -270,28 +278,6 @@ async function startRead(
 		lastCount: page.count,
 	};
 	return [reader, page];
-}
-
-async function* readPages<T>(
-	ctx: TransportContext,
-	info: CredentialInfo,
-	path: string,
-	qs: IDataObject | undefined,
-	opts: PaginateOptions,
-): AsyncGenerator<T[]> {
-	const [r, first] = await startRead(ctx, info, path, qs, opts);
-	try {
-		for (let page: ListPage | undefined = first; page; page = await nextPage(r, page)) {
-			const fresh = freshRecords<T>(r, page);
-			r.yielded += fresh.length;
-			if (fresh.length > 0) yield fresh;
-			if (opts.limit !== undefined && r.yielded >= opts.limit) return;
-			if (page.count !== undefined) r.lastCount = page.count;
-		}
-	} finally {
-		await r.ahead.settle();
-		noticeChanges(ctx, r);
-	}
 }
 
 export async function paginateAll<T = IDataObject>(
