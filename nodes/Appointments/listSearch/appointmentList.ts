@@ -93,13 +93,7 @@ async function phasePage(
 	let { phase, next } = parseToken(token);
 	const records: IDataObject[] = [];
 	for (;;) {
-		const page = await locatorPage(
-			ctx,
-			'appointments/',
-			{ ...filters, ...bounds[phase] },
-			next,
-			'appointments',
-		);
+		const page = await locatorPage(ctx, 'appointments', { ...filters, ...bounds[phase] }, next);
 		records.push(...page.records.filter((record) => isUpcoming(record) === (phase === 'upcoming')));
 		if (page.next) return { records, token: `${phase} ${page.next}` };
 		if (phase === 'earlier') return { records, token: undefined };

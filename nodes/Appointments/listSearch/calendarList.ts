@@ -30,7 +30,7 @@ export async function searchCalendars(
 	const found = new Map<string, string>();
 	let next: string | undefined;
 	for (let page = 0; page < (key === undefined ? CALENDAR_PAGES : 1); page++) {
-		const result = await locatorPage(this, 'appointments/', qs, next, 'appointments');
+		const result = await locatorPage(this, 'appointments', qs, next);
 		for (const record of result.records) {
 			const calendar = calendarOf(record);
 			if (calendar !== undefined && !found.has(calendar.key))

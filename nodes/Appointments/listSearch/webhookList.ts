@@ -18,7 +18,7 @@ export async function searchWebhooks(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const text = (filter ?? '').trim().toLowerCase();
-	const page = await locatorPage(this, 'webhooks/', undefined, paginationToken, 'webhooks');
+	const page = await locatorPage(this, 'webhooks', undefined, paginationToken);
 	const results = page.records
 		.map((record) => ({ record, name: webhookLabel(record) }))
 		.filter(
