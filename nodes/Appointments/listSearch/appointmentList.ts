@@ -11,7 +11,7 @@ import { startInstant, startWindowQuery } from '../shared/dateWindow.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { apiRequest } from '../transport/http/apiRequest.js';
 import { appointmentPath } from '../transport/resources/appointmentCalls.js';
-import { locatorPage } from './locatorPage.js';
+import { locatorPage } from '../transport/list/paginate.js';
 
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;

@@ -1,7 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { canonicalUuid } from '../shared/validation.js';
-import { locatorPage } from './locatorPage.js';
+import { locatorPage } from '../transport/list/paginate.js';
 
 /** How many pages of appointments are read for the list: the API lists no calendars, so this bounds the cost. */
 export const CALENDAR_PAGES = 5;

@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { locatorPage } from './locatorPage.js';
+import { locatorPage } from '../transport/list/paginate.js';
 
 /** `https://example.com/hook · appointment.created, appointment.canceled` */
 export function webhookLabel(record: IDataObject): string {

@@ -3,6 +3,7 @@
  * JSON object with its `keyField`, handed over once when `keep` accepts it, no page requested beyond `limit`; a `next`
  * only on the credential's origin and inside the list's path (a link out of the list is refused).
  * With `pageConcurrency` > 1, pages are requested ahead when the first page allows it (pagesAhead.ts).
+ * locatorPage reads one page at a time for the editor's pickers.
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
@@ -20,15 +21,13 @@ import { Ahead, pageKey, planPages, servedPath, type ListPage } from './pagesAhe
 function describe(value: unknown): string {
 	if (typeof value === 'string')
 		return `the text "${value.length > 40 ? `${value.slice(0, 37)}...` : value}"`;
-	return value === null
-		? 'null'
-		: Array.isArray(value)
-			? 'an array'
-			: `${typeof value} ${String(value)}`;
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'an array';
+	return `${typeof value} ${String(value)}`;
 }
 
 /** The records, `next` and `count` of a list answer, or undefined when it is not one. */
-export function pageOf(body: unknown): Omit<ListPage, 'url'> | undefined {
+function pageOf(body: unknown): Omit<ListPage, 'url'> | undefined {
 	if (Array.isArray(body)) return { records: body as IDataObject[] };
 	const b = body as IDataObject | undefined;
 	if (!b || typeof b !== 'object' || !Array.isArray(b.results)) return undefined;
@@ -278,6 +277,26 @@ async function startRead(
 		lastCount: page.count,
 	};
 	return [reader, page];
+}
+
+/**
+ * One page of a list for a resource locator: the first page of `list` with `qs`, a later one from the `next`
+ * link handed back as the pagination token. The token comes back from the browser, so apiRequestUrl checks
+ * its origin again before anything is sent.
+ */
+export async function locatorPage(
+	ctx: TransportContext,
+	list: 'appointments' | 'webhooks',
+	qs: IDataObject | undefined,
+	paginationToken: string | undefined,
+): Promise<{ records: IDataObject[]; next: string | undefined }> {
+	const response = paginationToken
+		? await apiRequestUrl<unknown>(ctx, 'GET', paginationToken, { resource: list })
+		: await apiRequest<unknown>(ctx, 'GET', `${list}/`, { qs, resource: list });
+	const { records = [], next } = pageOf(response.body) ?? {};
+	if (records.length === 0 || next === undefined) return { records, next: undefined };
+	const { origin } = await credentialInfo(ctx);
+	return { records, next: resolveSameOrigin(origin, next, response.url) };
 }
 
 export async function paginateAll<T = IDataObject>(
