@@ -85,15 +85,13 @@ async function phasePage(
 	today: number,
 	account: string,
 ) {
-	const bounds: Record<Phase, IDataObject> = {
-		upcoming: startWindowQuery({ from: today }, account, account),
-		earlier: startWindowQuery({ to: today - 1000 }, account, account),
-	};
 	const isUpcoming = (record: IDataObject) => startInstant(record.start_date, account) >= today;
 	let { phase, next } = parseToken(token);
 	const records: IDataObject[] = [];
 	for (;;) {
-		const page = await locatorPage(ctx, 'appointments', { ...filters, ...bounds[phase] }, next);
+		const bound = phase === 'upcoming' ? { from: today } : { to: today - 1000 };
+		const qs = { ...filters, ...startWindowQuery(bound, account, account) };
+		const page = await locatorPage(ctx, 'appointments', qs, next);
 		records.push(...page.records.filter((record) => isUpcoming(record) === (phase === 'upcoming')));
 		if (page.next) return { records, token: `${phase} ${page.next}` };
 		if (phase === 'earlier') return { records, token: undefined };

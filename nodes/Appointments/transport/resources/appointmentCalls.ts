@@ -31,12 +31,8 @@ export async function getAppointment(
 	key: string,
 	opts: Opts = {},
 ): Promise<IDataObject> {
-	return await checkedRecord(
-		ctx,
-		key,
-		await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts)),
-		opts,
-	);
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts));
+	return await checkedRecord(ctx, key, response, opts);
 }
 
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
@@ -47,11 +43,8 @@ export async function mutateAppointment(
 	key: string,
 	opts: Opts & { qs?: IDataObject; body?: IDataObject } = {},
 ): Promise<IDataObject> {
-	const response = await apiRequest(ctx, method, path, {
-		...labels(key, opts),
-		qs: opts.qs,
-		body: opts.body,
-	});
+	const request = { ...labels(key, opts), qs: opts.qs, body: opts.body };
+	const response = await apiRequest(ctx, method, path, request);
 	const record = await recordOf(ctx, response, method, labels(key, opts));
 	return notAppointmentReason(record, key) ? await getAppointment(ctx, key, opts) : record!;
 }
