@@ -20,11 +20,7 @@ export async function searchWebhooks(
 	const text = (filter ?? '').trim().toLowerCase();
 	const page = await locatorPage(this, 'webhooks', undefined, paginationToken);
 	const results = page.records
-		.map((record) => ({ record, name: webhookLabel(record) }))
-		.filter(
-			({ record, name }) =>
-				text === '' || `${name} ${String(record.webhook_key)}`.toLowerCase().includes(text),
-		)
-		.map(({ record, name }) => ({ name, value: String(record.webhook_key) }));
+		.map((record) => ({ name: webhookLabel(record), value: String(record.webhook_key) }))
+		.filter(({ name, value }) => `${name} ${value}`.toLowerCase().includes(text));
 	return { results, paginationToken: page.next };
 }
