@@ -46,11 +46,8 @@ export async function updateWebhook(
 ): Promise<IDataObject> {
 	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
 	const body = { url: input.url, events: input.events };
-	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, {
-		...labels,
-		body,
-		policy: opts.policy,
-	});
+	const request = { ...labels, body, policy: opts.policy };
+	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, request);
 	const record = await recordOf(ctx, response, 'PUT', labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
 	// An answer without the subscription (empty, a message): the spec has no single-webhook read, so the list says.
@@ -76,13 +73,10 @@ export async function deleteWebhook(
 		(await listWebhooks(ctx, opts)).some((w) => keyOf(w) === key)
 			? undefined
 			: { statusCode: 404, body: undefined, attempts: 0, url: '', afterAmbiguousFailure: true };
-	const response = await apiRequest(
-		ctx,
-		'DELETE',
-		`webhooks/${encodeURIComponent(key)}/`,
-		{ ...labels, policy: opts.policy, allowStatus: [404] },
-		opts.policy?.leaveToRetryOnFail ? { beforeRetry } : {},
-	);
+	const request = { ...labels, policy: opts.policy, allowStatus: [404] };
+	const hooks = opts.policy?.leaveToRetryOnFail ? { beforeRetry } : {};
+	const path = `webhooks/${encodeURIComponent(key)}/`;
+	const response = await apiRequest(ctx, 'DELETE', path, request, hooks);
 	if (response.statusCode === 404) {
 		// A 404 after a failed first attempt means that attempt deleted it.
 		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure)
