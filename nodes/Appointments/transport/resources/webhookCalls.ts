@@ -152,24 +152,16 @@ async function post(c: Create): Promise<IDataObject> {
 	const beforeRetry = async (outcome: SendResult, budget: RetryBudget) =>
 		(await stored(c)) ??
 		(outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined);
-	const response = await apiRequest<IDataObject>(
-		c.ctx,
-		'POST',
-		'webhooks/',
-		{ body: c.body, ...c.labels, policy: c.opts.policy },
-		{ retryable, beforeRetry },
-	);
+	const request = { body: c.body, ...c.labels, policy: c.opts.policy };
+	const hooks = { retryable, beforeRetry };
+	const response = await apiRequest<IDataObject>(c.ctx, 'POST', 'webhooks/', request, hooks);
 	// An answer without the subscription's key (an empty body, a message) is not the subscription: the list decides.
 	const record = await recordOf(c.ctx, response, 'POST', c.labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
 	const readBack = await stored(c);
 	if (readBack) return readBack.body as IDataObject;
-	throw unconfirmedError(
-		c.ctx,
-		response.statusCode,
-		'a new webhook with this URL and these events',
-		c.opts.itemIndex,
-	);
+	const what = 'a new webhook with this URL and these events';
+	throw unconfirmedError(c.ctx, response.statusCode, what, c.opts.itemIndex);
 }
 
 /** `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create). */
