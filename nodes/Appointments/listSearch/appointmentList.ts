@@ -11,7 +11,7 @@ import { startInstant, startWindowQuery } from '../shared/dateWindow.js';
 import { accountTimeZone } from '../transport/http/credentialInfo.js';
 import { apiRequest } from '../transport/http/apiRequest.js';
 import { appointmentPath } from '../transport/resources/appointmentCalls.js';
-import { locatorPage } from './locatorPage.js';
+import { locatorPage } from '../transport/list/paginate.js';
 
 // An appointment code is one word with a digit, or one all-capital word; a name is neither.
 const CODE = /^(?=.*\d)[A-Za-z0-9-]{4,}$|^[A-Z0-9-]{4,}$/;
@@ -51,28 +51,6 @@ export function searchFilter(text: string): IDataObject {
 
 type Phase = 'upcoming' | 'earlier';
 
-/** The pagination token: the phase and, within it, the service's `next` link. */
-function parseToken(token: string | undefined): { phase: Phase; next?: string } {
-	if (!token) return { phase: 'upcoming' };
-	const [phase, ...rest] = token.split(' ');
-	const next = rest.join(' ') || undefined;
-	return { phase: phase === 'earlier' ? 'earlier' : 'upcoming', next };
-}
-
-/** The appointment a typed key names, as the list's only entry (none when the service does not know it). */
-async function byKey(
-	ctx: ILoadOptionsFunctions,
-	key: string,
-	zone: string,
-): Promise<INodeListSearchResult> {
-	const response = await apiRequest(ctx, 'GET', appointmentPath(key), {
-		resource: `Appointment ${key}`,
-		allowStatus: [404],
-	});
-	const found = response.statusCode < 300 && response.body?.appointment_key !== undefined;
-	return { results: found ? [listItem(response.body as IDataObject, zone)] : [] };
-}
-
 /**
  * The next page of the list split at `today` (epoch ms): the upcoming phase, then the earlier one. The split goes
  * out in the account's zone, moved outward where the service could read it two ways, and each phase keeps only its
@@ -85,21 +63,16 @@ async function phasePage(
 	today: number,
 	account: string,
 ) {
-	const bounds: Record<Phase, IDataObject> = {
-		upcoming: startWindowQuery({ from: today }, account, account),
-		earlier: startWindowQuery({ to: today - 1000 }, account, account),
-	};
 	const isUpcoming = (record: IDataObject) => startInstant(record.start_date, account) >= today;
-	let { phase, next } = parseToken(token);
+	// The pagination token: the phase and, within it, the service's `next` link.
+	const [tokenPhase, ...link] = (token ?? '').split(' ');
+	let phase: Phase = tokenPhase === 'earlier' ? 'earlier' : 'upcoming';
+	let next: string | undefined = link.join(' ') || undefined;
 	const records: IDataObject[] = [];
 	for (;;) {
-		const page = await locatorPage(
-			ctx,
-			'appointments/',
-			{ ...filters, ...bounds[phase] },
-			next,
-			'appointments',
-		);
+		const bound = phase === 'upcoming' ? { from: today } : { to: today - 1000 };
+		const qs = { ...filters, ...startWindowQuery(bound, account, account) };
+		const page = await locatorPage(ctx, 'appointments', qs, next);
 		records.push(...page.records.filter((record) => isUpcoming(record) === (phase === 'upcoming')));
 		if (page.next) return { records, token: `${phase} ${page.next}` };
 		if (phase === 'earlier') return { records, token: undefined };
@@ -121,7 +94,15 @@ export async function searchAppointments(
 	const zone = this.getTimezone();
 	const text = (filter ?? '').trim();
 	const key = paginationToken ? undefined : canonicalUuid(text);
-	if (key !== undefined) return await byKey(this, key, zone);
+	if (key !== undefined) {
+		// The appointment a typed key names, as the list's only entry (none when the service does not know it).
+		const response = await apiRequest(this, 'GET', appointmentPath(key), {
+			resource: `Appointment ${key}`,
+			allowStatus: [404],
+		});
+		const found = response.statusCode < 300 && response.body?.appointment_key !== undefined;
+		return { results: found ? [listItem(response.body as IDataObject, zone)] : [] };
+	}
 	const today = DateTime.now().setZone(zone).startOf('day').toMillis();
 	const account = (await accountTimeZone(this)) ?? zone;
 	const filters = text === '' ? {} : searchFilter(text);

@@ -1,7 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { canonicalUuid } from '../shared/validation.js';
-import { locatorPage } from './locatorPage.js';
+import { locatorPage } from '../transport/list/paginate.js';
 
 /** How many pages of appointments are read for the list: the API lists no calendars, so this bounds the cost. */
 export const CALENDAR_PAGES = 5;
@@ -30,7 +30,7 @@ export async function searchCalendars(
 	const found = new Map<string, string>();
 	let next: string | undefined;
 	for (let page = 0; page < (key === undefined ? CALENDAR_PAGES : 1); page++) {
-		const result = await locatorPage(this, 'appointments/', qs, next, 'appointments');
+		const result = await locatorPage(this, 'appointments', qs, next);
 		for (const record of result.records) {
 			const calendar = calendarOf(record);
 			if (calendar !== undefined && !found.has(calendar.key))

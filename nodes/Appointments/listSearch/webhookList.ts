@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { locatorPage } from './locatorPage.js';
+import { locatorPage } from '../transport/list/paginate.js';
 
 /** `https://example.com/hook · appointment.created, appointment.canceled` */
 export function webhookLabel(record: IDataObject): string {
@@ -18,13 +18,9 @@ export async function searchWebhooks(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const text = (filter ?? '').trim().toLowerCase();
-	const page = await locatorPage(this, 'webhooks/', undefined, paginationToken, 'webhooks');
+	const page = await locatorPage(this, 'webhooks', undefined, paginationToken);
 	const results = page.records
-		.map((record) => ({ record, name: webhookLabel(record) }))
-		.filter(
-			({ record, name }) =>
-				text === '' || `${name} ${String(record.webhook_key)}`.toLowerCase().includes(text),
-		)
-		.map(({ record, name }) => ({ name, value: String(record.webhook_key) }));
+		.map((record) => ({ name: webhookLabel(record), value: String(record.webhook_key) }))
+		.filter(({ name, value }) => `${name} ${value}`.toLowerCase().includes(text));
 	return { results, paginationToken: page.next };
 }

@@ -40,19 +40,14 @@ type PagePlan = {
 
 const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
 
-/** The plan the first page proves, or undefined (then `next` is followed as given). */
+/** The plan the first (non-empty) page proves, or undefined (then `next` is followed as given). */
 export function planPages(
 	first: ListPage,
 	nextUrl: string,
 	maxPages: number,
 ): PagePlan | undefined {
 	// A relative link says nothing about how the service builds its URLs.
-	if (
-		first.count === undefined ||
-		first.records.length === 0 ||
-		!/^https?:\/\//i.test(first.next ?? '')
-	)
-		return undefined;
+	if (first.count === undefined || !/^https?:\/\//i.test(first.next ?? '')) return undefined;
 	const [from, to] = [new URL(first.url), new URL(nextUrl)];
 	// The same values in any order: a service that rewrites its links may reorder a repeated parameter too.
 	const values = (u: URL, n: string) => JSON.stringify(u.searchParams.getAll(n).sort());
@@ -62,18 +57,14 @@ export function planPages(
 	if (from.origin !== to.origin || from.pathname !== to.pathname || differing.length !== 1)
 		return undefined;
 	const [was, now] = [from, to].map((u) => u.searchParams.getAll(differing[0]));
-	if (
-		now.length !== 1 ||
-		!PAGE_NUMBER.test(now[0]) ||
-		was.length > 1 ||
-		(was.length === 1 && !PAGE_NUMBER.test(was[0]))
-	)
-		return undefined;
 	const firstPage = was.length ? Number(was[0]) : 1;
 	const pageSize = first.records.length;
 	const lastPage = Math.ceil(first.count / pageSize);
 	if (
-		Number(now[0]) !== firstPage + 1 ||
+		was.length > 1 ||
+		(was.length === 1 && !PAGE_NUMBER.test(was[0])) ||
+		now.length !== 1 ||
+		now[0] !== String(firstPage + 1) ||
 		first.count <= firstPage * pageSize ||
 		lastPage > maxPages
 	)

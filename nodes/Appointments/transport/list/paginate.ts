@@ -1,8 +1,9 @@
 /**
  * Reads a list page by page: each answer `{results, next, count}`, `{results}`, a bare array or a 204, every record a
  * JSON object with its `keyField`, handed over once when `keep` accepts it, no page requested beyond `limit`; a `next`
- * only on the credential's origin and inside the list's path (issue 10: a link out of the list is refused).
+ * only on the credential's origin and inside the list's path (a link out of the list is refused).
  * With `pageConcurrency` > 1, pages are requested ahead when the first page allows it (pagesAhead.ts).
+ * locatorPage reads one page at a time for the editor's pickers.
  */
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
@@ -20,11 +21,21 @@ import { Ahead, pageKey, planPages, servedPath, type ListPage } from './pagesAhe
 function describe(value: unknown): string {
 	if (typeof value === 'string')
 		return `the text "${value.length > 40 ? `${value.slice(0, 37)}...` : value}"`;
-	return value === null
-		? 'null'
-		: Array.isArray(value)
-			? 'an array'
-			: `${typeof value} ${String(value)}`;
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'an array';
+	return `${typeof value} ${String(value)}`;
+}
+
+/** The records, `next` and `count` of a list answer, or undefined when it is not one. */
+function pageOf(body: unknown): Omit<ListPage, 'url'> | undefined {
+	if (Array.isArray(body)) return { records: body as IDataObject[] };
+	const b = body as IDataObject | undefined;
+	if (!b || typeof b !== 'object' || !Array.isArray(b.results)) return undefined;
+	const page: Omit<ListPage, 'url'> = { records: b.results as IDataObject[] };
+	if (typeof b.next === 'string' && b.next.trim() !== '') page.next = b.next.trim();
+	if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0)
+		page.count = b.count;
+	return page;
 }
 
 /** A record that is not an object fails here, with its position, not as a TypeError further on; so does a 200 without body. */
@@ -35,15 +46,8 @@ function readListPage(
 	itemIndex?: number,
 ): ListPage {
 	const { url, body, statusCode } = response;
-	const b = body as IDataObject | undefined;
-	const page: ListPage = { url, records: [] };
-	if (Array.isArray(body)) page.records = body as IDataObject[];
-	else if (b && typeof b === 'object' && Array.isArray(b.results)) {
-		page.records = b.results as IDataObject[];
-		if (typeof b.next === 'string' && b.next.trim() !== '') page.next = b.next.trim();
-		if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 0)
-			page.count = b.count;
-	} else if (body !== undefined || statusCode !== 204) {
+	const shape = pageOf(body);
+	if (shape === undefined && (body !== undefined || statusCode !== 204)) {
 		throw new NodeOperationError(
 			node,
 			'Unexpected list response from the service: expected a JSON array or an object with a "results" array',
@@ -53,6 +57,7 @@ function readListPage(
 			},
 		);
 	}
+	const page: ListPage = { url, records: [], ...shape };
 	const bad = (page.records as unknown[]).findIndex(
 		(r) => r === null || typeof r !== 'object' || Array.isArray(r),
 	);
@@ -68,14 +73,9 @@ function readListPage(
 }
 
 /** `next` resolved against its page; one on another origin or whose path leaves `listPath` is refused, nothing sent. */
-function followLink(
-	node: INode,
-	origin: string,
-	listPath: string,
-	link: string,
-	current: string,
-	itemIndex?: number,
-): string {
+function followLink(r: Reader, link: string, current: string): string {
+	const { node, origin, listPath } = r;
+	const itemIndex = r.opts.itemIndex;
 	const url = resolveSameOrigin(origin, link, current);
 	if (url === undefined) {
 		const shown = URL.canParse(link, current) ? new URL(link, current).origin : link;
@@ -112,11 +112,26 @@ export type PaginateOptions = {
 	keep?: (record: IDataObject) => boolean;
 };
 
-/** Pages in a row that bring no record not already returned before reading stops with an error (issue 10). */
+/** Pages in a row that bring no record not already returned before reading stops with an error. */
 const STALE_PAGES = 3;
 
-/** What one read has seen: pages (by pageKey: a `next` back to one ends the list), records, pages in a row with no new one. */
-type ReadState = {
+const RECORD_NOUN: Record<string, string> = {
+	appointment_key: 'an appointment',
+	webhook_key: 'a webhook subscription',
+};
+
+/**
+ * One read under way: the list's path, the pages fetched (by pageKey: a `next` back to one ends the list), the
+ * records seen, pages in a row with no new one, and the pages fetched ahead.
+ */
+type Reader = {
+	node: INode;
+	origin: string;
+	listPath: string;
+	opts: PaginateOptions;
+	maxPages: number;
+	concurrency: number;
+	ahead: Ahead;
 	fetched: Set<string>;
 	seen: Set<string>;
 	yielded: number;
@@ -127,56 +142,42 @@ type ReadState = {
 	lastCount?: number;
 };
 
-const RECORD_NOUN: Record<string, string> = {
-	appointment_key: 'an appointment',
-	webhook_key: 'a webhook subscription',
-};
-
-/** The record's key: the first of `fields` it holds as text or a number. */
-function recordKey(record: IDataObject, fields: string[]): string | undefined {
-	for (const field of fields) {
-		if (typeof record[field] === 'string' || typeof record[field] === 'number')
-			return String(record[field]);
-	}
-	return undefined;
-}
-
 /** The page's records not handed over before and kept, up to the limit; a record without its key fails the read. */
-function freshRecords<T>(node: INode, page: ListPage, read: ReadState, opts: PaginateOptions): T[] {
+function freshRecords<T>(r: Reader, page: ListPage): T[] {
+	const { opts } = r;
 	const fresh: T[] = [];
-	const room = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
-	const fields = opts.keyField ? [opts.keyField] : ['appointment_key', 'webhook_key'];
+	const room = opts.limit === undefined ? Infinity : opts.limit - r.yielded;
+	const field = opts.keyField ?? 'appointment_key';
 	let unseen = 0;
 	for (let i = 0; i < page.records.length && fresh.length < room; i++) {
 		const record = page.records[i];
-		const key = recordKey(record, fields);
-		if (key === undefined) {
-			const what = fields.map((f) => RECORD_NOUN[f] ?? 'a record').join(' or ');
-			const description = `GET ${page.url}: every element of "results" must be a record with its ${fields.join(' or ')}`;
+		const key = record[field];
+		if (typeof key !== 'string' && typeof key !== 'number') {
+			const description = `GET ${page.url}: every element of "results" must be a record with its ${field}`;
 			throw new NodeOperationError(
-				node,
-				`The service's list answer held a record without ${fields.join(' or ')} at position ${i + 1} of page ${read.pages}, so it is not ${what}`,
+				r.node,
+				`The service's list answer held a record without ${field} at position ${i + 1} of page ${r.pages}, so it is not ${RECORD_NOUN[field] ?? 'a record'}`,
 				{ itemIndex: opts.itemIndex, description },
 			);
 		}
-		if (read.seen.has(key)) read.repeated++;
+		if (r.seen.has(String(key))) r.repeated++;
 		else {
-			read.seen.add(key);
+			r.seen.add(String(key));
 			unseen++;
 			if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 		}
 	}
-	read.stale = unseen === 0 ? read.stale + 1 : 0;
+	r.stale = unseen === 0 ? r.stale + 1 : 0;
 	return fresh;
 }
 
 /** Tells the user, where n8n shows it (a hint on the node's output) and in the log, what a read could not promise. */
-function noticeChanges(ctx: TransportContext, read: ReadState): void {
-	if (read.lastCount === read.firstCount && read.repeated === 0) return;
+function noticeChanges(ctx: TransportContext, r: Reader): void {
+	if (r.lastCount === r.firstCount && r.repeated === 0) return;
 	const what =
-		read.lastCount !== read.firstCount
-			? `The list changed while it was read (the service's count went from ${read.firstCount} to ${read.lastCount})`
-			: `${read.repeated} record${read.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
+		r.lastCount !== r.firstCount
+			? `The list changed while it was read (the service's count went from ${r.firstCount} to ${r.lastCount})`
+			: `${r.repeated} record${r.repeated === 1 ? '' : 's'} came more than once, so the list probably changed while it was read`;
 	const message = `${what}: each record was returned once, but records added, removed or moved during the read may be missing. Run again for a complete list.`;
 	ctx.logger?.warn(`Appointments: ${message}`);
 	if ('addExecutionHints' in ctx && typeof ctx.addExecutionHints === 'function')
@@ -195,57 +196,53 @@ export async function* paginate<T = IDataObject>(
 ): AsyncGenerator<T[]> {
 	const info = await credentialInfo(ctx);
 	try {
-		if (opts.limit === undefined || opts.limit > 0) yield* readPages<T>(ctx, info, path, qs, opts);
+		if (opts.limit !== undefined && opts.limit <= 0) return;
+		const [r, first] = await startRead(ctx, info, path, qs, opts);
+		try {
+			for (let page: ListPage | undefined = first; page; page = await nextPage(r, page)) {
+				const fresh = freshRecords<T>(r, page);
+				r.yielded += fresh.length;
+				if (fresh.length > 0) yield fresh;
+				if (opts.limit !== undefined && r.yielded >= opts.limit) return;
+				if (page.count !== undefined) r.lastCount = page.count;
+			}
+		} finally {
+			await r.ahead.settle();
+			noticeChanges(ctx, r);
+		}
 	} catch (error) {
 		throw redactError(error, info.secrets);
 	}
 }
 
-/** One read under way: the list's path, what was seen, and the pages fetched ahead. */
-type Reader = {
-	node: INode;
-	origin: string;
-	listPath: string;
-	read: ReadState;
-	ahead: Ahead;
-	opts: PaginateOptions;
-	maxPages: number;
-	concurrency: number;
-};
-
-/** Reading must stop although the service offers more: pages in a row with nothing new, or `maxPages` read. */
-function checkProgress(r: Reader, page: ListPage, nextUrl: string): void {
-	const { read, opts } = r;
-	if (read.stale >= STALE_PAGES) {
+/** The page after `page`, or undefined when the list ends there (no `next`, or one back to a page already read). */
+async function nextPage(r: Reader, page: ListPage): Promise<ListPage | undefined> {
+	const { opts } = r;
+	if (page.records.length === 0 || page.next === undefined) return undefined;
+	const nextUrl = followLink(r, page.next, page.url);
+	const key = pageKey(nextUrl);
+	if (r.fetched.has(key)) return undefined;
+	// Reading must stop although the service offers more: pages in a row with nothing new, or `maxPages` read.
+	if (r.stale >= STALE_PAGES) {
 		const description = `The last page was ${page.url}; its "next" was ${nextUrl}`;
 		throw new NodeOperationError(
 			r.node,
-			`Stopped reading: the service answered ${read.stale} pages in a row with nothing not already returned, and still offered more`,
+			`Stopped reading: the service answered ${r.stale} pages in a row with nothing not already returned, and still offered more`,
 			{ itemIndex: opts.itemIndex, description },
 		);
 	}
-	if (read.pages >= r.maxPages) {
+	if (r.pages >= r.maxPages) {
 		throw new NodeOperationError(
 			r.node,
 			`Stopped after ${r.maxPages} pages while the service still offered more; narrow the filters or use a limit`,
 			{ itemIndex: opts.itemIndex },
 		);
 	}
-}
-
-/** The page after `page`, or undefined when the list ends there (no `next`, or one back to a page already read). */
-async function nextPage(r: Reader, page: ListPage): Promise<ListPage | undefined> {
-	const { read, opts } = r;
-	if (page.records.length === 0 || page.next === undefined) return undefined;
-	const nextUrl = followLink(r.node, r.origin, r.listPath, page.next, page.url, opts.itemIndex);
-	const key = pageKey(nextUrl);
-	if (read.fetched.has(key)) return undefined;
-	checkProgress(r, page, nextUrl);
-	if (read.pages++ === 1 && r.concurrency > 1) r.ahead.plan = planPages(page, nextUrl, r.maxPages);
-	const wanted = opts.limit === undefined ? Infinity : opts.limit - read.yielded;
+	if (r.pages++ === 1 && r.concurrency > 1) r.ahead.plan = planPages(page, nextUrl, r.maxPages);
+	const wanted = opts.limit === undefined ? Infinity : opts.limit - r.yielded;
 	const response = await r.ahead.read(nextUrl, key, wanted);
-	const next = readListPage(r.node, response, read.pages, opts.itemIndex);
-	read.fetched.add(key);
+	const next = readListPage(r.node, response, r.pages, opts.itemIndex);
+	r.fetched.add(key);
 	return next;
 }
 
@@ -269,42 +266,37 @@ async function startRead(
 	const reader: Reader = {
 		...{ node, origin: info.origin, opts, concurrency, maxPages: opts.maxPages ?? 10000 },
 		listPath: servedPath(page.url) ?? new URL(page.url).pathname,
-		read: {
-			fetched: new Set([pageKey(page.url)]),
-			seen: new Set(),
-			yielded: 0,
-			pages: 1,
-			stale: 0,
-			repeated: 0,
-			firstCount: page.count,
-			lastCount: page.count,
-		},
 		ahead: new Ahead(get, concurrency),
+		fetched: new Set([pageKey(page.url)]),
+		seen: new Set(),
+		yielded: 0,
+		pages: 1,
+		stale: 0,
+		repeated: 0,
+		firstCount: page.count,
+		lastCount: page.count,
 	};
 	return [reader, page];
 }
 
-async function* readPages<T>(
+/**
+ * One page of a list for a resource locator: the first page of `list` with `qs`, a later one from the `next`
+ * link handed back as the pagination token. The token comes back from the browser, so apiRequestUrl checks
+ * its origin again before anything is sent.
+ */
+export async function locatorPage(
 	ctx: TransportContext,
-	info: CredentialInfo,
-	path: string,
+	list: 'appointments' | 'webhooks',
 	qs: IDataObject | undefined,
-	opts: PaginateOptions,
-): AsyncGenerator<T[]> {
-	const [r, first] = await startRead(ctx, info, path, qs, opts);
-	const { read } = r;
-	try {
-		for (let page: ListPage | undefined = first; page; page = await nextPage(r, page)) {
-			const fresh = freshRecords<T>(r.node, page, read, opts);
-			read.yielded += fresh.length;
-			if (fresh.length > 0) yield fresh;
-			if (opts.limit !== undefined && read.yielded >= opts.limit) return;
-			if (page.count !== undefined) read.lastCount = page.count;
-		}
-	} finally {
-		await r.ahead.settle();
-		noticeChanges(ctx, read);
-	}
+	paginationToken: string | undefined,
+): Promise<{ records: IDataObject[]; next: string | undefined }> {
+	const response = paginationToken
+		? await apiRequestUrl<unknown>(ctx, 'GET', paginationToken, { resource: list })
+		: await apiRequest<unknown>(ctx, 'GET', `${list}/`, { qs, resource: list });
+	const { records = [], next } = pageOf(response.body) ?? {};
+	if (records.length === 0 || next === undefined) return { records, next: undefined };
+	const { origin } = await credentialInfo(ctx);
+	return { records, next: resolveSameOrigin(origin, next, response.url) };
 }
 
 export async function paginateAll<T = IDataObject>(

@@ -31,12 +31,8 @@ export async function getAppointment(
 	key: string,
 	opts: Opts = {},
 ): Promise<IDataObject> {
-	return await checkedRecord(
-		ctx,
-		key,
-		await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts)),
-		opts,
-	);
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), labels(key, opts));
+	return await checkedRecord(ctx, key, response, opts);
 }
 
 /** PATCH of an appointment (status, reschedule): the updated appointment. */
@@ -47,21 +43,16 @@ export async function mutateAppointment(
 	key: string,
 	opts: Opts & { qs?: IDataObject; body?: IDataObject } = {},
 ): Promise<IDataObject> {
-	const response = await apiRequest(ctx, method, path, {
-		...labels(key, opts),
-		qs: opts.qs,
-		body: opts.body,
-	});
+	const request = { ...labels(key, opts), qs: opts.qs, body: opts.body };
+	const response = await apiRequest(ctx, method, path, request);
 	const record = await recordOf(ctx, response, method, labels(key, opts));
 	return notAppointmentReason(record, key) ? await getAppointment(ctx, key, opts) : record!;
 }
 
 /** GET of one appointment: its record, or undefined when the service answers 404. */
 export async function readAppointment(ctx: TransportContext, key: string, opts: Opts = {}) {
-	const response = await apiRequest(ctx, 'GET', appointmentPath(key), {
-		...labels(key, opts),
-		allowStatus: [404],
-	});
+	const request = { ...labels(key, opts), allowStatus: [404] };
+	const response = await apiRequest(ctx, 'GET', appointmentPath(key), request);
 	return response.statusCode === 404 ? undefined : await checkedRecord(ctx, key, response, opts);
 }
 
@@ -106,10 +97,8 @@ async function deleteAppointment(
 ): Promise<IDataObject> {
 	const gone = { appointment_key: key, canceled: true };
 	const beforeRetry = async () => {
-		const read = await apiRequest(ctx, 'GET', appointmentPath(key), {
-			...labels(key, opts),
-			allowStatus: [404],
-		});
+		const request = { ...labels(key, opts), allowStatus: [404] };
+		const read = await apiRequest(ctx, 'GET', appointmentPath(key), request);
 		if (
 			read.statusCode !== 404 &&
 			!isCancelled((await recordOf(ctx, read, 'GET', labels(key, opts), false)) as IDataObject)
@@ -118,14 +107,9 @@ async function deleteAppointment(
 		ctx.logger?.debug('Appointments API: an unanswered cancel went through; not sending it again');
 		return { ...read, afterAmbiguousFailure: true };
 	};
-	const query = { send_email: sendEmail ? 'true' : 'false' };
-	const response = await apiRequest(
-		ctx,
-		'DELETE',
-		appointmentPath(key),
-		{ ...labels(key, opts), qs: query, allowStatus: [404] },
-		{ beforeRetry },
-	);
+	const qs = { send_email: sendEmail ? 'true' : 'false' };
+	const request = { ...labels(key, opts), qs, allowStatus: [404] };
+	const response = await apiRequest(ctx, 'DELETE', appointmentPath(key), request, { beforeRetry });
 	if (response.statusCode === 404) {
 		if (response.afterAmbiguousFailure) return gone;
 		throw await responseError(ctx, response, 'DELETE', labels(key, opts));

@@ -46,11 +46,8 @@ export async function updateWebhook(
 ): Promise<IDataObject> {
 	const labels = { itemIndex: opts.itemIndex, resource: `Webhook ${key}` };
 	const body = { url: input.url, events: input.events };
-	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, {
-		...labels,
-		body,
-		policy: opts.policy,
-	});
+	const request = { ...labels, body, policy: opts.policy };
+	const response = await apiRequest(ctx, 'PUT', `webhooks/${encodeURIComponent(key)}/`, request);
 	const record = await recordOf(ctx, response, 'PUT', labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
 	// An answer without the subscription (empty, a message): the spec has no single-webhook read, so the list says.
@@ -76,13 +73,10 @@ export async function deleteWebhook(
 		(await listWebhooks(ctx, opts)).some((w) => keyOf(w) === key)
 			? undefined
 			: { statusCode: 404, body: undefined, attempts: 0, url: '', afterAmbiguousFailure: true };
-	const response = await apiRequest(
-		ctx,
-		'DELETE',
-		`webhooks/${encodeURIComponent(key)}/`,
-		{ ...labels, policy: opts.policy, allowStatus: [404] },
-		opts.policy?.leaveToRetryOnFail ? { beforeRetry } : {},
-	);
+	const request = { ...labels, policy: opts.policy, allowStatus: [404] };
+	const hooks = opts.policy?.leaveToRetryOnFail ? { beforeRetry } : {};
+	const path = `webhooks/${encodeURIComponent(key)}/`;
+	const response = await apiRequest(ctx, 'DELETE', path, request, hooks);
 	if (response.statusCode === 404) {
 		// A 404 after a failed first attempt means that attempt deleted it.
 		if (opts.notFoundIsSuccess || response.afterAmbiguousFailure)
@@ -158,24 +152,16 @@ async function post(c: Create): Promise<IDataObject> {
 	const beforeRetry = async (outcome: SendResult, budget: RetryBudget) =>
 		(await stored(c)) ??
 		(outcome.kind === 'network' && outcome.timedOut ? await watch(c, outcome, budget) : undefined);
-	const response = await apiRequest<IDataObject>(
-		c.ctx,
-		'POST',
-		'webhooks/',
-		{ body: c.body, ...c.labels, policy: c.opts.policy },
-		{ retryable, beforeRetry },
-	);
+	const request = { body: c.body, ...c.labels, policy: c.opts.policy };
+	const hooks = { retryable, beforeRetry };
+	const response = await apiRequest<IDataObject>(c.ctx, 'POST', 'webhooks/', request, hooks);
 	// An answer without the subscription's key (an empty body, a message) is not the subscription: the list decides.
 	const record = await recordOf(c.ctx, response, 'POST', c.labels);
 	if (record !== undefined && keyOf(record) !== '') return record;
 	const readBack = await stored(c);
 	if (readBack) return readBack.body as IDataObject;
-	throw unconfirmedError(
-		c.ctx,
-		response.statusCode,
-		'a new webhook with this URL and these events',
-		c.opts.itemIndex,
-	);
+	const what = 'a new webhook with this URL and these events';
+	throw unconfirmedError(c.ctx, response.statusCode, what, c.opts.itemIndex);
 }
 
 /** `input` is checked by the caller before anything is sent (Webhook › Create's prepare, the trigger's create). */
