@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { build, BUILT_ENV } from './lib/build';
 import { fmt, RESULTS_DIR, ROOT, type PartContext, type Row } from './lib/common';
 
 interface PartSpec {
@@ -299,6 +300,8 @@ async function main(): Promise<void> {
 	process.stderr.write(
 		`bench (${mode}) on ${os.cpus().length} cores, Node ${process.version}, parts ${ids.join(', ')}\n`,
 	);
+	build({ smoke: args.smoke, log: (m) => process.stderr.write(`  ${m}\n`) });
+	process.env[BUILT_ENV] = '1';
 	const outcomes: PartOutcome[] = [];
 	for (const part of PARTS.filter((p) => ids.includes(p.id))) {
 		process.stderr.write(`\n== part ${part.id}: ${part.title}\n`);

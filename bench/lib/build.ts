@@ -33,15 +33,21 @@ export function npm(args: string[]): string {
 
 let built: string[] | undefined;
 
+/** Set by bench/run.ts for the parts it starts once it has built the package. */
+export const BUILT_ENV = 'APPOINTMENTS_BENCH_BUILT';
+
 /** `npm run build` (the first call only); the built files n8n loads (package.json's n8n.nodes and n8n.credentials). */
 export function build(ctx: PartContext): string[] {
 	if (built) return built;
-	ctx.log('npm run build');
-	try {
-		npm(['run', 'build', '--silent']);
-	} catch (error) {
-		const e = error as { stderr?: string; stdout?: string; message: string };
-		throw new Error(`npm run build failed: ${(e.stderr || e.stdout || e.message).slice(-3000)}`);
+	// Each part runs in a process of its own: the bench run builds once and says so to its parts.
+	if (process.env[BUILT_ENV] !== '1') {
+		ctx.log('npm run build');
+		try {
+			npm(['run', 'build', '--silent']);
+		} catch (error) {
+			const e = error as { stderr?: string; stdout?: string; message: string };
+			throw new Error(`npm run build failed: ${(e.stderr || e.stdout || e.message).slice(-3000)}`);
+		}
 	}
 	const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 	const files: string[] = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map(
