@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 
 import { E2E_TEMPLATE_ENV, e2eUserFolder } from '../helpers/e2e';
-import { killLeft, npmRun, portFree, running, tree, type NpmRun } from '../helpers/npmRun';
+import { killLeft, npmRun, portFree, stillRunning, tree, type NpmRun } from '../helpers/npmRun';
 
 const folder = e2eUserFolder('e2e-dev-signals');
 const template = process.env[E2E_TEMPLATE_ENV];
@@ -21,17 +21,6 @@ afterEach(() => {
 	run = undefined;
 	pids = [];
 });
-
-async function noneRunning(timeoutMs: number): Promise<string[]> {
-	// n8n's task runner ends when its broker's connection closes: a moment after n8n.
-	const deadline = Date.now() + timeoutMs;
-	let left = running(pids);
-	while (left.length > 0 && Date.now() < deadline) {
-		await new Promise((r) => setTimeout(r, 250));
-		left = running(pids);
-	}
-	return left;
-}
 
 test.each(['SIGTERM', 'SIGINT'] as const)(
 	'%s to the npm process of `npm run dev` unpublishes the trigger and stops n8n, the sandbox and the mail sink',
@@ -54,7 +43,7 @@ test.each(['SIGTERM', 'SIGINT'] as const)(
 			'Trigger workflow unpublished; the sandbox holds no subscription of this n8n any more.',
 		);
 		expect(run.output()).toContain('Stopped n8n and the sandbox.');
-		expect(await noneRunning(15_000)).toEqual([]);
+		expect(await stillRunning(pids, 15_000)).toEqual([]);
 		for (const p of ports) expect(await portFree(p)).toBe(true);
 	},
 	15 * 60_000,

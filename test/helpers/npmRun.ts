@@ -111,6 +111,20 @@ export function running(pids: number[]): string[] {
 		});
 }
 
+/**
+ * The processes of `pids` still running once all have ended or `timeoutMs` has passed: a child whose parent just
+ * exited (tsx's esbuild service, n8n's task runner) ends a moment later, when its pipe or connection closes.
+ */
+export async function stillRunning(pids: number[], timeoutMs: number): Promise<string[]> {
+	const deadline = Date.now() + timeoutMs;
+	let left = running(pids);
+	while (left.length > 0 && Date.now() < deadline) {
+		await new Promise((r) => setTimeout(r, 100));
+		left = running(pids);
+	}
+	return left;
+}
+
 export function portFree(port: number): Promise<boolean> {
 	return new Promise((resolve) => {
 		const srv = net.createServer();

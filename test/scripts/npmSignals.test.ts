@@ -3,7 +3,7 @@
  * everything it started when SIGTERM or SIGINT reaches npm's process alone, as a terminal's Ctrl-C (the whole group)
  * does: no process of it left, its ports free. `npm run dev`, the same with n8n: test/e2e/devSignals.test.ts.
  */
-import { killLeft, npmRun, portFree, running, tree, type NpmRun } from '../helpers/npmRun';
+import { killLeft, npmRun, portFree, stillRunning, tree, type NpmRun } from '../helpers/npmRun';
 
 let run: NpmRun | undefined;
 let pids: number[] = [];
@@ -13,17 +13,6 @@ afterEach(() => {
 	run = undefined;
 	pids = [];
 });
-
-async function noneRunning(timeoutMs: number): Promise<string[]> {
-	// A child whose parent just exited (tsx's esbuild service) ends when its stdin closes: a moment later.
-	const deadline = Date.now() + timeoutMs;
-	let left = running(pids);
-	while (left.length > 0 && Date.now() < deadline) {
-		await new Promise((r) => setTimeout(r, 100));
-		left = running(pids);
-	}
-	return left;
-}
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 	test(`${signal} to the npm process of \`npm run sandbox\` stops the sandbox and its mail sink`, async () => {
@@ -36,7 +25,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 		expect(await portFree(Number(port))).toBe(false);
 		process.kill(run.pid, signal);
 		expect(await run.exitedWithin(30000)).toEqual({ code: 0, signal: null });
-		expect(await noneRunning(10000)).toEqual([]);
+		expect(await stillRunning(pids, 10000)).toEqual([]);
 		expect([await portFree(Number(port)), await portFree(Number(smtpPort))]).toEqual([true, true]);
 		expect(run.output()).toMatch(new RegExp(`${signal} received[\\s\\S]*sandbox: stopped`));
 	}, 120000);
