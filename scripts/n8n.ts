@@ -70,7 +70,7 @@ export function buildAndPack(log: (m: string) => void = console.log): string {
 
 /**
  * A hash of everything the tarball is made from (the package's sources, its build set-up, the files npm adds):
- * the same hash, the same tarball, so a later `npm run dev` skips tsc and npm pack (10-15 CPU-seconds).
+ * the same hash, the same tarball, so a later `npm run dev` skips the build and npm pack (10-15 CPU-seconds).
  */
 function sourcesHash(): string {
 	const hash = crypto.createHash('sha256');

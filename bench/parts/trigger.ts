@@ -46,7 +46,7 @@ export async function runTriggerPart(ctx: PartContext): Promise<Row[]> {
 }
 
 /**
- * The trigger as n8n runs it: the build (tsc), not the sources through tsx, whose esbuild keepNames wraps every
+ * The trigger as n8n runs it: the build (dist/), not the sources through tsx, whose esbuild keepNames wraps every
  * function made per request in a naming call the published code does not have.
  */
 function loadTrigger(ctx: PartContext): TriggerBench {
