@@ -38,7 +38,7 @@ export class AppointmentsApi implements ICredentialType {
 				'Copy it from the service dashboard: Settings › API access shows the base URL (with or without /api/v3 works)',
 			// n8n's credential test shows only the network code when nothing answers; a declarative test cannot
 			// change that, and a node's credentialTest could only use the deprecated helpers.request.
-			hint: 'If the test says ECONNREFUSED, nothing answers at this host and port; ENOTFOUND, the host name does not exist; ETIMEDOUT, no answer in time; DEPTH_ZERO_SELF_SIGNED_CERT or another certificate error, the address serves https with a certificate n8n does not trust (use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS). Check the address, and that n8n can reach it.',
+			hint: 'If the test says ECONNREFUSED, nothing answers at this host and port; ENOTFOUND, the host name does not exist; ETIMEDOUT, no answer in time; DEPTH_ZERO_SELF_SIGNED_CERT or another certificate error, the address serves https with a certificate n8n does not trust (use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS); ERR_SSL_WRONG_VERSION_NUMBER, the address answers in plain http, not https (use the address Settings › API access shows). Check the address, and that n8n can reach it.',
 		},
 		{
 			displayName: 'Access Token',

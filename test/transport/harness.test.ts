@@ -3,7 +3,7 @@
  * bearer header on the wire, errors surface as the node's execution error, and LoggerProxy output is captured.
  * Uses the fake service (test/helpers/fakeService.ts), independent of the sandbox.
  */
-import type { ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
@@ -207,6 +207,42 @@ it('a certificate n8n does not trust is not retried, and the error says what to 
 				`The Base URL of the Appointments API credential serves https with a certificate n8n does not trust: use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS. ${method} /api/v3/webhooks/ - DEPTH_ZERO_SELF_SIGNED_CERT`,
 			);
 			expect(connections).toBe(1);
+		}
+	} finally {
+		server.close();
+	}
+});
+
+it('an https Base URL at an address that answers in plain http is not retried, and the error says so', async () => {
+	// A plain-http server answers the TLS hello with "HTTP/1.1 400": OpenSSL reads no TLS record in it.
+	const server = http.createServer((_, res) => res.end('[]'));
+	let connections = 0;
+	server.on('connection', () => connections++);
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+	try {
+		const { port } = server.address() as AddressInfo;
+		for (const method of ['GET', 'POST']) {
+			connections = 0;
+			const result = await runNode({
+				nodeType: new TransportTestNode(),
+				parameters: {
+					call: 'apiRequest',
+					method,
+					path: 'webhooks/',
+					policy: '{"baseDelayMs":10,"maxAttempts":3}',
+				},
+				credentials: { baseUrl: `https://127.0.0.1:${port}`, accessToken: TOKEN },
+			});
+			expect(result.error?.message).toBe(
+				'Could not reach the service: its address does not speak https (ERR_SSL_WRONG_VERSION_NUMBER)',
+			);
+			expect((result.error as unknown as { description: string }).description).toBe(
+				`The Base URL of the Appointments API credential starts with https://, but that address does not speak https (it answers in plain http, say): use the address Settings › API access shows. ${method} /api/v3/webhooks/ - ERR_SSL_WRONG_VERSION_NUMBER`,
+			);
+			expect(connections).toBe(1);
+			expect(
+				JSON.stringify(result.run) + result.logs.join('\n') + String(result.error?.stack),
+			).not.toContain(TOKEN);
 		}
 	} finally {
 		server.close();

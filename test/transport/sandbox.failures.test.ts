@@ -75,6 +75,20 @@ describe('credential test', () => {
 			server.close();
 		}
 	});
+	it('an https:// Base URL at an address that answers in plain http: the code n8n shows is explained under Base URL', async () => {
+		const result = await testCredential({
+			baseUrl: sb.url.replace(/^http:/, 'https:'),
+			accessToken: TOKEN,
+		});
+		expect(result).toMatchObject({
+			status: 'Error',
+			message: expect.stringContaining('ERR_SSL_WRONG_VERSION_NUMBER'),
+		});
+		const baseUrl = new AppointmentsApi().properties.find((p) => p.name === 'baseUrl')!;
+		expect(baseUrl.hint).toContain(
+			'ERR_SSL_WRONG_VERSION_NUMBER, the address answers in plain http, not https (use the address Settings › API access shows)',
+		);
+	});
 });
 
 describe('errors', () => {

@@ -9,7 +9,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { parseBody, untrusted, type SendResult } from './httpAttempt.js';
+import { NOT_TLS, parseBody, untrusted, type SendResult } from './httpAttempt.js';
 import { credentialInfo, type CredentialInfo, type TransportContext } from './credentialInfo.js';
 import { redact, redactBody } from './redaction.js';
 
@@ -118,6 +118,8 @@ const NETWORK_FIX =
 	'Check the Base URL of the Appointments API credential and that n8n can reach the service; a slow service may need a longer Timeout under Advanced.';
 const CERTIFICATE_FIX =
 	'The Base URL of the Appointments API credential serves https with a certificate n8n does not trust: use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS.';
+const NOT_TLS_FIX =
+	'The Base URL of the Appointments API credential starts with https://, but that address does not speak https (it answers in plain http, say): use the address Settings › API access shows.';
 
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
 
@@ -164,7 +166,8 @@ export function apiError(
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
-		const fix = untrusted(outcome) ? CERTIFICATE_FIX : NETWORK_FIX;
+		const certificate = NOT_TLS.test(outcome.code) ? NOT_TLS_FIX : CERTIFICATE_FIX;
+		const fix = untrusted(outcome) ? certificate : NETWORK_FIX;
 		const description = `${fix} ${at} - ${outcome.code}`;
 		const context = { networkError: outcome.code, request: at } as JsonObject;
 		return new NodeApiError(ctx.getNode(), context, { message, description, itemIndex });

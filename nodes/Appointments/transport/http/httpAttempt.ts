@@ -83,9 +83,12 @@ const NETWORK_CODES = [
 
 /** Node's codes for a certificate it does not accept (self-signed, expired, another host's): no retry fixes one. */
 const CERTIFICATE_CODE = /CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|INVALID_CA/;
+/** Nor for an address that does not speak TLS: OpenSSL's reasons, in undici's code or in Node's https' message. */
+export const NOT_TLS = /wrong.version.number|packet.length.too.long/i;
 
+const untrustedCode = (code: string) => CERTIFICATE_CODE.test(code) || NOT_TLS.test(code);
 export const untrusted = (outcome: SendResult): boolean =>
-	outcome.kind === 'network' && CERTIFICATE_CODE.test(outcome.code);
+	outcome.kind === 'network' && untrustedCode(outcome.code);
 
 const [RESET, UNRESOLVED] = ['the connection was reset', 'the host name could not be resolved'];
 const DETAIL: Record<string, string> = {
@@ -107,20 +110,22 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 	for (const e of nested as Set<Record<string, unknown>>) {
 		if (!e || typeof e !== 'object' || walked++ === 20) break;
 		const own = typeof e.code === 'string' ? e.code : '';
-		if (!found && (NETWORK_CODES.includes(own) || CERTIFICATE_CODE.test(own))) found = own;
+		if (!found && (NETWORK_CODES.includes(own) || untrustedCode(own))) found = own;
 		if (typeof e.message === 'string') messages.push(e.message);
 		for (const key of ['cause', 'errorResponse', 'reason', 'error']) {
 			if (e[key] && typeof e[key] === 'object') nested.add(e[key]);
 		}
 	}
 	const text = messages.join(' | ');
-	found ||= NETWORK_CODES.find((c) => text.includes(c)) ?? '';
+	const notTls = NOT_TLS.exec(text)?.[0].toUpperCase().replace(/ /g, '_');
+	found ||= NETWORK_CODES.find((c) => text.includes(c)) ?? (notTls ? `ERR_SSL_${notTls}` : '');
 	const timedOut =
 		/timeout|timed out/i.test(text) ||
 		['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(found);
 	const code = found || (timedOut ? 'ETIMEDOUT' : 'EUNKNOWN');
 	let detail = DETAIL[code] ?? `the request failed (${code})`;
 	if (timedOut) detail = 'the request timed out';
+	else if (NOT_TLS.test(code)) detail = `its address does not speak https (${code})`;
 	else if (CERTIFICATE_CODE.test(code)) detail = `its certificate was not accepted (${code})`;
 	return { kind: 'network', code, timedOut, refused: code === 'ECONNREFUSED', detail };
 }
