@@ -160,7 +160,7 @@ async function changeEventRows(
 
 export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;
-	const runs = ctx.smoke ? 3 : 7;
+	const runs = ctx.smoke ? 3 : 11;
 	const { startPollingHarness } = requireProjectFile<Harness>(
 		'test/helpers/polling',
 		'The poll harness',
