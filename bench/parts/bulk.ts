@@ -227,7 +227,7 @@ function rowsOf({
 		{
 			part: 2,
 			// Context, not a target: every request must pass n8n's HTTP helper, which alone is this far above the
-			// ideal (the next rows); the target is what our code adds to that.
+			// ideal (the next rows); the guard (CPU time, above) is what our code adds to that.
 			name: `Context: Update Status, ${n} items, ${LATENCY_MS} ms latency, concurrency ${concurrency}: node / ideal`,
 			value: round(node, 0),
 			baseline: ideal,
