@@ -7,8 +7,9 @@
  *   with nothing changed and with 50 changes (10 each: created, cancelled, rescheduled, status changed, and
  *   rescheduled beyond the window, which is read back by key);
  * - static data bytes per watched appointment;
- * - time of one poll / time of a poll that only reads the same window through the same transport (what the
- *   comparison and the state add).
+ * - CPU time of one poll / CPU time of a poll that only reads the same window through the same transport (what
+ *   the comparison and the state add), the median of alternating rounds' ratios. The sandbox runs in a process of
+ *   its own, so this process's CPU time is the poll's (our code and n8n's), not the service's.
  */
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeType, IPollFunctions } from 'n8n-workflow';
@@ -21,12 +22,12 @@ import {
 	requireProjectFile,
 	round,
 	sandboxRequests,
-	startBenchSandbox,
+	startSandboxProcess,
 	type PartContext,
 	type Row,
 } from '../lib/common';
 import { configurePageSize } from '../lib/node';
-import { medians, runRounds } from '../lib/rounds';
+import { CPU_GUARD, CPU_GUARD_TARGET, medians, pairedRatioSpread, runRounds } from '../lib/rounds';
 
 type Harness = typeof import('../../test/helpers/polling');
 type Transport = typeof import('../../nodes/Appointments/transport/list/paginate');
@@ -159,7 +160,7 @@ async function changeEventRows(
 
 export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	const total = ctx.smoke ? 600 : 10000;
-	const runs = ctx.smoke ? 1 : 7;
+	const runs = ctx.smoke ? 3 : 11;
 	const { startPollingHarness } = requireProjectFile<Harness>(
 		'test/helpers/polling',
 		'The poll harness',
@@ -174,7 +175,8 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 	const trigger = new AppointmentsPollingTrigger();
 
 	ctx.log(`part 7: sandbox with ${total} appointments`);
-	const sb = await startBenchSandbox({ seed: total, timeZone: ZONE });
+	// The service in a process of its own: its CPU time would otherwise count on both sides of the time row.
+	const sb = await startSandboxProcess({ seed: total, timeZone: ZONE });
 	const admin = new Client(sb.url, ADMIN_TOKEN);
 	const api = new Client(sb.url, API_TOKEN);
 	try {
@@ -192,7 +194,7 @@ export async function runPollingPart(ctx: PartContext): Promise<Row[]> {
 			ctx.smoke,
 		);
 		rows.push(...(await timeEventRows(pollCounted, () => start(TIME_PARAMETERS), accountPages)));
-		// Time: the trigger's poll against a poll that only reads the same pages.
+		// CPU time: the trigger's poll against a poll that only reads the same pages.
 		const reader = start(
 			{ events: ALL_EVENTS, options: OPTIONS },
 			readOnlyNode(transport, trigger),
@@ -293,7 +295,10 @@ async function makeChanges(
 	return { events, outside: n };
 }
 
-/** One poll of the trigger against a poll that only reads the same pages: alternating pairs, the first dropped. */
+/**
+ * One poll of the trigger against a poll that only reads the same pages: alternating pairs after a warm-up pair,
+ * the median of each pair's CPU-time ratio (wall time moves with whatever else the machine runs).
+ */
 async function pollTimeRow(
 	harnesses: Record<'read' | 'poll', { poll(): Promise<{ error?: Error }> }>,
 	runs: number,
@@ -309,16 +314,27 @@ async function pollTimeRow(
 			if (result.error) throw result.error;
 		},
 	});
-	const { poll, read } = medians(samples.wallMs);
+	const { ratio, spread } = pairedRatioSpread(samples.cpuMs.poll, samples.cpuMs.read);
+	const cpu = medians(samples.cpuMs);
+	const wall = medians(samples.wallMs);
+	const ms = (values: number[]) => values.map((v) => round(v, 1));
 	return {
 		part: 7,
-		name: `Polling trigger: one poll / reading the same pages only (${pages} pages)`,
-		value: round(poll, 1),
-		baseline: round(read, 1),
+		name: `Polling trigger: one poll / reading the same pages only (${pages} pages), CPU time (what the comparison and the state add)`,
+		value: round(cpu.poll, 1),
+		baseline: round(cpu.read, 1),
 		unit: 'ms',
-		ratio: round(poll / read, 3),
-		target: '<= 1.3',
-		met: poll / read <= 1.3,
-		details: { pollMs: samples.wallMs.poll, readMs: samples.wallMs.read },
+		ratio: round(ratio, 3),
+		spread,
+		target: CPU_GUARD_TARGET,
+		met: ratio <= CPU_GUARD,
+		details: {
+			ratioOfMedians: round(cpu.poll / cpu.read, 3),
+			pollCpuMs: ms(samples.cpuMs.poll),
+			readCpuMs: ms(samples.cpuMs.read),
+			pollMs: ms(samples.wallMs.poll),
+			readMs: ms(samples.wallMs.read),
+			wallRatio: round(wall.poll / wall.read, 3),
+		},
 	};
 }
