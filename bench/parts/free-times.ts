@@ -19,7 +19,7 @@ import {
 	type Row,
 } from '../lib/common';
 import { loadRunNode } from '../lib/node';
-import { pairedRatio, runRounds } from '../lib/rounds';
+import { pairedRatio, pairedRatioSpread, runRounds } from '../lib/rounds';
 
 const CAL = '5f1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c40';
 const ZONE = 'America/Santiago';
@@ -87,7 +87,7 @@ export async function runFreeTimesPart(ctx: PartContext): Promise<Row[]> {
 		});
 		const pages = Math.ceil(total / pageSize);
 		const samePages = JSON.stringify(queries.freeTimes) === JSON.stringify(queries.getMany);
-		const ratio = pairedRatio(s.cpuMs.freeTimes, s.cpuMs.getMany);
+		const { ratio, spread } = pairedRatioSpread(s.cpuMs.freeTimes, s.cpuMs.getMany);
 		const [f, g] = [median(s.cpuMs.freeTimes), median(s.cpuMs.getMany)];
 		const wall = pairedRatio(s.wallMs.freeTimes, s.wallMs.getMany);
 		const [fw, gw] = [median(s.wallMs.freeTimes), median(s.wallMs.getMany)];
@@ -111,6 +111,7 @@ export async function runFreeTimesPart(ctx: PartContext): Promise<Row[]> {
 				baseline: round(g, 1),
 				unit: 'ms',
 				ratio: round(ratio, 3),
+				spread,
 				target: '<= 1.2',
 				met: ratio <= 1.2,
 				details: { freeTimesCpuMs: s.cpuMs.freeTimes, getManyCpuMs: s.cpuMs.getMany },
