@@ -3,7 +3,7 @@
  * rounds in which each contestant runs once, in an order that changes from round to round so that none always
  * runs right after another's garbage, a full GC before each run, and the wall and CPU time of every run.
  */
-import { median } from './common';
+import { median, round, type Row } from './common';
 import { gc } from './node';
 
 /**
@@ -105,3 +105,36 @@ export function pairedRatioSpread(a: number[], b: number[]): { ratio: number; sp
  */
 export const CPU_GUARD = 1.25;
 export const CPU_GUARD_TARGET = `<= ${CPU_GUARD} (guard)`;
+
+/**
+ * A guard row: our CPU time per round against the plainest code's in the same rounds, the median of the paired
+ * ratios with their spread; `details` adds what the part measured beside it (wall times, other ratios).
+ */
+export function cpuGuardRow(
+	part: number,
+	name: string,
+	ours: number[],
+	plainest: number[],
+	details: Record<string, unknown> = {},
+): Row {
+	const { ratio, spread } = pairedRatioSpread(ours, plainest);
+	const [o, p] = [median(ours), median(plainest)];
+	const ms = (values: number[]) => values.map((v) => round(v, 1));
+	return {
+		part,
+		name,
+		value: round(o, 1),
+		baseline: round(p, 1),
+		unit: 'ms',
+		ratio: round(ratio, 3),
+		spread,
+		target: CPU_GUARD_TARGET,
+		met: ratio <= CPU_GUARD,
+		details: {
+			ratioOfMedians: round(o / p, 3),
+			oursCpuMs: ms(ours),
+			plainestCpuMs: ms(plainest),
+			...details,
+		},
+	};
+}

@@ -28,7 +28,7 @@ import {
 } from '../lib/common';
 import { helperPatchNode, orderAndPairing, type OrderCheck } from '../lib/bulk-loops';
 import { loadRunNode } from '../lib/node';
-import { CPU_GUARD, CPU_GUARD_TARGET, medians, pairedRatioSpread, runRounds } from '../lib/rounds';
+import { cpuGuardRow, medians, runRounds } from '../lib/rounds';
 
 const LATENCY_MS = 20;
 const STATUSES = ['ATTENDED', 'NO_SHOW'];
@@ -80,7 +80,7 @@ export async function runBulkPart(ctx: PartContext): Promise<Row[]> {
 		};
 		// The guard's rounds, without latency, are also the warm-up of everything after them; one warm-up round
 		// (at concurrency 1) serves both concurrencies, which run the same code, to keep the part's time.
-		const rows: Row[] = [await cpuGuardRow(b, 1, 1), await cpuGuardRow(b, 10, 0)];
+		const rows: Row[] = [await guardRow(b, 1, 1), await guardRow(b, 10, 0)];
 		await setLatency(admin, LATENCY_MS);
 		for (const [concurrency, formerTarget] of [
 			[1, 1.1],
@@ -109,7 +109,7 @@ export async function runBulkPart(ctx: PartContext): Promise<Row[]> {
  * What our code adds, as CPU time: node / helper loop at one concurrency without latency, alternating rounds (after
  * `warmups` rounds), the median of each round's ratio. Every run changes all items and must output them in order.
  */
-async function cpuGuardRow(b: BulkBench, concurrency: number, warmups: number): Promise<Row> {
+async function guardRow(b: BulkBench, concurrency: number, warmups: number): Promise<Row> {
 	const n = b.keys.length;
 	let status = '';
 	const s = await runRounds({
@@ -135,28 +135,18 @@ async function cpuGuardRow(b: BulkBench, concurrency: number, warmups: number): 
 			);
 		},
 	});
-	const { ratio, spread } = pairedRatioSpread(s.cpuMs.node, s.cpuMs.floor);
-	const cpu = medians(s.cpuMs);
 	const wall = medians(s.wallMs);
-	return {
-		part: 2,
-		name: `Update Status, ${n} items, concurrency ${concurrency}, no latency: node / n8n's HTTP helper in a plain loop, CPU time (what our code adds)`,
-		value: round(cpu.node, 1),
-		baseline: round(cpu.floor, 1),
-		unit: 'ms',
-		ratio: round(ratio, 3),
-		spread,
-		target: CPU_GUARD_TARGET,
-		met: ratio <= CPU_GUARD,
-		details: {
-			ratioOfMedians: round(cpu.node / cpu.floor, 3),
-			nodeCpuMs: s.cpuMs.node.map((v) => round(v, 1)),
-			helperLoopCpuMs: s.cpuMs.floor.map((v) => round(v, 1)),
+	return cpuGuardRow(
+		2,
+		`Update Status, ${n} items, concurrency ${concurrency}, no latency: node / n8n's HTTP helper in a plain loop, CPU time (what our code adds)`,
+		s.cpuMs.node,
+		s.cpuMs.floor,
+		{
 			wallNodeMs: round(wall.node, 1),
 			wallHelperLoopMs: round(wall.floor, 1),
 			wallRatio: round(wall.node / wall.floor, 3),
 		},
-	};
+	);
 }
 
 /** One run each of the node and the helper loop at one concurrency, with 20 ms per request. */

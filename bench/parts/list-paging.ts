@@ -2,10 +2,10 @@
  * Part 1's paging figures besides Return All by page numbers: Limit 100 fetching only the pages it needs, and
  * cursor paging (nothing to plan, pages one after the other) against n8n's helper loop reading streams.
  */
-import { clearSandboxRequests, median, round, sandboxRequests, type Row } from '../lib/common';
+import { clearSandboxRequests, round, sandboxRequests, type Row } from '../lib/common';
 import { helperLoopNode, listRequests } from '../lib/list-loops';
 import { configurePageSize } from '../lib/node';
-import { CPU_GUARD, CPU_GUARD_TARGET, pairedRatioSpread, runRounds } from '../lib/rounds';
+import { cpuGuardRow, runRounds } from '../lib/rounds';
 import type { ListBench } from './list-rows';
 
 /** Limit 100: the list requests at the sandbox must be exactly the pages needed, page concurrency or not. */
@@ -58,29 +58,17 @@ export async function cursorRow(b: ListBench, pageSize: number): Promise<Row> {
 					);
 			},
 		});
-		const n = median(s.cpuMs.node);
-		const f = median(s.cpuMs.floor);
-		const { ratio, spread } = pairedRatioSpread(s.cpuMs.node, s.cpuMs.floor);
-		b.ctx.log(
-			`part 1: cursor paging, CPU: node ${n.toFixed(0)} ms, helper loop ${f.toFixed(0)} ms, ratio ${ratio.toFixed(3)}`,
+		const row = cpuGuardRow(
+			1,
+			`Get Many, Return All, cursor paging, page ${pageSize}: node / n8n's HTTP helper in a plain loop reading answers as streams, CPU time (what our code adds)`,
+			s.cpuMs.node,
+			s.cpuMs.floor,
+			{ runs: cursorRuns },
 		);
-		return {
-			part: 1,
-			name: `Get Many, Return All, cursor paging, page ${pageSize}: node / n8n's HTTP helper in a plain loop reading answers as streams, CPU time (what our code adds)`,
-			value: round(n, 1),
-			baseline: round(f, 1),
-			unit: 'ms',
-			ratio: round(ratio, 3),
-			spread,
-			target: CPU_GUARD_TARGET,
-			met: ratio <= CPU_GUARD,
-			details: {
-				runs: cursorRuns,
-				ratioOfMedians: round(n / f, 3),
-				nodeCpuMs: s.cpuMs.node.map((v) => round(v, 1)),
-				helperLoopCpuMs: s.cpuMs.floor.map((v) => round(v, 1)),
-			},
-		};
+		b.ctx.log(
+			`part 1: cursor paging, CPU: node ${row.value} ms, helper loop ${row.baseline} ms, ratio ${row.ratio}`,
+		);
+		return row;
 	} finally {
 		await b.admin.ok('POST', '/__sandbox/config/', { pagination: 'page' });
 	}

@@ -3,7 +3,7 @@ import type { Agent } from 'undici';
 import type { IDataObject } from 'n8n-workflow';
 import { round, type Client, type PartContext, type Row, type Sandbox } from '../lib/common';
 import type { loadRunNode } from '../lib/node';
-import { CPU_GUARD, CPU_GUARD_TARGET, medians, pairedRatioSpread } from '../lib/rounds';
+import { cpuGuardRow, medians } from '../lib/rounds';
 
 /** What every measurement of part 1 runs against. */
 export interface ListBench {
@@ -118,28 +118,19 @@ function ourCodeRows(
 	wall: Record<Contestant, number>,
 	cpu: Record<Contestant, number>,
 ): Row[] {
-	const { ratio: ours, spread } = pairedRatioSpread(m.cpu.node1, m.cpu.floorStream);
 	return [
-		{
-			part: 1,
-			name: `Get Many, Return All, page ${m.pageSize}: node (Page Concurrency 1) / n8n's HTTP helper in a plain loop reading answers as streams, CPU time (what our code adds)`,
-			value: round(cpu.node1, 1),
-			baseline: round(cpu.floorStream, 1),
-			unit: 'ms',
-			ratio: round(ours, 3),
-			spread,
-			target: CPU_GUARD_TARGET,
-			met: ours <= CPU_GUARD,
-			details: {
-				ratioOfMedians: round(cpu.node1 / cpu.floorStream, 3),
-				node1CpuMs: m.cpu.node1.map((v) => round(v, 1)),
-				helperLoopStreamCpuMs: m.cpu.floorStream.map((v) => round(v, 1)),
+		cpuGuardRow(
+			1,
+			`Get Many, Return All, page ${m.pageSize}: node (Page Concurrency 1) / n8n's HTTP helper in a plain loop reading answers as streams, CPU time (what our code adds)`,
+			m.cpu.node1,
+			m.cpu.floorStream,
+			{
 				overBufferedHelperLoopCpu: round(cpu.node1 / cpu.floor, 3),
 				wallNode1Ms: round(wall.node1, 1),
 				wallHelperLoopStreamMs: round(wall.floorStream, 1),
 				wallRatio: round(wall.node1 / wall.floorStream, 3),
 			},
-		},
+		),
 		{
 			part: 1,
 			name: `Context: reading answers as streams through n8n's helper (axios wraps each in an async generator): helper loop with streams / buffered, CPU time, page ${m.pageSize}`,

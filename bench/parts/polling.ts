@@ -27,7 +27,7 @@ import {
 	type Row,
 } from '../lib/common';
 import { configurePageSize } from '../lib/node';
-import { CPU_GUARD, CPU_GUARD_TARGET, medians, pairedRatioSpread, runRounds } from '../lib/rounds';
+import { cpuGuardRow, medians, runRounds } from '../lib/rounds';
 
 type Harness = typeof import('../../test/helpers/polling');
 type Transport = typeof import('../../nodes/Appointments/transport/list/paginate');
@@ -314,27 +314,17 @@ async function pollTimeRow(
 			if (result.error) throw result.error;
 		},
 	});
-	const { ratio, spread } = pairedRatioSpread(samples.cpuMs.poll, samples.cpuMs.read);
-	const cpu = medians(samples.cpuMs);
 	const wall = medians(samples.wallMs);
 	const ms = (values: number[]) => values.map((v) => round(v, 1));
-	return {
-		part: 7,
-		name: `Polling trigger: one poll / reading the same pages only (${pages} pages), CPU time (what the comparison and the state add)`,
-		value: round(cpu.poll, 1),
-		baseline: round(cpu.read, 1),
-		unit: 'ms',
-		ratio: round(ratio, 3),
-		spread,
-		target: CPU_GUARD_TARGET,
-		met: ratio <= CPU_GUARD,
-		details: {
-			ratioOfMedians: round(cpu.poll / cpu.read, 3),
-			pollCpuMs: ms(samples.cpuMs.poll),
-			readCpuMs: ms(samples.cpuMs.read),
+	return cpuGuardRow(
+		7,
+		`Polling trigger: one poll / reading the same pages only (${pages} pages), CPU time (what the comparison and the state add)`,
+		samples.cpuMs.poll,
+		samples.cpuMs.read,
+		{
 			pollMs: ms(samples.wallMs.poll),
 			readMs: ms(samples.wallMs.read),
 			wallRatio: round(wall.poll / wall.read, 3),
 		},
-	};
+	);
 }

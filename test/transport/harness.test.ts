@@ -179,75 +179,60 @@ it('classifies resets and time-outs: retried for GET, and the final error says w
 	).not.toContain(TOKEN);
 });
 
-it('a certificate n8n does not trust is not retried, and the error says what to do about it', async () => {
-	const server = https.createServer(testCert('credential-self-signed', { days: 30 }), (_, res) =>
-		res.end('[]'),
-	);
-	let connections = 0;
-	server.on('connection', () => connections++);
-	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-	try {
-		const { port } = server.address() as AddressInfo;
-		for (const method of ['GET', 'POST']) {
-			connections = 0;
-			const result = await runNode({
-				nodeType: new TransportTestNode(),
-				parameters: {
-					call: 'apiRequest',
-					method,
-					path: 'webhooks/',
-					policy: '{"baseDelayMs":10,"maxAttempts":3}',
-				},
-				credentials: { baseUrl: `https://127.0.0.1:${port}`, accessToken: TOKEN },
-			});
-			expect(result.error?.message).toBe(
-				'Could not reach the service: its certificate was not accepted (DEPTH_ZERO_SELF_SIGNED_CERT)',
-			);
-			expect((result.error as unknown as { description: string }).description).toBe(
-				`The Base URL of the Appointments API credential serves https with a certificate n8n does not trust: use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS. ${method} /api/v3/webhooks/ - DEPTH_ZERO_SELF_SIGNED_CERT`,
-			);
-			expect(connections).toBe(1);
+// A plain-http server answers the TLS hello with "HTTP/1.1 400": OpenSSL reads no TLS record in it.
+it.each([
+	{
+		what: 'a certificate n8n does not trust',
+		server: () =>
+			https.createServer(testCert('credential-self-signed', { days: 30 }), (_, res) =>
+				res.end('[]'),
+			),
+		message: 'its certificate was not accepted (DEPTH_ZERO_SELF_SIGNED_CERT)',
+		fix: 'serves https with a certificate n8n does not trust: use the address Settings › API access shows, or make n8n trust that certificate with NODE_EXTRA_CA_CERTS.',
+		code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+	},
+	{
+		what: 'an https Base URL at an address that answers in plain http',
+		server: () => http.createServer((_, res) => res.end('[]')),
+		message: 'its address does not speak https (ERR_SSL_WRONG_VERSION_NUMBER)',
+		fix: 'starts with https://, but that address does not speak https (it answers in plain http, say): use the address Settings › API access shows.',
+		code: 'ERR_SSL_WRONG_VERSION_NUMBER',
+	},
+])(
+	'$what is not retried, and the error says what to do about it',
+	async ({ server: make, message, fix, code }) => {
+		const server = make();
+		let connections = 0;
+		server.on('connection', () => connections++);
+		await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+		try {
+			const { port } = server.address() as AddressInfo;
+			for (const method of ['GET', 'POST']) {
+				connections = 0;
+				const result = await runNode({
+					nodeType: new TransportTestNode(),
+					parameters: {
+						call: 'apiRequest',
+						method,
+						path: 'webhooks/',
+						policy: '{"baseDelayMs":10,"maxAttempts":3}',
+					},
+					credentials: { baseUrl: `https://127.0.0.1:${port}`, accessToken: TOKEN },
+				});
+				expect(result.error?.message).toBe(`Could not reach the service: ${message}`);
+				expect((result.error as unknown as { description: string }).description).toBe(
+					`The Base URL of the Appointments API credential ${fix} ${method} /api/v3/webhooks/ - ${code}`,
+				);
+				expect(connections).toBe(1);
+				expect(
+					JSON.stringify(result.run) + result.logs.join('\n') + String(result.error?.stack),
+				).not.toContain(TOKEN);
+			}
+		} finally {
+			server.close();
 		}
-	} finally {
-		server.close();
-	}
-});
-
-it('an https Base URL at an address that answers in plain http is not retried, and the error says so', async () => {
-	// A plain-http server answers the TLS hello with "HTTP/1.1 400": OpenSSL reads no TLS record in it.
-	const server = http.createServer((_, res) => res.end('[]'));
-	let connections = 0;
-	server.on('connection', () => connections++);
-	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-	try {
-		const { port } = server.address() as AddressInfo;
-		for (const method of ['GET', 'POST']) {
-			connections = 0;
-			const result = await runNode({
-				nodeType: new TransportTestNode(),
-				parameters: {
-					call: 'apiRequest',
-					method,
-					path: 'webhooks/',
-					policy: '{"baseDelayMs":10,"maxAttempts":3}',
-				},
-				credentials: { baseUrl: `https://127.0.0.1:${port}`, accessToken: TOKEN },
-			});
-			expect(result.error?.message).toBe(
-				'Could not reach the service: its address does not speak https (ERR_SSL_WRONG_VERSION_NUMBER)',
-			);
-			expect((result.error as unknown as { description: string }).description).toBe(
-				`The Base URL of the Appointments API credential starts with https://, but that address does not speak https (it answers in plain http, say): use the address Settings › API access shows. ${method} /api/v3/webhooks/ - ERR_SSL_WRONG_VERSION_NUMBER`,
-			);
-			expect(connections).toBe(1);
-			expect(
-				JSON.stringify(result.run) + result.logs.join('\n') + String(result.error?.stack),
-			).not.toContain(TOKEN);
-		}
-	} finally {
-		server.close();
-	}
-});
+	},
+);
 
 it('a POST is not repeated after a reset (it may have been processed)', async () => {
 	received.length = 0;
