@@ -153,7 +153,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operation}" of "${resource}" is not supported`,
 		);
 	const version = this.getNode().typeVersion;
-	const concurrency = readOption(this, readOptions(this, 0, version), 'concurrency', 0) ?? 1;
+	const concurrency =
+		readOption(this, readOptions(this, 0, version), 'concurrency', 0) ??
+		OPTION_RULES.concurrency.fallback;
 	const results: Results = new Array(this.getInputData().length);
 	const prepared = prepareAll(this, prepare, version, results);
 	const runs =

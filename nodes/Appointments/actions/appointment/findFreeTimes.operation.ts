@@ -26,6 +26,7 @@ import { inputError, numberValue, requireUuid } from '../../shared/validation.js
 import { accountTimeZone } from '../../transport/http/credentialInfo.js';
 import { paginateAll } from '../../transport/list/paginate.js';
 import { optionsCollection, readLimit, returnAllOrLimit } from '../common.descriptions.js';
+import { PAGE_CONCURRENCY } from './getAll.fields.js';
 import type { ItemContext, PrepareOperation } from '../types.js';
 import { DATE_RANGES } from './getAll.fields.js';
 import { customRangeFields } from './getAll.filters.js';
@@ -199,7 +200,8 @@ export async function readBusy(ctx: IExecuteFunctions, item: ItemContext, q: Bus
 	};
 	const { itemIndex, policy } = item;
 	const [keyField, resource] = ['appointment_key', 'appointments'];
-	const read = { keep, itemIndex, policy, keyField, resource, pageConcurrency: 4 }; // Get Many's default
+	const pageConcurrency = PAGE_CONCURRENCY.fallback; // Get Many's default
+	const read = { keep, itemIndex, policy, keyField, resource, pageConcurrency };
 	const records = await paginateAll<IDataObject>(ctx, 'appointments/', qs, read);
 	// A service that ignored calendar_key must not make another calendar's appointments conflicts.
 	const low = (v: unknown) => String(v ?? '').toLowerCase();

@@ -1,7 +1,7 @@
 /** Appointment > Get Many: its fields (date range, filters from getAll.filters.ts, Simplify, options with Page Concurrency). */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { optionsCollection, returnAllOrLimit } from '../common.descriptions.js';
+import { numberOption, optionsCollection, returnAllOrLimit } from '../common.descriptions.js';
 import { customRangeFields, filtersCollection } from './getAll.filters.js';
 
 /** Get Many's switch, and Get's from version 2 on (so a simplified item feeds the next node's filters alike). */
@@ -14,7 +14,13 @@ export const simplifyProperty: INodeProperties = {
 		'Whether to return only the key, code, status, start, calendar (key and name) and person (name and email) instead of the full record',
 };
 
-export const PAGE_CONCURRENCY = { min: 1, max: 10, whole: true };
+export const PAGE_CONCURRENCY = {
+	label: 'Page Concurrency',
+	fallback: 4,
+	min: 1,
+	max: 10,
+	whole: true,
+};
 
 /** Date Range's choices, in the editor's order; errors name them as the editor shows them. */
 export const DATE_RANGES = [
@@ -27,15 +33,11 @@ export const DATE_RANGES = [
 	{ name: 'Yesterday', value: 'yesterday' },
 ] as const satisfies readonly INodePropertyOptions[];
 
-const pageConcurrency: INodeProperties = {
-	displayName: 'Page Concurrency',
-	name: 'pageConcurrency',
-	type: 'number',
-	typeOptions: { minValue: 1, maxValue: PAGE_CONCURRENCY.max, numberPrecision: 0 },
-	default: 4,
-	description:
-		"How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service's order. The pages of one list share Max Retry Wait, and a Retry-After on one pauses them all.",
-};
+const pageConcurrency = numberOption(
+	'pageConcurrency',
+	PAGE_CONCURRENCY,
+	"How many list pages to fetch at the same time when the service numbers its pages and gives a total; otherwise pages are read one after the other. Records keep the service's order. The pages of one list share Max Retry Wait, and a Retry-After on one pauses them all.",
+);
 
 export const properties: INodeProperties[] = [
 	...returnAllOrLimit('appointments'),

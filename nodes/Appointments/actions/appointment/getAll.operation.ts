@@ -136,7 +136,8 @@ export const prepare: PrepareOperation = function (item) {
 	const dateRange = this.getNodeParameter('dateRange', i, 'all') as DateRangePreset;
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
 	const pageConcurrency =
-		numberValue(node, item.options.pageConcurrency, 'Page Concurrency', i, PAGE_CONCURRENCY) ?? 4;
+		numberValue(node, item.options.pageConcurrency, PAGE_CONCURRENCY.label, i, PAGE_CONCURRENCY) ??
+		PAGE_CONCURRENCY.fallback;
 	let range: { window: StartWindow | undefined } | undefined;
 	const window = () => (range ??= { window: dateRangeWindow(this, item, dateRange) }).window;
 	const query = filterQuery(node, item, filters, window);

@@ -166,8 +166,8 @@ export function apiError(
 	const { itemIndex } = labels;
 	if (outcome.kind === 'network') {
 		const message = clean(`Could not reach the service: ${outcome.detail}${triedText(tried)}`);
-		const certificate = NOT_TLS.test(outcome.code) ? NOT_TLS_FIX : CERTIFICATE_FIX;
-		const fix = untrusted(outcome) ? certificate : NETWORK_FIX;
+		const certificate = untrusted(outcome) ? CERTIFICATE_FIX : NETWORK_FIX;
+		const fix = NOT_TLS.test(outcome.code) ? NOT_TLS_FIX : certificate;
 		const description = `${fix} ${at} - ${outcome.code}`;
 		const context = { networkError: outcome.code, request: at } as JsonObject;
 		return new NodeApiError(ctx.getNode(), context, { message, description, itemIndex });

@@ -117,7 +117,7 @@ function classifyThrown(error: unknown): SendResult & { kind: 'network' } {
 		}
 	}
 	const text = messages.join(' | ');
-	const notTls = NOT_TLS.exec(text)?.[0].toUpperCase().replace(/ /g, '_');
+	const notTls = NOT_TLS.exec(text)?.[0].toUpperCase().replace(/\W/g, '_');
 	found ||= NETWORK_CODES.find((c) => text.includes(c)) ?? (notTls ? `ERR_SSL_${notTls}` : '');
 	const timedOut =
 		/timeout|timed out/i.test(text) ||

@@ -160,9 +160,10 @@ function freshRecords<T>(r: Reader, page: ListPage): T[] {
 				{ itemIndex: opts.itemIndex, description },
 			);
 		}
-		if (r.seen.has(String(key))) r.repeated++;
+		const id = String(key);
+		if (r.seen.has(id)) r.repeated++;
 		else {
-			r.seen.add(String(key));
+			r.seen.add(id);
 			unseen++;
 			if (opts.keep === undefined || opts.keep(record)) fresh.push(record as T);
 		}
@@ -290,13 +291,13 @@ export async function locatorPage(
 	qs: IDataObject | undefined,
 	paginationToken: string | undefined,
 ): Promise<{ records: IDataObject[]; next: string | undefined }> {
+	const info = await credentialInfo(ctx);
 	const response = paginationToken
-		? await apiRequestUrl<unknown>(ctx, 'GET', paginationToken, { resource: list })
-		: await apiRequest<unknown>(ctx, 'GET', `${list}/`, { qs, resource: list });
+		? await apiRequestUrl<unknown>(ctx, 'GET', paginationToken, { resource: list, info })
+		: await apiRequest<unknown>(ctx, 'GET', `${list}/`, { qs, resource: list, info });
 	const { records = [], next } = pageOf(response.body) ?? {};
 	if (records.length === 0 || next === undefined) return { records, next: undefined };
-	const { origin } = await credentialInfo(ctx);
-	return { records, next: resolveSameOrigin(origin, next, response.url) };
+	return { records, next: resolveSameOrigin(info.origin, next, response.url) };
 }
 
 export async function paginateAll<T = IDataObject>(
